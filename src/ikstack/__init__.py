@@ -1,0 +1,53 @@
+"""ikstack: robot-arm kinematics that is right, fast and honest about failure.
+
+The layers (each imports only those above it): :mod:`ikstack.spatial`, :mod:`ikstack.model`,
+:mod:`ikstack.robots`, :mod:`ikstack.kinematics`, then the solvers.
+"""
+
+from ikstack.errors import (
+    ConfigError,
+    IKStackError,
+    InputError,
+    JointLimitError,
+    MissingExtraError,
+    ModelError,
+    NonFiniteError,
+    NotRigidTransformError,
+    ShapeError,
+    UnknownLinkError,
+    UnknownRobotError,
+    UnsupportedGeometryError,
+    UnsupportedJointError,
+    URDFError,
+)
+from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
+from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Chain",
+    "ChainRole",
+    "ConfigError",
+    "IKStackError",
+    "InputError",
+    "JointLimitError",
+    "JointType",
+    "MissingExtraError",
+    "ModelError",
+    "NonFiniteError",
+    "NotRigidTransformError",
+    "ShapeError",
+    "URDFError",
+    "UnknownLinkError",
+    "UnknownRobotError",
+    "UnsupportedGeometryError",
+    "UnsupportedJointError",
+    "__version__",
+    "fk",
+    "fk_links",
+    "from_dh",
+    "jacobian",
+    "jacobian_fd",
+    "load_urdf",
+]

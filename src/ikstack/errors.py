@@ -1,0 +1,140 @@
+"""The ikstack exception hierarchy.
+
+Every exception ikstack raises on purpose derives from :class:`IKStackError`. Exceptions are
+for programmer and model errors found at a boundary (a wrong shape, NaN input, a non-rigid
+transform, a malformed URDF, unsupported geometry). Solver failures (unreachable targets,
+singular steps, QP failures) are statuses on result objects, never exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class IKStackError(Exception):
+    """Root of every error ikstack raises on purpose."""
+
+
+class InputError(IKStackError, ValueError):
+    """An argument has the wrong shape, type or value."""
+
+
+class ShapeError(InputError):
+    """An array has the wrong shape.
+
+    Attributes:
+        name: the argument's name.
+        shape: the shape received.
+        expected: a human description of the accepted shapes.
+    """
+
+    def __init__(self, name: str, shape: tuple[int, ...], expected: str):
+        self.name = name
+        self.shape = tuple(shape)
+        self.expected = expected
+        super().__init__(f"{name} has shape {self.shape}; expected {expected}")
+
+
+class NonFiniteError(InputError):
+    """An array holds NaN or infinity where finite numbers are required."""
+
+    def __init__(self, name: str, index: tuple[int, ...] | None = None):
+        self.name = name
+        self.index = index
+        where = f" (first at index {index})" if index is not None else ""
+        super().__init__(f"{name} contains NaN or infinity{where}; finite values are required")
+
+
+class NotRigidTransformError(InputError):
+    """A 4x4 matrix is not a rigid transform (rotation not orthonormal, det != 1, bad last row)."""
+
+
+class JointLimitError(InputError):
+    """A joint value lies outside its limits beyond the tolerance.
+
+    Attributes:
+        joint: the joint's name.
+        value, lower, upper: the value and the limits [rad or m].
+    """
+
+    def __init__(self, joint: str, value: float, lower: float, upper: float):
+        self.joint = joint
+        self.value = value
+        self.lower = lower
+        self.upper = upper
+        super().__init__(
+            f"joint {joint!r} = {value:.6g} is outside its limits [{lower:.6g}, {upper:.6g}]"
+        )
+
+
+class ModelError(IKStackError):
+    """A kinematic model is malformed or cannot be built."""
+
+
+class URDFError(ModelError):
+    """A URDF file or string is malformed (the message carries the parser's line if known)."""
+
+
+class UnknownLinkError(ModelError, KeyError):
+    """A link name does not exist in the model.
+
+    Attributes:
+        link: the name asked for.
+        available: the names that exist.
+    """
+
+    def __init__(self, link: str, available: Iterable[str]):
+        self.link = link
+        self.available = sorted(available)
+        shown = ", ".join(self.available[:40])
+        more = "" if len(self.available) <= 40 else f", ... ({len(self.available)} in all)"
+        super().__init__(f"unknown link {link!r}; links that exist: {shown}{more}")
+
+    def __str__(self) -> str:  # KeyError quotes its message otherwise
+        return str(self.args[0])
+
+
+class UnsupportedJointError(ModelError):
+    """A joint type on the chosen path cannot be represented in a serial chain."""
+
+    def __init__(self, joint: str, joint_type: str, reason: str = ""):
+        self.joint = joint
+        self.joint_type = joint_type
+        extra = f": {reason}" if reason else ""
+        super().__init__(
+            f"joint {joint!r} has type {joint_type!r}, which a serial chain does not support"
+            f"{extra}; supported types are revolute, continuous, prismatic and fixed"
+        )
+
+
+class UnsupportedGeometryError(ModelError):
+    """A solver cannot handle this chain's geometry; the message names the failed condition."""
+
+
+class UnknownRobotError(IKStackError, KeyError):
+    """A bundled robot name does not exist."""
+
+    def __init__(self, name: str, available: Iterable[str]):
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(
+            f"unknown robot {name!r}; bundled robots: {', '.join(self.available)}"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ConfigError(IKStackError):
+    """A configuration or profile file is invalid (the message names the field and the file)."""
+
+
+class MissingExtraError(IKStackError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str):
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{package!r} is not installed; install the extra with: pip install 'ikstack[{extra}]'"
+        )

@@ -1,0 +1,189 @@
+"""Compiled scalar loops for FK and Jacobians (numba ``njit(cache=True)``).
+
+A chain is compiled once into "canonical" joint data: every joint axis is rotated onto local z
+by folding a constant rotation into the neighbouring origins, so a revolute joint's motion is a
+2x2 mix of two rotation columns and a prismatic joint's motion a move along the third column.
+
+With ``NUMBA_DISABLE_JIT=1`` these run as plain Python for debugging.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# joint kinds in compiled data
+ROT = 0
+PRISM = 1
+
+
+@njit(cache=True, inline="always")
+def _apply_chain(q, Rs, ps, kinds, R, p):  # pragma: no cover - compiled
+    n = Rs.shape[0]
+    for i in range(n):
+        # p = p + R @ ps[i]
+        p0 = p[0] + R[0, 0] * ps[i, 0] + R[0, 1] * ps[i, 1] + R[0, 2] * ps[i, 2]
+        p1 = p[1] + R[1, 0] * ps[i, 0] + R[1, 1] * ps[i, 1] + R[1, 2] * ps[i, 2]
+        p2 = p[2] + R[2, 0] * ps[i, 0] + R[2, 1] * ps[i, 1] + R[2, 2] * ps[i, 2]
+        p[0], p[1], p[2] = p0, p1, p2
+        # R = R @ Rs[i]
+        for r in range(3):
+            a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
+            R[r, 0] = a0 * Rs[i, 0, 0] + a1 * Rs[i, 1, 0] + a2 * Rs[i, 2, 0]
+            R[r, 1] = a0 * Rs[i, 0, 1] + a1 * Rs[i, 1, 1] + a2 * Rs[i, 2, 1]
+            R[r, 2] = a0 * Rs[i, 0, 2] + a1 * Rs[i, 1, 2] + a2 * Rs[i, 2, 2]
+        qi = q[i]
+        if kinds[i] == ROT:
+            c = np.cos(qi)
+            s = np.sin(qi)
+            for r in range(3):
+                x, y = R[r, 0], R[r, 1]
+                R[r, 0] = c * x + s * y
+                R[r, 1] = -s * x + c * y
+        else:
+            p[0] += R[0, 2] * qi
+            p[1] += R[1, 2] * qi
+            p[2] += R[2, 2] * qi
+
+
+@njit(cache=True, inline="always")
+def _finish(R, p, R_end, p_end, out):  # pragma: no cover - compiled
+    for r in range(3):
+        out[r, 3] = p[r] + R[r, 0] * p_end[0] + R[r, 1] * p_end[1] + R[r, 2] * p_end[2]
+        for c in range(3):
+            out[r, c] = R[r, 0] * R_end[0, c] + R[r, 1] * R_end[1, c] + R[r, 2] * R_end[2, c]
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit(cache=True)
+def all_finite(x):  # pragma: no cover - compiled
+    for v in x.ravel():
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+@njit(cache=True)
+def fk_one(q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
+    R = np.eye(3)
+    p = np.zeros(3)
+    _apply_chain(q, Rs, ps, kinds, R, p)
+    _finish(R, p, R_end, p_end, out)
+
+
+@njit(cache=True)
+def fk_batch(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
+    R = np.empty((3, 3))
+    p = np.empty(3)
+    for k in range(Q.shape[0]):
+        R[:] = 0.0
+        R[0, 0] = 1.0
+        R[1, 1] = 1.0
+        R[2, 2] = 1.0
+        p[:] = 0.0
+        _apply_chain(Q[k], Rs, ps, kinds, R, p)
+        _finish(R, p, R_end, p_end, out[k])
+
+
+@njit(cache=True, parallel=True)
+def fk_batch_parallel(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
+    n = Q.shape[0]
+    nblk = (n + 255) // 256
+    for b in prange(nblk):
+        lo = b * 256
+        hi = min(n, lo + 256)
+        fk_batch(Q[lo:hi], Rs, ps, kinds, R_end, p_end, out[lo:hi])
+
+
+@njit(cache=True, inline="always")
+def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    n = Rs.shape[0]
+    R = np.eye(3)
+    p = np.zeros(3)
+    zs = np.empty((n, 3))
+    os_ = np.empty((n, 3))
+    for i in range(n):
+        p0 = p[0] + R[0, 0] * ps[i, 0] + R[0, 1] * ps[i, 1] + R[0, 2] * ps[i, 2]
+        p1 = p[1] + R[1, 0] * ps[i, 0] + R[1, 1] * ps[i, 1] + R[1, 2] * ps[i, 2]
+        p2 = p[2] + R[2, 0] * ps[i, 0] + R[2, 1] * ps[i, 1] + R[2, 2] * ps[i, 2]
+        p[0], p[1], p[2] = p0, p1, p2
+        for r in range(3):
+            a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
+            R[r, 0] = a0 * Rs[i, 0, 0] + a1 * Rs[i, 1, 0] + a2 * Rs[i, 2, 0]
+            R[r, 1] = a0 * Rs[i, 0, 1] + a1 * Rs[i, 1, 1] + a2 * Rs[i, 2, 1]
+            R[r, 2] = a0 * Rs[i, 0, 2] + a1 * Rs[i, 1, 2] + a2 * Rs[i, 2, 2]
+        zs[i, 0], zs[i, 1], zs[i, 2] = R[0, 2], R[1, 2], R[2, 2]
+        os_[i, 0], os_[i, 1], os_[i, 2] = p[0], p[1], p[2]
+        qi = q[i]
+        if kinds[i] == ROT:
+            c = np.cos(qi)
+            s = np.sin(qi)
+            for r in range(3):
+                x, y = R[r, 0], R[r, 1]
+                R[r, 0] = c * x + s * y
+                R[r, 1] = -s * x + c * y
+        else:
+            p[0] += R[0, 2] * qi
+            p[1] += R[1, 2] * qi
+            p[2] += R[2, 2] * qi
+    _finish(R, p, R_end, p_end, T)
+    tx, ty, tz = T[0, 3], T[1, 3], T[2, 3]
+    for i in range(n):
+        zx, zy, zz = zs[i, 0], zs[i, 1], zs[i, 2]
+        if kinds[i] == ROT:
+            dx, dy, dz = tx - os_[i, 0], ty - os_[i, 1], tz - os_[i, 2]
+            J[0, i] = zy * dz - zz * dy
+            J[1, i] = zz * dx - zx * dz
+            J[2, i] = zx * dy - zy * dx
+            J[3, i] = zx
+            J[4, i] = zy
+            J[5, i] = zz
+        else:
+            J[0, i] = zx
+            J[1, i] = zy
+            J[2, i] = zz
+            J[3, i] = 0.0
+            J[4, i] = 0.0
+            J[5, i] = 0.0
+
+
+@njit(cache=True)
+def jac_one(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T)
+
+
+@njit(cache=True)
+def jac_batch(Q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    for k in range(Q.shape[0]):
+        _jac_into(Q[k], Rs, ps, kinds, R_end, p_end, J[k], T[k])
+
+
+@njit(cache=True, parallel=True)
+def jac_batch_parallel(Q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    n = Q.shape[0]
+    nblk = (n + 255) // 256
+    for b in prange(nblk):
+        lo = b * 256
+        hi = min(n, lo + 256)
+        jac_batch(Q[lo:hi], Rs, ps, kinds, R_end, p_end, J[lo:hi], T[lo:hi])
+
+
+@njit(cache=True)
+def links_batch(Q, Rs, ps, kinds, Cs, R_end, p_end, out):  # pragma: no cover - compiled
+    """Frames of every joint's child link (undoing the canonical rotation ``Cs``) and the TCP."""
+    n = Rs.shape[0]
+    R = np.empty((3, 3))
+    p = np.empty(3)
+    for k in range(Q.shape[0]):
+        R[:] = 0.0
+        R[0, 0] = 1.0
+        R[1, 1] = 1.0
+        R[2, 2] = 1.0
+        p[:] = 0.0
+        for i in range(n):
+            _apply_chain(Q[k, i:i + 1], Rs[i:i + 1], ps[i:i + 1], kinds[i:i + 1], R, p)
+            _finish(R, p, Cs[i].T, np.zeros(3), out[k, i])
+        _finish(R, p, R_end, p_end, out[k, n])

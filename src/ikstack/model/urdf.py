@@ -1,0 +1,252 @@
+"""URDF loader: any kinematic tree, a serial chain picked by base and tip link names.
+
+Fixed joints on the path are folded into the next joint's origin (or the tip transform).
+Mimic, floating and planar joints on the path are refused with an error naming the joint.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.errors import UnknownLinkError, UnsupportedJointError, URDFError
+from ikstack.model.chain import Chain, ChainRole, JointType
+from ikstack.model.constraints import JointConstraint
+from ikstack.spatial import from_xyz_rpy
+
+Array = NDArray[np.float64]
+
+
+@dataclass
+class _UJoint:
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: Array
+    axis: Array
+    lower: float
+    upper: float
+    velocity: float
+    mimic: bool
+
+
+def _floats(text: str | None, n: int, what: str, default: Sequence[float]) -> Array:
+    if text is None:
+        return np.array(default, dtype=np.float64)
+    parts = text.split()
+    try:
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise URDFError(f"{what}: {text!r} is not {n} numbers") from None
+    if len(vals) != n or not all(math.isfinite(v) for v in vals):
+        raise URDFError(f"{what}: {text!r} is not {n} finite numbers")
+    return np.array(vals)
+
+
+def _attr_float(el: ET.Element, key: str, what: str, default: float) -> float:
+    v = el.get(key)
+    if v is None:
+        return default
+    try:
+        out = float(v)
+    except ValueError:
+        raise URDFError(f"{what}: {key}={v!r} is not a number") from None
+    if math.isnan(out):
+        raise URDFError(f"{what}: {key} is NaN")
+    return out
+
+
+def _parse(text: str, source: str) -> tuple[str, list[str], dict[str, _UJoint]]:
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line, col = exc.position
+        raise URDFError(f"{source}: malformed XML at line {line}, column {col}: {exc}") from None
+    if root.tag != "robot":
+        raise URDFError(f"{source}: root element is <{root.tag}>; a URDF's root is <robot>")
+    links = [ln.get("name", "") for ln in root.findall("link")]
+    if any(not n for n in links):
+        raise URDFError(f"{source}: a <link> has no name")
+    joints: dict[str, _UJoint] = {}
+    for el in root.findall("joint"):
+        name = el.get("name")
+        jtype = el.get("type")
+        if not name or not jtype:
+            raise URDFError(f"{source}: a <joint> lacks its name or type attribute")
+        what = f"{source}: joint {name!r}"
+        p, c = el.find("parent"), el.find("child")
+        if p is None or c is None or not p.get("link") or not c.get("link"):
+            raise URDFError(f"{what} lacks <parent link=...> or <child link=...>")
+        o = el.find("origin")
+        xyz = _floats(o.get("xyz") if o is not None else None, 3, f"{what} origin xyz", (0, 0, 0))
+        rpy = _floats(o.get("rpy") if o is not None else None, 3, f"{what} origin rpy", (0, 0, 0))
+        a = el.find("axis")
+        axis = _floats(a.get("xyz") if a is not None else None, 3, f"{what} axis", (1, 0, 0))
+        lim = el.find("limit")
+        lower, upper, vel = -math.inf, math.inf, math.inf
+        if lim is not None:
+            lower = _attr_float(lim, "lower", what, 0.0)
+            upper = _attr_float(lim, "upper", what, 0.0)
+            vel = _attr_float(lim, "velocity", what, math.inf)
+            if vel <= 0:
+                vel = math.inf
+        elif jtype in ("revolute", "prismatic"):
+            raise URDFError(f"{what} of type {jtype} has no <limit>; URDF requires one")
+        joints[name] = _UJoint(
+            name, jtype, str(p.get("link")), str(c.get("link")), from_xyz_rpy(xyz, rpy), axis,
+            lower, upper, vel, el.find("mimic") is not None,
+        )
+    name = root.get("name", "")
+    return name, links, joints
+
+
+def load_urdf(
+    path_or_string: str | os.PathLike[str],
+    base: str | None = None,
+    tip: str | None = None,
+    *,
+    acceleration_limits: ArrayLike | None = None,
+    jerk_limits: ArrayLike | None = None,
+    constraints: Sequence[JointConstraint] = (),
+    kinematic_margin: float = 0.0,
+    role: ChainRole | str = ChainRole.ARM,
+    name: str | None = None,
+    source: str | None = None,
+) -> Chain:
+    """Load a serial chain from a URDF file (or an XML string starting with ``<``).
+
+    Args:
+        path_or_string: a URDF path, or the URDF text itself.
+        base: base link name; default the tree's root.
+        tip: tip link name; default the single leaf reached by following the tree from
+            ``base`` (an error lists the leaves if there are several).
+        acceleration_limits, jerk_limits: (dof,) or scalar [rad/s^2, rad/s^3]; URDF has none.
+        constraints: coupled-joint constraints to attach.
+        kinematic_margin: distance [rad] to keep from position limits.
+
+    Raises:
+        URDFError: malformed XML (with the parser's line) or malformed elements.
+        UnknownLinkError: ``base`` or ``tip`` does not exist (lists the links that do).
+        UnsupportedJointError: a mimic, floating or planar joint on the path.
+    """
+    text, src = _read(path_or_string)
+    robot_name, links, joints = _parse(text, src)
+    link_set = set(links)
+    by_child: dict[str, _UJoint] = {}
+    children: dict[str, list[str]] = {ln: [] for ln in links}
+    for j in joints.values():
+        for ln in (j.parent, j.child):
+            if ln not in link_set:
+                raise URDFError(f"{src}: joint {j.name!r} refers to link {ln!r}, which is not defined")
+        if j.child in by_child:
+            raise URDFError(f"{src}: link {j.child!r} is the child of two joints; a URDF is a tree")
+        by_child[j.child] = j
+        children[j.parent].append(j.child)
+    roots = [ln for ln in links if ln not in by_child]
+    if len(roots) != 1:
+        raise URDFError(f"{src}: a URDF tree has one root link; found {roots}")
+    if base is None:
+        base = roots[0]
+    if base not in link_set:
+        raise UnknownLinkError(base, links)
+    if tip is None:
+        leaves = _leaves(base, children)
+        if len(leaves) != 1:
+            raise URDFError(f"{src}: several tip links below {base!r}; choose one of {leaves}")
+        tip = leaves[0]
+    if tip not in link_set:
+        raise UnknownLinkError(tip, links)
+    path: list[_UJoint] = []
+    cur = tip
+    while cur != base:
+        j = by_child.get(cur)
+        if j is None:
+            raise URDFError(f"{src}: link {tip!r} is not below {base!r}; no chain joins them")
+        path.append(j)
+        cur = j.parent
+    path.reverse()
+    return _build_chain(path, base, tip, src, robot_name, acceleration_limits, jerk_limits,
+                        constraints, kinematic_margin, role, name, source)
+
+
+def _read(path_or_string: str | os.PathLike[str]) -> tuple[str, str]:
+    if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
+        return path_or_string, "<urdf string>"
+    p = Path(path_or_string)
+    try:
+        return p.read_text(encoding="utf-8"), str(p)
+    except OSError as exc:
+        raise URDFError(f"cannot read URDF {p}: {exc.strerror}") from None
+
+
+def _leaves(base: str, children: dict[str, list[str]]) -> list[str]:
+    out, stack = [], [base]
+    while stack:
+        ln = stack.pop()
+        if children[ln]:
+            stack.extend(children[ln])
+        else:
+            out.append(ln)
+    return sorted(out)
+
+
+def _build_chain(path: list[_UJoint], base: str, tip: str, src: str, robot_name: str,
+                 acceleration_limits: ArrayLike | None, jerk_limits: ArrayLike | None,
+                 constraints: Sequence[JointConstraint], kinematic_margin: float,
+                 role: ChainRole | str, name: str | None, source: str | None) -> Chain:
+    names, types, axes, origins, lo, hi, vel, link_names = [], [], [], [], [], [], [], []
+    pending = np.eye(4)
+    for j in path:
+        if j.type == "fixed":
+            pending = pending @ j.origin
+            continue
+        if j.type in ("floating", "planar"):
+            raise UnsupportedJointError(j.name, j.type, "it has more than one degree of freedom")
+        if j.type not in ("revolute", "continuous", "prismatic"):
+            raise UnsupportedJointError(j.name, j.type, "unknown URDF joint type")
+        if j.mimic:
+            raise UnsupportedJointError(
+                j.name, f"{j.type} (mimic)", "a mimic joint follows another joint; ikstack chains "
+                "model independent joints only")
+        if np.linalg.norm(j.axis) < 1e-9:
+            raise URDFError(f"{src}: joint {j.name!r} has a zero axis")
+        t = {"revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
+             "prismatic": JointType.PRISMATIC}[j.type]
+        names.append(j.name)
+        types.append(t)
+        axes.append(j.axis)
+        origins.append(pending @ j.origin)
+        pending = np.eye(4)
+        lo.append(j.lower if t != JointType.CONTINUOUS else -math.inf)
+        hi.append(j.upper if t != JointType.CONTINUOUS else math.inf)
+        vel.append(j.velocity)
+        link_names.append(j.child)
+    if not names:
+        raise URDFError(f"{src}: no moving joint between {base!r} and {tip!r}")
+    dof = len(names)
+    acc = np.full(dof, math.inf) if acceleration_limits is None else acceleration_limits
+    jerk = np.full(dof, math.inf) if jerk_limits is None else jerk_limits
+    acc_arr = np.broadcast_to(np.asarray(acc, dtype=np.float64), (dof,)) if np.ndim(acc) == 0 \
+        else np.asarray(acc, dtype=np.float64)
+    jerk_arr = np.broadcast_to(np.asarray(jerk, dtype=np.float64), (dof,)) if np.ndim(jerk) == 0 \
+        else np.asarray(jerk, dtype=np.float64)
+    for nm, arr in (("acceleration_limits", acc_arr), ("jerk_limits", jerk_arr)):
+        if arr.shape != (dof,):
+            raise URDFError(f"{nm} has {arr.shape[0] if arr.ndim else 0} values; the chain "
+                            f"{base} -> {tip} has {dof} joints ({', '.join(names)})")
+    return Chain(
+        joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
+        origins=np.array(origins), T_last_tip=pending, lower=np.array(lo), upper=np.array(hi),
+        velocity_limits=np.array(vel), acceleration_limits=acc_arr, jerk_limits=jerk_arr,
+        base=base, tip=tip, link_names=tuple(link_names), constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin, role=ChainRole(role),
+        name=name if name is not None else robot_name, source=source if source is not None else src,
+    )
