@@ -1,0 +1,6 @@
+"""Inverse kinematics: the shared result object and FK certification; analytic and numerical
+solvers live in :mod:`ikstack.ik.analytic` and :mod:`ikstack.ik.numerical`."""
+
+from ikstack.ik.result import STATUS_TEXT, IKResult, IKStatus, certify, fk_errors
+
+__all__ = ["STATUS_TEXT", "IKResult", "IKStatus", "certify", "fk_errors"]

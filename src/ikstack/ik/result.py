@@ -1,0 +1,126 @@
+"""The result object every IK solver returns, and the FK certification that fills it.
+
+Contract (DESIGN.md): a ``True`` in ``success`` means the joint vector is finite, within limits
+(and coupled-joint constraints), and its FK meets the tolerances, checked after solving.
+Failed rows hold a finite, limit-projected joint vector and a status saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.kinematics import fk
+from ikstack.model import Chain
+from ikstack.spatial import se3
+
+Array = NDArray[np.float64]
+
+
+class IKStatus(IntEnum):
+    """Why a target succeeded or failed (one per target)."""
+
+    SUCCESS = 0
+    ITERATION_LIMIT = 1  #: numerical: iteration cap reached without meeting the tolerances
+    TIME_LIMIT = 2  #: numerical: time budget spent
+    JOINT_LIMITS = 3  #: a solution exists geometrically but none lies within the limits
+    SINGULAR = 4  #: the step became singular and could not proceed
+    UNREACHABLE = 5  #: no candidate met the FK tolerances (analytic: no real branch)
+    STEP_LIMIT = 6  #: every valid candidate jumps more than ``max_joint_step`` from the seed
+    CONSTRAINT = 7  #: candidates violate the chain's coupled-joint constraints
+    NOT_SOLVED = 8  #: the target was not attempted (e.g. a path frame after a failure policy)
+
+
+STATUS_TEXT = {
+    IKStatus.SUCCESS: "solved and certified by FK",
+    IKStatus.ITERATION_LIMIT: "iteration cap reached before the tolerances were met",
+    IKStatus.TIME_LIMIT: "time budget spent before the tolerances were met",
+    IKStatus.JOINT_LIMITS: "no solution within the joint limits",
+    IKStatus.SINGULAR: "singular configuration: no usable step",
+    IKStatus.UNREACHABLE: "no candidate met the FK tolerances (target out of reach?)",
+    IKStatus.STEP_LIMIT: "every valid solution exceeds max_joint_step from the seed",
+    IKStatus.CONSTRAINT: "every candidate violates a coupled-joint constraint",
+    IKStatus.NOT_SOLVED: "not attempted",
+}
+
+
+@dataclass(frozen=True)
+class IKResult:
+    """Solutions for N targets.
+
+    Attributes:
+        q: (N, dof) selected joint vectors (finite; limit-projected seeds where failed).
+        success: (N,) certified success mask: authoritative.
+        position_error: (N,) [m] FK position error of ``q``.
+        rotation_error: (N,) [rad] FK geodesic rotation error of ``q``.
+        status: (N,) :class:`IKStatus` codes.
+        method: which solver produced the result, e.g. ``"analytic:three_parallel"``.
+        iterations: (N,) iterations used (numerical; zeros for analytic).
+        restarts: (N,) restarts used (numerical; zeros for analytic).
+        q_all: (N, K, dof) every candidate (``return_all``), or None.
+        valid_all: (N, K) mask of ``q_all``, or None.
+    """
+
+    q: Array
+    success: NDArray[np.bool_]
+    position_error: Array
+    rotation_error: Array
+    status: NDArray[np.int64]
+    method: str
+    iterations: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    restarts: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    q_all: Array | None = None
+    valid_all: NDArray[np.bool_] | None = None
+
+    def __len__(self) -> int:
+        return int(self.q.shape[0])
+
+    @property
+    def success_rate(self) -> float:
+        """Share of targets solved (1.0 for an empty batch)."""
+        return float(self.success.mean()) if len(self) else 1.0
+
+    def reason(self, i: int) -> str:
+        """Human reason for target ``i``'s status."""
+        return STATUS_TEXT[IKStatus(int(self.status[i]))]
+
+    def reasons(self) -> list[str]:
+        """Human reasons for every target."""
+        return [self.reason(i) for i in range(len(self))]
+
+
+def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
+    """Position [m] and geodesic rotation [rad] errors of ``fk(q)`` against targets (broadcast)."""
+    T = fk(chain, q)
+    return se3.position_rotation_error(T_target, T)
+
+
+def certify(
+    chain: Chain,
+    q: Array,
+    T_target: Array,
+    position_tolerance: float,
+    rotation_tolerance: float,
+    limit_tolerance: float = 0.0,
+    check_constraints: bool = True,
+) -> tuple[NDArray[np.bool_], Array, Array]:
+    """The FK gate: ``(ok, position_error, rotation_error)`` for candidates ``q (..., dof)``.
+
+    ``ok`` is True only where ``q`` is finite, within the limits (``limit_tolerance`` allows
+    representation round-off), satisfies the coupled-joint constraints, and its FK meets both
+    tolerances. Non-finite rows get infinite errors and never pass.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    finite = np.all(np.isfinite(q), axis=-1)
+    q_safe = np.where(finite[..., None], q, 0.0)
+    perr, rerr = fk_errors(chain, q_safe, T_target)
+    perr = np.where(finite, perr, np.inf)
+    rerr = np.where(finite, rerr, np.inf)
+    ok = finite & (perr <= position_tolerance) & (rerr <= rotation_tolerance)
+    ok &= chain.within_limits(q_safe, tol=limit_tolerance)
+    if check_constraints and chain.constraints:
+        ok &= chain.constraints_satisfied(q_safe)
+    return ok, perr, rerr
