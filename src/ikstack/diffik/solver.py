@@ -1,0 +1,98 @@
+"""The differential-IK interface: one per-cycle velocity solve, pluggable.
+
+A solver maps a :class:`DiffIKRequest` to joint velocities ``dq`` [rad/s or m/s]. Built-in
+solvers return a :class:`DiffIKResult`; a user subclass may return a plain ``(dof,)`` array,
+which callers wrap with :func:`as_result`. Callers (the servo kernel, the chunk decoder) treat an
+exception, a wrong shape or a non-finite output from any solver as a solver error, and still
+pass a valid output through their own limits.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class DiffIKRequest:
+    """One velocity problem.
+
+    Minimize ``1/2 ||J dq - task||^2 + 1/2 damping^2 ||dq - preferred_velocity||^2`` subject to
+    ``lower <= dq <= upper`` (and ``A_ineq dq <= b_ineq`` for solvers that support rows).
+
+    Attributes:
+        jacobian: (m, dof) task Jacobian, rows already selected and weighted.
+        task: (m,) desired task velocity, weighted like ``jacobian``.
+        q: (dof,) current joint positions.
+        lower, upper: (dof,) velocity bounds for this cycle [rad/s or m/s].
+        preferred_velocity: (dof,) secondary (nullspace) velocity; zeros when none.
+        damping: lambda >= 0.
+        A_ineq, b_ineq: optional (k, dof) and (k,) linear inequality rows on ``dq``.
+        dt: the cycle's duration [s] (for solvers that need it).
+    """
+
+    jacobian: Array
+    task: Array
+    q: Array
+    lower: Array
+    upper: Array
+    preferred_velocity: Array
+    damping: float = 1e-3
+    A_ineq: Array | None = None
+    b_ineq: Array | None = None
+    dt: float = 0.0
+
+
+@dataclass(frozen=True)
+class DiffIKResult:
+    """A solver's answer: ``dq`` and whether it is usable.
+
+    Attributes:
+        dq: (dof,) joint velocities; finite even on failure (zeros then).
+        success: False when the solver failed (iteration cap, infeasible, non-finite).
+        message: why it failed, or "ok".
+        iterations: iterations the solver used.
+        active: (dof,) bool, bounds active at the solution (box solvers), if known.
+    """
+
+    dq: Array
+    success: bool = True
+    message: str = "ok"
+    iterations: int = 0
+    active: NDArray[np.bool_] | None = field(default=None)
+
+
+class DifferentialIK(ABC):
+    """A per-cycle velocity solver. Subclasses implement :meth:`solve`."""
+
+    #: whether the solver honours ``A_ineq``/``b_ineq`` rows
+    supports_inequalities: bool = False
+
+    @abstractmethod
+    def solve(self, request: DiffIKRequest) -> DiffIKResult | Array:
+        """Joint velocities for ``request`` (a :class:`DiffIKResult`, or a plain array)."""
+
+
+def as_result(out: object, dof: int) -> DiffIKResult:
+    """Normalize a solver's output; a wrong shape or non-finite values become a failure."""
+    if isinstance(out, DiffIKResult):
+        res = out
+    else:
+        try:
+            dq = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            return DiffIKResult(np.zeros(dof), False, f"solver returned {type(out).__name__}, not an array")
+        res = DiffIKResult(dq)
+    dq = np.asarray(res.dq, dtype=np.float64)
+    if dq.shape != (dof,):
+        return DiffIKResult(np.zeros(dof), False, f"solver returned shape {dq.shape}; expected ({dof},)")
+    if not np.all(np.isfinite(dq)):
+        return DiffIKResult(np.zeros(dof), False, "solver returned non-finite velocities")
+    if not res.success:
+        return DiffIKResult(np.zeros(dof), False, res.message, res.iterations, res.active)
+    return DiffIKResult(dq.copy(), True, res.message, res.iterations, res.active)
