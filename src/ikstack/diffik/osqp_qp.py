@@ -1,0 +1,170 @@
+"""``OsqpQPSolver``: seed 000's velocity QP on OSQP, with general linear inequality rows.
+
+OSQP is set up once per solver with a fixed sparsity pattern (the upper triangle of ``P``
+dense; ``A`` = the identity for the velocity boxes stacked over the coupled-joint rows on their
+joints) and updated in place every step. Polishing is off and warm starting on within a chunk;
+:meth:`~ikstack.diffik.qp_step.VelocityQPStepper.reset` zeroes both the primal and the dual
+warm start at the start of each chunk. Statuses ``solved`` and ``solved inaccurate`` are
+accepted (then clipped to the box and re-checked); anything else fails the step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import osqp
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from ikstack.diffik.qp_config import DiffQPConfig, QPData
+from ikstack.diffik.qp_step import VelocityQPStepper
+from ikstack.diffik.solver import DiffIKRequest, DiffIKResult
+from ikstack.errors import ShapeError
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+
+#: OSQP's infinity
+INF = 1e30
+_ACCEPTED = (osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SOLVED_INACCURATE)
+
+
+def _upper_pattern(n: int) -> tuple[sp.csc_matrix, NDArray[np.intp], NDArray[np.intp]]:
+    """CSC upper triangle of a dense (n, n) matrix with its (row, col) order of entries."""
+    rows, cols = [], []
+    for j in range(n):
+        for i in range(j + 1):
+            rows.append(i)
+            cols.append(j)
+    r = np.array(rows, dtype=np.intp)
+    c = np.array(cols, dtype=np.intp)
+    indptr = np.concatenate([[0], np.cumsum(np.arange(1, n + 1))])
+    M = sp.csc_matrix((np.ones(len(r)), r, indptr), shape=(n, n))
+    return M, r, c
+
+
+def _constraint_pattern(n: int, row_cols: list[tuple[int, ...]]
+                        ) -> tuple[sp.csc_matrix, NDArray[np.intp], NDArray[np.intp]]:
+    """CSC of ``[I_n; G]`` where row ``k`` of ``G`` uses columns ``row_cols[k]``.
+
+    Returns the matrix (ones as values) and, per stored entry, the (row of G or -1 for the
+    identity, column) it holds, in CSC order.
+    """
+    k = len(row_cols)
+    src_r, src_c, indices, indptr = [], [], [], [0]
+    for j in range(n):
+        indices.append(j)
+        src_r.append(-1)
+        src_c.append(j)
+        for r in range(k):
+            if j in row_cols[r]:
+                indices.append(n + r)
+                src_r.append(r)
+                src_c.append(j)
+        indptr.append(len(indices))
+    M = sp.csc_matrix((np.ones(len(indices)), np.array(indices), np.array(indptr)),
+                      shape=(n + k, n))
+    return M, np.array(src_r, dtype=np.intp), np.array(src_c, dtype=np.intp)
+
+
+class OsqpQPSolver(VelocityQPStepper):
+    """Seed 000's velocity QP for one arm, solved by OSQP.
+
+    Use :meth:`step` for the seed's per-step API (flange target, duration, lag guard, reasons)
+    and :meth:`solve` for the generic :class:`~ikstack.diffik.solver.DifferentialIK` request
+    (``supports_inequalities = True``).
+
+    Example:
+        >>> from ikstack.robots import load
+        >>> arm = load("marvin_left")
+        >>> qp = OsqpQPSolver(arm)
+        >>> q = np.radians([10, 20, 0, -60, 0, 20, 10])
+        >>> T = arm.fk(q); T[2, 3] += 0.001
+        >>> qp.reset(); r = qp.step(q, T, 0.004); r.reason.value
+        'ok'
+    """
+
+    def __init__(self, chain: Chain, config: DiffQPConfig | None = None):
+        super().__init__(chain, config)
+        n = self.dof
+        Pm, self._pr, self._pc = _upper_pattern(n)
+        row_cols = [tuple(sorted(con.joints)) for con in self.constraints
+                    for _ in range(con.num_rows)]
+        Am, self._ar, self._ac = _constraint_pattern(n, row_cols)
+        self._a_is_g = self._ar >= 0
+        self._Ax = np.ones(len(self._ar))
+        self._l = np.full(n + self.num_rows, -INF)
+        self._u = np.full(n + self.num_rows, INF)
+        cfg = self.config
+        self._settings = dict(verbose=False, polishing=False, warm_starting=True,
+                              eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter)
+        self._prob = osqp.OSQP()
+        self._prob.setup(Pm, np.zeros(n), Am, self._l.copy(), self._u.copy(), **self._settings)
+        self._m = n + self.num_rows
+        self._generic: dict[tuple[int, int, int], tuple[osqp.OSQP, Array, Array]] = {}
+
+    def _reset_solver(self) -> None:
+        self._prob.warm_start(x=np.zeros(self.dof), y=np.zeros(self._m))
+
+    def _solve(self, data: QPData) -> tuple[Array | None, str, int]:
+        n = self.dof
+        Px = data.P[self._pr, self._pc]
+        if self.num_rows:
+            self._Ax[self._a_is_g] = data.G[self._ar[self._a_is_g], self._ac[self._a_is_g]]
+        self._l[:n] = data.lower
+        self._u[:n] = data.upper
+        self._u[n:] = np.minimum(data.h, INF)
+        if self.num_rows:
+            self._prob.update(q=data.c, l=self._l, u=self._u, Px=Px, Ax=self._Ax)
+        else:
+            self._prob.update(q=data.c, l=self._l, u=self._u, Px=Px)
+        res = self._prob.solve(raise_error=False)
+        info = res.info
+        status = str(info.status)
+        if info.status_val not in _ACCEPTED:
+            return None, status, int(info.iter)
+        return np.asarray(res.x, dtype=np.float64), status, int(info.iter)
+
+    # ------------------------------------------------------------------ generic interface
+    def solve(self, request: DiffIKRequest) -> DiffIKResult:
+        """Solve a generic velocity request with OSQP (rows ``A_ineq dq <= b_ineq`` honoured).
+
+        Minimizes ``1/2 ||J dq - task||^2 + 1/2 damping^2 ||dq - preferred||^2`` subject to the
+        request's box and rows. Failures come back as ``success=False`` with zeros.
+        """
+        J = np.asarray(request.jacobian, dtype=np.float64)
+        n = self.dof
+        if J.ndim != 2 or J.shape[1] != n:
+            raise ShapeError("request.jacobian", J.shape, f"(m, {n})")
+        A = np.zeros((0, n)) if request.A_ineq is None else np.atleast_2d(
+            np.asarray(request.A_ineq, dtype=np.float64))
+        b = np.zeros(0) if request.b_ineq is None else np.atleast_1d(
+            np.asarray(request.b_ineq, dtype=np.float64))
+        if A.shape[1:] != (n,) or b.shape != (A.shape[0],):
+            raise ShapeError("request.A_ineq/b_ineq", A.shape, f"(k, {n}) with b_ineq (k,)")
+        lo = np.asarray(request.lower, dtype=np.float64)
+        hi = np.asarray(request.upper, dtype=np.float64)
+        if np.any(lo > hi):
+            return DiffIKResult(np.zeros(n), False, "empty velocity box")
+        d2 = float(request.damping) ** 2
+        P = J.T @ J + d2 * np.eye(n)
+        c = -J.T @ np.asarray(request.task, dtype=np.float64) \
+            - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
+        key = (n, A.shape[0], 0)
+        if key not in self._generic:
+            Pm, pr, pc = _upper_pattern(n)
+            Am = sp.csc_matrix(np.vstack([np.eye(n), np.ones((A.shape[0], n))]))
+            prob = osqp.OSQP()
+            prob.setup(Pm, np.zeros(n), Am, np.full(n + A.shape[0], -INF),
+                       np.full(n + A.shape[0], INF), **self._settings)
+            self._generic[key] = (prob, pr, pc)
+        prob, pr, pc = self._generic[key]
+        Ad = np.vstack([np.eye(n), A])
+        Ax = Ad.T[np.abs(np.vstack([np.eye(n), np.ones((A.shape[0], n))]).T) > 0]
+        l = np.concatenate([np.clip(lo, -INF, INF), np.full(A.shape[0], -INF)])
+        u = np.concatenate([np.clip(hi, -INF, INF), np.clip(b, -INF, INF)])
+        prob.update(q=c, l=l, u=u, Px=P[pr, pc], Ax=Ax)
+        res = prob.solve(raise_error=False)
+        if res.info.status_val not in _ACCEPTED or not np.all(np.isfinite(res.x)):
+            return DiffIKResult(np.zeros(n), False, f"OSQP: {res.info.status}", int(res.info.iter))
+        dq = np.clip(np.asarray(res.x, dtype=np.float64), lo, hi)
+        return DiffIKResult(dq, True, "ok", int(res.info.iter))
