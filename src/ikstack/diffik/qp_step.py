@@ -244,6 +244,14 @@ class VelocityQPStepper(DifferentialIK):
         qa, Tt, dt = self._check_inputs(q, T_target_flange, dt)
         return self._step(qa, Tt, dt)
 
+    def step_trusted(self, q: Array, T_target_flange: Array, dt: float) -> StepResult:
+        """:meth:`step` without the input checks, for callers that validated a whole chunk.
+
+        ``q`` must be a finite contiguous float64 (dof,) array and ``T_target_flange`` a
+        contiguous rigid (4, 4) transform; ``dt`` [s] is capped as in :meth:`step`.
+        """
+        return self._step(q, T_target_flange, min(max(float(dt), DT_MIN_S), self.config.dt_max_s))
+
     def _fail(self, q: Array, reason: StepReason, dt: float, msg: str, status: str = "",
               iters: int = 0, pres: float = math.nan, eres: float = math.nan,
               lag: bool = False) -> StepResult:
