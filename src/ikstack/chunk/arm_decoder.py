@@ -116,6 +116,18 @@ class ArmDecoder:
                               "arm's kinematic margin")
         self.analytic_margin = lm
 
+    def warm_up(self) -> None:
+        """Run one tiny decode so compiled kernels and caches are loaded before real chunks."""
+        q = np.clip(self.chain.middle(), self.chain.lower + 0.2, self.chain.upper - 0.2)
+        if self.chain.constraints and not self.chain.constraints_satisfied(q):
+            q = np.zeros(self.chain.dof)
+        T = fk(self.chain, q)[None]
+        try:
+            self.decode(q, T, self.ik_validation_dt_s)
+        finally:
+            if self.backend == "diff":
+                self.qp.reset()
+
     # ------------------------------------------------------------------ entry point
     def decode(self, q0: Any, T_base_tcp: Any, action_interval_s: float) -> ArmDecodeResult:
         """Decode one chunk for this arm.

@@ -27,6 +27,7 @@ class WorkerError(IKStackError):
 def _worker_main(conn: Connection, spec: ArmSpec) -> None:  # pragma: no cover - subprocess
     try:
         decoder = spec.build()
+        decoder.warm_up()
     except Exception as exc:  # report any build failure to the parent
         conn.send(("error", exc if isinstance(exc, IKStackError) else repr(exc)))
         return

@@ -95,14 +95,29 @@ class OsqpQPSolver(VelocityQPStepper):
         self._l = np.full(n + self.num_rows, -INF)
         self._u = np.full(n + self.num_rows, INF)
         cfg = self.config
-        self._settings = dict(verbose=False, polishing=False, warm_starting=True,
-                              eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter)
-        self._prob = osqp.OSQP()
-        self._prob.setup(Pm, np.zeros(n), Am, self._l.copy(), self._u.copy(), **self._settings)
+        # Scaling is off: OSQP computes it once at setup, from the placeholder pattern here, so
+        # it would carry no information; with it on, results also came to depend (at 1e-13)
+        # on earlier problems. A fixed adaptive-rho interval keeps rho updates off the clock.
+        self._settings = dict(verbose=False, polishing=False, warm_starting=True, scaling=0,
+                              eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter,
+                              adaptive_rho_interval=25)
+        self._pattern = (Pm, Am)
         self._m = n + self.num_rows
+        self._prob = self._fresh_problem()
         self._generic: dict[tuple[int, int, int], tuple[osqp.OSQP, Array, Array]] = {}
 
+    def _fresh_problem(self) -> osqp.OSQP:
+        Pm, Am = self._pattern
+        prob = osqp.OSQP()
+        prob.setup(Pm, np.zeros(self.dof), Am, np.full(self._m, -INF), np.full(self._m, INF),
+                   **self._settings)
+        return prob
+
     def _reset_solver(self) -> None:
+        # Zero the primal and dual warm start. OSQP also adapts its step size rho across
+        # solves, so a fresh setup (same pattern) is what makes a chunk independent of every
+        # earlier one, bit for bit.
+        self._prob = self._fresh_problem()
         self._prob.warm_start(x=np.zeros(self.dof), y=np.zeros(self._m))
 
     def _solve(self, data: QPData) -> tuple[Array | None, str, int]:
