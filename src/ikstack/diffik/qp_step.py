@@ -275,7 +275,7 @@ class VelocityQPStepper(DifferentialIK):
         qdot = np.empty(self.dof)
         QK.integrate_clip(q, x, data.lower, data.upper, self.s, dt, q_new, qdot)
         T, J = self.flange_fk_jacobian(q_new)
-        self._cache_q, self._cache_TJ = q_new, (T, J)
+        self._cache_q, self._cache_TJ = q_new.copy(), (T, J)
         d = Tt[:3, 3] - T[:3, 3]
         pres = math.sqrt(float(d @ d))
         eres = math.nan
