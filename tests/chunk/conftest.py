@@ -39,7 +39,7 @@ def reachable_chunk(arms, H: int, reach_m: float = 0.02, turn_deg: float = 5.0,
     """H TCP knots per arm along a small smooth move from the start pose (FK of q0)."""
     from ikstack.spatial import rotvec_to_matrix
 
-    q = q0()
+    q = {name: v for name, v in q0().items() if name in arms}
     T = {}
     for name, chain in arms.items():
         T0 = chain.fk(q[name])

@@ -17,7 +17,13 @@ from ikstack.diffik import (
     joint_limit_cost,
 )
 from ikstack.diffik import _qp_kernels as QK
-from ikstack.errors import ConfigError, InputError, NonFiniteError, NotRigidTransformError, ShapeError
+from ikstack.errors import (
+    ConfigError,
+    InputError,
+    NonFiniteError,
+    NotRigidTransformError,
+    ShapeError,
+)
 from ikstack.kinematics import fk, jacobian_fd
 from ikstack.spatial import matrix_to_euler_xyz, rotvec_to_matrix, so3, wrap_angle
 
@@ -53,7 +59,7 @@ def test_compiled_rotation_vector_equals_spatial_log():
     w *= (rng.uniform(0, math.pi, 200) / np.linalg.norm(w, axis=1))[:, None]
     w[:5] *= 1e-9
     out = np.empty(3)
-    for R, ref in zip(rotvec_to_matrix(w), so3.log(rotvec_to_matrix(w))):
+    for R, ref in zip(rotvec_to_matrix(w), so3.log(rotvec_to_matrix(w)), strict=True):
         QK.rotvec_of(np.ascontiguousarray(R), out)
         np.testing.assert_allclose(out, ref, atol=1e-12)
 

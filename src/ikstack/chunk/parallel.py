@@ -29,7 +29,7 @@ def _worker_main(conn: Connection, spec: ArmSpec) -> None:  # pragma: no cover -
         decoder = spec.build()
         decoder.warm_up()
     except Exception as exc:  # report any build failure to the parent
-        conn.send(("error", exc if isinstance(exc, IKStackError) else repr(exc)))
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", os.getpid()))
     while True:
@@ -42,8 +42,8 @@ def _worker_main(conn: Connection, spec: ArmSpec) -> None:  # pragma: no cover -
         job, q0, T, interval = msg
         try:
             conn.send(("ok", job, decoder.decode(q0, T, interval)))
-        except IKStackError as exc:
-            conn.send(("raise", job, exc))
+        except IKStackError as exc:  # sent as text: not every error class unpickles
+            conn.send(("raise", job, (isinstance(exc, InputError), type(exc).__name__, str(exc))))
         except Exception as exc:  # noqa: BLE001 - any crash is reported, not hidden
             conn.send(("crash", job, repr(exc)))
 
@@ -75,7 +75,9 @@ class PendingChunk:
         elif kind == "ok":
             self._results[name] = payload
         elif kind == "raise":
-            self._error = payload
+            is_input, cls, msg = payload
+            err = InputError if is_input else IKStackError
+            self._error = err(f"arm {name!r}: {cls}: {msg}")
         else:
             self._error = WorkerError(f"the decode worker of arm {name!r} failed: {payload}")
 
@@ -128,7 +130,7 @@ class ParallelChunkDecoder:
         self.specs = tuple(arms)
         self.arm_names = tuple(names)
         self.action_interval_s = check_interval(action_interval_s)
-        ctx = mp.get_context(start_method)
+        ctx: Any = mp.get_context(start_method)
         self._conns: dict[str, Connection] = {}
         self._procs: dict[str, Any] = {}
         self.worker_pids: dict[str, int] = {}
@@ -146,8 +148,6 @@ class ParallelChunkDecoder:
             for name in self.arm_names:
                 kind, payload = self._conns[name].recv()
                 if kind != "ready":
-                    if isinstance(payload, IKStackError):
-                        raise payload
                     raise ConfigError(f"the decode worker of arm {name!r} failed to start: "
                                       f"{payload}")
                 self.worker_pids[name] = int(payload)
@@ -177,12 +177,12 @@ class ParallelChunkDecoder:
 
     def close(self) -> None:
         """Stop the workers (idempotent)."""
-        for name, conn in list(self._conns.items()):
+        for _name, conn in list(self._conns.items()):
             try:
                 conn.send(None)
             except (OSError, ValueError):
                 pass
-        for name, p in list(self._procs.items()):
+        for _name, p in list(self._procs.items()):
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()

@@ -1,12 +1,10 @@
 """Differential IK: the per-cycle velocity-solver interface and its solvers."""
 
-from ikstack.diffik.solver import DifferentialIK, DiffIKRequest, DiffIKResult, as_result
-
 # seed 000's velocity QP (OSQP and the dense active-set alternative)
-from ikstack.diffik.active_set_qp import ActiveSetQPSolver  # noqa: E402
-from ikstack.diffik.joint_limit_cost import joint_limit_cost  # noqa: E402
-from ikstack.diffik.osqp_qp import OsqpQPSolver  # noqa: E402
-from ikstack.diffik.qp_config import (  # noqa: E402
+from ikstack.diffik.active_set_qp import ActiveSetQPSolver
+from ikstack.diffik.joint_limit_cost import joint_limit_cost
+from ikstack.diffik.osqp_qp import OsqpQPSolver
+from ikstack.diffik.qp_config import (
     DiffQPConfig,
     InternalUnits,
     LagPolicy,
@@ -15,8 +13,9 @@ from ikstack.diffik.qp_config import (  # noqa: E402
     StepReason,
     StepResult,
 )
-from ikstack.diffik.qp_select import make_velocity_qp  # noqa: E402
-from ikstack.diffik.qp_step import VelocityQPStepper  # noqa: E402
+from ikstack.diffik.qp_select import make_velocity_qp
+from ikstack.diffik.qp_step import VelocityQPStepper
+from ikstack.diffik.solver import DifferentialIK, DiffIKRequest, DiffIKResult, as_result
 
 __all__ = [
     "ActiveSetQPSolver",

@@ -104,7 +104,7 @@ class OsqpQPSolver(VelocityQPStepper):
         self._pattern = (Pm, Am)
         self._m = n + self.num_rows
         self._prob = self._fresh_problem()
-        self._generic: dict[tuple[int, int, int], tuple[osqp.OSQP, Array, Array]] = {}
+        self._generic: dict[tuple[int, int, int], tuple[osqp.OSQP, NDArray[np.intp], NDArray[np.intp]]] = {}
 
     def _fresh_problem(self) -> osqp.OSQP:
         Pm, Am = self._pattern
