@@ -1,0 +1,190 @@
+"""Cost of the velocity-QP step against OSQP's own update+solve, and of multi-arm chunk decodes.
+
+Measured in one run on reachable Marvin chunks (TacCap tool, 30 Hz knots, 4 ms substeps):
+
+* a chained ``OsqpQPSolver.step`` (build, OSQP update+solve, clip, FK, checks, lag guard)
+  against the floor: OSQP's own ``update`` + ``solve`` replayed on the same QPs, from Python,
+  with the same settings (target: within 1.5x);
+* the same step on ikstack's active-set solver (``qp_solver: active_set``) and its bare solve;
+* two-arm against one-arm decodes of H16 and H64 chunks in the persistent worker processes
+  (target: within 1.3x: the arms run in parallel), and the two-arm decode in-process.
+
+Run: ``python benchmarks/bench_decode.py [--quick]``; writes
+``benchmarks/results/bench_decode.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import osqp
+import scipy
+
+from ikstack.chunk import ArmSpec, ChunkDecoder, ChunkRequest, ParallelChunkDecoder
+from ikstack.diffik import ActiveSetQPSolver, DiffQPConfig, OsqpQPSolver
+from ikstack.diffik.active_set_qp import solve_dense_qp
+from ikstack.diffik.osqp_qp import INF
+from ikstack.robots import load
+from ikstack.spatial import rotvec_to_matrix
+
+INTERVAL = 1.0 / 30.0
+Q0 = {"left": np.radians([10.0, 30, 0, -60, 0, 20, 10]),
+      "right": np.radians([-10.0, 30, 0, -60, 0, -20, -10])}
+
+
+def chunk(arms: dict, H: int, seed: int) -> ChunkRequest:
+    rng = np.random.default_rng(seed)
+    T = {}
+    for name, chain in arms.items():
+        T0 = chain.fk(Q0[name])
+        s = np.linspace(1.0 / H, 1.0, H)
+        d = rng.uniform(-1, 1, 3)
+        d *= 0.02 / np.linalg.norm(d)
+        Ts = np.repeat(T0[None], H, axis=0)
+        Ts[:, :3, 3] += np.outer(s, d)
+        Ts[:, :3, :3] = rotvec_to_matrix(np.outer(s, rng.uniform(-0.05, 0.05, 3))) @ T0[:3, :3]
+        T[name] = Ts
+    return ChunkRequest(T, {k: Q0[k] for k in arms})
+
+
+def step_stream(arm, n: int):
+    """Substep flange targets along a reachable path."""
+    T0 = arm.fk(Q0["left"])
+    out = []
+    for k in range(n):
+        t = 0.004 * (k + 1)
+        T = T0.copy()
+        T[0, 3] += 0.03 * math.sin(t)
+        T[1, 3] += 0.03 * (1 - math.cos(t))
+        out.append(T)
+    return out
+
+
+def bench_steps(n: int) -> dict:
+    arm = load("marvin_left")
+    targets = step_stream(arm, n)
+    res: dict = {}
+    for name, cls in (("osqp", OsqpQPSolver), ("active_set", ActiveSetQPSolver)):
+        qp = cls(arm, DiffQPConfig(lag_policy="report"))
+        # warm the compiled code, then time chained steps and record each QP
+        qp.reset()
+        qp.step(Q0["left"], targets[0], 0.004)
+        qp.reset()
+        q = Q0["left"].copy()
+        times, problems, iters = [], [], []
+        for T in targets:
+            t0 = time.perf_counter()
+            r = qp.step(q, T, 0.004)
+            times.append(time.perf_counter() - t0)
+            q = r.q
+            iters.append(r.iterations)
+            problems.append(qp.build(q, T, 0.004))  # the next step's QP (not timed)
+        res[name] = {"step_us_median": 1e6 * float(np.median(times)),
+                     "step_us_p95": 1e6 * float(np.percentile(times, 95)),
+                     "iterations_mean": float(np.mean(iters))}
+        if name == "osqp":
+            # the floor: OSQP's own update + solve of the same QPs, same settings, from Python
+            prob = qp._fresh_problem()
+            prob.warm_start(x=np.zeros(7), y=np.zeros(qp._m))
+            floor = []
+            for d in problems:
+                Px = d.P[qp._pr, qp._pc]
+                Ax = np.ones(len(qp._ar))
+                Ax[qp._a_is_g] = d.G[qp._ar[qp._a_is_g], qp._ac[qp._a_is_g]]
+                lo = np.concatenate([d.lower, np.full(qp.num_rows, -INF)])
+                hi = np.concatenate([d.upper, d.h])
+                t0 = time.perf_counter()
+                prob.update(q=d.c, l=lo, u=hi, Px=Px, Ax=Ax)
+                prob.solve(raise_error=False)
+                floor.append(time.perf_counter() - t0)
+            res[name]["floor_us_median"] = 1e6 * float(np.median(floor))
+            res[name]["ratio_to_floor"] = res[name]["step_us_median"] / res[name]["floor_us_median"]
+        else:
+            floor = []
+            x = np.zeros(7)
+            for d in problems:
+                t0 = time.perf_counter()
+                solve_dense_qp(d.P, d.c, d.lower, d.upper, d.G, d.h, x, 200)
+                floor.append(time.perf_counter() - t0)
+            res[name]["floor_us_median"] = 1e6 * float(np.median(floor))
+            res[name]["ratio_to_floor"] = res[name]["step_us_median"] / res[name]["floor_us_median"]
+    res["active_set_speedup_vs_osqp_step"] = (res["osqp"]["step_us_median"]
+                                              / res["active_set"]["step_us_median"])
+    return res
+
+
+def time_decodes(decoder, arms, H: int, reps: int) -> float:
+    decoder.decode(chunk(arms, H, 0))  # warm
+    ts = []
+    for r in range(reps):
+        req = chunk(arms, H, r + 1)
+        t0 = time.perf_counter()
+        out = decoder.decode(req)
+        ts.append(time.perf_counter() - t0)
+        if not out.ok:
+            raise SystemExit(f"benchmark chunk rejected: {out.rejection}")
+    return 1e3 * float(np.median(ts))
+
+
+def bench_decodes(reps: int, horizons: tuple[int, ...]) -> dict:
+    arms = {"left": load("marvin_left_taccap"), "right": load("marvin_right_taccap")}
+    cfg = DiffQPConfig(lag_policy="report")
+    specs = [ArmSpec(n, c, "diff", cfg) for n, c in arms.items()]
+    out: dict = {}
+    two = ParallelChunkDecoder(specs, INTERVAL)
+    one = ParallelChunkDecoder(specs[:1], INTERVAL)
+    inline = ChunkDecoder(specs, INTERVAL)
+    try:
+        for H in horizons:
+            t2 = time_decodes(two, arms, H, reps)
+            t1 = time_decodes(one, {"left": arms["left"]}, H, reps)
+            ti = time_decodes(inline, arms, H, reps)
+            out[f"H{H}"] = {"two_arm_workers_ms": t2, "one_arm_worker_ms": t1,
+                            "two_arm_inline_ms": ti, "two_over_one": t2 / t1}
+    finally:
+        two.close()
+        one.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="few repetitions (smoke test)")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_decode.json"))
+    args = ap.parse_args()
+    steps = bench_steps(200 if args.quick else 3000)
+    dec = bench_decodes(2 if args.quick else 15, (16,) if args.quick else (16, 64))
+    print(f"{'step':<12} {'median us':>10} {'p95 us':>8} {'floor us':>9} {'ratio':>7} {'iters':>6}")
+    for name in ("osqp", "active_set"):
+        r = steps[name]
+        print(f"{name:<12} {r['step_us_median']:>10.1f} {r['step_us_p95']:>8.1f} "
+              f"{r['floor_us_median']:>9.1f} {r['ratio_to_floor']:>7.2f} "
+              f"{r['iterations_mean']:>6.1f}")
+    print(f"active-set step is {steps['active_set_speedup_vs_osqp_step']:.2f}x faster than the "
+          "OSQP step (floor = each solver's own solve; OSQP target ratio <= 1.5)")
+    print(f"{'decode':<8} {'2 arms ms':>10} {'1 arm ms':>9} {'2/1':>6} {'2 arms inline ms':>17}")
+    for key, r in dec.items():
+        print(f"{key:<8} {r['two_arm_workers_ms']:>10.1f} {r['one_arm_worker_ms']:>9.1f} "
+              f"{r['two_over_one']:>6.2f} {r['two_arm_inline_ms']:>17.1f}")
+    print("(two-arm target: within 1.3x of one arm)")
+    result = {"steps": steps, "decodes": dec, "environment": {
+        "python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
+        "osqp": osqp.__version__, "machine": platform.platform(),
+        "processor": platform.processor(), "cpu_count": os.cpu_count(), "quick": args.quick,
+        "load_average": os.getloadavg()}}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
