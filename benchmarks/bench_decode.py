@@ -31,7 +31,6 @@ import scipy
 from ikstack.chunk import ArmSpec, ChunkDecoder, ChunkRequest, ParallelChunkDecoder
 from ikstack.diffik import ActiveSetQPSolver, DiffQPConfig, OsqpQPSolver
 from ikstack.diffik.active_set_qp import solve_dense_qp
-from ikstack.diffik.osqp_qp import INF
 from ikstack.robots import load
 from ikstack.spatial import rotvec_to_matrix
 
@@ -69,53 +68,44 @@ def step_stream(arm, n: int):
 
 
 def bench_steps(n: int) -> dict:
+    """Chained steps, each paired with its floor: the same QP's bare update+solve, timed right
+    after it (pairing keeps the ratio honest on a machine whose load drifts)."""
     arm = load("marvin_left")
     targets = step_stream(arm, n)
     res: dict = {}
     for name, cls in (("osqp", OsqpQPSolver), ("active_set", ActiveSetQPSolver)):
         qp = cls(arm, DiffQPConfig(lag_policy="report"))
-        # warm the compiled code, then time chained steps and record each QP
         qp.reset()
-        qp.step(Q0["left"], targets[0], 0.004)
+        qp.step(Q0["left"], targets[0], 0.004)  # compile and load caches
         qp.reset()
+        bare = qp._fresh_problem() if name == "osqp" else None
+        if bare is not None:
+            bare.warm_start(x=np.zeros(7), y=np.zeros(qp._m))
+        x = np.zeros(7)
         q = Q0["left"].copy()
-        times, problems, iters = [], [], []
+        times, floor, iters = [], [], []
         for T in targets:
+            d = qp.build(q, T, 0.004)  # this step's QP (not timed)
+            v = qp._ws.v
+            Px, Ax, lo, hi = v["Px"].copy(), v["Ax"].copy(), v["l"].copy(), v["u"].copy()
             t0 = time.perf_counter()
             r = qp.step(q, T, 0.004)
-            times.append(time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            if bare is not None:
+                bare.update(q=d.c, l=lo, u=hi, Px=Px, Ax=Ax)
+                bare.solve(raise_error=False)
+            else:
+                solve_dense_qp(d.P, d.c, d.lower, d.upper, d.G, d.h, x, 200)
+            t2 = time.perf_counter()
+            times.append(t1 - t0)
+            floor.append(t2 - t1)
             q = r.q
             iters.append(r.iterations)
-            problems.append(qp.build(q, T, 0.004))  # the next step's QP (not timed)
         res[name] = {"step_us_median": 1e6 * float(np.median(times)),
                      "step_us_p95": 1e6 * float(np.percentile(times, 95)),
+                     "floor_us_median": 1e6 * float(np.median(floor)),
+                     "ratio_to_floor": float(np.median(np.array(times) / np.array(floor))),
                      "iterations_mean": float(np.mean(iters))}
-        if name == "osqp":
-            # the floor: OSQP's own update + solve of the same QPs, same settings, from Python
-            prob = qp._fresh_problem()
-            prob.warm_start(x=np.zeros(7), y=np.zeros(qp._m))
-            floor = []
-            for d in problems:
-                Px = d.P[qp._pr, qp._pc]
-                Ax = np.ones(len(qp._ar))
-                Ax[qp._a_is_g] = d.G[qp._ar[qp._a_is_g], qp._ac[qp._a_is_g]]
-                lo = np.concatenate([d.lower, np.full(qp.num_rows, -INF)])
-                hi = np.concatenate([d.upper, d.h])
-                t0 = time.perf_counter()
-                prob.update(q=d.c, l=lo, u=hi, Px=Px, Ax=Ax)
-                prob.solve(raise_error=False)
-                floor.append(time.perf_counter() - t0)
-            res[name]["floor_us_median"] = 1e6 * float(np.median(floor))
-            res[name]["ratio_to_floor"] = res[name]["step_us_median"] / res[name]["floor_us_median"]
-        else:
-            floor = []
-            x = np.zeros(7)
-            for d in problems:
-                t0 = time.perf_counter()
-                solve_dense_qp(d.P, d.c, d.lower, d.upper, d.G, d.h, x, 200)
-                floor.append(time.perf_counter() - t0)
-            res[name]["floor_us_median"] = 1e6 * float(np.median(floor))
-            res[name]["ratio_to_floor"] = res[name]["step_us_median"] / res[name]["floor_us_median"]
     res["active_set_speedup_vs_osqp_step"] = (res["osqp"]["step_us_median"]
                                               / res["active_set"]["step_us_median"])
     return res

@@ -100,8 +100,6 @@ def ref_step(q_deg, T_t_mm, dt, lo, hi):
     v = np.concatenate([T_t_mm[:3, 3] - T[:3, 3],
                         np.degrees(ref_rotvec(T_t_mm[:3, :3] @ T[:3, :3].T))]) / dt
     W = np.diag([W_POS] * 3 + [W_ROT] * 3)
-    P = 2 * (J.T @ W @ J + LAM * np.eye(7))
-    c = -2 * J.T @ W @ v + MU * dt * ref_grad(q_deg, lo, hi)
     lb = np.maximum(-VMAX, (lo + MARGIN - q_deg) / dt)
     ub = np.minimum(VMAX, (hi - MARGIN - q_deg) / dt)
     if np.any(lb > ub):

@@ -117,15 +117,6 @@ def build_qp(J, T, T_target, q, dt, lin_scale, ang_scale, s, w_pos, w_rot, lam, 
 
 
 @njit(cache=True)
-def integrate_clip(q, x, lb, ub, s, dt, q_new, qdot):  # pragma: no cover - compiled
-    """Clip ``x`` to the box, convert to rad/s and integrate: ``q_new = q + qdot dt``."""
-    for j in range(q.shape[0]):
-        xj = min(max(x[j], lb[j]), ub[j])
-        qdot[j] = xj / s[j]
-        q_new[j] = q[j] + qdot[j] * dt
-
-
-@njit(cache=True)
 def inputs_ok(q, T, atol):  # pragma: no cover - compiled
     """0 when ``q`` is finite and ``T`` a finite rigid transform within ``atol``; else 1."""
     for v in q:
@@ -194,12 +185,3 @@ def quadrant_residual_max(q, ii, jj, table):  # pragma: no cover - compiled
         if g > worst:
             worst = g
     return worst
-
-
-@njit(cache=True)
-def limits_ok(q, lo, hi, tol):  # pragma: no cover - compiled
-    """Whether ``lo - tol <= q <= hi + tol`` for every joint."""
-    for j in range(q.shape[0]):
-        if q[j] < lo[j] - tol or q[j] > hi[j] + tol:
-            return False
-    return True

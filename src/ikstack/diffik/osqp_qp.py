@@ -15,6 +15,7 @@ import osqp
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from ikstack.diffik._qp_workspace import INF, upper_pattern
 from ikstack.diffik.qp_config import DiffQPConfig, QPData
 from ikstack.diffik.qp_step import VelocityQPStepper
 from ikstack.diffik.solver import DiffIKRequest, DiffIKResult
@@ -23,47 +24,7 @@ from ikstack.model import Chain
 
 Array = NDArray[np.float64]
 
-#: OSQP's infinity
-INF = 1e30
 _ACCEPTED = (osqp.SolverStatus.OSQP_SOLVED, osqp.SolverStatus.OSQP_SOLVED_INACCURATE)
-
-
-def _upper_pattern(n: int) -> tuple[sp.csc_matrix, NDArray[np.intp], NDArray[np.intp]]:
-    """CSC upper triangle of a dense (n, n) matrix with its (row, col) order of entries."""
-    rows, cols = [], []
-    for j in range(n):
-        for i in range(j + 1):
-            rows.append(i)
-            cols.append(j)
-    r = np.array(rows, dtype=np.intp)
-    c = np.array(cols, dtype=np.intp)
-    indptr = np.concatenate([[0], np.cumsum(np.arange(1, n + 1))])
-    M = sp.csc_matrix((np.ones(len(r)), r, indptr), shape=(n, n))
-    return M, r, c
-
-
-def _constraint_pattern(n: int, row_cols: list[tuple[int, ...]]
-                        ) -> tuple[sp.csc_matrix, NDArray[np.intp], NDArray[np.intp]]:
-    """CSC of ``[I_n; G]`` where row ``k`` of ``G`` uses columns ``row_cols[k]``.
-
-    Returns the matrix (ones as values) and, per stored entry, the (row of G or -1 for the
-    identity, column) it holds, in CSC order.
-    """
-    k = len(row_cols)
-    src_r, src_c, indices, indptr = [], [], [], [0]
-    for j in range(n):
-        indices.append(j)
-        src_r.append(-1)
-        src_c.append(j)
-        for r in range(k):
-            if j in row_cols[r]:
-                indices.append(n + r)
-                src_r.append(r)
-                src_c.append(j)
-        indptr.append(len(indices))
-    M = sp.csc_matrix((np.ones(len(indices)), np.array(indices), np.array(indptr)),
-                      shape=(n + k, n))
-    return M, np.array(src_r, dtype=np.intp), np.array(src_c, dtype=np.intp)
 
 
 class OsqpQPSolver(VelocityQPStepper):
@@ -85,15 +46,9 @@ class OsqpQPSolver(VelocityQPStepper):
 
     def __init__(self, chain: Chain, config: DiffQPConfig | None = None):
         super().__init__(chain, config)
-        n = self.dof
-        Pm, self._pr, self._pc = _upper_pattern(n)
-        row_cols = [tuple(sorted(con.joints)) for con in self.constraints
-                    for _ in range(con.num_rows)]
-        Am, self._ar, self._ac = _constraint_pattern(n, row_cols)
-        self._a_is_g = self._ar >= 0
-        self._Ax = np.ones(len(self._ar))
-        self._l = np.full(n + self.num_rows, -INF)
-        self._u = np.full(n + self.num_rows, INF)
+        ws = self._ws
+        self._Px, self._Ax, self._l, self._u = ws.v["Px"], ws.v["Ax"], ws.v["l"], ws.v["u"]
+        self._pattern = (ws.P_pattern, ws.A_pattern)
         cfg = self.config
         # Scaling is off: OSQP computes it once at setup, from the placeholder pattern here, so
         # it would carry no information; with it on, results also came to depend (at 1e-13)
@@ -101,10 +56,10 @@ class OsqpQPSolver(VelocityQPStepper):
         self._settings = dict(verbose=False, polishing=False, warm_starting=True, scaling=0,
                               eps_abs=cfg.eps_abs, eps_rel=cfg.eps_rel, max_iter=cfg.max_iter,
                               adaptive_rho_interval=25)
-        self._pattern = (Pm, Am)
-        self._m = n + self.num_rows
+        self._m = self.dof + self.num_rows
         self._prob = self._fresh_problem()
-        self._generic: dict[tuple[int, int, int], tuple[osqp.OSQP, NDArray[np.intp], NDArray[np.intp]]] = {}
+        self._generic: dict[tuple[int, int, int],
+                            tuple[osqp.OSQP, NDArray[np.int64], NDArray[np.int64]]] = {}
 
     def _fresh_problem(self) -> osqp.OSQP:
         Pm, Am = self._pattern
@@ -121,23 +76,17 @@ class OsqpQPSolver(VelocityQPStepper):
         self._prob.warm_start(x=np.zeros(self.dof), y=np.zeros(self._m))
 
     def _solve(self, data: QPData) -> tuple[Array | None, str, int]:
-        n = self.dof
-        Px = data.P[self._pr, self._pc]
+        # the workspace already holds this step's data in OSQP's fixed pattern
         if self.num_rows:
-            self._Ax[self._a_is_g] = data.G[self._ar[self._a_is_g], self._ac[self._a_is_g]]
-        self._l[:n] = data.lower
-        self._u[:n] = data.upper
-        self._u[n:] = np.minimum(data.h, INF)
-        if self.num_rows:
-            self._prob.update(q=data.c, l=self._l, u=self._u, Px=Px, Ax=self._Ax)
+            self._prob.update(q=data.c, l=self._l, u=self._u, Px=self._Px, Ax=self._Ax)
         else:
-            self._prob.update(q=data.c, l=self._l, u=self._u, Px=Px)
+            self._prob.update(q=data.c, l=self._l, u=self._u, Px=self._Px)
         res = self._prob.solve(raise_error=False)
         info = res.info
         status = str(info.status)
         if info.status_val not in _ACCEPTED:
             return None, status, int(info.iter)
-        return np.asarray(res.x, dtype=np.float64), status, int(info.iter)
+        return res.x, status, int(info.iter)
 
     # ------------------------------------------------------------------ generic interface
     def solve(self, request: DiffIKRequest) -> DiffIKResult:
@@ -166,7 +115,7 @@ class OsqpQPSolver(VelocityQPStepper):
             - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
         key = (n, A.shape[0], 0)
         if key not in self._generic:
-            Pm, pr, pc = _upper_pattern(n)
+            Pm, pr, pc = upper_pattern(n)
             Am = sp.csc_matrix(np.vstack([np.eye(n), np.ones((A.shape[0], n))]))
             prob = osqp.OSQP()
             prob.setup(Pm, np.zeros(n), Am, np.full(n + A.shape[0], -INF),

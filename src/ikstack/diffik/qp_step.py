@@ -26,7 +26,8 @@ from abc import abstractmethod
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.diffik import _qp_kernels as QK
+from ikstack.diffik import _qp_workspace as WS
+from ikstack.diffik._qp_workspace import Workspace
 from ikstack.diffik.qp_config import (
     DEFAULT_COUPLED_MARGIN_DEG,
     DT_MIN_S,
@@ -39,7 +40,7 @@ from ikstack.diffik.qp_config import (
 )
 from ikstack.diffik.solver import DifferentialIK
 from ikstack.errors import ConfigError, InputError, ShapeError
-from ikstack.kinematics import fk_jacobian
+from ikstack.kinematics import compile_chain, fk_jacobian
 from ikstack.model import Chain, QuadrantPolynomialConstraint
 from ikstack.spatial import (
     RIGID_ATOL,
@@ -132,16 +133,27 @@ class VelocityQPStepper(DifferentialIK):
                                    dtype=np.float64)
         self.T_flange_tcp = chain.T_tip_tcp.copy()  # the mounted tool, in the flange frame
         self.T_tcp_flange = se3.inverse(self.T_flange_tcp)
-        # work buffers
-        self._P = np.empty((n, n))
-        self._c = np.empty(n)
-        self._lb = np.empty(n)
-        self._ub = np.empty(n)
-        self._grad = np.empty(n)
-        self._G = np.zeros((self.num_rows, n))
-        self._h = np.zeros(self.num_rows)
-        self._cache_q: Array | None = None
-        self._cache_TJ: tuple[Array, Array] | None = None
+        # one flat workspace for the compiled step kernels; named views into it
+        row_cols = [tuple(sorted(c.joints)) for c in self.constraints for _ in range(c.num_rows)]
+        ws = Workspace(n, len(quads), self.num_rows, row_cols)
+        v = ws.v
+        v["const"][:] = (self.lin_scale, self.ang_scale, cfg.w_pos, cfg.w_rot, cfg.lam,
+                         cfg.mu_nullspace, self.band, self.coupled_margin)
+        for name in ("s", "lo_int", "hi_int", "nsw", "lo_box", "hi_box", "vmax"):
+            v[name][:] = getattr(self, name)
+            setattr(self, name, v[name])
+        cc = compile_chain(self.flange_chain)
+        v["Rs"][:], v["ps"][:], v["R_end"][:], v["p_end"][:] = cc.Rs, cc.ps, cc.R_end, cc.p_end
+        v["kinds"][:] = cc.kinds
+        v["qtab"][:] = self._quad_table
+        v["qi"][:], v["qj"][:] = self._quad_i, self._quad_j
+        v["row_scale"][:] = self._row_scale
+        self._ws = ws
+        self._data = QPData(v["P"], v["c"], v["lb"], v["ub"], v["G"], v["h"], 0.0)
+        self._out_offset = int(ws.ib[WS.F_OUT])
+        self._max_lag_m = cfg.max_lag_mm / 1000.0
+        self._max_lag_deg = cfg.max_lag_deg
+        self._abort = cfg.lag_policy == LagPolicy.ABORT
         self.steps = 0
 
     # ------------------------------------------------------------------ frames
@@ -161,8 +173,7 @@ class VelocityQPStepper(DifferentialIK):
         Call at the start of each chunk: rejected plans or earlier chunks then cannot carry
         QP state into the new one.
         """
-        self._cache_q = None
-        self._cache_TJ = None
+        self._ws.invalidate()
         self._reset_solver()
 
     @abstractmethod
@@ -181,9 +192,6 @@ class VelocityQPStepper(DifferentialIK):
         Tt = np.ascontiguousarray(T_target, dtype=np.float64)
         if Tt.shape != (4, 4):
             raise ShapeError("T_target_flange", Tt.shape, "(4, 4)")
-        if QK.inputs_ok(qa, Tt, RIGID_ATOL):
-            check_finite(qa, "q")  # the foundation's checks name what is wrong
-            as_transforms(Tt, "T_target_flange")
         if isinstance(dt, bool) or not isinstance(dt, (int, float, np.floating, np.integer)):
             raise InputError(f"dt must be a number of seconds; got {dt!r}")
         if not math.isfinite(dt) or dt < 0:
@@ -191,33 +199,25 @@ class VelocityQPStepper(DifferentialIK):
         dt_used = min(max(float(dt), DT_MIN_S), self.config.dt_max_s)
         return qa, Tt, dt_used
 
-    def _kinematics(self, q: Array) -> tuple[Array, Array]:
-        if self._cache_q is not None and self._cache_TJ is not None \
-                and np.array_equal(self._cache_q, q):
-            return self._cache_TJ
-        return self.flange_fk_jacobian(q)
-
     def _build(self, q: Array, Tt: Array, dt: float) -> tuple[QPData, int]:
-        cfg = self.config
-        T, J = self._kinematics(q)
-        empty = QK.build_qp(J, T, Tt, q, dt, self.lin_scale, self.ang_scale, self.s, cfg.w_pos,
-                            cfg.w_rot, cfg.lam, cfg.mu_nullspace, self.lo_int, self.hi_int,
-                            self.band, self.nsw, self.lo_box, self.hi_box, self.vmax, self._P,
-                            self._c, self._lb, self._ub, self._grad)
-        nq = self._quad_i.shape[0]
-        if nq:
-            QK.quadrant_rows(q, self._quad_i, self._quad_j, self._quad_table, self.coupled_margin,
-                             dt, self._row_scale, self.s, self._G, self._h)
-        r = nq
-        for con in self._others:
-            g, G = con.linearize(q, self.dof)
-            m = con.num_rows
-            rs = self._row_scale[r:r + m, None]
-            self._G[r:r + m] = G * rs / self.s
-            self._h[r:r + m] = rs[:, 0] * (-self.coupled_margin - g) / dt
-            r += m
-        data = QPData(self._P, self._c, self._lb, self._ub, self._G, self._h, dt)
-        return data, empty
+        ws = self._ws
+        code = WS.pre_step(q, Tt, dt, ws.fb, ws.ib, RIGID_ATOL)
+        if code == 1:  # let the foundation's checks name what is wrong
+            check_finite(q, "q")
+            as_transforms(Tt, "T_target_flange")
+        r = self._quad_i.shape[0]
+        if self._others:
+            G, h, s_ = ws.v["G"], ws.v["h"], self.s
+            for con in self._others:
+                g, Gc = con.linearize(q, self.dof)
+                m = con.num_rows
+                rs = self._row_scale[r:r + m, None]
+                G[r:r + m] = Gc * rs / s_
+                h[r:r + m] = rs[:, 0] * (-self.coupled_margin - g) / dt
+                r += m
+            WS.fill_osqp(ws.fb, ws.ib)
+        self._data.dt = dt
+        return self._data, 1 if code == 2 else 0
 
     def build(self, q: ArrayLike, T_target_flange: ArrayLike, dt: float) -> QPData:
         """The QP of one step, for inspection (copies, internal units; see the module doc)."""
@@ -268,39 +268,36 @@ class VelocityQPStepper(DifferentialIK):
                               "margin-adjusted position limits cannot be reached within the "
                               "velocity limit", "empty_box")
         x, status, iters = self._solve(data)
-        if x is None or not np.all(np.isfinite(x)):
+        ws = self._ws
+        code = 3 if x is None else WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
+        if code == 3:  # unsolved, or a non-finite solution
             return self._fail(q, StepReason.QP_FAILED, dt, f"QP not solved (status {status})",
                               status, iters)
-        q_new = np.empty(self.dof)
-        qdot = np.empty(self.dof)
-        QK.integrate_clip(q, x, data.lower, data.upper, self.s, dt, q_new, qdot)
-        T, J = self.flange_fk_jacobian(q_new)
-        self._cache_q, self._cache_TJ = q_new.copy(), (T, J)
-        d = Tt[:3, 3] - T[:3, 3]
-        pres = math.sqrt(float(d @ d))
+        pres = float(ws.fb[self._out_offset])
         eres = math.nan
-        cfg = self.config
-        if cfg.max_lag_deg is not None:
+        if self._max_lag_deg is not None:
+            T = ws.v["T_new"]
             e = wrap_angle(matrix_to_euler_xyz(Tt[:3, :3]) - matrix_to_euler_xyz(T[:3, :3]))
             eres = float(np.degrees(np.max(np.abs(e))))
-        lag = pres * 1000.0 > cfg.max_lag_mm or (cfg.max_lag_deg is not None
-                                                 and eres > cfg.max_lag_deg)
-        if not QK.limits_ok(q_new, self.lo_box, self.hi_box, POST_CHECK_TOL):
+            lag = pres > self._max_lag_m or eres > self._max_lag_deg
+        else:
+            lag = pres > self._max_lag_m
+        if code == 1:
             return self._fail(q, StepReason.JOINT_LIMIT, dt, "the step leaves the "
                               "margin-adjusted joint limits", status, iters, pres, eres, lag)
-        if self._quad_i.shape[0] and QK.quadrant_residual_max(
-                q_new, self._quad_i, self._quad_j, self._quad_table) > POST_CHECK_TOL:
+        if code == 2:
             return self._fail(q, StepReason.COUPLED_JOINT, dt, "the step violates a "
                               "coupled-joint constraint", status, iters, pres, eres, lag)
+        q_new = ws.v["q_new"].copy()
         for con in self._others:
             if np.any(con.residual(q_new) > POST_CHECK_TOL):
                 return self._fail(q, StepReason.COUPLED_JOINT, dt,
                                   f"the step violates coupled-joint constraint {con.name!r}",
                                   status, iters, pres, eres, lag)
-        if lag and cfg.lag_policy == LagPolicy.ABORT:
+        if lag and self._abort:
             return self._fail(q, StepReason.TRACKING_LAG, dt,
                               f"flange residual {pres * 1000:.3f} mm"
-                              + (f", {eres:.3f} deg" if cfg.max_lag_deg is not None else "")
+                              + (f", {eres:.3f} deg" if self._max_lag_deg is not None else "")
                               + " exceeds the lag guard", status, iters, pres, eres, lag)
-        return StepResult(q_new, qdot, StepReason.OK, dt, pres, eres, lag, status, iters,
-                          "lag exceeded (reported)" if lag else "ok")
+        return StepResult(q_new, ws.v["qdot"].copy(), StepReason.OK, dt, pres, eres, lag, status,
+                          iters, "lag exceeded (reported)" if lag else "ok")
