@@ -111,17 +111,30 @@ def bench_steps(n: int) -> dict:
     return res
 
 
-def time_decodes(decoder, arms, H: int, reps: int) -> float:
+def time_decodes(decoder, arms, H: int, reps: int) -> tuple[float, float, float]:
+    """Median wall time [ms], median worker CPU time per arm [ms], and the median share of the
+    decode during which both workers were running (1.0: fully concurrent; nan in-process)."""
     decoder.decode(chunk(arms, H, 0))  # warm
-    ts = []
+    ts, cpu, overlap = [], [], []
     for r in range(reps):
         req = chunk(arms, H, r + 1)
         t0 = time.perf_counter()
-        out = decoder.decode(req)
+        if isinstance(decoder, ParallelChunkDecoder):
+            pending = decoder.submit(req)
+            out = pending.result()
+            spans = list(pending.timings.values())
+            cpu.append(np.mean([s[2] for s in spans]))
+            if len(spans) == 2:
+                (a0, a1, _), (b0, b1, _) = spans
+                both = max(0.0, min(a1, b1) - max(a0, b0))
+                overlap.append(both / (max(a1, b1) - min(a0, b0)))
+        else:
+            out = decoder.decode(req)
         ts.append(time.perf_counter() - t0)
         if not out.ok:
             raise SystemExit(f"benchmark chunk rejected: {out.rejection}")
-    return 1e3 * float(np.median(ts))
+    med = float(np.median(overlap)) if overlap else math.nan
+    return 1e3 * float(np.median(ts)), 1e3 * float(np.median(cpu)) if cpu else math.nan, med
 
 
 def bench_decodes(reps: int, horizons: tuple[int, ...]) -> dict:
@@ -134,11 +147,13 @@ def bench_decodes(reps: int, horizons: tuple[int, ...]) -> dict:
     inline = ChunkDecoder(specs, INTERVAL)
     try:
         for H in horizons:
-            t2 = time_decodes(two, arms, H, reps)
-            t1 = time_decodes(one, {"left": arms["left"]}, H, reps)
-            ti = time_decodes(inline, arms, H, reps)
+            t2, c2, ov = time_decodes(two, arms, H, reps)
+            t1, c1, _ = time_decodes(one, {"left": arms["left"]}, H, reps)
+            ti, _, _ = time_decodes(inline, arms, H, reps)
             out[f"H{H}"] = {"two_arm_workers_ms": t2, "one_arm_worker_ms": t1,
-                            "two_arm_inline_ms": ti, "two_over_one": t2 / t1}
+                            "two_arm_inline_ms": ti, "two_over_one": t2 / t1,
+                            "worker_cpu_ms_two_arm": c2, "worker_cpu_ms_one_arm": c1,
+                            "concurrent_share": ov}
     finally:
         two.close()
         one.close()
@@ -160,11 +175,15 @@ def main() -> int:
               f"{r['iterations_mean']:>6.1f}")
     print(f"active-set step is {steps['active_set_speedup_vs_osqp_step']:.2f}x faster than the "
           "OSQP step (floor = each solver's own solve; OSQP target ratio <= 1.5)")
-    print(f"{'decode':<8} {'2 arms ms':>10} {'1 arm ms':>9} {'2/1':>6} {'2 arms inline ms':>17}")
+    print(f"{'decode':<8} {'2 arms ms':>10} {'1 arm ms':>9} {'2/1':>6} {'inline 2 ms':>12} "
+          f"{'cpu/arm 2|1 ms':>15} {'concurrent':>10}")
     for key, r in dec.items():
         print(f"{key:<8} {r['two_arm_workers_ms']:>10.1f} {r['one_arm_worker_ms']:>9.1f} "
-              f"{r['two_over_one']:>6.2f} {r['two_arm_inline_ms']:>17.1f}")
-    print("(two-arm target: within 1.3x of one arm)")
+              f"{r['two_over_one']:>6.2f} {r['two_arm_inline_ms']:>12.1f} "
+              f"{r['worker_cpu_ms_two_arm']:>7.1f}|{r['worker_cpu_ms_one_arm']:<7.1f} "
+              f"{r['concurrent_share']:>10.2f}")
+    print(f"(two-arm target: within 1.3x of one arm; {os.cpu_count()} CPUs here, load average "
+          f"{os.getloadavg()[0]:.1f})")
     result = {"steps": steps, "decodes": dec, "environment": {
         "python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
         "osqp": osqp.__version__, "machine": platform.platform(),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -41,7 +42,10 @@ def _worker_main(conn: Connection, spec: ArmSpec) -> None:  # pragma: no cover -
             return
         job, q0, T, interval = msg
         try:
-            conn.send(("ok", job, decoder.decode(q0, T, interval)))
+            t0, c0 = time.monotonic(), time.process_time()
+            res = decoder.decode(q0, T, interval)
+            span = (t0, time.monotonic(), time.process_time() - c0)
+            conn.send(("ok", job, (res, span)))
         except IKStackError as exc:  # sent as text: not every error class unpickles
             conn.send(("raise", job, (isinstance(exc, InputError), type(exc).__name__, str(exc))))
         except Exception as exc:  # noqa: BLE001 - any crash is reported, not hidden
@@ -59,6 +63,9 @@ class PendingChunk:
         self._error: BaseException | None = None
         self._merged: DecodedChunk | None = None
         self._answered: set[str] = set()
+        #: per arm, (start, end) on the system's monotonic clock [s] and the worker's CPU time
+        #: [s] for this chunk: overlapping spans show the arms decoding at the same time
+        self.timings: dict[str, tuple[float, float, float]] = {}
 
     def _collect(self, name: str, block: bool) -> None:
         conn = self._owner._conns[name]
@@ -73,7 +80,7 @@ class PendingChunk:
         if job != self.job:
             self._error = WorkerError(f"arm {name!r} answered job {job}; expected {self.job}")
         elif kind == "ok":
-            self._results[name] = payload
+            self._results[name], self.timings[name] = payload
         elif kind == "raise":
             is_input, cls, msg = payload
             err = InputError if is_input else IKStackError
