@@ -140,7 +140,7 @@ class ArmDecoder:
         Raises:
             ShapeError, NonFiniteError, NotRigidTransformError, InputError: bad inputs.
         """
-        q = as_vectors(q0, f"q_observed[{self.name!r}]", self.chain.dof).reshape(-1)
+        q = as_vectors(q0, f"q_observed[{self.name!r}]", self.chain.dof)
         if q.shape != (self.chain.dof,):
             raise ShapeError(f"q_observed[{self.name!r}]", q.shape, f"({self.chain.dof},)")
         T = _chunk_targets(T_base_tcp, f"T_base_tcp[{self.name!r}]")

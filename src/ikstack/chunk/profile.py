@@ -148,9 +148,11 @@ def _check_keys(node: Mapping[str, Any], allowed: tuple[str, ...], where: str,
 def _diff_config(values: dict[str, Any], src: dict[str, Path], where: str) -> DiffQPConfig:
     _check_keys(values, DiffQPConfig.field_names(), where, src)
     for key, val in values.items():  # one field at a time, so the error names its own file
+        probe = {key: val}
+        if key in ("w_pos", "w_rot"):  # "both zero" is checked on the full set below
+            probe["w_rot" if key == "w_pos" else "w_pos"] = 1.0
         try:
-            DiffQPConfig(**{key: val}) if key not in ("w_pos", "w_rot") else \
-                DiffQPConfig(**{key: val, ("w_rot" if key == "w_pos" else "w_pos"): 1.0})
+            DiffQPConfig(**probe)
         except ConfigError as exc:
             raise ConfigError(f"{where}.{key} in {src[key]}: {_why(exc)}") from None
         except TypeError:
