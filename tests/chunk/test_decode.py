@@ -199,6 +199,21 @@ def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap
     assert (out3.rejection.knot, out3.rejection.reason) == (2, "ik_failed")
 
 
+def test_analytic_backend_with_the_real_solver_decodes_a_reachable_chunk(taccap_arms):
+    if not hasattr(analytic_pkg, "AnalyticIK"):
+        pytest.skip("ikstack.ik.analytic.AnalyticIK is not in this build")
+    prof = load_profile(bundled_profile_path("marvin_bimanual"))  # analytic, the default
+    req = reachable_chunk(taccap_arms, 16)
+    out = prof.decoder().decode(req)
+    assert out.ok, out.rejection
+    for name, chain in taccap_arms.items():
+        err = np.linalg.norm(fk(chain, out.q[name])[:, :3, 3] - req.T_base_tcp[name][:, :3, 3],
+                             axis=1)
+        assert err.max() < 1e-4
+        steps = np.abs(np.diff(np.vstack([req.q_observed[name], out.q[name]]), axis=0))
+        assert steps.max() <= math.radians(1.8)
+
+
 def test_analytic_backend_without_a_solver_is_a_clear_config_error(taccap_arms, monkeypatch):
     monkeypatch.delattr(analytic_pkg, "AnalyticIK", raising=False)
     with pytest.raises(ConfigError, match="ik_backend: diff"):
@@ -299,3 +314,5 @@ def test_control_loop_keeps_ticking_while_a_chunk_decodes(parallel_decoder, tacc
     while not pending.done():
         pass  # a control tick would run here
     assert pending.done() and pending.result().ok
+    assert set(pending.timings) == {"left", "right"}  # each worker's span on the shared clock
+    assert all(t0 <= t1 and cpu >= 0 for t0, t1, cpu in pending.timings.values())
