@@ -243,7 +243,16 @@ def run(quick: bool) -> dict:
             "mean_step_us": timing[name] / n * 1e6,
         }
     summary["reference_mean_step_us"] = timing["reference"] / n * 1e6
-    return {"summary": summary, "rows": rows}
+    per: dict[str, dict] = {}
+    for r in rows:
+        key = f"{r['arm']} | {r['pose']} | dt {r['dt'] * 1000:g} ms"
+        e = per.setdefault(key, {"steps": 0, "verdicts": {}, "max_joint_diff_deg": 0.0})
+        e["steps"] += 1
+        e["verdicts"][r["reference"]] = e["verdicts"].get(r["reference"], 0) + 1
+        e["max_joint_diff_deg"] = max(e["max_joint_diff_deg"],
+                                      *(r[f"{name}_dq_deg"] for name in solvers))
+    disagree = [r for r in rows if any(r[name] != r["reference"] for name in solvers)]
+    return {"summary": summary, "scenarios": per, "disagreements": disagree}
 
 
 def main() -> int:
