@@ -123,7 +123,11 @@ class ParallelChunkDecoder:
         arms: the arms' recipes (unique names).
         action_interval_s: the fixed policy action interval [s].
         start_method: the multiprocessing start method (``"spawn"`` by default: workers share
-            no threads or locks with the caller).
+            no threads or locks with the caller). As with any spawned process, a script that
+            builds the decoder at import time needs the ``if __name__ == "__main__":`` guard.
+
+    Close it (or use it as a context manager) to stop the workers; each worker compiles and
+    warms its decoder once at start, so the first chunk costs no more than later ones.
 
     Raises:
         ConfigError: a worker could not build its arm's decoder (the message says why).
