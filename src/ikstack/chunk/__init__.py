@@ -1,0 +1,43 @@
+"""Action-chunk decoding: Cartesian TCP knots to joint knots for several arms, accepted or
+rejected whole; SE(3) subdivision for the QP backend, the lag guard, per-chunk solver reset,
+persistent per-arm worker processes, YAML embodiment profiles, and a timeline commit helper."""
+
+from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticSettings, ArmDecoder
+from ikstack.chunk.decode import ArmSpec, ChunkDecoder, merge_results
+from ikstack.chunk.files import decode_file, read_chunk, summarize
+from ikstack.chunk.parallel import ParallelChunkDecoder, PendingChunk, WorkerError
+from ikstack.chunk.profile import EmbodimentProfile, bundled_profile_path, load_profile
+from ikstack.chunk.types import (
+    ArmDecodeResult,
+    ChunkRejection,
+    ChunkRequest,
+    DecodedChunk,
+    LagStats,
+    TimelineSegment,
+    commit_to_timeline,
+)
+
+__all__ = [
+    "DEFAULT_IK_VALIDATION_DT_S",
+    "AnalyticSettings",
+    "ArmDecodeResult",
+    "ArmDecoder",
+    "ArmSpec",
+    "ChunkDecoder",
+    "ChunkRejection",
+    "ChunkRequest",
+    "DecodedChunk",
+    "EmbodimentProfile",
+    "LagStats",
+    "ParallelChunkDecoder",
+    "PendingChunk",
+    "TimelineSegment",
+    "WorkerError",
+    "bundled_profile_path",
+    "commit_to_timeline",
+    "decode_file",
+    "load_profile",
+    "merge_results",
+    "read_chunk",
+    "summarize",
+]

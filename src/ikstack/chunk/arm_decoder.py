@@ -1,0 +1,230 @@
+"""One arm's chunk decode: the differential (QP) backend and the analytic backend.
+
+Both turn H TCP knots at a fixed action interval into H joint knots from the measured state.
+
+* ``diff``: each SE(3) segment (from the measured TCP pose to knot 0, then knot to knot) is
+  divided into ``ceil(interval / ik_validation_dt_s)`` equal substeps; each substep's flange
+  target (through the mounted tool) is tracked by one QP step given the substep's actual
+  duration. Only the final joint state of each source knot is kept. The solver is reset (primal
+  and dual) at the start of every chunk.
+* ``analytic``: per knot, analytic IK seeded from the previous knot; candidates must pass the
+  FK gate, the joint-limit margins and the coupled-joint constraints; the branch check rejects a
+  knot whose largest per-joint jump from the seed exceeds ``branch_check_deg`` unless a valid
+  alternative stays within it (the closest is chosen).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.chunk.types import ArmDecodeResult, LagStats
+from ikstack.diffik.qp_config import DiffQPConfig
+from ikstack.diffik.qp_select import make_velocity_qp
+from ikstack.errors import ConfigError, InputError, ShapeError
+from ikstack.ik import certify
+from ikstack.kinematics import fk
+from ikstack.model import Chain
+from ikstack.spatial import as_transforms, as_vectors, se3
+
+Array = NDArray[np.float64]
+
+#: default substep bound of the diff backend [s]
+DEFAULT_IK_VALIDATION_DT_S = 0.004
+
+
+@dataclass(frozen=True)
+class AnalyticSettings:
+    """Settings of the analytic backend.
+
+    Attributes:
+        branch_check_deg: largest per-joint jump from the seed a knot may make [deg].
+        position_tolerance_m, rotation_tolerance_deg: the FK gate [m], [deg].
+        limit_margin_deg: margin from the position limits [deg]; None inherits the chain's
+            kinematic margin (never lower).
+        mode: the analytic solver's mode (``"near"`` handles near-SRS arms such as Marvin).
+    """
+
+    branch_check_deg: float = 1.8
+    position_tolerance_m: float = 1e-4
+    rotation_tolerance_deg: float = 0.06
+    limit_margin_deg: float | None = None
+    mode: str = "near"
+
+
+def _chunk_targets(T: Any, name: str) -> Array:
+    arr = np.asarray(T, dtype=np.float64)
+    if arr.ndim != 3 or arr.shape[1:] != (4, 4) or arr.shape[0] == 0:
+        raise ShapeError(name, arr.shape, "(H, 4, 4) with H >= 1")
+    return as_transforms(arr, name)
+
+
+class ArmDecoder:
+    """Decodes chunks for one arm (a chain with its mounted tool as TCP).
+
+    Args:
+        name: the arm's name (reported in rejections).
+        chain: the arm; its TCP is the mounted tool the targets refer to.
+        backend: ``"diff"`` or ``"analytic"``.
+        diff_config: QP tuning for the diff backend.
+        analytic: settings of the analytic backend.
+        ik_validation_dt_s: the longest substep of the diff backend [s].
+
+    Raises:
+        ConfigError: an unknown backend, a bad substep, or (analytic) no analytic solver.
+    """
+
+    def __init__(self, name: str, chain: Chain, backend: str = "analytic",
+                 diff_config: DiffQPConfig | None = None,
+                 analytic: AnalyticSettings | None = None,
+                 ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S):
+        self.name = name
+        self.chain = chain
+        if backend not in ("diff", "analytic"):
+            raise ConfigError(f"ik_backend must be 'analytic' or 'diff'; got {backend!r}")
+        if not (isinstance(ik_validation_dt_s, (int, float)) and math.isfinite(ik_validation_dt_s)
+                and ik_validation_dt_s > 0):
+            raise ConfigError(f"ik_validation_dt_s must be a positive number of seconds; got "
+                              f"{ik_validation_dt_s!r}")
+        self.backend = backend
+        self.ik_validation_dt_s = float(ik_validation_dt_s)
+        self.diff_config = diff_config or DiffQPConfig()
+        self.analytic = analytic or AnalyticSettings()
+        self.T_tcp_flange = se3.inverse(chain.T_tip_tcp)
+        if backend == "diff":
+            self.qp = make_velocity_qp(chain, self.diff_config)
+        else:
+            self._init_analytic()
+
+    def _init_analytic(self) -> None:
+        try:
+            from ikstack.ik.analytic import AnalyticIK  # type: ignore[attr-defined]
+        except ImportError as exc:
+            raise ConfigError(
+                "ik_backend 'analytic' needs ikstack.ik.analytic.AnalyticIK, which is not "
+                f"available in this installation ({exc}); use ik_backend: diff") from None
+        self.ik = AnalyticIK(self.chain, mode=self.analytic.mode)
+        s = self.analytic
+        lm = self.chain.kinematic_margin if s.limit_margin_deg is None \
+            else math.radians(s.limit_margin_deg)
+        if lm < self.chain.kinematic_margin - 1e-12:
+            raise ConfigError(f"analytic_ik.limit_margin_deg {s.limit_margin_deg} is below the "
+                              "arm's kinematic margin")
+        self.analytic_margin = lm
+
+    def warm_up(self) -> None:
+        """Run one tiny decode so compiled kernels and caches are loaded before real chunks."""
+        q = np.clip(self.chain.middle(), self.chain.lower + 0.2, self.chain.upper - 0.2)
+        if self.chain.constraints and not self.chain.constraints_satisfied(q):
+            q = np.zeros(self.chain.dof)
+        T = fk(self.chain, q)[None]
+        try:
+            self.decode(q, T, self.ik_validation_dt_s)
+        finally:
+            if self.backend == "diff":
+                self.qp.reset()
+
+    # ------------------------------------------------------------------ entry point
+    def decode(self, q0: Any, T_base_tcp: Any, action_interval_s: float) -> ArmDecodeResult:
+        """Decode one chunk for this arm.
+
+        Args:
+            q0: (dof,) measured joint state [rad] (the seed).
+            T_base_tcp: (H, 4, 4) TCP targets.
+            action_interval_s: the fixed policy action interval [s].
+
+        Raises:
+            ShapeError, NonFiniteError, NotRigidTransformError, InputError: bad inputs.
+        """
+        q = as_vectors(q0, f"q_observed[{self.name!r}]", self.chain.dof)
+        if q.shape != (self.chain.dof,):
+            raise ShapeError(f"q_observed[{self.name!r}]", q.shape, f"({self.chain.dof},)")
+        T = _chunk_targets(T_base_tcp, f"T_base_tcp[{self.name!r}]")
+        if not (math.isfinite(action_interval_s) and action_interval_s > 0):
+            raise InputError(f"action_interval_s must be positive; got {action_interval_s}")
+        if self.backend == "diff":
+            return self._decode_diff(q.copy(), T, float(action_interval_s))
+        return self._decode_analytic(q.copy(), T)
+
+    def substeps(self, action_interval_s: float) -> int:
+        """Substeps per knot: ``ceil(interval / ik_validation_dt_s)``."""
+        return max(1, math.ceil(action_interval_s / self.ik_validation_dt_s - 1e-9))
+
+    # ------------------------------------------------------------------ diff
+    def _decode_diff(self, q: Array, T: Array, interval: float) -> ArmDecodeResult:
+        qp = self.qp
+        qp.reset()
+        H = T.shape[0]
+        n_sub = self.substeps(interval)
+        dt = interval / n_sub
+        frac = np.arange(1, n_sub + 1, dtype=np.float64) / n_sub
+        out = np.empty((H, self.chain.dof))
+        T_prev = fk(self.chain, q)
+        worst_p, worst_e, exceed, steps = 0.0, math.nan, 0, 0
+        for k in range(H):
+            T_flange = se3.interpolate(T_prev, T[k], frac) @ self.T_tcp_flange
+            for j in range(n_sub):
+                r = qp.step_trusted(q, np.ascontiguousarray(T_flange[j]), dt)
+                steps += 1
+                if not math.isnan(r.position_residual_m):
+                    worst_p = max(worst_p, r.position_residual_m * 1000.0)
+                if not math.isnan(r.euler_residual_deg):
+                    worst_e = r.euler_residual_deg if math.isnan(worst_e) \
+                        else max(worst_e, r.euler_residual_deg)
+                exceed += int(r.lag_exceeded)
+                if not r.success:
+                    out[k:] = q
+                    return ArmDecodeResult(self.name, False, out, k, j, r.reason.value,
+                                           r.message, LagStats(worst_p, worst_e, exceed, steps))
+                q = r.q
+            out[k] = q
+            T_prev = T[k]
+        return ArmDecodeResult(self.name, True, out, lag=LagStats(worst_p, worst_e, exceed, steps))
+
+    # ------------------------------------------------------------------ analytic
+    def _decode_analytic(self, q: Array, T: Array) -> ArmDecodeResult:
+        s = self.analytic
+        ch = self.chain
+        H = T.shape[0]
+        out = np.empty((H, ch.dof))
+        branch = math.radians(s.branch_check_deg)
+        for k in range(H):
+            res = self.ik.solve(T[k:k + 1], seed=q[None, :], return_all=True)
+            cands = [np.asarray(res.q[0], dtype=np.float64)]
+            if res.q_all is not None and res.valid_all is not None:
+                cands += [np.asarray(c, dtype=np.float64)
+                          for c in np.asarray(res.q_all)[0][np.asarray(res.valid_all)[0]]]
+            C = np.array(cands)
+            fk_ok, _, _ = certify(ch, C, T[k], s.position_tolerance_m,
+                                  math.radians(s.rotation_tolerance_deg), check_constraints=False)
+            lim_ok = ch.within_limits(C, tol=1e-9, margin=self.analytic_margin)
+            con_ok = ch.constraints_satisfied(C) if ch.constraints else np.ones(len(C), bool)
+            valid = fk_ok & lim_ok & con_ok
+            jump = np.max(np.abs(C - q), axis=1)
+            pick = -1
+            if valid[0] and jump[0] <= branch:
+                pick = 0
+            else:
+                ok = np.flatnonzero(valid & (jump <= branch))
+                if ok.size:
+                    pick = int(ok[np.argmin(jump[ok])])
+            if pick < 0:
+                if valid.any():
+                    reason, msg = "branch_jump", (
+                        f"every valid solution jumps more than {s.branch_check_deg} deg "
+                        f"(smallest {math.degrees(float(jump[valid].min())):.3f} deg)")
+                elif (fk_ok & ~lim_ok).any():
+                    reason, msg = "joint_limit", "solutions leave the margin-adjusted limits"
+                elif (fk_ok & lim_ok & ~con_ok).any():
+                    reason, msg = "coupled_joint", "solutions violate a coupled-joint constraint"
+                else:
+                    reason, msg = "ik_failed", "no analytic solution met the FK tolerances"
+                out[k:] = q
+                return ArmDecodeResult(self.name, False, out, k, -1, reason, msg)
+            q = C[pick].copy()
+            out[k] = q
+        return ArmDecodeResult(self.name, True, out)

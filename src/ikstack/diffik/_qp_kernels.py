@@ -1,0 +1,187 @@
+"""Compiled per-step work of the velocity QP: building the cost and boxes, and the post-step FK.
+
+The scalar rotation-vector routine here is the compiled twin of
+:func:`ikstack.spatial.so3.log` (Shepperd quaternion, then ``2 atan2(|v|, w)``) for the hot loop;
+a test holds the two equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.diffik.joint_limit_cost import cost_gradient_into
+
+
+@njit(cache=True)
+def rotvec_of(R, out):  # pragma: no cover - compiled
+    """Rotation vector (angle in [0, pi]) of a 3x3 rotation into ``out`` (3,)."""
+    m00, m11, m22 = R[0, 0], R[1, 1], R[2, 2]
+    tr = m00 + m11 + m22
+    if tr >= m00 and tr >= m11 and tr >= m22:
+        s = np.sqrt(max(1.0 + tr, 1e-300)) * 2.0
+        w = 0.25 * s
+        x = (R[2, 1] - R[1, 2]) / s
+        y = (R[0, 2] - R[2, 0]) / s
+        z = (R[1, 0] - R[0, 1]) / s
+    elif m00 >= m11 and m00 >= m22:
+        s = np.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
+        w = (R[2, 1] - R[1, 2]) / s
+        x = 0.25 * s
+        y = (R[0, 1] + R[1, 0]) / s
+        z = (R[0, 2] + R[2, 0]) / s
+    elif m11 >= m22:
+        s = np.sqrt(max(1.0 - m00 + m11 - m22, 1e-300)) * 2.0
+        w = (R[0, 2] - R[2, 0]) / s
+        x = (R[0, 1] + R[1, 0]) / s
+        y = 0.25 * s
+        z = (R[1, 2] + R[2, 1]) / s
+    else:
+        s = np.sqrt(max(1.0 - m00 - m11 + m22, 1e-300)) * 2.0
+        w = (R[1, 0] - R[0, 1]) / s
+        x = (R[0, 2] + R[2, 0]) / s
+        y = (R[1, 2] + R[2, 1]) / s
+        z = 0.25 * s
+    nrm = np.sqrt(w * w + x * x + y * y + z * z)
+    w, x, y, z = w / nrm, x / nrm, y / nrm, z / nrm
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    nv = np.sqrt(x * x + y * y + z * z)
+    if nv < 1e-8:
+        f = 2.0 / w
+    else:
+        f = 2.0 * np.arctan2(nv, w) / nv
+    out[0] = x * f
+    out[1] = y * f
+    out[2] = z * f
+
+
+@njit(cache=True)
+def build_qp(J, T, T_target, q, dt, lin_scale, ang_scale, s, w_pos, w_rot, lam, mu, lo_int,
+             hi_int, band, nsw, lo_box, hi_box, vmax, P, c, lb, ub, grad):  # pragma: no cover
+    """Fill ``P (n,n)``, ``c (n)``, ``lb, ub (n)`` of one step; return the number of empty boxes.
+
+    Internal units: ``x = s * qdot`` (deg/s or rad/s), task rows scaled to mm (or m) and deg (or
+    rad). ``lo_int, hi_int`` are the raw limits in internal units (joint-limit cost);
+    ``lo_box, hi_box`` the margin-adjusted limits [rad]; ``vmax`` [rad/s].
+    """
+    n = q.shape[0]
+    Ji = np.empty((6, n))
+    for j in range(n):
+        for r in range(3):
+            Ji[r, j] = J[r, j] * lin_scale / s[j]
+            Ji[r + 3, j] = J[r + 3, j] * ang_scale / s[j]
+    v = np.empty(6)
+    for r in range(3):
+        v[r] = lin_scale * (T_target[r, 3] - T[r, 3]) / dt
+    Rerr = np.empty((3, 3))
+    for a in range(3):
+        for b in range(3):
+            Rerr[a, b] = (T_target[a, 0] * T[b, 0] + T_target[a, 1] * T[b, 1]
+                          + T_target[a, 2] * T[b, 2])
+    w = np.empty(3)
+    rotvec_of(Rerr, w)
+    for r in range(3):
+        v[r + 3] = ang_scale * w[r] / dt
+    W = np.empty(6)
+    for r in range(3):
+        W[r] = w_pos
+        W[r + 3] = w_rot
+    qi = np.empty(n)
+    for j in range(n):
+        qi[j] = q[j] * s[j]
+    cost_gradient_into(qi, lo_int, hi_int, nsw, band, grad)
+    for a in range(n):
+        for b in range(a, n):
+            acc = 0.0
+            for r in range(6):
+                acc += Ji[r, a] * W[r] * Ji[r, b]
+            acc *= 2.0
+            if a == b:
+                acc += 2.0 * lam
+            P[a, b] = acc
+            P[b, a] = acc
+        acc = 0.0
+        for r in range(6):
+            acc += Ji[r, a] * W[r] * v[r]
+        c[a] = -2.0 * acc + mu * dt * grad[a]
+    empty = 0
+    for j in range(n):
+        lo = max(-vmax[j], (lo_box[j] - q[j]) / dt)
+        hi = min(vmax[j], (hi_box[j] - q[j]) / dt)
+        lb[j] = lo * s[j]
+        ub[j] = hi * s[j]
+        if lo > hi:
+            empty += 1
+    return empty
+
+
+@njit(cache=True)
+def inputs_ok(q, T, atol):  # pragma: no cover - compiled
+    """0 when ``q`` is finite and ``T`` a finite rigid transform within ``atol``; else 1."""
+    for v in q:
+        if not np.isfinite(v):
+            return 1
+    for a in range(4):
+        for b in range(4):
+            if not np.isfinite(T[a, b]):
+                return 1
+    if abs(T[3, 0]) > atol or abs(T[3, 1]) > atol or abs(T[3, 2]) > atol \
+            or abs(T[3, 3] - 1.0) > atol:
+        return 1
+    for a in range(3):
+        for b in range(3):
+            d = T[0, a] * T[0, b] + T[1, a] * T[1, b] + T[2, a] * T[2, b]
+            if a == b:
+                d -= 1.0
+            if abs(d) > atol:
+                return 1
+    det = (T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
+           - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
+           + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0]))
+    if det < 0.0:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def quadrant_rows(q, ii, jj, table, margin, dt, row_scale, s, G, h):  # pragma: no cover
+    """Linearized quadrant-polynomial rows ``G x <= h`` (internal units) at ``q`` [rad].
+
+    ``table[k, i_nonneg, j_nonneg] = (a0, a1, a2, sense)``: the bound ``b(q_i)`` with
+    ``q_j <= b`` (sense +1) or ``q_j >= b`` (sense -1).
+    """
+    for k in range(ii.shape[0]):
+        i = ii[k]
+        j = jj[k]
+        qi = q[i]
+        qj = q[j]
+        a0, a1, a2, sense = table[k, 1 if qi >= 0 else 0, 1 if qj >= 0 else 0]
+        b = a0 * qi * qi + a1 * qi + a2
+        slope = 2.0 * a0 * qi + a1
+        for c in range(G.shape[1]):
+            G[k, c] = 0.0
+        if sense > 0:
+            g = qj - b
+            G[k, i] = -slope * row_scale[k] / s[i]
+            G[k, j] = row_scale[k] / s[j]
+        else:
+            g = b - qj
+            G[k, i] = slope * row_scale[k] / s[i]
+            G[k, j] = -row_scale[k] / s[j]
+        h[k] = row_scale[k] * (-margin - g) / dt
+
+
+@njit(cache=True)
+def quadrant_residual_max(q, ii, jj, table):  # pragma: no cover - compiled
+    """Largest residual ``g(q)`` [rad] of the quadrant-polynomial rows (``<= 0`` holds)."""
+    worst = -np.inf
+    for k in range(ii.shape[0]):
+        qi = q[ii[k]]
+        qj = q[jj[k]]
+        a0, a1, a2, sense = table[k, 1 if qi >= 0 else 0, 1 if qj >= 0 else 0]
+        b = a0 * qi * qi + a1 * qi + a2
+        g = qj - b if sense > 0 else b - qj
+        if g > worst:
+            worst = g
+    return worst

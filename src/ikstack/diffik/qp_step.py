@@ -1,0 +1,303 @@
+r"""The per-step template of seed 000's velocity QP; concrete QP solvers write only ``_solve``.
+
+Each step, with ``dt = min(max(dt_in, 1e-6), dt_max)``, solves for joint velocities ``x``
+(internal units: deg/s by default, or rad/s):
+
+.. math::
+    \min_x \; \|J x - v\|^2_W + \lambda \|x\|^2 + \mu\, dt\, \nabla c(q) \cdot x
+
+with ``v = [1000 dp; deg(rotvec(R_t R^T))] / dt`` (mm/s, deg/s), ``W = diag(w_pos I3, w_rot I3)``,
+the joint-limit-avoidance cost ``c`` (:mod:`ikstack.diffik.joint_limit_cost`), subject to
+
+* velocity boxes ``max(-vmax, (lo + margin - q)/dt) <= x <= min(vmax, (hi - margin - q)/dt)``;
+* each coupled-joint constraint linearized at ``q``: ``G x <= (-M - g) / dt``.
+
+An empty box is reported (``joint_limit``) before the QP solver is touched. After solving, ``x``
+is clipped to the box and integrated; the new configuration is re-checked (margins, coupled
+constraints, then the lag guard at the flange). Reasons in priority order: ``joint_limit``,
+``coupled_joint``, ``tracking_lag`` (abort policy), ``ok``.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.diffik import _qp_workspace as WS
+from ikstack.diffik._qp_workspace import Workspace
+from ikstack.diffik.qp_config import (
+    DEFAULT_COUPLED_MARGIN_DEG,
+    DT_MIN_S,
+    DiffQPConfig,
+    InternalUnits,
+    LagPolicy,
+    QPData,
+    StepReason,
+    StepResult,
+)
+from ikstack.diffik.solver import DifferentialIK
+from ikstack.errors import ConfigError, InputError, ShapeError
+from ikstack.kinematics import compile_chain, fk_jacobian
+from ikstack.model import Chain, QuadrantPolynomialConstraint
+from ikstack.spatial import (
+    RIGID_ATOL,
+    as_transforms,
+    check_finite,
+    matrix_to_euler_xyz,
+    se3,
+    wrap_angle,
+)
+
+Array = NDArray[np.float64]
+
+#: round-off allowed in the post-step checks [rad]
+POST_CHECK_TOL = 1e-9
+
+
+class VelocityQPStepper(DifferentialIK):
+    """Seed 000's differential-IK step for one arm (flange targets, SI at the boundary).
+
+    Args:
+        chain: the arm. Its TCP (mounted tool), if any, is used only by :meth:`flange_target`;
+            the QP tracks the flange (the chain's tip, including its static flange offset).
+        config: QP tuning (:class:`DiffQPConfig`); velocity limits come from
+            ``chain.velocity_limits`` only.
+
+    Raises:
+        ConfigError: a margin below the chain's kinematic margin, or a weight count that does
+            not match the chain's joints.
+    """
+
+    supports_inequalities = True
+
+    def __init__(self, chain: Chain, config: DiffQPConfig | None = None):
+        cfg = DiffQPConfig() if config is None else config
+        self.config = cfg
+        self.chain = chain
+        self.flange_chain = chain.without_tcp() if chain.tcp_name else chain
+        n = chain.dof
+        self.dof = n
+        where = f" in {cfg.source}" if cfg.source else ""
+        kin_margin_deg = math.degrees(chain.kinematic_margin)
+        if cfg.limit_margin_deg is None:
+            margin = chain.kinematic_margin
+        else:
+            if cfg.limit_margin_deg < kin_margin_deg - 1e-9:
+                raise ConfigError(
+                    f"diff_ik.limit_margin_deg{where}: {cfg.limit_margin_deg} deg is below the "
+                    f"arm's kinematic margin {kin_margin_deg:.6g} deg (it may be raised, never "
+                    "lowered)")
+            margin = math.radians(cfg.limit_margin_deg)
+        self.limit_margin = margin  # [rad]
+        if cfg.nullspace_weights is not None and len(cfg.nullspace_weights) != n:
+            raise ConfigError(
+                f"diff_ik.nullspace_weights{where}: {len(cfg.nullspace_weights)} weights for "
+                f"{n} joints; give exactly one finite non-negative weight per joint")
+        revolute = chain.is_revolute
+        seed_units = cfg.internal_units == InternalUnits.MM_DEG
+        self.lin_scale = 1000.0 if seed_units else 1.0
+        self.ang_scale = 180.0 / math.pi if seed_units else 1.0
+        self.s = np.where(revolute, self.ang_scale, self.lin_scale).astype(np.float64)
+        self.lo_int = np.ascontiguousarray(chain.lower * self.s)
+        self.hi_int = np.ascontiguousarray(chain.upper * self.s)
+        self.lo_box = np.ascontiguousarray(chain.lower + margin)
+        self.hi_box = np.ascontiguousarray(chain.upper - margin)
+        if np.any(self.lo_box > self.hi_box):
+            raise ConfigError(f"diff_ik.limit_margin_deg{where}: a margin of "
+                              f"{math.degrees(margin):.6g} deg leaves no room between the limits")
+        self.vmax = np.ascontiguousarray(chain.velocity_limits, dtype=np.float64)
+        band = cfg.nullspace_activation_deg
+        self.band = -1.0 if band is None else math.radians(band) * self.ang_scale
+        self.nsw = np.ones(n) if cfg.nullspace_weights is None else np.array(cfg.nullspace_weights)
+        cm = DEFAULT_COUPLED_MARGIN_DEG if cfg.coupled_margin_deg is None else cfg.coupled_margin_deg
+        self.coupled_margin = math.radians(cm)  # [rad]
+        # coupled-joint rows: quadrant polynomials on the compiled path, any other constraint
+        # through its own linearize(); rows in that order
+        quads = [c for c in chain.constraints if isinstance(c, QuadrantPolynomialConstraint)]
+        others = [c for c in chain.constraints if not isinstance(c, QuadrantPolynomialConstraint)]
+        self.constraints = tuple(quads) + tuple(others)
+        self._quad_i = np.array([c.joint_i for c in quads], dtype=np.int64)
+        self._quad_j = np.array([c.joint_j for c in quads], dtype=np.int64)
+        self._quad_table = np.zeros((len(quads), 2, 2, 4))
+        for k, c in enumerate(quads):
+            for row in c.rows:
+                self._quad_table[k, int(row.i_nonneg), int(row.j_nonneg)] = (
+                    row.a0, row.a1, row.a2, 1.0 if row.upper else -1.0)
+        self._others = tuple(others)
+        self.num_rows = sum(c.num_rows for c in self.constraints)
+        self._row_scale = np.array([self.ang_scale if revolute[c.joints[0]] else self.lin_scale
+                                    for c in self.constraints for _ in range(c.num_rows)],
+                                   dtype=np.float64)
+        self.T_flange_tcp = chain.T_tip_tcp.copy()  # the mounted tool, in the flange frame
+        self.T_tcp_flange = se3.inverse(self.T_flange_tcp)
+        # one flat workspace for the compiled step kernels; named views into it
+        row_cols = [tuple(sorted(c.joints)) for c in self.constraints for _ in range(c.num_rows)]
+        ws = Workspace(n, len(quads), self.num_rows, row_cols)
+        v = ws.v
+        v["const"][:] = (self.lin_scale, self.ang_scale, cfg.w_pos, cfg.w_rot, cfg.lam,
+                         cfg.mu_nullspace, self.band, self.coupled_margin)
+        for name in ("s", "lo_int", "hi_int", "nsw", "lo_box", "hi_box", "vmax"):
+            v[name][:] = getattr(self, name)
+            setattr(self, name, v[name])
+        cc = compile_chain(self.flange_chain)
+        v["Rs"][:], v["ps"][:], v["R_end"][:], v["p_end"][:] = cc.Rs, cc.ps, cc.R_end, cc.p_end
+        v["kinds"][:] = cc.kinds
+        v["qtab"][:] = self._quad_table
+        v["qi"][:], v["qj"][:] = self._quad_i, self._quad_j
+        v["row_scale"][:] = self._row_scale
+        self._ws = ws
+        self._data = QPData(v["P"], v["c"], v["lb"], v["ub"], v["G"], v["h"], 0.0)
+        self._out_offset = int(ws.ib[WS.F_OUT])
+        self._max_lag_m = cfg.max_lag_mm / 1000.0
+        self._max_lag_deg = cfg.max_lag_deg
+        self._abort = cfg.lag_policy == LagPolicy.ABORT
+        self.steps = 0
+
+    # ------------------------------------------------------------------ frames
+    def flange_target(self, T_base_tcp: ArrayLike) -> Array:
+        """Flange targets (..., 4, 4) of TCP targets, through the chain's mounted tool."""
+        T = as_transforms(T_base_tcp, "T_base_tcp")
+        return T @ self.T_tcp_flange
+
+    def flange_fk_jacobian(self, q: ArrayLike) -> tuple[Array, Array]:
+        """``(T_base_flange, J_flange)`` (4, 4), (6, dof) at ``q`` [rad] (flange offset included)."""
+        return fk_jacobian(self.flange_chain, np.asarray(q, dtype=np.float64))
+
+    # ------------------------------------------------------------------ state
+    def reset(self) -> None:
+        """Forget all solver state (primal and dual warm start, cached kinematics).
+
+        Call at the start of each chunk: rejected plans or earlier chunks then cannot carry
+        QP state into the new one.
+        """
+        self._ws.invalidate()
+        self._reset_solver()
+
+    @abstractmethod
+    def _reset_solver(self) -> None:
+        """Zero the QP solver's primal and dual warm start."""
+
+    @abstractmethod
+    def _solve(self, data: QPData) -> tuple[Array | None, str, int]:
+        """Solve ``data``; ``(x or None if unsolved, status text, iterations)``."""
+
+    # ------------------------------------------------------------------ building
+    def _check_inputs(self, q: ArrayLike, T_target: ArrayLike, dt: float) -> tuple[Array, Array, float]:
+        qa = np.ascontiguousarray(q, dtype=np.float64)
+        if qa.shape != (self.dof,):
+            raise ShapeError("q", qa.shape, f"({self.dof},)")
+        Tt = np.ascontiguousarray(T_target, dtype=np.float64)
+        if Tt.shape != (4, 4):
+            raise ShapeError("T_target_flange", Tt.shape, "(4, 4)")
+        if isinstance(dt, bool) or not isinstance(dt, (int, float, np.floating, np.integer)):
+            raise InputError(f"dt must be a number of seconds; got {dt!r}")
+        if not math.isfinite(dt) or dt < 0:
+            raise InputError(f"dt must be finite and >= 0 [s]; got {dt}")
+        dt_used = min(max(float(dt), DT_MIN_S), self.config.dt_max_s)
+        return qa, Tt, dt_used
+
+    def _build(self, q: Array, Tt: Array, dt: float) -> tuple[QPData, int]:
+        ws = self._ws
+        code = WS.pre_step(q, Tt, dt, ws.fb, ws.ib, RIGID_ATOL)
+        if code == 1:  # let the foundation's checks name what is wrong
+            check_finite(q, "q")
+            as_transforms(Tt, "T_target_flange")
+        r = self._quad_i.shape[0]
+        if self._others:
+            G, h, s_ = ws.v["G"], ws.v["h"], self.s
+            for con in self._others:
+                g, Gc = con.linearize(q, self.dof)
+                m = con.num_rows
+                rs = self._row_scale[r:r + m, None]
+                G[r:r + m] = Gc * rs / s_
+                h[r:r + m] = rs[:, 0] * (-self.coupled_margin - g) / dt
+                r += m
+            WS.fill_osqp(ws.fb, ws.ib)
+        self._data.dt = dt
+        return self._data, 1 if code == 2 else 0
+
+    def build(self, q: ArrayLike, T_target_flange: ArrayLike, dt: float) -> QPData:
+        """The QP of one step, for inspection (copies, internal units; see the module doc)."""
+        qa, Tt, dt_used = self._check_inputs(q, T_target_flange, dt)
+        data, _ = self._build(qa, Tt, dt_used)
+        return QPData(data.P.copy(), data.c.copy(), data.lower.copy(), data.upper.copy(),
+                      data.G.copy(), data.h.copy(), dt_used, data.lower > data.upper)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, q: ArrayLike, T_target_flange: ArrayLike, dt: float) -> StepResult:
+        """One QP step from ``q`` [rad] toward a flange target, over ``dt`` [s].
+
+        Args:
+            q: (dof,) current joint positions [rad].
+            T_target_flange: (4, 4) target pose of the flange in the base frame.
+            dt: the step's actual duration [s] (capped to ``[1e-6, dt_max_s]``).
+
+        Returns:
+            A :class:`StepResult`; failures are statuses (``q`` unchanged), never exceptions.
+
+        Raises:
+            ShapeError, NonFiniteError, NotRigidTransformError, InputError: bad inputs.
+        """
+        qa, Tt, dt = self._check_inputs(q, T_target_flange, dt)
+        return self._step(qa, Tt, dt)
+
+    def step_trusted(self, q: Array, T_target_flange: Array, dt: float) -> StepResult:
+        """:meth:`step` without the input checks, for callers that validated a whole chunk.
+
+        ``q`` must be a finite contiguous float64 (dof,) array and ``T_target_flange`` a
+        contiguous rigid (4, 4) transform; ``dt`` [s] is capped as in :meth:`step`.
+        """
+        return self._step(q, T_target_flange, min(max(float(dt), DT_MIN_S), self.config.dt_max_s))
+
+    def _fail(self, q: Array, reason: StepReason, dt: float, msg: str, status: str = "",
+              iters: int = 0, pres: float = math.nan, eres: float = math.nan,
+              lag: bool = False) -> StepResult:
+        return StepResult(q.copy(), np.zeros(self.dof), reason, dt, pres, eres, lag, status,
+                          iters, msg)
+
+    def _step(self, q: Array, Tt: Array, dt: float) -> StepResult:
+        self.steps += 1
+        data, empty = self._build(q, Tt, dt)
+        if empty:
+            j = int(np.argmax(data.lower - data.upper))
+            return self._fail(q, StepReason.JOINT_LIMIT, dt,
+                              f"empty velocity box for joint {self.chain.joint_names[j]!r}: the "
+                              "margin-adjusted position limits cannot be reached within the "
+                              "velocity limit", "empty_box")
+        x, status, iters = self._solve(data)
+        ws = self._ws
+        code = 3 if x is None else WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
+        if code == 3:  # unsolved, or a non-finite solution
+            return self._fail(q, StepReason.QP_FAILED, dt, f"QP not solved (status {status})",
+                              status, iters)
+        pres = float(ws.fb[self._out_offset])
+        eres = math.nan
+        if self._max_lag_deg is not None:
+            T = ws.v["T_new"]
+            e = wrap_angle(matrix_to_euler_xyz(Tt[:3, :3]) - matrix_to_euler_xyz(T[:3, :3]))
+            eres = float(np.degrees(np.max(np.abs(e))))
+            lag = pres > self._max_lag_m or eres > self._max_lag_deg
+        else:
+            lag = pres > self._max_lag_m
+        if code == 1:
+            return self._fail(q, StepReason.JOINT_LIMIT, dt, "the step leaves the "
+                              "margin-adjusted joint limits", status, iters, pres, eres, lag)
+        if code == 2:
+            return self._fail(q, StepReason.COUPLED_JOINT, dt, "the step violates a "
+                              "coupled-joint constraint", status, iters, pres, eres, lag)
+        q_new = ws.v["q_new"].copy()
+        for con in self._others:
+            if np.any(con.residual(q_new) > POST_CHECK_TOL):
+                return self._fail(q, StepReason.COUPLED_JOINT, dt,
+                                  f"the step violates coupled-joint constraint {con.name!r}",
+                                  status, iters, pres, eres, lag)
+        if lag and self._abort:
+            return self._fail(q, StepReason.TRACKING_LAG, dt,
+                              f"flange residual {pres * 1000:.3f} mm"
+                              + (f", {eres:.3f} deg" if self._max_lag_deg is not None else "")
+                              + " exceeds the lag guard", status, iters, pres, eres, lag)
+        return StepResult(q_new, ws.v["qdot"].copy(), StepReason.OK, dt, pres, eres, lag, status,
+                          iters, "lag exceeded (reported)" if lag else "ok")
