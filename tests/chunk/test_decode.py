@@ -8,9 +8,9 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import q0, reachable_chunk
 
 import ikstack.ik.analytic as analytic_pkg
+from conftest import q0, reachable_chunk
 from ikstack.chunk import (
     ArmSpec,
     ChunkDecoder,

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Q0_DEG
 
+from conftest import Q0_DEG
 from ikstack.diffik import (
     ActiveSetQPSolver,
     DiffIKRequest,

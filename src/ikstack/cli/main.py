@@ -13,6 +13,7 @@ from ikstack.errors import IKStackError
 COMMANDS = {
     "robots": "ikstack.cli.robots_cmd",
     "fk": "ikstack.cli.fk_cmd",
+    "decode": "ikstack.cli.decode_cmd",
 }
 
 

@@ -1,0 +1,48 @@
+"""``ikstack decode``: decode a Cartesian action chunk into joint knots with a profile."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ikstack.chunk import bundled_profile_path, decode_file
+from ikstack.cli.common import print_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "decode", help="decode an action chunk into joint knots",
+        description="Decode a chunk (.npz with T_base_tcp_<arm> (H, 4, 4) and q_observed_<arm> "
+                    "(dof,) per arm, optional t0) with an embodiment profile; the whole chunk is "
+                    "accepted or rejected. Writes <out>.npz (times, ok, q_<arm>) and <out>.json.")
+    p.add_argument("chunk", help="chunk .npz file")
+    p.add_argument("--profile", required=True,
+                   help="profile YAML file, or the name of a bundled profile "
+                        "(marvin_bimanual, marvin_bimanual_diff)")
+    p.add_argument("-o", "--out", help="output prefix (default: the chunk path without .npz, "
+                                       "plus '.decoded')")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    prof = Path(args.profile)
+    if not prof.exists() and prof.suffix not in (".yaml", ".yml"):
+        prof = bundled_profile_path(args.profile)
+    chunk = Path(args.chunk)
+    out = Path(args.out) if args.out else chunk.with_name(chunk.stem + ".decoded")
+    summary = decode_file(prof, chunk, out)
+    if args.json:
+        print_json(summary)
+    else:
+        status = "accepted" if summary["ok"] else "REJECTED"
+        print(f"chunk {chunk.name}: {status}, horizon {summary['horizon']} knots "
+              f"(profile {summary.get('profile_name')})")
+        rej = summary.get("rejection")
+        if rej:
+            print(f"  rejected: arm {rej['arm']}, knot {rej['knot']}, reason {rej['reason']}: "
+                  f"{rej['message']}")
+        for f in summary.get("failures", [])[:10]:
+            print(f"  failure: arm {f['arm']} knot {f['knot']} substep {f['substep']}: {f['reason']}")
+        print(f"  wrote {summary['outputs']['npz']} and {summary['outputs']['json']}")
+    return 0 if summary["ok"] else 1
