@@ -1,0 +1,157 @@
+"""Solving one episode as a continuous path.
+
+Two ways in: the library's solvers (:func:`library_path_solver`: the analytic path solver where
+the chain's family allows, the numerical solver otherwise), looked up when first used; or any
+per-frame solver run by :func:`solve_episode`'s seeded loop, which carries the last certified
+solution forward as the next seed and refuses steps above ``max_joint_step``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
+from ikstack.ik import IKResult, IKStatus, fk_errors
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+
+#: ``frame_solver(chain, T_base_tcp (1, 4, 4), seed (1, dof) or None) -> IKResult``
+FrameSolver = Callable[[Chain, Array, "Array | None"], IKResult]
+#: ``path_solver(T_base_tcp (T, 4, 4), seed (dof,) or None) -> IKResult``
+PathSolver = Callable[[Array, "Array | None"], IKResult]
+#: ``factory(chain, method, max_joint_step) -> PathSolver``; must be picklable for the engines
+PathSolverFactory = Callable[[Chain, str, "float | None"], PathSolver]
+
+METHODS = ("auto", "analytic", "numerical")
+
+
+class SolverUnavailableError(IKStackError):
+    """The IK solver a job asked for is not part of this installation."""
+
+
+def check_method(method: str) -> str:
+    """``method`` if it is one of :data:`METHODS` (raises :class:`InputError` otherwise)."""
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    return method
+
+
+def solve_episode(
+    chain: Chain,
+    T_path: Array,
+    seed: Array | None = None,
+    method: str = "auto",
+    max_joint_step: float | None = None,
+    frame_solver: FrameSolver | None = None,
+) -> IKResult:
+    """Solve the targets ``T_path`` (T, 4, 4) of one episode as a continuous path.
+
+    With ``frame_solver`` given, each frame is solved seeded with the last certified solution
+    (``seed`` for the first frame, or None to let the solver choose); a solution more than
+    ``max_joint_step`` [rad or m] from that seed in any joint fails with
+    :attr:`IKStatus.STEP_LIMIT`. A failed frame holds the last certified joint vector (or the
+    solver's limit-projected answer before the first success), so every row is finite.
+    Without ``frame_solver``, :func:`library_path_solver` does the work.
+
+    Returns:
+        An :class:`IKResult` with one row per frame; errors are the FK errors of ``q``.
+    """
+    check_method(method)
+    if frame_solver is None:
+        return library_path_solver(chain, method, max_joint_step)(T_path, seed)
+    return _seeded_loop(chain, T_path, seed, frame_solver, max_joint_step)
+
+
+def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: FrameSolver,
+                 max_joint_step: float | None) -> IKResult:
+    n = T_path.shape[0]
+    q = np.empty((n, chain.dof))
+    success = np.zeros(n, dtype=bool)
+    status = np.full(n, int(IKStatus.NOT_SOLVED), dtype=np.int64)
+    prev = None if seed is None else np.asarray(seed, dtype=np.float64).reshape(chain.dof)
+    method = "none"
+    for i in range(n):
+        r = frame_solver(chain, T_path[i:i + 1], None if prev is None else prev[None, :])
+        method = r.method
+        qi = np.asarray(r.q, dtype=np.float64).reshape(chain.dof)
+        ok = bool(r.success[0]) and bool(np.all(np.isfinite(qi)))
+        st = int(r.status[0])
+        if ok and prev is not None and max_joint_step is not None:
+            if float(np.max(np.abs(qi - prev))) > max_joint_step:
+                ok, st = False, int(IKStatus.STEP_LIMIT)
+        if ok:
+            prev = qi
+            q[i] = qi
+            st = int(IKStatus.SUCCESS)
+        elif prev is not None:
+            q[i] = prev
+        else:
+            q[i] = chain.clip(np.where(np.isfinite(qi), qi, chain.middle()))
+        success[i] = ok
+        status[i] = st
+    perr, rerr = fk_errors(chain, q, T_path)
+    zeros = np.zeros(n, dtype=np.int64)
+    return IKResult(q, success, perr, rerr, status, f"path[{method}]", zeros, zeros.copy())
+
+
+def library_path_solver(chain: Chain, method: str = "auto",
+                        max_joint_step: float | None = None) -> PathSolver:
+    """The library's continuous-path solver for ``chain``.
+
+    ``auto`` uses the analytic path solver when the chain's family has one, the numerical
+    solver (through :func:`solve_episode`'s seeded loop) otherwise; ``analytic`` and
+    ``numerical`` force one.
+
+    Raises:
+        SolverUnavailableError: the requested solver is not installed.
+        UnsupportedGeometryError: ``analytic`` was forced on a chain without a closed form.
+    """
+    check_method(method)
+    if method in ("auto", "analytic"):
+        analytic = _optional("ikstack.ik.analytic", "AnalyticIK")
+        if analytic is None and method == "analytic":
+            raise SolverUnavailableError(
+                "the analytic IK solver (ikstack.ik.analytic.AnalyticIK) is not available in "
+                "this installation; use --method numerical")
+        if analytic is not None:
+            try:
+                solver = analytic(chain, mode="strict", max_joint_step=max_joint_step)
+            except UnsupportedGeometryError:
+                if method == "analytic":
+                    raise
+            else:
+                return solver.solve_path  # type: ignore[no-any-return]
+    solve_ik = _optional("ikstack.ik", "solve_ik")
+    if solve_ik is None:
+        raise SolverUnavailableError(
+            "the numerical IK solver (ikstack.ik.solve_ik) is not available in this "
+            "installation")
+
+    def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
+        return solve_ik(chain_, T, seed=seed, method="numerical")  # type: ignore[no-any-return]
+
+    def path(T_path: Array, seed: Array | None) -> IKResult:
+        return _seeded_loop(chain, T_path, seed, frame, max_joint_step)
+
+    return path
+
+
+def default_path_solver_factory(chain: Chain, method: str,
+                                max_joint_step: float | None) -> PathSolver:
+    """The factory the jobs use unless given another (picklable, module level)."""
+    return library_path_solver(chain, method, max_joint_step)
+
+
+def _optional(module: str, attr: str) -> Any:
+    """``module.attr``, or None when the module or attribute is not installed."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return getattr(mod, attr, None)

@@ -1,0 +1,62 @@
+"""A small stand-in IK solver for the job tests: damped Gauss-Newton on the compiled FK and
+Jacobian from a seed, then the middle of the limits, then seeded random restarts; every success
+passes ikstack.ik.certify. It is deliberately simple and slow; the library's solvers replace it
+in real jobs."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ikstack.ik import IKResult, IKStatus, certify
+from ikstack.jobs.path import solve_episode
+from ikstack.kinematics import fk_jacobian
+from ikstack.spatial import pose_error
+
+POS_TOL = 1e-7  # [m]
+ROT_TOL = 1e-6  # [rad]
+
+
+def gn_frame(chain, T, seed):
+    """Solve one target ``T (1, 4, 4)`` from ``seed (1, dof)`` or None."""
+    starts = [] if seed is None else [np.asarray(seed, dtype=np.float64)[0]]
+    starts.append(chain.middle())
+    rng = np.random.default_rng(0)
+    starts += list(chain.random_q(rng, 12))
+    q = starts[0]
+    for q0 in starts:
+        q = q0.copy()
+        for _ in range(40):
+            Tq, J = fk_jacobian(chain, q)
+            e = pose_error(T[0], Tq)
+            if np.linalg.norm(e[:3]) < 1e-10 and np.linalg.norm(e[3:]) < 1e-10:
+                break
+            dq = J.T @ np.linalg.solve(J @ J.T + 1e-6 * np.eye(6), e)
+            q = chain.clip(q + dq)
+        ok, pe, re = certify(chain, q[None], T, POS_TOL, ROT_TOL)
+        if ok[0]:
+            break
+    status = np.array([IKStatus.SUCCESS if ok[0] else IKStatus.ITERATION_LIMIT], dtype=np.int64)
+    z = np.zeros(1, dtype=np.int64)
+    return IKResult(q[None].copy(), ok.copy(), pe, re, status, "standin_gn", z, z.copy())
+
+
+def standin_factory(chain, method, max_joint_step):
+    """A picklable PathSolverFactory running the seeded path loop with :func:`gn_frame`."""
+
+    def path(T_path, seed):
+        return solve_episode(chain, T_path, seed, method, max_joint_step, frame_solver=gn_frame)
+
+    return path
+
+
+def slow_factory(chain, method, max_joint_step):
+    """Like :func:`standin_factory` but sleeps 0.5 s per episode (for kill tests)."""
+    inner = standin_factory(chain, method, max_joint_step)
+
+    def path(T_path, seed):
+        time.sleep(0.5)
+        return inner(T_path, seed)
+
+    return path
