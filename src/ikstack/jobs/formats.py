@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -101,8 +102,10 @@ def _read_csv_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str
     _missing(path, header, need)
     idx = [header.index(c) for c in need]
     try:
-        data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=idx, ndmin=2,
-                          dtype=np.float64, comments=None)
+        with warnings.catch_warnings():  # an empty body is reported below, as a DatasetError
+            warnings.simplefilter("ignore", UserWarning)
+            data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=idx, ndmin=2,
+                              dtype=np.float64, comments=None)
     except ValueError:
         _locate_csv_parse_error(path, header, need)
         raise
