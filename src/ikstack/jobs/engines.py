@@ -38,18 +38,24 @@ def run_engine(engine: str, config: SolveConfig, batches: list[Batch], workers: 
     Returns:
         Every episode's stats, in the order of ``batches``.
     """
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    if workers < 1:
-        raise InputError(f"workers must be at least 1; got {workers}")
-    if engine == "local" and ray_address is not None:
-        raise InputError("--ray-address needs --engine ray")
+    check_engine(engine, workers, ray_address)
     config = _portable(config)
     if engine == "local":
         parts = run_local(config, batches, workers, on_done)
     else:
         parts = run_ray(config, batches, workers, on_done, ray_address)
     return [s for part in parts for s in part]
+
+
+def check_engine(engine: str, workers: int, ray_address: str | None = None) -> None:
+    """Raise :class:`InputError` for an unknown engine, fewer than one worker, or a Ray address
+    given to the local engine."""
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if workers < 1:
+        raise InputError(f"workers must be at least 1; got {workers}")
+    if engine == "local" and ray_address is not None:
+        raise InputError("--ray-address needs --engine ray")
 
 
 def _portable(config: SolveConfig) -> SolveConfig:

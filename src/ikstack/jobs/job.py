@@ -18,7 +18,7 @@ from ikstack.jobs.convert import (
     output_path_for,
     skipped_stats,
 )
-from ikstack.jobs.engines import default_workers, run_engine
+from ikstack.jobs.engines import check_engine, default_workers, run_engine
 from ikstack.jobs.formats import SUFFIXES, atomic_write, remove_partials
 from ikstack.jobs.progress import Progress
 
@@ -163,6 +163,7 @@ def run_job(
     """
     t0 = time.perf_counter()
     workers = default_workers() if workers is None else int(workers)
+    check_engine(engine, workers, ray_address)
     tasks = plan_tasks(input_path, output_path)
     out = Path(output_path)
     out.mkdir(parents=True, exist_ok=True)
