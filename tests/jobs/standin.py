@@ -60,3 +60,22 @@ def slow_factory(chain, method, max_joint_step):
         return inner(T_path, seed)
 
     return path
+
+
+def liar_factory(chain, method, max_joint_step):
+    """A broken solver for the job's gate: claims success everywhere, but frame 0 is NaN, frame 1
+    is outside the limits, and frame 2 is the wrong configuration with its true FK errors."""
+
+    def path(T_path, seed):
+        good = standin_factory(chain, method, max_joint_step)(T_path, seed)
+        q = good.q.copy()
+        q[0] = np.nan
+        q[1] = chain.upper + 0.5
+        q[2] = chain.middle()
+        from ikstack.ik import fk_errors
+
+        pe, re = fk_errors(chain, np.nan_to_num(q), T_path)
+        n = len(T_path)
+        return IKResult(q, np.ones(n, dtype=bool), pe, re, np.zeros(n, dtype=np.int64), "liar")
+
+    return path

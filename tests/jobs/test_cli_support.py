@@ -16,7 +16,7 @@ from ikstack.jobs.cli_support import (
     input_from_options,
     run_solve,
 )
-from ikstack.jobs.path import _optional
+from ikstack.jobs.path import library_solvers_available
 from ikstack.jobs.progress import Progress
 from ikstack.robots import data_path
 
@@ -74,7 +74,7 @@ def test_run_solve_converts_the_bundled_sample(tmp_path):
     assert (tmp_path / "out" / "summary.json").exists()
 
 
-@pytest.mark.skipif(_optional("ikstack.ik", "solve_ik") is not None,
+@pytest.mark.skipif(library_solvers_available()["numerical"],
                     reason="the library's solvers are installed")
 def test_run_solve_without_the_library_solvers_says_so(tmp_path):
     with pytest.raises(SolverUnavailableError, match="not available in this installation"):

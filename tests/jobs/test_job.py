@@ -155,3 +155,18 @@ def test_local_pool_and_ray_write_identical_bytes(tmp_path):
     assert len(ref) == 3
     assert _outputs(tmp_path / "two") == ref
     assert _outputs(tmp_path / "ray") == ref
+
+
+@pytest.mark.parametrize("recertify", [False, True])
+def test_the_job_gate_rejects_claims_that_break_the_contract(ur5_sample, tmp_path, recertify):
+    from standin import liar_factory
+
+    for name in ("episode_001.csv", "episode_002.csv"):
+        (ur5_sample / name).unlink()
+    cfg = SolveConfig(load("ur5"), path_solver_factory=liar_factory, recertify=recertify)
+    s = run_job(ur5_sample, tmp_path / "o", cfg, workers=1, progress=_quiet())
+    out = read_solved(tmp_path / "o" / "episode_000.csv")
+    assert np.isfinite(out.q).all() and np.isfinite(out.position_error).all()
+    assert out.success.tolist()[:4] == [False, False, False, True]
+    assert (out.status[:3] != 0).all() and s.frames_solved == 197
+    assert load("ur5").within_limits(out.q[0])

@@ -282,12 +282,12 @@ def _write_npz(tmp: Path, s: SolvedEpisode) -> None:
         "rotation_error": s.rotation_error,
         "status": s.status.astype(np.int64),
     }
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
         for key, arr in arrays.items():
             b = io.BytesIO()
             np.lib.format.write_array(b, np.ascontiguousarray(arr), allow_pickle=False)
             info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED
             info.external_attr = 0o644 << 16
             zf.writestr(info, b.getvalue())
 

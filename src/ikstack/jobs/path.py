@@ -148,6 +148,12 @@ def default_path_solver_factory(chain: Chain, method: str,
     return library_path_solver(chain, method, max_joint_step)
 
 
+def library_solvers_available() -> dict[str, bool]:
+    """Which library solvers are installed: ``{"analytic": bool, "numerical": bool}``."""
+    return {"analytic": _optional("ikstack.ik.analytic", "AnalyticIK") is not None,
+            "numerical": _optional("ikstack.ik", "solve_ik") is not None}
+
+
 def _optional(module: str, attr: str) -> Any:
     """``module.attr``, or None when the module or attribute is not installed."""
     try:
