@@ -18,8 +18,22 @@ POS_TOL = 1e-7  # [m]
 ROT_TOL = 1e-6  # [rad]
 
 
+CALLS = {"n": 0}  # calls made in this process (to show batching)
+
+
 def gn_frame(chain, T, seed):
-    """Solve one target ``T (1, 4, 4)`` from ``seed (1, dof)`` or None."""
+    """Solve targets ``T (K, 4, 4)`` from seeds ``(K, dof)`` or None, one row at a time."""
+    CALLS["n"] += 1
+    if len(T) > 1:
+        rows = [_gn_one(chain, T[k:k + 1], None if seed is None else seed[k:k + 1])
+                for k in range(len(T))]
+        return IKResult(*(np.concatenate([getattr(r, f) for r in rows]) for f in (
+            "q", "success", "position_error", "rotation_error", "status")), "standin_gn",
+            np.zeros(len(T), dtype=np.int64), np.zeros(len(T), dtype=np.int64))
+    return _gn_one(chain, T, seed)
+
+
+def _gn_one(chain, T, seed):
     starts = [] if seed is None else [np.asarray(seed, dtype=np.float64)[0]]
     starts.append(chain.middle())
     rng = np.random.default_rng(0)

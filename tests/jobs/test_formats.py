@@ -264,3 +264,21 @@ def test_leftover_partials_of_a_killed_run_are_removed(tmp_path):
     (tmp_path / "keep.csv").write_text("x")
     assert remove_partials(tmp_path) == 1
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["keep.csv"]
+
+
+def test_quoted_csv_cells_are_read(tmp_path):
+    _, T, rows = _poses()
+    lines = [",".join(f'"{c}"' for c in COLS)]
+    lines += [",".join(f'"{float(v)!r}"' for v in r) for r in rows]
+    (tmp_path / "q.csv").write_text("\r\n".join(lines) + "\r\n")
+    np.testing.assert_allclose(read_episode(tmp_path / "q.csv").T_base_tcp, T, atol=1e-14)
+
+
+def test_a_short_csv_row_is_named(tmp_path):
+    _, _, rows = _poses()
+    _write_csv(tmp_path / "ep.csv", rows)
+    lines = (tmp_path / "ep.csv").read_text().splitlines()
+    lines[13] = ",".join(lines[13].split(",")[:5])  # data row 12 lost three fields
+    (tmp_path / "ep.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(DatasetError, match=r"ep\.csv, row 12: has 5 fields; the header has 8"):
+        read_episode(tmp_path / "ep.csv")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standin import gn_frame
+from standin import CALLS, gn_frame
 
 from ikstack.errors import InputError
 from ikstack.ik import IKStatus
@@ -32,11 +32,12 @@ def test_seeded_loop_solves_a_smooth_path_continuously(panda_path):
     assert perr.max() < 1e-6 and rerr.max() < 1e-5
 
 
-def test_a_jump_beyond_max_joint_step_fails_and_holds_the_last_solution(panda_path):
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_a_jump_beyond_max_joint_step_fails_and_holds_the_last_solution(panda_path, chunk):
     chain, T = panda_path
     far = fk(chain, chain.middle() + np.array([1.2, 0.3, -0.8, 0.4, 1.0, -0.3, 0.9]))
     path = np.concatenate([T[:10], far[None], T[10:15]])
-    r = solve_episode(chain, path, max_joint_step=0.2, frame_solver=gn_frame)
+    r = solve_episode(chain, path, max_joint_step=0.2, frame_solver=gn_frame, chunk=chunk)
     assert r.success[:10].all()
     assert not r.success[10] and r.status[10] == IKStatus.STEP_LIMIT
     np.testing.assert_array_equal(r.q[10], r.q[9])
@@ -78,3 +79,24 @@ def test_missing_library_solvers_raise_a_clear_error(panda_path):
     if not library_solvers_available()["analytic"]:
         with pytest.raises(SolverUnavailableError, match="analytic IK solver"):
             library_path_solver(chain, "analytic")
+
+
+def test_chunked_tracking_matches_frame_by_frame_with_fewer_calls(panda_path):
+    chain, T = panda_path
+    q0 = solve_episode(chain, T[:1], frame_solver=gn_frame).q[0]
+    CALLS["n"] = 0
+    one = solve_episode(chain, T, seed=q0, frame_solver=gn_frame)
+    calls_one = CALLS["n"]
+    CALLS["n"] = 0
+    many = solve_episode(chain, T, seed=q0, frame_solver=gn_frame, chunk=16)
+    assert many.success.all() and one.success.all()
+    assert CALLS["n"] < calls_one / 4
+    # frames of a chunk start from an older seed, so they may differ slightly in redundancy
+    assert np.abs(np.diff(many.q, axis=0)).max() < 0.1
+    assert np.abs(many.q - one.q).max() < 0.05
+
+
+def test_chunk_must_be_positive(panda_path):
+    chain, T = panda_path
+    with pytest.raises(InputError, match="chunk"):
+        solve_episode(chain, T, frame_solver=gn_frame, chunk=0)

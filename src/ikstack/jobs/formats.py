@@ -106,29 +106,35 @@ def _read_csv_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str
             warnings.simplefilter("ignore", UserWarning)
             data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=idx, ndmin=2,
                               dtype=np.float64, comments=None)
-    except ValueError:
-        _locate_csv_parse_error(path, header, need)
-        raise
+    except ValueError:  # quoted numbers, ragged rows or a bad cell: the careful reader
+        data = _read_csv_slow(path, header, need)
     if data.shape[0] == 0:
         raise DatasetError(path, "no data rows after the header")
     return {c: data[:, k] for k, c in enumerate(need)}
 
 
-def _locate_csv_parse_error(path: Path, header: list[str], need: tuple[str, ...]) -> None:
-    """Find the first cell of ``need`` that does not parse and raise a DatasetError on it."""
+def _read_csv_slow(path: Path, header: list[str], need: tuple[str, ...]) -> Array:
+    """Parse ``need`` cell by cell with the csv module; a bad cell raises a DatasetError."""
+    idx = [header.index(c) for c in need]
+    rows: list[list[float]] = []
     with path.open(newline="") as f:
         reader = csv.reader(f)
         next(reader)
         for r, row in enumerate(reader):
+            if not row:
+                continue
             if len(row) != len(header):
                 raise DatasetError(path, f"has {len(row)} fields; the header has {len(header)}",
                                    r)
-            for c in need:
-                cell = row[header.index(c)]
+            vals = []
+            for c, k in zip(need, idx):
                 try:
-                    float(cell)
+                    vals.append(float(row[k]))
                 except ValueError:
-                    raise DatasetError(path, f"cannot read {cell!r} as a number", r, c) from None
+                    raise DatasetError(path, f"cannot read {row[k]!r} as a number", r,
+                                       c) from None
+            rows.append(vals)
+    return np.array(rows, dtype=np.float64).reshape(-1, len(need))
 
 
 def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str, Array]:

@@ -49,6 +49,7 @@ def solve_episode(
     method: str = "auto",
     max_joint_step: float | None = None,
     frame_solver: FrameSolver | None = None,
+    chunk: int = 1,
 ) -> IKResult:
     """Solve the targets ``T_path`` (T, 4, 4) of one episode as a continuous path.
 
@@ -59,24 +60,52 @@ def solve_episode(
     solver's limit-projected answer before the first success), so every row is finite.
     Without ``frame_solver``, :func:`library_path_solver` does the work.
 
+    ``chunk > 1`` trades call overhead for batching: the next ``chunk`` frames are solved in
+    one call, all seeded with the last certified solution, and accepted in order while each
+    stays within ``max_joint_step`` (or :data:`CHUNK_STEP` when None) of its predecessor; the
+    first frame that does not is solved alone, as with ``chunk=1``. ``frame_solver`` then
+    receives ``(K, 4, 4)`` targets and ``(K, dof)`` seeds.
+
     Returns:
         An :class:`IKResult` with one row per frame; errors are the FK errors of ``q``.
     """
     check_method(method)
+    if chunk < 1:
+        raise InputError(f"chunk must be at least 1; got {chunk}")
     if frame_solver is None:
         return library_path_solver(chain, method, max_joint_step)(T_path, seed)
-    return _seeded_loop(chain, T_path, seed, frame_solver, max_joint_step)
+    return _seeded_loop(chain, T_path, seed, frame_solver, max_joint_step, chunk)
+
+
+#: [rad or m] largest step between consecutive frames a batched chunk may take unchecked
+CHUNK_STEP = 0.2
 
 
 def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: FrameSolver,
-                 max_joint_step: float | None) -> IKResult:
+                 max_joint_step: float | None, chunk: int = 1) -> IKResult:
     n = T_path.shape[0]
     q = np.empty((n, chain.dof))
     success = np.zeros(n, dtype=bool)
     status = np.full(n, int(IKStatus.NOT_SOLVED), dtype=np.int64)
     prev = None if seed is None else np.asarray(seed, dtype=np.float64).reshape(chain.dof)
+    bound = CHUNK_STEP if max_joint_step is None else max_joint_step
     method = "none"
-    for i in range(n):
+    i = 0
+    while i < n:
+        if chunk > 1 and prev is not None and i + 1 < n:
+            j = min(n, i + chunk)
+            r = frame_solver(chain, T_path[i:j], np.tile(prev, (j - i, 1)))
+            method = r.method
+            qs = np.asarray(r.q, dtype=np.float64).reshape(j - i, chain.dof)
+            oks = np.asarray(r.success, dtype=bool) & np.all(np.isfinite(qs), axis=1)
+            k = 0
+            while k < j - i and oks[k] and float(np.max(np.abs(qs[k] - prev))) <= bound:
+                prev = qs[k]
+                q[i + k], success[i + k], status[i + k] = prev, True, int(IKStatus.SUCCESS)
+                k += 1
+            i += k
+            if i >= n:
+                break
         r = frame_solver(chain, T_path[i:i + 1], None if prev is None else prev[None, :])
         method = r.method
         qi = np.asarray(r.q, dtype=np.float64).reshape(chain.dof)
@@ -95,9 +124,14 @@ def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: 
             q[i] = chain.clip(np.where(np.isfinite(qi), qi, chain.middle()))
         success[i] = ok
         status[i] = st
+        i += 1
     perr, rerr = fk_errors(chain, q, T_path)
     zeros = np.zeros(n, dtype=np.int64)
     return IKResult(q, success, perr, rerr, status, f"path[{method}]", zeros, zeros.copy())
+
+
+#: frames per batched call when the numerical solver tracks a path
+NUMERICAL_CHUNK = 32
 
 
 def library_path_solver(chain: Chain, method: str = "auto",
@@ -137,7 +171,7 @@ def library_path_solver(chain: Chain, method: str = "auto",
         return solve_ik(chain_, T, seed=seed, method="numerical")  # type: ignore[no-any-return]
 
     def path(T_path: Array, seed: Array | None) -> IKResult:
-        return _seeded_loop(chain, T_path, seed, frame, max_joint_step)
+        return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)
 
     return path
 
