@@ -127,7 +127,7 @@ def _read_csv_slow(path: Path, header: list[str], need: tuple[str, ...]) -> Arra
                 raise DatasetError(path, f"has {len(row)} fields; the header has {len(header)}",
                                    r)
             vals = []
-            for c, k in zip(need, idx):
+            for c, k in zip(need, idx, strict=True):
                 try:
                     vals.append(float(row[k]))
                 except ValueError:
