@@ -170,3 +170,10 @@ def test_the_job_gate_rejects_claims_that_break_the_contract(ur5_sample, tmp_pat
     assert out.success.tolist()[:4] == [False, False, False, True]
     assert (out.status[:3] != 0).all() and s.frames_solved == 197
     assert load("ur5").within_limits(out.q[0])
+
+
+def test_an_output_folder_inside_the_input_is_not_read_as_input(ur5_sample):
+    out = ur5_sample / "solved"
+    first = run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
+    again = run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
+    assert first.episodes == again.episodes == 3 and again.skipped == 3

@@ -115,6 +115,10 @@ def plan_tasks(input_path: str | os.PathLike[str],
     in_dir = root if root.is_dir() else root.parent
     if out.resolve() == in_dir.resolve():
         raise InputError(f"{out}: the output folder must differ from the input folder")
+    out_abs = out.resolve()
+    files = [f for f in files if not f.resolve().is_relative_to(out_abs)]  # earlier outputs
+    if not files:
+        raise InputError(f"{root}: no episode files outside the output folder {out}")
     tasks = []
     for f in files:
         rel = f.name if root.is_file() else f.relative_to(root).as_posix()
