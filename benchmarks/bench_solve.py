@@ -78,21 +78,25 @@ def make_dataset(folder: Path, robot: str, episodes: int, frames: int, seed: int
                  qw=quat[:, 0], qx=quat[:, 1], qy=quat[:, 2], qz=quat[:, 3])
 
 
-def bare_loop(folder: Path, out: Path, chain, factory) -> tuple[float, int, int]:
-    """The peer: read, solve, certify and write each episode in one plain loop."""
+def bare_loop(folder: Path, out: Path, chain, factory) -> tuple[float, float, int, int]:
+    """The peer: read, solve and write each episode in one plain loop; also returns the time
+    spent in the solver alone [s]."""
     solver = factory(chain, "auto", None)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     frames = solved = 0
+    solve_time = 0.0
     for f in sorted(folder.glob("*.npz")):
         ep = read_episode(f)
+        ts = time.perf_counter()
         r = solver(ep.T_base_tcp, None)
+        solve_time += time.perf_counter() - ts
         write_solved(out / f.name, SolvedEpisode(
             ep.timestamps, chain.joint_names, r.q, r.success, r.position_error,
             r.rotation_error, r.status))
         frames += len(ep)
         solved += int(r.success.sum())
-    return time.perf_counter() - t0, frames, solved
+    return time.perf_counter() - t0, solve_time, frames, solved
 
 
 def versions() -> dict[str, str]:
@@ -142,10 +146,10 @@ def main(argv: list[str] | None = None) -> None:
             make_dataset(data, robot, episodes, frames)
             factory(chain, "auto", None)(read_episode(next(data.glob("*.npz"))).T_base_tcp,
                                          None)  # compile kernels before timing
-            dt, n, ok = bare_loop(data, work / robot / "bare", chain, factory)
+            dt, solve_s, n, ok = bare_loop(data, work / robot / "bare", chain, factory)
             rows.append({"robot": robot, "engine": "bare loop (peer)", "workers": 1,
                          "frames": n, "success_rate": ok / n, "seconds": dt,
-                         "frames_per_second": n / dt})
+                         "frames_per_second": n / dt, "solver_frames_per_second": n / solve_s})
             runs = [("local", 1), ("local", 2)] + ([("ray", 2)] if have_ray else [])
             for engine, workers in runs:
                 cfg = SolveConfig(chain, path_solver_factory=factory)
@@ -154,7 +158,9 @@ def main(argv: list[str] | None = None) -> None:
                 rows.append({"robot": robot, "engine": engine, "workers": workers,
                              "frames": s.frames, "success_rate": s.success_rate,
                              "seconds": s.seconds, "frames_per_second": s.frames_per_second,
-                             "frames_per_cpu_second": s.frames / s.cpu_seconds})
+                             "frames_per_cpu_second": s.frames / s.cpu_seconds,
+                             "job_overhead_us_per_frame":
+                                 1e6 * (s.cpu_seconds - solve_s) / s.frames})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for r in rows:
@@ -164,11 +170,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"ikstack solve throughput: {episodes} episodes x {frames} frames per robot, "
           f"solver {solver_name}")
     print(f"{'robot':<8} {'engine':<17} {'workers':>7} {'frames':>9} {'success':>8} "
-          f"{'time [s]':>9} {'frames/s':>10} {'scaling':>8}")
+          f"{'time [s]':>9} {'frames/s':>10} {'scaling':>8} {'per core':>9} {'overhead':>9}")
     for r in rows:
         print(f"{r['robot']:<8} {r['engine']:<17} {r['workers']:>7} {r['frames']:>9,} "
               f"{100 * r['success_rate']:>7.2f}% {r['seconds']:>9.2f} "
-              f"{r['frames_per_second']:>10,.0f} {r['scaling_vs_1_worker']:>7.2f}x")
+              f"{r['frames_per_second']:>10,.0f} {r['scaling_vs_1_worker']:>7.2f}x "
+              + (f"{r['frames_per_cpu_second']:>9,.0f} {r['job_overhead_us_per_frame']:>6.1f} us"
+                 if "frames_per_cpu_second" in r else
+                 f"{'solver alone: ':>9}{r['solver_frames_per_second']:,.0f} frames/s"))
+    print("per core: frames per second of worker time; overhead: reading, gating and writing "
+          "per frame (worker time minus the solver's time in the peer loop)")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
         "benchmark": "bench_solve", "episodes": episodes, "frames": frames,
