@@ -177,3 +177,13 @@ def test_an_output_folder_inside_the_input_is_not_read_as_input(ur5_sample):
     first = run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
     again = run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
     assert first.episodes == again.episodes == 3 and again.skipped == 3
+
+
+def test_a_foreign_file_in_place_of_an_output_is_reported_not_trusted(ur5_sample, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "episode_001.csv").write_text("not,an,output\n")
+    with pytest.raises(DatasetError, match=r"episode_001\.csv.*--overwrite"):
+        run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
+    s = run_job(ur5_sample, out, _config(), workers=1, overwrite=True, progress=_quiet())
+    assert s.converted == 3 and s.frames_solved == 600

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError, ShapeError
+from ikstack.errors import IKStackError, InputError, MissingExtraError, ShapeError
 from ikstack.ik import IKStatus, certify, fk_errors
-from ikstack.jobs.episode import SolvedEpisode
+from ikstack.jobs.episode import DatasetError, SolvedEpisode
 from ikstack.jobs.formats import read_episode, read_solved, write_solved
 from ikstack.jobs.path import PathSolver, PathSolverFactory, check_method
 from ikstack.model import Chain
@@ -184,8 +184,17 @@ def _stats(task: EpisodeTask, s: SolvedEpisode, method: str, seconds: float,
 
 
 def skipped_stats(task: EpisodeTask) -> EpisodeStats:
-    """Stats of an episode whose output already exists (read back from that output)."""
-    return _stats(task, read_solved(task.output_path), "skipped", 0.0, skipped=True)
+    """Stats of an episode whose output already exists (read back from that output).
+
+    Raises:
+        DatasetError: the existing file is not a readable ikstack output.
+    """
+    try:
+        solved = read_solved(task.output_path)
+    except (IKStackError, OSError, ValueError, KeyError) as exc:
+        raise DatasetError(task.output_path, f"exists but is not a readable solve output "
+                           f"({exc}); remove it or rerun with --overwrite") from None
+    return _stats(task, solved, "skipped", 0.0, skipped=True)
 
 
 def convert_batch(config: SolveConfig, tasks: list[EpisodeTask]) -> list[EpisodeStats]:
