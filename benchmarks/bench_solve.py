@@ -43,8 +43,9 @@ RESULTS = Path(__file__).parent / "results" / "bench_solve.json"
 
 
 # ---------------------------------------------------------------------------- stand-in solver
-def newton_factory(chain, method, max_joint_step):
+def newton_factory(config):
     """Batched damped Newton from the benchmark paths' home posture, certified by FK."""
+    chain = config.chain
     home = np.asarray(SAMPLE_HOMES[chain.name], dtype=np.float64)
 
     def path(T_path, seed):
@@ -81,7 +82,7 @@ def make_dataset(folder: Path, robot: str, episodes: int, frames: int, seed: int
 def bare_loop(folder: Path, out: Path, chain, factory) -> tuple[float, float, int, int]:
     """The peer: read, solve and write each episode in one plain loop; also returns the time
     spent in the solver alone [s]."""
-    solver = factory(chain, "auto", None)
+    solver = factory(SolveConfig(chain, path_solver_factory=factory))
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     frames = solved = 0
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
             chain = load(robot)
             data = work / robot / "in"
             make_dataset(data, robot, episodes, frames)
-            factory(chain, "auto", None)(read_episode(next(data.glob("*.npz"))).T_base_tcp,
+            factory(SolveConfig(chain, path_solver_factory=factory))(read_episode(next(data.glob("*.npz"))).T_base_tcp,
                                          None)  # compile kernels before timing
             dt, solve_s, n, ok = bare_loop(data, work / robot / "bare", chain, factory)
             rows.append({"robot": robot, "engine": "bare loop (peer)", "workers": 1,

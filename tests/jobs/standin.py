@@ -56,8 +56,9 @@ def _gn_one(chain, T, seed):
     return IKResult(q[None].copy(), ok.copy(), pe, re, status, "standin_gn", z, z.copy())
 
 
-def standin_factory(chain, method, max_joint_step):
+def standin_factory(config):
     """A picklable PathSolverFactory running the seeded path loop with :func:`gn_frame`."""
+    chain, method, max_joint_step = config.chain, config.method, config.max_joint_step
 
     def path(T_path, seed):
         return solve_episode(chain, T_path, seed, method, max_joint_step, frame_solver=gn_frame)
@@ -65,9 +66,9 @@ def standin_factory(chain, method, max_joint_step):
     return path
 
 
-def slow_factory(chain, method, max_joint_step):
+def slow_factory(config):
     """Like :func:`standin_factory` but sleeps 0.5 s per episode (for kill tests)."""
-    inner = standin_factory(chain, method, max_joint_step)
+    inner = standin_factory(config)
 
     def path(T_path, seed):
         time.sleep(0.5)
@@ -76,12 +77,13 @@ def slow_factory(chain, method, max_joint_step):
     return path
 
 
-def liar_factory(chain, method, max_joint_step):
+def liar_factory(config):
     """A broken solver for the job's gate: claims success everywhere, but frame 0 is NaN, frame 1
     is outside the limits, and frame 2 is the wrong configuration with its true FK errors."""
 
     def path(T_path, seed):
-        good = standin_factory(chain, method, max_joint_step)(T_path, seed)
+        chain = config.chain
+        good = standin_factory(config)(T_path, seed)
         q = good.q.copy()
         q[0] = np.nan
         q[1] = chain.upper + 0.5
@@ -93,3 +95,12 @@ def liar_factory(chain, method, max_joint_step):
         return IKResult(q, np.ones(n, dtype=bool), pe, re, np.zeros(n, dtype=np.int64), "liar")
 
     return path
+
+
+SEEN: list = []
+
+
+def recording_factory(config):
+    """standin_factory that records the backend and device it was built for."""
+    SEEN.append((config.backend, config.device))
+    return standin_factory(config)

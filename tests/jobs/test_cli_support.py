@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from standin import standin_factory
+from standin import SEEN, recording_factory, standin_factory
 
 from ikstack.errors import IKStackError, InputError, MissingExtraError
 from ikstack.jobs import SolverUnavailableError, sample_path
@@ -87,7 +87,7 @@ def test_warp_backend_is_validated_before_any_work(tmp_path):
     a = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--backend", "warp",
               "--device", "cuda")
     with pytest.raises((MissingExtraError, SolverUnavailableError)) as ei:
-        run_solve(a, progress=Progress.silent(), path_solver_factory=standin_factory)
+        run_solve(a, progress=Progress.silent())
     assert "warp" in str(ei.value).lower()
     assert not (tmp_path / "o").exists()
     b = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--device", "cuda")
@@ -112,3 +112,12 @@ def test_bad_job_arguments_are_input_errors(tmp_path):
         run_solve(parse("--robot", "ur5", str(sample_path("ur5")), "-o",
                         str(sample_path("ur5"))), progress=Progress.silent(),
                   path_solver_factory=standin_factory)
+
+
+def test_backend_and_device_reach_a_custom_factory(tmp_path):
+    pytest.importorskip("warp")
+    a = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--backend", "warp",
+              "--device", "cuda", "--workers", "1")
+    s = run_solve(a, progress=Progress.silent(), path_solver_factory=recording_factory)
+    assert s.frames_solved == 600
+    assert SEEN == [("warp", "cuda")]

@@ -41,8 +41,9 @@ class SolveConfig:
             after the solver's own certification (a frame must pass both).
         recertify: run FK again on every frame instead of gating on the solver's reported
             FK errors (one extra FK per frame; for solvers you do not trust).
-        path_solver_factory: builds the path solver in each worker; None for the library's.
-            Must be picklable (a module-level function) for the process pool and Ray.
+        path_solver_factory: ``factory(config) -> path solver``, called once in each worker;
+            None for the library's (numpy backend only). Must be picklable (a module-level
+            function) for the process pool and Ray. It receives ``backend`` and ``device``.
         token: identifies the job so workers build the solver once per process.
     """
 
@@ -60,6 +61,10 @@ class SolveConfig:
     def __post_init__(self) -> None:
         check_method(self.method)
         check_backend(self.backend, self.device)
+        if self.backend != "numpy" and self.path_solver_factory is None:
+            from ikstack.jobs.path import SolverUnavailableError, no_backend_solver
+
+            raise SolverUnavailableError(no_backend_solver(self.backend))
         if self.max_joint_step is not None and not (
                 math.isfinite(self.max_joint_step) and self.max_joint_step > 0):
             raise InputError(f"max_joint_step must be a positive number [rad]; got "
@@ -71,15 +76,12 @@ class SolveConfig:
 
 
 def check_backend(backend: str, device: str) -> None:
-    """Validate a backend/device pair; the Warp backend must be installed to be chosen.
+    """Validate a backend/device pair; Warp must be installed to be chosen.
 
     Raises:
         InputError: an unknown name, or ``cuda`` with the numpy backend.
         MissingExtraError: ``warp`` chosen without warp-lang (extra ``warp``).
-        SolverUnavailableError: ``warp`` chosen but ikstack's Warp backend is not available.
     """
-    from ikstack.jobs.path import SolverUnavailableError
-
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if device not in DEVICES:
@@ -90,10 +92,6 @@ def check_backend(backend: str, device: str) -> None:
     if backend == "warp":
         if importlib.util.find_spec("warp") is None:
             raise MissingExtraError("warp-lang", "warp")
-        if importlib.util.find_spec("ikstack.backends.warp") is None:
-            raise SolverUnavailableError(
-                "the Warp backend (ikstack.backends.warp) is not available in this "
-                "installation; use --backend numpy")
 
 
 @dataclass(frozen=True)
@@ -137,7 +135,7 @@ def _path_solver(config: SolveConfig) -> PathSolver:
         from ikstack.jobs.path import default_path_solver_factory
 
         factory = config.path_solver_factory or default_path_solver_factory
-        solver = factory(config.chain, config.method, config.max_joint_step)
+        solver = factory(config)
         _SOLVERS.clear()  # one job at a time per process
         _SOLVERS[config.token] = solver
     return solver

@@ -25,8 +25,10 @@ Array = NDArray[np.float64]
 FrameSolver = Callable[[Chain, Array, "Array | None"], IKResult]
 #: ``path_solver(T_base_tcp (T, 4, 4), seed (dof,) or None) -> IKResult``
 PathSolver = Callable[[Array, "Array | None"], IKResult]
-#: ``factory(chain, method, max_joint_step) -> PathSolver``; must be picklable for the engines
-PathSolverFactory = Callable[[Chain, str, "float | None"], PathSolver]
+#: ``factory(config: SolveConfig) -> PathSolver``, called once per worker process with the
+#: job's config (chain, method, max_joint_step, backend, device); must be picklable (a
+#: module-level function) for the process pool and Ray
+PathSolverFactory = Callable[[Any], PathSolver]
 
 METHODS = ("auto", "analytic", "numerical")
 
@@ -176,10 +178,18 @@ def library_path_solver(chain: Chain, method: str = "auto",
     return path
 
 
-def default_path_solver_factory(chain: Chain, method: str,
-                                max_joint_step: float | None) -> PathSolver:
-    """The factory the jobs use unless given another (picklable, module level)."""
-    return library_path_solver(chain, method, max_joint_step)
+def default_path_solver_factory(config: Any) -> PathSolver:
+    """The factory jobs use unless given another: :func:`library_path_solver` on the numpy
+    backend (other backends need a factory of their own; :class:`SolveConfig` checks)."""
+    if config.backend != "numpy":
+        raise SolverUnavailableError(no_backend_solver(config.backend))
+    return library_path_solver(config.chain, config.method, config.max_joint_step)
+
+
+def no_backend_solver(backend: str) -> str:
+    """The message for a backend the jobs have no built-in path solver for."""
+    return (f"`ikstack solve` has no built-in path solver on the {backend!r} backend in this "
+            "installation; use --backend numpy (or pass a path_solver_factory that uses it)")
 
 
 def library_solvers_available() -> dict[str, bool]:
