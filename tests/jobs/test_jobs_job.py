@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from standin import standin_factory
+from jobs_standin import standin_factory
 
 from ikstack.jobs import DatasetError, SolveConfig, read_episode, read_solved, run_job
 from ikstack.jobs.progress import Progress
@@ -109,7 +109,7 @@ def test_outputs_follow_the_input_format_and_folder_layout(ur5_sample, tmp_path)
 def test_a_killed_run_leaves_only_complete_outputs_and_resumes(ur5_sample, tmp_path):
     out = tmp_path / "out"
     script = (
-        "import sys; from standin import slow_factory\n"
+        "import sys; from jobs_standin import slow_factory\n"
         "from ikstack.jobs import SolveConfig, run_job, Progress\n"
         "from ikstack.robots import load\n"
         f"run_job({str(ur5_sample)!r}, {str(out)!r}, SolveConfig(load('ur5'), "
@@ -159,7 +159,7 @@ def test_local_pool_and_ray_write_identical_bytes(tmp_path):
 
 @pytest.mark.parametrize("recertify", [False, True])
 def test_the_job_gate_rejects_claims_that_break_the_contract(ur5_sample, tmp_path, recertify):
-    from standin import liar_factory
+    from jobs_standin import liar_factory
 
     for name in ("episode_001.csv", "episode_002.csv"):
         (ur5_sample / name).unlink()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from standin import CALLS, gn_frame
+from jobs_standin import CALLS, gn_frame
 
 from ikstack.errors import InputError
 from ikstack.ik import IKStatus

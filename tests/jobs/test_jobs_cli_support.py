@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from standin import SEEN, recording_factory, standin_factory
+from jobs_standin import SEEN, recording_factory, standin_factory
 
 from ikstack.errors import IKStackError, InputError, MissingExtraError
 from ikstack.jobs import SolverUnavailableError, sample_path
