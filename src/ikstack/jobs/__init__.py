@@ -1,0 +1,41 @@
+"""Batch jobs: ``ikstack solve`` converts datasets of TCP-pose episodes to joint trajectories.
+
+Layout: :mod:`.episode` (schema, errors), :mod:`.formats` (CSV/NPZ/Parquet readers and atomic
+writers), :mod:`.path` (continuous-path solving), :mod:`.convert` (one episode),
+:mod:`.engines` (process pool, Ray), :mod:`.job` (the job and its summary),
+:mod:`.progress`, :mod:`.samples` (the bundled sample dataset), :mod:`.cli_support`.
+"""
+
+from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
+from ikstack.jobs.episode import DatasetError, Episode, SolvedEpisode
+from ikstack.jobs.formats import read_episode, read_solved, write_solved
+from ikstack.jobs.job import SolveSummary, find_episodes, run_job
+from ikstack.jobs.path import (
+    SolverUnavailableError,
+    library_path_solver,
+    solve_episode,
+)
+from ikstack.jobs.progress import Progress
+from ikstack.jobs.samples import resolve_input, sample_path
+
+__all__ = [
+    "DatasetError",
+    "Episode",
+    "EpisodeStats",
+    "EpisodeTask",
+    "Progress",
+    "SolveConfig",
+    "SolveSummary",
+    "SolvedEpisode",
+    "SolverUnavailableError",
+    "convert_episode",
+    "find_episodes",
+    "library_path_solver",
+    "read_episode",
+    "read_solved",
+    "resolve_input",
+    "run_job",
+    "sample_path",
+    "solve_episode",
+    "write_solved",
+]

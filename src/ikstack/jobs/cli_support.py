@@ -1,0 +1,105 @@
+"""Arguments and entry point of ``ikstack solve`` (the CLI registers them; nothing here
+imports the CLI).
+
+``ikstack solve --robot NAME|--urdf PATH [--base B --tip T] INPUT -o OUTPUT [--method ...]``
+where INPUT is an episode file, a folder of episodes, ``sample:NAME`` (a bundled sample), or
+omitted with ``--sample`` (the bundled sample of ``--robot``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ikstack.errors import InputError
+from ikstack.jobs.convert import BACKENDS, DEVICES, SolveConfig
+from ikstack.jobs.engines import ENGINES
+from ikstack.jobs.job import SolveSummary, run_job
+from ikstack.jobs.path import METHODS, PathSolverFactory
+from ikstack.jobs.progress import Progress
+from ikstack.jobs.samples import SAMPLE_HOMES, resolve_input, sample_path
+from ikstack.model import Chain, load_urdf
+from ikstack.robots import load
+
+
+def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register the ``solve`` options on ``parser`` (returned for chaining)."""
+    arm = parser.add_mutually_exclusive_group(required=True)
+    arm.add_argument("--robot", help="bundled robot name (see `ikstack robots`)")
+    arm.add_argument("--urdf", help="URDF file of the arm")
+    parser.add_argument("--base", help="base link of the chain (with --urdf; default: root)")
+    parser.add_argument("--tip", help="tip link of the chain (with --urdf; default: the leaf)")
+    parser.add_argument(
+        "input", nargs="?",
+        help="episode file (.csv/.npz/.parquet), folder of episodes, or sample:ROBOT "
+             f"(bundled samples: {', '.join(SAMPLE_HOMES)})")
+    parser.add_argument("--sample", action="store_true",
+                        help="solve the bundled sample episodes of --robot")
+    parser.add_argument("-o", "--output", required=True, help="output folder")
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="auto: analytic where the arm's family allows, numerical otherwise")
+    parser.add_argument("--max-joint-step", type=float, default=None, metavar="RAD",
+                        help="largest joint change between consecutive frames [rad]")
+    parser.add_argument("--engine", choices=ENGINES, default="local",
+                        help="local process pool or a Ray cluster (extra 'ray')")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="local processes or local Ray CPUs (default: all cores)")
+    parser.add_argument("--ray-address", default=None,
+                        help="Ray cluster to join (default: start a local Ray runtime)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="solve episodes again even if their output exists")
+    parser.add_argument("--backend", choices=BACKENDS, default="numpy",
+                        help="kinematics backend (warp needs the 'warp' extra)")
+    parser.add_argument("--device", choices=DEVICES, default="cpu",
+                        help="device of the warp backend")
+    return parser
+
+
+def chain_from_options(options: Any) -> Chain:
+    """The chain named by ``--robot`` or ``--urdf/--base/--tip``."""
+    robot = getattr(options, "robot", None)
+    urdf = getattr(options, "urdf", None)
+    base = getattr(options, "base", None)
+    tip = getattr(options, "tip", None)
+    if (robot is None) == (urdf is None):
+        raise InputError("give exactly one of --robot NAME or --urdf PATH")
+    if robot is not None:
+        if base is not None or tip is not None:
+            raise InputError("--base/--tip go with --urdf; a bundled robot has its own chain")
+        return load(robot)
+    return load_urdf(str(urdf), base, tip)
+
+
+def input_from_options(options: Any) -> str:
+    """The input path: ``--sample``, ``sample:NAME`` or the INPUT argument."""
+    given = getattr(options, "input", None)
+    if getattr(options, "sample", False):
+        if given is not None:
+            raise InputError("give either INPUT or --sample, not both")
+        robot = getattr(options, "robot", None)
+        if robot is None:
+            raise InputError("--sample needs --robot (samples exist for "
+                             f"{', '.join(SAMPLE_HOMES)})")
+        return str(sample_path(robot))
+    if given is None:
+        raise InputError("give an INPUT episode file or folder (or --sample)")
+    return resolve_input(str(given))
+
+
+def run_solve(options: Any, progress: Progress | None = None,
+              path_solver_factory: PathSolverFactory | None = None) -> SolveSummary:
+    """Run ``ikstack solve`` from parsed options (an argparse namespace or any object with
+    the same attributes); returns the summary, also written to ``OUTPUT/summary.json``.
+
+    ``path_solver_factory`` replaces the library's solvers (see :class:`SolveConfig`)."""
+    chain = chain_from_options(options)
+    config = SolveConfig(
+        chain, method=getattr(options, "method", "auto"),
+        max_joint_step=getattr(options, "max_joint_step", None),
+        backend=getattr(options, "backend", "numpy"), device=getattr(options, "device", "cpu"),
+        path_solver_factory=path_solver_factory)
+    return run_job(
+        input_from_options(options), options.output, config,
+        engine=getattr(options, "engine", "local"), workers=getattr(options, "workers", None),
+        ray_address=getattr(options, "ray_address", None),
+        overwrite=bool(getattr(options, "overwrite", False)), progress=progress)

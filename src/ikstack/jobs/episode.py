@@ -1,0 +1,144 @@
+"""Episodes of timestamped TCP poses, their solved joint trajectories, and the dataset schema.
+
+Input schema (one episode per file; CSV, NPZ or Parquet):
+
+========== ====== ===============================================================
+column     unit   meaning
+========== ====== ===============================================================
+timestamp  s      sample time; never decreasing within an episode
+x, y, z    m      TCP position in the chain's base frame
+qw qx qy qz  -    TCP orientation, unit quaternion (w, x, y, z), base frame
+========== ====== ===============================================================
+
+Extra columns are ignored. An NPZ episode may instead hold ``timestamp`` and
+``T_base_tcp`` (T, 4, 4) homogeneous transforms.
+
+Output schema (same format as the input, one file per episode):
+
+================== ====== ========================================================
+column             unit   meaning
+================== ====== ========================================================
+timestamp          s      copied from the input
+q_<joint name>     rad/m  one column per joint, base to tip
+success            -      1 where the joint vector passed the FK certification
+position_error     m      FK position error of the joint vector against the target
+rotation_error     rad    FK geodesic rotation error against the target
+status             -      :class:`ikstack.ik.IKStatus` code (0 = success)
+================== ====== ========================================================
+
+In NPZ outputs the joint columns are one ``q`` (T, dof) array beside ``joint_names``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.errors import InputError
+
+Array = NDArray[np.float64]
+
+#: input columns, in order
+TIME_COLUMN = "timestamp"
+POSITION_COLUMNS = ("x", "y", "z")
+QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
+POSE_COLUMNS = (TIME_COLUMN, *POSITION_COLUMNS, *QUATERNION_COLUMNS)
+#: NPZ key of the optional (T, 4, 4) form
+MATRIX_KEY = "T_base_tcp"
+#: output columns after the joint columns
+RESULT_COLUMNS = ("success", "position_error", "rotation_error", "status")
+#: a quaternion is accepted when its norm is within this of 1 (then normalized)
+QUATERNION_NORM_TOL = 1e-3
+
+
+class DatasetError(InputError):
+    """An episode file is malformed; the message names the file, and the row and field if known.
+
+    Attributes:
+        path: the file.
+        row: 0-based data row (not counting a header), or None.
+        field: the column or key, or None.
+    """
+
+    def __init__(self, path: object, message: str, row: int | None = None,
+                 field: str | None = None):
+        self.path = str(path)
+        self.row = row
+        self.field = field
+        where = self.path
+        if row is not None:
+            where += f", row {row}"
+        if field is not None:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One episode: ``timestamps`` (T,) [s] and TCP targets ``T_base_tcp`` (T, 4, 4)."""
+
+    name: str
+    timestamps: Array
+    T_base_tcp: Array
+
+    def __len__(self) -> int:
+        return int(self.timestamps.shape[0])
+
+
+@dataclass(frozen=True)
+class SolvedEpisode:
+    """A solved episode, as written to and read from output files.
+
+    Attributes:
+        timestamps: (T,) [s].
+        joint_names: (dof,) base to tip.
+        q: (T, dof) joint positions [rad or m]; finite everywhere.
+        success: (T,) certified success per frame.
+        position_error: (T,) [m]; rotation_error: (T,) [rad].
+        status: (T,) :class:`ikstack.ik.IKStatus` codes.
+    """
+
+    timestamps: Array
+    joint_names: tuple[str, ...]
+    q: Array
+    success: NDArray[np.bool_]
+    position_error: Array
+    rotation_error: Array
+    status: NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.timestamps.shape[0])
+
+    def columns(self) -> list[str]:
+        """Flat column names of the CSV/Parquet form."""
+        return [TIME_COLUMN, *joint_columns(self.joint_names), *RESULT_COLUMNS]
+
+
+def joint_columns(joint_names: tuple[str, ...] | list[str]) -> list[str]:
+    """Output column names of the joints: ``q_<name>``."""
+    return [f"q_{n}" for n in joint_names]
+
+
+def check_timestamps(path: object, t: Array) -> None:
+    """Raise :class:`DatasetError` at the first non-finite or backwards timestamp."""
+    bad = ~np.isfinite(t)
+    if bad.any():
+        r = int(np.argmax(bad))
+        raise DatasetError(path, f"timestamp is {t[r]!r}; timestamps must be finite [s]",
+                           r, TIME_COLUMN)
+    back = np.diff(t) < 0
+    if back.any():
+        r = int(np.argmax(back)) + 1
+        raise DatasetError(
+            path, f"timestamp {t[r]!r} s is earlier than the previous row's {t[r - 1]!r} s; "
+            "timestamps must not go backwards", r, TIME_COLUMN)
+
+
+def check_finite_columns(path: object, values: Array, names: tuple[str, ...]) -> None:
+    """Raise :class:`DatasetError` at the first non-finite entry of ``values`` (T, len(names))."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        r, c = (int(i) for i in np.argwhere(bad)[0])
+        raise DatasetError(path, f"value is {values[r, c]!r}; poses must be finite", r, names[c])

@@ -1,0 +1,207 @@
+"""Solving one episode as a continuous path.
+
+Two ways in: the library's solvers (:func:`library_path_solver`: the analytic path solver where
+the chain's family allows, the numerical solver otherwise), looked up when first used; or any
+per-frame solver run by :func:`solve_episode`'s seeded loop, which carries the last certified
+solution forward as the next seed and refuses steps above ``max_joint_step``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
+from ikstack.ik import IKResult, IKStatus, fk_errors
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+
+#: ``frame_solver(chain, T_base_tcp (1, 4, 4), seed (1, dof) or None) -> IKResult``
+FrameSolver = Callable[[Chain, Array, "Array | None"], IKResult]
+#: ``path_solver(T_base_tcp (T, 4, 4), seed (dof,) or None) -> IKResult``
+PathSolver = Callable[[Array, "Array | None"], IKResult]
+#: ``factory(config: SolveConfig) -> PathSolver``, called once per worker process with the
+#: job's config (chain, method, max_joint_step, backend, device); must be picklable (a
+#: module-level function) for the process pool and Ray
+PathSolverFactory = Callable[[Any], PathSolver]
+
+METHODS = ("auto", "analytic", "numerical")
+
+
+class SolverUnavailableError(IKStackError):
+    """The IK solver a job asked for is not part of this installation."""
+
+
+def check_method(method: str) -> str:
+    """``method`` if it is one of :data:`METHODS` (raises :class:`InputError` otherwise)."""
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    return method
+
+
+def solve_episode(
+    chain: Chain,
+    T_path: Array,
+    seed: Array | None = None,
+    method: str = "auto",
+    max_joint_step: float | None = None,
+    frame_solver: FrameSolver | None = None,
+    chunk: int = 1,
+) -> IKResult:
+    """Solve the targets ``T_path`` (T, 4, 4) of one episode as a continuous path.
+
+    With ``frame_solver`` given, each frame is solved seeded with the last certified solution
+    (``seed`` for the first frame, or None to let the solver choose); a solution more than
+    ``max_joint_step`` [rad or m] from that seed in any joint fails with
+    :attr:`IKStatus.STEP_LIMIT`. A failed frame holds the last certified joint vector (or the
+    solver's limit-projected answer before the first success), so every row is finite.
+    Without ``frame_solver``, :func:`library_path_solver` does the work.
+
+    ``chunk > 1`` trades call overhead for batching: the next ``chunk`` frames are solved in
+    one call, all seeded with the last certified solution, and accepted in order while each
+    stays within ``max_joint_step`` (or :data:`CHUNK_STEP` when None) of its predecessor; the
+    first frame that does not is solved alone, as with ``chunk=1``. ``frame_solver`` then
+    receives ``(K, 4, 4)`` targets and ``(K, dof)`` seeds.
+
+    Returns:
+        An :class:`IKResult` with one row per frame; errors are the FK errors of ``q``.
+    """
+    check_method(method)
+    if chunk < 1:
+        raise InputError(f"chunk must be at least 1; got {chunk}")
+    if frame_solver is None:
+        return library_path_solver(chain, method, max_joint_step)(T_path, seed)
+    return _seeded_loop(chain, T_path, seed, frame_solver, max_joint_step, chunk)
+
+
+#: [rad or m] largest step between consecutive frames a batched chunk may take unchecked
+CHUNK_STEP = 0.2
+
+
+def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: FrameSolver,
+                 max_joint_step: float | None, chunk: int = 1) -> IKResult:
+    n = T_path.shape[0]
+    q = np.empty((n, chain.dof))
+    success = np.zeros(n, dtype=bool)
+    status = np.full(n, int(IKStatus.NOT_SOLVED), dtype=np.int64)
+    prev = None if seed is None else np.asarray(seed, dtype=np.float64).reshape(chain.dof)
+    bound = CHUNK_STEP if max_joint_step is None else max_joint_step
+    method = "none"
+    i = 0
+    while i < n:
+        if chunk > 1 and prev is not None and i + 1 < n:
+            j = min(n, i + chunk)
+            r = frame_solver(chain, T_path[i:j], np.tile(prev, (j - i, 1)))
+            method = r.method
+            qs = np.asarray(r.q, dtype=np.float64).reshape(j - i, chain.dof)
+            oks = np.asarray(r.success, dtype=bool) & np.all(np.isfinite(qs), axis=1)
+            k = 0
+            while k < j - i and oks[k] and float(np.max(np.abs(qs[k] - prev))) <= bound:
+                prev = qs[k]
+                q[i + k], success[i + k], status[i + k] = prev, True, int(IKStatus.SUCCESS)
+                k += 1
+            i += k
+            if i >= n:
+                break
+        r = frame_solver(chain, T_path[i:i + 1], None if prev is None else prev[None, :])
+        method = r.method
+        qi = np.asarray(r.q, dtype=np.float64).reshape(chain.dof)
+        ok = bool(r.success[0]) and bool(np.all(np.isfinite(qi)))
+        st = int(r.status[0])
+        if ok and prev is not None and max_joint_step is not None:
+            if float(np.max(np.abs(qi - prev))) > max_joint_step:
+                ok, st = False, int(IKStatus.STEP_LIMIT)
+        if ok:
+            prev = qi
+            q[i] = qi
+            st = int(IKStatus.SUCCESS)
+        elif prev is not None:
+            q[i] = prev
+        else:
+            q[i] = chain.clip(np.where(np.isfinite(qi), qi, chain.middle()))
+        success[i] = ok
+        status[i] = st
+        i += 1
+    perr, rerr = fk_errors(chain, q, T_path)
+    zeros = np.zeros(n, dtype=np.int64)
+    return IKResult(q, success, perr, rerr, status, f"path[{method}]", zeros, zeros.copy())
+
+
+#: frames per batched call when the numerical solver tracks a path
+NUMERICAL_CHUNK = 32
+
+
+def library_path_solver(chain: Chain, method: str = "auto",
+                        max_joint_step: float | None = None) -> PathSolver:
+    """The library's continuous-path solver for ``chain``.
+
+    ``auto`` uses the analytic path solver when the chain's family has one, the numerical
+    solver (through :func:`solve_episode`'s seeded loop) otherwise; ``analytic`` and
+    ``numerical`` force one.
+
+    Raises:
+        SolverUnavailableError: the requested solver is not installed.
+        UnsupportedGeometryError: ``analytic`` was forced on a chain without a closed form.
+    """
+    check_method(method)
+    if method in ("auto", "analytic"):
+        analytic = _optional("ikstack.ik.analytic", "AnalyticIK")
+        if analytic is None and method == "analytic":
+            raise SolverUnavailableError(
+                "the analytic IK solver (ikstack.ik.analytic.AnalyticIK) is not available in "
+                "this installation; use --method numerical")
+        if analytic is not None:
+            try:
+                solver = analytic(chain, mode="strict", max_joint_step=max_joint_step)
+            except UnsupportedGeometryError:
+                if method == "analytic":
+                    raise
+            else:
+                return solver.solve_path  # type: ignore[no-any-return]
+    solve_ik = _optional("ikstack.ik", "solve_ik")
+    if solve_ik is None:
+        raise SolverUnavailableError(
+            "the numerical IK solver (ikstack.ik.solve_ik) is not available in this "
+            "installation")
+
+    def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
+        return solve_ik(chain_, T, seed=seed, method="numerical")  # type: ignore[no-any-return]
+
+    def path(T_path: Array, seed: Array | None) -> IKResult:
+        return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)
+
+    return path
+
+
+def default_path_solver_factory(config: Any) -> PathSolver:
+    """The factory jobs use unless given another: :func:`library_path_solver` on the numpy
+    backend (other backends need a factory of their own; :class:`SolveConfig` checks)."""
+    if config.backend != "numpy":
+        raise SolverUnavailableError(no_backend_solver(config.backend))
+    return library_path_solver(config.chain, config.method, config.max_joint_step)
+
+
+def no_backend_solver(backend: str) -> str:
+    """The message for a backend the jobs have no built-in path solver for."""
+    return (f"`ikstack solve` has no built-in path solver on the {backend!r} backend in this "
+            "installation; use --backend numpy (or pass a path_solver_factory that uses it)")
+
+
+def library_solvers_available() -> dict[str, bool]:
+    """Which library solvers are installed: ``{"analytic": bool, "numerical": bool}``."""
+    return {"analytic": _optional("ikstack.ik.analytic", "AnalyticIK") is not None,
+            "numerical": _optional("ikstack.ik", "solve_ik") is not None}
+
+
+def _optional(module: str, attr: str) -> Any:
+    """``module.attr``, or None when the module or attribute is not installed."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return getattr(mod, attr, None)

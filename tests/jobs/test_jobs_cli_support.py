@@ -1,0 +1,123 @@
+"""``ikstack solve`` options: parsing, the bundled sample shortcuts, the chain choice, and the
+backend checks."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from jobs_standin import SEEN, recording_factory, standin_factory
+
+from ikstack.errors import IKStackError, InputError, MissingExtraError
+from ikstack.jobs import SolverUnavailableError, sample_path
+from ikstack.jobs.cli_support import (
+    add_solve_arguments,
+    chain_from_options,
+    input_from_options,
+    run_solve,
+)
+from ikstack.jobs.path import library_solvers_available
+from ikstack.jobs.progress import Progress
+from ikstack.robots import data_path
+
+
+def parse(*argv):
+    return add_solve_arguments(argparse.ArgumentParser(prog="ikstack solve")).parse_args(argv)
+
+
+def test_every_documented_option_parses():
+    a = parse("--urdf", "arm.urdf", "--base", "b", "--tip", "t", "in", "-o", "out",
+              "--method", "numerical", "--max-joint-step", "0.2", "--engine", "ray",
+              "--workers", "3", "--ray-address", "auto", "--overwrite", "--backend", "warp",
+              "--device", "cuda")
+    assert (a.urdf, a.base, a.tip, a.input, a.output) == ("arm.urdf", "b", "t", "in", "out")
+    assert (a.method, a.max_joint_step, a.engine, a.workers) == ("numerical", 0.2, "ray", 3)
+    assert (a.ray_address, a.overwrite, a.backend, a.device) == ("auto", True, "warp", "cuda")
+    d = parse("--robot", "ur5", "in", "-o", "out")
+    assert (d.method, d.engine, d.workers, d.backend, d.device) == (
+        "auto", "local", None, "numpy", "cpu")
+
+
+def test_robot_and_urdf_are_exclusive_and_one_is_required():
+    with pytest.raises(SystemExit):
+        parse("--robot", "ur5", "--urdf", "x.urdf", "in", "-o", "out")
+    with pytest.raises(SystemExit):
+        parse("in", "-o", "out")
+
+
+def test_sample_shortcuts_resolve_to_the_bundled_folder():
+    want = str(sample_path("ur5"))
+    assert input_from_options(parse("--robot", "ur5", "--sample", "-o", "o")) == want
+    assert input_from_options(parse("--robot", "panda", "sample:ur5", "-o", "o")) == want
+    with pytest.raises(InputError, match="ur5, panda, marvin_left"):
+        input_from_options(parse("--robot", "iiwa14", "--sample", "-o", "o"))
+    with pytest.raises(InputError, match="INPUT or --sample"):
+        input_from_options(parse("--robot", "ur5", "x", "--sample", "-o", "o"))
+    with pytest.raises(InputError, match="give an INPUT"):
+        input_from_options(parse("--robot", "ur5", "-o", "o"))
+
+
+def test_urdf_base_and_tip_select_the_chain():
+    a = parse("--urdf", str(data_path("ur5.urdf")), "--base", "base_link", "--tip", "wrist_3_link",
+              "x", "-o", "o")
+    chain = chain_from_options(a)
+    assert (chain.base, chain.tip, chain.dof) == ("base_link", "wrist_3_link", 6)
+    with pytest.raises(InputError, match="--base/--tip go with --urdf"):
+        chain_from_options(parse("--robot", "ur5", "--tip", "tool0", "x", "-o", "o"))
+
+
+def test_run_solve_converts_the_bundled_sample(tmp_path):
+    s = run_solve(parse("--robot", "ur5", "--sample", "-o", str(tmp_path / "out"),
+                        "--workers", "1"),
+                  progress=Progress.silent(), path_solver_factory=standin_factory)
+    assert (s.robot, s.episodes, s.frames, s.success_rate) == ("ur5", 3, 600, 1.0)
+    assert (tmp_path / "out" / "summary.json").exists()
+
+
+@pytest.mark.skipif(library_solvers_available()["numerical"],
+                    reason="the library's solvers are installed")
+def test_run_solve_without_the_library_solvers_says_so(tmp_path):
+    with pytest.raises(SolverUnavailableError, match="not available in this installation"):
+        run_solve(parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"),
+                        "--workers", "1", "--method", "numerical"),
+                  progress=Progress.silent())
+
+
+def test_warp_backend_is_validated_before_any_work(tmp_path):
+    a = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--backend", "warp",
+              "--device", "cuda")
+    with pytest.raises((MissingExtraError, SolverUnavailableError)) as ei:
+        run_solve(a, progress=Progress.silent())
+    assert "warp" in str(ei.value).lower()
+    assert not (tmp_path / "o").exists()
+    b = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--device", "cuda")
+    with pytest.raises(InputError, match="needs --backend warp"):
+        run_solve(b, progress=Progress.silent(), path_solver_factory=standin_factory)
+
+
+def test_bad_job_arguments_are_input_errors(tmp_path):
+    base = ["--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o")]
+    with pytest.raises(InputError, match="max_joint_step"):
+        run_solve(parse(*base, "--max-joint-step", "-1"), progress=Progress.silent())
+    with pytest.raises(InputError, match="workers"):
+        run_solve(parse(*base, "--workers", "0"), progress=Progress.silent(),
+                  path_solver_factory=standin_factory)
+    with pytest.raises(InputError, match="--ray-address needs --engine ray"):
+        run_solve(parse(*base, "--ray-address", "auto"), progress=Progress.silent(),
+                  path_solver_factory=standin_factory)
+    with pytest.raises(InputError, match="no such file or folder"):
+        run_solve(parse("--robot", "ur5", str(tmp_path / "nope"), "-o", str(tmp_path / "o")),
+                  progress=Progress.silent(), path_solver_factory=standin_factory)
+    with pytest.raises(IKStackError, match="must differ from the input"):
+        run_solve(parse("--robot", "ur5", str(sample_path("ur5")), "-o",
+                        str(sample_path("ur5"))), progress=Progress.silent(),
+                  path_solver_factory=standin_factory)
+
+
+def test_backend_and_device_reach_a_custom_factory(tmp_path):
+    pytest.importorskip("warp")
+    a = parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"), "--backend", "warp",
+              "--device", "cuda", "--workers", "1")
+    s = run_solve(a, progress=Progress.silent(), path_solver_factory=recording_factory)
+    assert s.frames_solved == 600
+    assert SEEN == [("warp", "cuda")]
