@@ -14,6 +14,7 @@ COMMANDS = {
     "robots": "ikstack.cli.robots_cmd",
     "fk": "ikstack.cli.fk_cmd",
     "decode": "ikstack.cli.decode_cmd",
+    "solve": "ikstack.cli.solve_cmd",
 }
 
 

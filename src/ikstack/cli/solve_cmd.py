@@ -1,0 +1,22 @@
+"""``ikstack solve``: convert episodes of TCP poses into joint trajectories."""
+
+from __future__ import annotations
+
+import argparse
+
+from ikstack.jobs.cli_support import add_solve_arguments, run_solve
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "solve", help="convert TCP-pose episodes (CSV/NPZ/Parquet) to joint trajectories",
+        description="Solve each episode as a continuous path (analytic where the arm's family "
+                    "allows, numerical otherwise), writing joint positions, per-frame success "
+                    "and FK error in the input's format plus OUTPUT/summary.json.")
+    return add_solve_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    summary = run_solve(args)
+    print(summary.text())
+    return 0 if not summary.failed_episodes else 1
