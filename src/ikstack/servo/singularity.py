@@ -1,0 +1,210 @@
+r"""Singularity handling: condition-number scaling with MoveIt's direction probe, plus escape.
+
+MoveIt Servo's rule (``moveit_servo``): with ``kappa = sigma_max / sigma_min`` of the task
+Jacobian, take the last left singular vector ``u``, step ``dq = J^+ (u * probe)`` and flip
+``u`` if the condition number drops (``u`` must point toward the singularity). Motion with
+``u . task > 0`` goes toward it: speed scale ``1 - (kappa - k_dec)/(k_halt - k_dec)``, a halt
+at ``k_halt``. Away from it the halt threshold rises to
+``k_halt + (k_halt - k_dec) * multiplier``.
+
+ikstack keeps that and fixes the two complaints about it:
+
+* motion that leaves a singularity is never halted. The candidate step itself is tested:
+  if ``kappa(q + dq dt) < kappa(q)`` the motion leaves, and its scale is at least
+  ``leaving_min_scale``. MoveIt halts once ``kappa`` exceeds 43 whatever the direction, so an
+  arm that reached the threshold could not back out.
+* at an exact singularity (an arm stretched straight, a zero pose) the task direction that
+  leaves may be invisible to the Jacobian (``J^T task = 0``) and every first-order step is
+  zero. Then the right singular vectors of the lost directions are probed in both signs; one
+  whose second-order tool motion agrees with the task and lowers ``kappa`` is added as an
+  escape motion at ``escape_speed``. A command pushing further into the singularity never
+  passes that test, so it still halts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.kinematics._kernels import fk_one, jac_one
+from ikstack.servo.commands import ServoStatus
+
+DECELERATE = int(ServoStatus.SINGULARITY_DECELERATE)
+HALT = int(ServoStatus.SINGULARITY_HALT)
+LEAVING = int(ServoStatus.SINGULARITY_LEAVING)
+ESCAPE = int(ServoStatus.SINGULARITY_ESCAPE)
+
+#: singular values below this fraction of the largest count as zero
+SINGULAR_RCOND = 1e-9
+
+
+@njit(cache=True)
+def task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T,
+                  Jsel):  # pragma: no cover - compiled
+    """Full Jacobian (6, n) and tool pose into ``Jfull``/``T``; selected, weighted rows to ``Jsel``."""
+    jac_one(q, Rs, ps, kinds, R_end, p_end, Jfull, T)
+    n = q.shape[0]
+    for r in range(axes.shape[0]):
+        a = axes[r]
+        w = weights[a]
+        for i in range(n):
+            Jsel[r, i] = w * Jfull[a, i]
+
+
+@njit(cache=True)
+def condition(s):  # pragma: no cover - compiled
+    """``sigma_max / sigma_min`` of singular values ``s`` (descending); inf when singular."""
+    k = s.shape[0]
+    if k == 0:
+        return 1.0
+    smin = s[k - 1]
+    if smin <= SINGULAR_RCOND * s[0] or smin <= 0.0:
+        return np.inf
+    return s[0] / smin
+
+
+@njit(cache=True)
+def kappa_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover - compiled
+    """Condition number of the task Jacobian at ``q``."""
+    n = q.shape[0]
+    Jfull = np.empty((6, n))
+    T = np.empty((4, 4))
+    Jsel = np.empty((axes.shape[0], n))
+    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
+    _, s, _ = np.linalg.svd(Jsel)
+    return condition(s)
+
+
+@njit(cache=True)
+def _rotvec_delta(Ra, Rb, out):  # pragma: no cover - compiled
+    """Small-angle rotation vector of ``Ra Rb^T`` (first order; used for tiny probe motions)."""
+    M = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = Ra[i, 0] * Rb[j, 0] + Ra[i, 1] * Rb[j, 1] + Ra[i, 2] * Rb[j, 2]
+    out[0] = 0.5 * (M[2, 1] - M[1, 2])
+    out[1] = 0.5 * (M[0, 2] - M[2, 0])
+    out[2] = 0.5 * (M[1, 0] - M[0, 1])
+
+
+@njit(cache=True)
+def _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weights, h,
+            out):  # pragma: no cover - compiled
+    """Try +-v for each lost right singular vector; write the best escape direction to ``out``.
+
+    Returns True when one helps the task to second order and lowers the condition number.
+    """
+    n = q.shape[0]
+    m = axes.shape[0]
+    k = s.shape[0]
+    qp = np.empty(n)
+    Tp = np.empty((4, 4))
+    d = np.empty(6)
+    rv = np.empty(3)
+    best = 0.0
+    found = False
+    tnorm = 0.0
+    for r in range(m):
+        tnorm += task[r] * task[r]
+    tnorm = np.sqrt(tnorm)
+    if tnorm == 0.0:
+        return False
+    smax = s[0] if k > 0 else 0.0
+    # lost directions: right singular vectors with tiny singular value, and those beyond rank
+    for j in range(n):
+        lost = j >= k or s[j] <= 1e-6 * smax
+        if not lost:
+            continue
+        for sign in (1.0, -1.0):
+            for i in range(n):
+                qp[i] = q[i] + sign * h * Vh[j, i]
+            fk_one(qp, Rs, ps, kinds, R_end, p_end, Tp)
+            for c in range(3):
+                d[c] = Tp[c, 3] - T0[c, 3]
+            _rotvec_delta(Tp[:3, :3], T0[:3, :3], rv)
+            d[3] = rv[0]
+            d[4] = rv[1]
+            d[5] = rv[2]
+            dot = 0.0
+            dn = 0.0
+            for r in range(m):
+                a = axes[r]
+                x = weights[a] * d[a]
+                dot += x * task[r]
+                dn += x * x
+            if dn <= 0.0:
+                continue
+            score = dot / (np.sqrt(dn) * tnorm)
+            if score > 0.1 and score > best:
+                if kappa_at(qp, Rs, ps, kinds, R_end, p_end, axes, weights) < kappa0:
+                    best = score
+                    found = True
+                    for i in range(n):
+                        out[i] = sign * Vh[j, i]
+    return found
+
+
+@njit(cache=True)
+def singularity_scale(q, dq, task, Jsel, U, s, Vh, kappa0, dt, T0, Rs, ps, kinds, R_end, p_end,
+                      axes, weights, k_dec, k_halt, k_leave, probe, min_leave, escape_speed,
+                      allow_escape):  # pragma: no cover - compiled
+    """Speed scale for the candidate ``dq`` (may add an escape motion to ``dq`` in place).
+
+    Returns ``(scale, flags)`` with flags from :class:`~ikstack.servo.ServoStatus`.
+    """
+    n = q.shape[0]
+    m = Jsel.shape[0]
+    if not kappa0 > k_dec:
+        return 1.0, 0
+    flags = 0
+    qn = np.empty(n)
+    # does the candidate step itself lower the condition number?
+    for i in range(n):
+        qn[i] = q[i] + dq[i] * dt
+    kappa1 = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+    leaving = kappa1 < kappa0 * (1.0 - 1e-12)
+    if not leaving and allow_escape and not kappa0 < k_halt:
+        esc = np.empty(n)
+        if _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weights,
+                   0.05, esc):
+            for i in range(n):
+                dq[i] += escape_speed * esc[i]
+                qn[i] = q[i] + dq[i] * dt
+            kappa1 = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+            leaving = kappa1 < kappa0 * (1.0 - 1e-12)
+            if leaving:
+                flags |= ESCAPE
+    # MoveIt's direction probe on the last left singular vector
+    k = s.shape[0]
+    toward = True
+    if k > 0 and m > 0:
+        col = min(k, m) - 1
+        u = U[:, col]
+        sl = s[col]
+        for i in range(n):
+            acc = 0.0
+            if sl > SINGULAR_RCOND * s[0] and sl > 0.0:
+                for r in range(m):
+                    acc += Vh[col, i] * U[r, col] * (u[r] * probe) / sl
+            else:
+                acc = Vh[col, i] * probe
+            qn[i] = q[i] + acc
+        kp = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+        dot = 0.0
+        for r in range(m):
+            dot += u[r] * task[r]
+        if kappa0 > kp:
+            dot = -dot
+        toward = dot > 0.0
+    upper = k_halt if (toward and not leaving) else k_leave
+    scale = 1.0 - (kappa0 - k_dec) / (upper - k_dec) if np.isfinite(kappa0) else 0.0
+    if leaving:
+        flags |= LEAVING
+        if scale < min_leave:
+            scale = min_leave
+        return min(scale, 1.0), flags
+    if scale <= 0.0:
+        return 0.0, flags | HALT
+    if not toward:
+        flags |= LEAVING
+    return scale, flags | DECELERATE
