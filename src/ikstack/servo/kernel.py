@@ -10,7 +10,6 @@ solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from ikstack.errors import InputError
 from ikstack.kinematics import compile_chain
 from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain, JointType
+from ikstack.servo import cycle as C
 from ikstack.servo.commands import (
     Action,
     JointJogCommand,
@@ -35,19 +35,9 @@ from ikstack.servo.commands import (
     TwistFrame,
 )
 from ikstack.servo.config import ServoConfig
-from ikstack.servo.limits import (
-    CONFLICT,
-    JERK_RELAXED,
-    bound_touched,
-    brake_velocity,
-    cycle_bounds,
-    integrate,
-    max_abs,
-    reference_violation,
-)
+from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, reference_violation
 from ikstack.servo.motion import MotionGenerator
-from ikstack.servo.singularity import singularity_scale
-from ikstack.servo.task import POSE, TWIST, cartesian_prepare
+from ikstack.servo.task import POSE, TWIST
 
 S = ServoStatus
 _BUILTIN = (DampedLeastSquares, BoxQPSolver)
@@ -74,26 +64,17 @@ def _rigid_ok(T):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _touches(v, lower, upper, pos_bind):  # pragma: no cover - compiled
-    """Whether some joint sits on a bound that is not a position bound."""
-    for i in range(v.shape[0]):
-        pb = pos_bind[i]
-        if v[i] >= upper[i] - 1e-12 and v[i] != 0.0 and not (pb == 1 or pb == 2):
-            return True
-        if v[i] <= lower[i] + 1e-12 and v[i] != 0.0 and not (pb == -1 or pb == 2):
-            return True
-    return False
+def _outside(q, lo, hi, tol):  # pragma: no cover - compiled
+    for i in range(q.shape[0]):
+        if q[i] < lo[i] - tol or q[i] > hi[i] + tol:
+            return i
+    return -1
 
 
 @njit(cache=True)
-def _residual(J, dq, task):  # pragma: no cover - compiled
-    s2 = 0.0
-    for r in range(J.shape[0]):
-        x = -task[r]
-        for i in range(J.shape[1]):
-            x += J[r, i] * dq[i]
-        s2 += x * x
-    return np.sqrt(s2)
+def _clip_into(q, lo, hi, out):  # pragma: no cover - compiled
+    for i in range(q.shape[0]):
+        out[i] = min(max(q[i], lo[i]), hi[i])
 
 
 def _vector(x: Any, n: int) -> np.ndarray | None:
@@ -114,11 +95,12 @@ class Servo:
     Args:
         chain: the arm. Acceleration limits bound the next cycle and the braking distance;
             where they are infinite only velocity and position bound the cycle (an instant
-            stop), so give real ones (``chain.with_limits(acceleration=...)``).
+            stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
+            apply where finite.
         config: :class:`ServoConfig` (MoveIt Servo defaults).
         differential_ik: the per-cycle solver; default :class:`DampedLeastSquares`. Any
             :class:`DifferentialIK` works; an exception, a wrong shape or non-finite output
-            from it latches SOLVER_ERROR.
+            from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
             and integrates one cycle. Its output is re-validated every cycle.
 
@@ -151,31 +133,64 @@ class Servo:
         self.differential_ik = solver
         self.motion_generator = motion_generator
         self._fast = type(solver) in _BUILTIN
+        self._solver_kind = C.BOX_QP if type(solver) is BoxQPSolver else C.DLS
+        self._max_iter = getattr(solver, "max_iterations", 100)
+        self._qp_tol = getattr(solver, "tolerance", 1e-12)
         c = compile_chain(chain)
         self._cc = (c.Rs, c.ps, c.kinds, c.R_end, c.p_end)
         km = chain.kinematic_margin
-        self._lo = np.ascontiguousarray(chain.lower + km)
-        self._hi = np.ascontiguousarray(chain.upper - km)
-        self._vmax = np.ascontiguousarray(chain.velocity_limits)
-        self._amax = np.ascontiguousarray(chain.acceleration_limits)
-        self._jmax = np.ascontiguousarray(chain.jerk_limits)
-        self._has_jerk = bool(np.any(np.isfinite(self._jmax)))
-        self._continuous = np.array([t == JointType.CONTINUOUS for t in chain.joint_types])
+        lim = np.empty((6, n))
+        lim[C.L_LO] = chain.lower + km
+        lim[C.L_HI] = chain.upper - km
+        lim[C.L_VMAX] = chain.velocity_limits
+        lim[C.L_AMAX] = chain.acceleration_limits
+        lim[C.L_JMAX] = chain.jerk_limits
+        lim[C.L_CONT] = [t == JointType.CONTINUOUS for t in chain.joint_types]
+        self._lim = lim
+        self._lo = np.ascontiguousarray(lim[C.L_LO])
+        self._hi = np.ascontiguousarray(lim[C.L_HI])
+        self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
         self._axes = np.array(cfg.task_axes, dtype=np.int64)
         self._weights = np.array(cfg.task_weights, dtype=np.float64)
         self._posture = (np.ascontiguousarray(cfg.posture, dtype=np.float64)
                          if cfg.posture is not None else np.zeros(n))
-        self._posture_gain = cfg.nullspace_gain if cfg.posture is not None else 0.0
+        cv = np.zeros(C.N_CONFIG)
+        cv[C.C_GAIN] = cfg.pose_gain
+        cv[C.C_VLIN] = cfg.max_linear_speed
+        cv[C.C_VANG] = cfg.max_angular_speed
+        cv[C.C_POSTURE] = cfg.nullspace_gain if cfg.posture is not None else 0.0
+        cv[C.C_CENTER] = cfg.joint_centering_gain
+        cv[C.C_DAMP] = cfg.damping
+        cv[C.C_MARGIN] = cfg.joint_limit_margin
+        cv[C.C_PTOL] = cfg.position_tolerance
+        cv[C.C_RTOL] = cfg.orientation_tolerance
+        cv[C.C_KDEC] = cfg.singularity_decelerate
+        cv[C.C_KHALT] = cfg.singularity_halt
+        cv[C.C_KLEAVE] = cfg.leaving_halt
+        cv[C.C_PROBE] = cfg.singularity_probe
+        cv[C.C_MINLEAVE] = cfg.leaving_min_scale
+        cv[C.C_ESCAPE] = cfg.escape_speed
+        cv[C.C_SMOOTH] = cfg.smoothing
+        cv[C.C_STOP] = cfg.stop_velocity
+        cv[C.C_RCOND] = RCOND
+        self._cfgv = cv
         m = len(cfg.task_axes)
+        k = min(m, n)
         self._Jfull = np.empty((6, n))
         self._T = np.empty((4, 4))
         self._Jsel = np.empty((m, n))
-        self._task = np.empty(m)
-        self._pref = np.empty(n)
-        self._lower = np.empty(n)
-        self._upper = np.empty(n)
-        self._pos_bind = np.empty(n, dtype=np.int8)
+        self._task = np.zeros(m)
+        self._pref = np.zeros(n)
+        self._U = np.zeros((m, k))
+        self._s = np.ones(k)
+        self._Vh = np.eye(n)
+        self._N = np.empty((n, n))
+        self._box = np.empty((2, n))
+        self._pos_bind = np.zeros(n, dtype=np.int8)
+        self._info = np.zeros(C.N_INFO)
+        self._qp_state = np.zeros(n, dtype=np.int8)
         self._zero6 = np.zeros(6)
+        self._zero_n = np.zeros(n)
         self._eye4 = np.eye(4)
         self.reset()
 
@@ -188,7 +203,6 @@ class Servo:
         self._prev_dq: np.ndarray | None = None
         self._prev_dt = 0.0
         self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
-        self._smoothed: np.ndarray | None = None
         if self.motion_generator is not None:
             self.motion_generator.reset()
 
@@ -214,171 +228,150 @@ class Servo:
         n = self.chain.dof
         cfg = self.config
         # ---- validate
-        try:
-            dt = float(dt)
-            now_ns = int(now_ns)
-        except (TypeError, ValueError, OverflowError):
-            return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]")
-        if not (math.isfinite(dt) and 0.0 < dt <= cfg.max_dt):
+        if type(dt) is not float or type(now_ns) is not int:
+            try:
+                dt = float(dt)
+                now_ns = int(now_ns)
+            except (TypeError, ValueError, OverflowError):
+                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]")
+        if not (0.0 < dt <= cfg.max_dt):
             return self._reject(state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}")
         if self._last_now is not None and now_ns < self._last_now:
             return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
-        if not isinstance(state, JointState):
+        if type(state) is not JointState and not isinstance(state, JointState):
             return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
-        q = _vector(state.q, n)
+        q_in = _vector(state.q, n)
         dq = _vector(state.dq, n)
-        if q is None or dq is None:
+        if q_in is None or dq is None:
             return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
         stamp = state.stamp_ns
-        if not isinstance(stamp, (int, np.integer)):
+        if type(stamp) is not int and not isinstance(stamp, np.integer):
             return self._reject(state, "state.stamp_ns must be an integer [ns]")
         if self._last_stamp is not None and stamp < self._last_stamp:
             return self._reject(state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
-        tol = cfg.state_tolerance
         lo, hi = self._lo, self._hi
-        if np.any(q < lo - tol) or np.any(q > hi + tol):
-            j = int(np.argmax((q < lo - tol) | (q > hi + tol)))
-            return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q[j]:.6g} is "
+        j = _outside(q_in, lo, hi, cfg.state_tolerance)
+        if j >= 0:
+            return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
                                 f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
-        q = np.minimum(np.maximum(q, lo), hi)
         mode, target, twist, tool, jog, bad = self._parse_command(command, now_ns)
         if bad:
             return self._reject(state, bad)
+        q = np.empty(n)
+        _clip_into(q_in, lo, hi, q)
         self._last_now = now_ns
         self._last_stamp = int(stamp)
-
-        # ---- this cycle's velocity box
+        if self._fault is not None:
+            mode = C.FAULT
         use_jerk = self._has_jerk and self._prev_dq is not None and self._prev_dt > 0
         a_prev = (dq - self._prev_dq) / self._prev_dt if use_jerk else dq
-        lower, upper, pos_bind = self._lower, self._upper, self._pos_bind
-        code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lo, hi, cfg.joint_limit_margin,
-                            self._vmax, self._amax, self._jmax, lower, upper, pos_bind)
-        flags = S.NONE
-        if code & CONFLICT:
-            flags |= S.LIMIT_CONFLICT
-        if code & JERK_RELAXED:
-            flags |= S.JERK_RELAXED
         self._prev_dq = dq
         self._prev_dt = dt
 
-        residual = ns = perr = rerr = 0.0
-        kappa = 1.0
-        iters = 0
-        message = "ok"
-        desired = np.zeros(n)
-        if self._fault is not None:
-            flags |= S.SOLVER_ERROR
-            message = self._fault
-        elif mode < 0:
-            flags |= S.STALE_COMMAND
-            message = bad_or(mode, cfg)
-        elif jog is not None:
-            desired = jog.copy()
-        else:
-            kappa, perr, rerr, ns, U, s, Vh = cartesian_prepare(
-                q, *self._cc, self._axes, self._weights, mode, target, twist, tool,
-                cfg.pose_gain, cfg.max_linear_speed, cfg.max_angular_speed, self._posture,
-                self._posture_gain, lo, hi, self._continuous, cfg.joint_centering_gain, RCOND,
-                self._Jfull, self._T, self._Jsel, self._task, self._pref)
-            if mode == POSE and perr <= cfg.position_tolerance and rerr <= cfg.orientation_tolerance:
-                flags |= S.GOAL_REACHED
-            ok, iters, fault = self._solve(q, lower, upper, dt, desired)
+        # ---- the compiled cycle
+        out = np.empty((2, n))
+        desired = np.empty(n)
+        info = self._info
+        message = ""
+        if (self._fast or mode not in (POSE, TWIST)) and self.motion_generator is None:
+            flags, moving, ok = C.fused_cycle(
+                q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, jog, self._solver_kind,
+                self._max_iter, self._qp_tol, self._qp_state, *self._cc, self._lim, self._axes,
+                self._weights, self._posture, self._cfgv, self._Jfull, self._T, self._Jsel,
+                self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
+                self._pos_bind, info, desired, out)
             if not ok:
-                self._fault = f"solver error: {fault}"
-                flags |= S.SOLVER_ERROR
-                message = self._fault
-                desired[:] = 0.0
-            else:
-                residual = float(_residual(self._Jsel, desired, self._task))
-                scale, sflags = singularity_scale(
-                    q, desired, self._task, self._Jsel, U, s, Vh, kappa, dt, self._T, *self._cc,
-                    self._axes, self._weights, cfg.singularity_decelerate, cfg.singularity_halt,
-                    cfg.leaving_halt, cfg.singularity_probe, cfg.leaving_min_scale,
-                    cfg.escape_speed, True)
-                if sflags:
-                    flags |= S(sflags)
-                    message = _singularity_message(sflags, kappa)
-                if scale < 1.0:
-                    desired *= scale
-        if cfg.smoothing > 0.0 and not flags & (S.SOLVER_ERROR | S.STALE_COMMAND):
-            desired = cfg.smoothing * dq + (1.0 - cfg.smoothing) * desired
-
-        # ---- reference
-        q_ref, v = self._generate(q, dq, desired, dt, flags)
-        if isinstance(v, str):
-            self._fault = v
-            flags |= S.SOLVER_ERROR
-            message = v
-            v = np.empty(n)
-            brake_velocity(lower, upper, v)
-            q_ref = np.empty(n)
-            integrate(q, v, dt, lo, hi, q_ref)
-        vmax_abs = max_abs(v)
-        if vmax_abs < cfg.stop_velocity:
-            z = np.empty(n)
-            brake_velocity(lower, upper, z)
-            if max_abs(z) == 0.0:
-                v = z
-                q_ref = q.copy()
-                vmax_abs = 0.0
-        if bound_touched(v, lower, upper, pos_bind):
-            flags |= S.JOINT_BOUND
-        if _touches(v, lower, upper, pos_bind) and not flags & (S.STALE_COMMAND | S.SOLVER_ERROR):
-            flags |= S.VELOCITY_SCALED
-        action = Action.HOLD if vmax_abs == 0.0 else Action.TRACK
-        if message == "ok" and flags & S.GOAL_REACHED:
-            message = "goal reached" if action == Action.HOLD else "goal reached; settling"
+                message = self._latch(f"{type(self.differential_ik).__name__} failed")
+                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+        else:
+            flags, moving, message = self._general_cycle(q, dq, a_prev, use_jerk, dt, mode,
+                                                         target, twist, tool, jog, out, desired)
+        q_ref = out[0]
+        v = out[1]
         self._last_ref = (q_ref, v)
-        return ServoResult(action, Reference(q_ref.copy(), v.copy()), flags, message, residual, ns,
-                           float(kappa), float(perr), float(rerr), int(iters))
+        if not message:
+            message = self._message(flags, moving)
+        return ServoResult(Action.TRACK if moving else Action.HOLD, Reference(q_ref, v),
+                           S(flags), message, float(info[C.I_RESID]), float(info[C.I_NS]),
+                           float(info[C.I_KAPPA]), float(info[C.I_PERR]), float(info[C.I_RERR]),
+                           int(info[C.I_ITERS]))
 
     # ------------------------------------------------------------------ pieces
-    def _parse_command(self, command: Any, now_ns: int) -> tuple[int, Any, Any, bool, Any, str]:
-        """``(mode, target, twist, tool_frame, jog, error)``; mode -1 missing, -2 stale."""
-        n = self.chain.dof
-        if command is None:
-            return -1, self._eye4, self._zero6, False, None, ""
-        stamp = getattr(command, "stamp_ns", None)
-        if not isinstance(stamp, (int, np.integer)) or isinstance(stamp, bool):
-            return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"
-        if stamp > now_ns:
-            return 0, None, None, False, None, f"command stamped in the future ({stamp} > {now_ns})"
-        stale = (now_ns - stamp) > self.config.command_timeout * 1e9
-        if isinstance(command, PoseCommand):
-            T = command.T_base_target
-            if type(T) is not np.ndarray or T.dtype != np.float64:
-                try:
-                    T = np.asarray(T, dtype=np.float64)
-                except (TypeError, ValueError):
-                    return 0, None, None, False, None, "T_base_target must be a (4, 4) array"
-            if T.shape != (4, 4) or not _rigid_ok(T):
-                return 0, None, None, False, None, \
-                    "T_base_target must be a finite (4, 4) rigid transform"
-            return (-2 if stale else POSE), T, self._zero6, False, None, ""
-        if isinstance(command, TwistCommand):
-            tw = _vector(command.twist, 6)
-            if tw is None:
-                return 0, None, None, False, None, "twist must be a finite (6,) array [v; w]"
-            try:
-                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
-                    else TwistFrame(command.frame)
-            except (KeyError, ValueError):
-                return 0, None, None, False, None, \
-                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'"
-            return (-2 if stale else TWIST), self._eye4, tw, frame == TwistFrame.TOOL, None, ""
-        if isinstance(command, JointJogCommand):
-            v = _vector(command.velocities, n)
-            if v is None:
-                return 0, None, None, False, None, f"jog velocities must be a finite ({n},) array"
-            return (-2 if stale else 2), self._eye4, self._zero6, False, (None if stale else v), ""
-        return 0, None, None, False, None, \
-            f"unknown command type {type(command).__name__}; use PoseCommand, TwistCommand, " \
-            "JointJogCommand or None"
+    def _latch(self, reason: str) -> str:
+        self._fault = f"solver error: {reason}" if not reason.startswith("motion") else reason
+        return self._fault
 
-    def _solve(self, q: np.ndarray, lower: np.ndarray, upper: np.ndarray, dt: float,
-               out: np.ndarray) -> tuple[bool, int, str]:
+    def _fault_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
+                     dt: float, out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, bool]:
+        """A smooth halt under a latched fault (no solver, no generator)."""
+        return C.fused_cycle(
+            q, dq, a_prev, use_jerk, dt, C.FAULT, self._eye4, self._zero6, False, self._zero_n,
+            C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
+            self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
+            self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
+            out)
+
+    def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
+                       dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
+                       out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, str]:
+        """The cycle with a Python solver and/or a motion generator in the loop."""
+        n = self.chain.dof
+        info = self._info
+        flags = C.cycle_prepare(
+            q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, *self._cc, self._lim,
+            self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
+            self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
+            self._pos_bind, info)
+        if mode in (POSE, TWIST):
+            ok, iters, reason = self._solve(q, dt, desired)
+            info[C.I_ITERS] = iters
+            if not ok:
+                message = self._latch(reason)
+                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+                return flags, moving, message
+        elif mode == C.JOG:
+            desired[:] = jog
+        else:
+            desired[:] = 0.0
+            flags |= C.SOLVER if mode == C.FAULT else C.STALE_FLAG
+        gen = self.motion_generator
+        flags, moving = C.cycle_finish(
+            q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
+            self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
+            self._pos_bind, info, out, gen is None or mode == C.FAULT)
+        if gen is None or mode == C.FAULT:
+            return flags, moving, ""
+        lower, upper = self._box[0].copy(), self._box[1].copy()
+        try:
+            res = gen.generate(q.copy(), dq.copy(), desired.copy(), lower, upper, self._lo.copy(),
+                               self._hi.copy(), dt)
+            q_ref = np.array(res[0], dtype=np.float64)
+            v = np.array(res[1], dtype=np.float64)
+            problem = ""
+            if q_ref.shape != (n,) or v.shape != (n,):
+                problem = f"returned shapes {q_ref.shape}, {v.shape}; expected ({n},)"
+            else:
+                bad = reference_violation(q_ref, v, self._box[0], self._box[1], self._lo,
+                                          self._hi, 1e-9)
+                if bad >= 0:
+                    problem = (f"reference violates the limits of joint "
+                               f"{self.chain.joint_names[bad]!r}")
+        except Exception as exc:  # a user generator may raise anything; it becomes a status
+            problem = f"raised {type(exc).__name__}: {exc}"
+        if problem:
+            message = self._latch(f"motion generator {problem}")
+            flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+            return flags, moving, message
+        out[0] = q_ref
+        out[1] = np.minimum(np.maximum(v, self._box[0]), self._box[1])
+        flags, moving = C.finish_reference(q, dt, flags, self._lim, self._cfgv, self._box,
+                                           self._pos_bind, out, False)
+        return flags, moving, ""
+
+    def _solve(self, q: np.ndarray, dt: float, out: np.ndarray) -> tuple[bool, int, str]:
         cfg = self.config
         solver = self.differential_ik
+        lower, upper = self._box[0], self._box[1]
         if self._fast:
             ok, it = solver.solve_arrays(self._Jsel, self._task, self._pref,  # type: ignore
                                          cfg.damping, lower, upper, out)
@@ -391,37 +384,74 @@ class Servo:
             return False, 0, f"{type(solver).__name__} raised {type(exc).__name__}: {exc}"
         res = as_result(raw, self.chain.dof)
         if not res.success:
-            return False, res.iterations, res.message
+            return False, res.iterations, f"{type(solver).__name__}: {res.message}"
         out[:] = res.dq
         return True, res.iterations, ""
 
-    def _generate(self, q: np.ndarray, dq: np.ndarray, desired: np.ndarray, dt: float,
-                  flags: ServoStatus) -> tuple[np.ndarray, np.ndarray | str]:
+    def _parse_command(self, command: Any, now_ns: int) -> tuple[int, Any, Any, bool, Any, str]:
+        """``(mode, target, twist, tool_frame, jog, error)``."""
         n = self.chain.dof
-        lower, upper = self._lower, self._upper
-        gen = self.motion_generator
-        if gen is None or flags & S.SOLVER_ERROR:
-            from ikstack.diffik._linalg import scale_into_box
+        eye, z6, zn = self._eye4, self._zero6, self._zero_n
+        if command is None:
+            return C.MISSING, eye, z6, False, zn, ""
+        stamp = getattr(command, "stamp_ns", None)
+        if type(stamp) is not int and not isinstance(stamp, np.integer):
+            return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"
+        if stamp > now_ns:
+            return 0, None, None, False, None, f"command stamped in the future ({stamp} > {now_ns})"
+        stale = (now_ns - stamp) > self.config.command_timeout * 1e9
+        if type(command) is PoseCommand or isinstance(command, PoseCommand):
+            T = command.T_base_target
+            if type(T) is not np.ndarray or T.dtype != np.float64:
+                try:
+                    T = np.asarray(T, dtype=np.float64)
+                except (TypeError, ValueError):
+                    return 0, None, None, False, None, "T_base_target must be a (4, 4) array"
+            if T.shape != (4, 4) or not _rigid_ok(T):
+                return 0, None, None, False, None, \
+                    "T_base_target must be a finite (4, 4) rigid transform"
+            if not T.flags.c_contiguous:
+                T = np.ascontiguousarray(T)
+            return (C.STALE if stale else POSE), T, z6, False, zn, ""
+        if isinstance(command, TwistCommand):
+            tw = _vector(command.twist, 6)
+            if tw is None:
+                return 0, None, None, False, None, "twist must be a finite (6,) array [v; w]"
+            try:
+                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
+                    else TwistFrame(command.frame)
+            except (KeyError, ValueError):
+                return 0, None, None, False, None, \
+                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'"
+            return (C.STALE if stale else TWIST), eye, tw, frame == TwistFrame.TOOL, zn, ""
+        if isinstance(command, JointJogCommand):
+            v = _vector(command.velocities, n)
+            if v is None:
+                return 0, None, None, False, None, f"jog velocities must be a finite ({n},) array"
+            return (C.STALE if stale else C.JOG), eye, z6, False, v, ""
+        return 0, None, None, False, None, \
+            f"unknown command type {type(command).__name__}; use PoseCommand, TwistCommand, " \
+            "JointJogCommand or None"
 
-            v = np.empty(n)
-            scale_into_box(desired, lower, upper, v)
-            q_ref = np.empty(n)
-            integrate(q, v, dt, self._lo, self._hi, q_ref)
-            return q_ref, v
-        try:
-            out = gen.generate(q.copy(), dq.copy(), desired.copy(), lower.copy(), upper.copy(),
-                               self._lo.copy(), self._hi.copy(), dt)
-            q_ref = np.array(out[0], dtype=np.float64)
-            v = np.array(out[1], dtype=np.float64)
-        except Exception as exc:  # a user generator may raise anything; it becomes a status
-            return q, f"motion generator raised {type(exc).__name__}: {exc}"
-        if q_ref.shape != (n,) or v.shape != (n,):
-            return q, f"motion generator returned shapes {q_ref.shape}, {v.shape}; expected ({n},)"
-        bad = reference_violation(q_ref, v, lower, upper, self._lo, self._hi, 1e-9)
-        if bad >= 0:
-            return q, (f"motion generator reference violates the limits of joint "
-                       f"{self.chain.joint_names[bad]!r}")
-        return q_ref, np.minimum(np.maximum(v, lower), upper)
+    def _message(self, flags: int, moving: bool) -> str:
+        if flags & C.SOLVER:
+            return self._fault or "solver error"
+        if flags & C.STALE_FLAG:
+            return (f"no fresh command (timeout {self.config.command_timeout} s): "
+                    + ("halting" if moving else "stopped"))
+        sf = int(self._info[C.I_SFLAGS])
+        if sf:
+            kappa = self._info[C.I_KAPPA]
+            if sf & S.SINGULARITY_HALT:
+                return f"halted: moving toward a singularity (condition number {kappa:.3g})"
+            if sf & S.SINGULARITY_ESCAPE:
+                return "escaping an exact singularity"
+            if sf & S.SINGULARITY_LEAVING:
+                return f"leaving a singularity (condition number {kappa:.3g})"
+            return f"decelerating near a singularity (condition number {kappa:.3g})"
+        if flags & C.GOAL:
+            return "goal reached" if not moving else "goal reached; settling"
+        return "ok"
 
     def _reject(self, state: Any, message: str) -> ServoResult:
         """REJECT: a safe stop from the last accepted reference (or a hold of the input)."""
@@ -431,7 +461,8 @@ class Servo:
             lower, upper, pb = np.empty(n), np.empty(n), np.empty(n, dtype=np.int8)
             dt = self._prev_dt if self._prev_dt > 0 else 0.01
             cycle_bounds(q0, v0, v0, False, dt, self._lo, self._hi, self.config.joint_limit_margin,
-                         self._vmax, self._amax, self._jmax, lower, upper, pb)
+                         self._lim[C.L_VMAX], self._lim[C.L_AMAX], self._lim[C.L_JMAX], lower,
+                         upper, pb)
             v = np.empty(n)
             brake_velocity(lower, upper, v)
             q_ref = np.empty(n)
@@ -449,20 +480,3 @@ class Servo:
             v = np.zeros(n)
         return ServoResult(Action.REJECT, Reference(q_ref.copy(), v.copy()),
                            S.INVALID_INPUT | (S.SOLVER_ERROR if self._fault else S.NONE), message)
-
-
-def bad_or(mode: int, cfg: ServoConfig) -> str:
-    """Message of a missing (-1) or stale (-2) command."""
-    if mode == -1:
-        return "no command: smooth halt"
-    return f"command older than {cfg.command_timeout} s: smooth halt"
-
-
-def _singularity_message(sflags: int, kappa: float) -> str:
-    if sflags & S.SINGULARITY_HALT:
-        return f"halted: moving toward a singularity (condition number {kappa:.3g})"
-    if sflags & S.SINGULARITY_ESCAPE:
-        return "escaping an exact singularity"
-    if sflags & S.SINGULARITY_LEAVING:
-        return f"leaving a singularity (condition number {kappa:.3g})"
-    return f"decelerating near a singularity (condition number {kappa:.3g})"

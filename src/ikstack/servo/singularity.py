@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ikstack.diffik._linalg import svd_small
 from ikstack.kinematics._kernels import fk_one, jac_one
 from ikstack.servo.commands import ServoStatus
 
@@ -69,9 +70,12 @@ def kappa_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover
     n = q.shape[0]
     Jfull = np.empty((6, n))
     T = np.empty((4, 4))
-    Jsel = np.empty((axes.shape[0], n))
+    m = axes.shape[0]
+    Jsel = np.empty((m, n))
     task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
-    _, s, _ = np.linalg.svd(Jsel)
+    k = min(m, n)
+    s = np.empty(k)
+    svd_small(Jsel, np.empty((m, k)), s, np.empty((n, n)))
     return condition(s)
 
 
@@ -112,7 +116,7 @@ def _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weigh
     smax = s[0] if k > 0 else 0.0
     # lost directions: right singular vectors with tiny singular value, and those beyond rank
     for j in range(n):
-        lost = j >= k or s[j] <= 1e-6 * smax
+        lost = j < k and s[j] <= 1e-6 * smax
         if not lost:
             continue
         for sign in (1.0, -1.0):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ikstack.diffik._linalg import svd_small
 from ikstack.diffik.nullspace import project, projector_from_svd, secondary_velocity
 from ikstack.servo.singularity import condition, task_jacobian
 
@@ -69,12 +70,13 @@ def _cap(vel, lo, max_norm):  # pragma: no cover - compiled
 @njit(cache=True)
 def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist,
                       tool_frame, gain, v_lin, v_ang, posture, posture_gain, lower, upper,
-                      continuous, centering_gain, rcond, Jfull, T, Jsel, task,
-                      pref):  # pragma: no cover - compiled
+                      continuous, centering_gain, rcond, Jfull, T, Jsel, task, pref, U, s, Vh,
+                      N):  # pragma: no cover - compiled
     """One cycle's task: Jacobians, task velocity, SVD, projected secondary velocity.
 
-    Returns ``(kappa, position_error, orientation_error, nullspace_speed, U, s, Vh)``; errors
-    are over the selected axes (0 for twists).
+    Writes the SVD of the task Jacobian into ``U, s, Vh`` and the nullspace projector into
+    ``N`` (when a secondary term is on). Returns ``(kappa, position_error, orientation_error,
+    nullspace_speed)``; errors are over the selected axes (0 for twists).
     """
     n = q.shape[0]
     m = axes.shape[0]
@@ -122,17 +124,16 @@ def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_tar
     for r in range(m):
         a = axes[r]
         task[r] = weights[a] * vel[a]
-    U, s, Vh = np.linalg.svd(Jsel)
+    svd_small(Jsel, U, s, Vh)
     kappa = condition(s)
     ns = 0.0
     if posture_gain != 0.0 or centering_gain != 0.0:
         sec = np.empty(n)
         secondary_velocity(q, posture, posture_gain, lower, upper, continuous, centering_gain,
                            sec)
-        N = np.empty((n, n))
         projector_from_svd(s, Vh, rcond, N)
         ns = project(N, sec, pref)
     else:
         for i in range(n):
             pref[i] = 0.0
-    return kappa, perr, rerr, ns, U, s, Vh
+    return kappa, perr, rerr, ns
