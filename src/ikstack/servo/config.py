@@ -44,6 +44,8 @@ class ServoConfig:
         leaving_multiplier: when leaving, the halt threshold is
             ``halt + (halt - decelerate) * multiplier`` (MoveIt 2, giving 43).
         singularity_probe: size of MoveIt's look-ahead step along the last singular vector.
+        halt_scale: moving toward a singularity, a speed scale at or below this halts (the
+            linear scale only reaches zero asymptotically, which would creep on forever).
         leaving_min_scale: the least speed scale of motion that leaves a singularity; such
             motion is never halted (ikstack's fix of MoveIt's stuck-at-singularity behaviour).
         escape_speed: joint speed [rad/s] of the escape motion tried at an exact singularity
@@ -53,7 +55,7 @@ class ServoConfig:
         state_tolerance: measured positions may exceed limits by this much before REJECT.
         smoothing: first-order low-pass factor in [0, 1) on the solver's velocity (0 = off);
             the result still passes every limit.
-        max_step_ns: a cycle whose ``dt`` exceeds this [s] is rejected (protects integration).
+        max_dt: a cycle whose ``dt`` exceeds this [s] is rejected (protects integration).
     """
 
     task_axes: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
@@ -73,7 +75,8 @@ class ServoConfig:
     singularity_halt: float = 30.0
     leaving_multiplier: float = 2.0
     singularity_probe: float = 0.01
-    leaving_min_scale: float = 0.2
+    halt_scale: float = 0.05
+    leaving_min_scale: float = 0.5
     escape_speed: float = 0.1
     joint_limit_margin: float = 0.1
     state_tolerance: float = 1e-6
@@ -108,6 +111,8 @@ class ServoConfig:
         if not self.singularity_halt > self.singularity_decelerate:
             raise ConfigError("ServoConfig.singularity_halt must exceed singularity_decelerate; "
                               f"got {self.singularity_halt} <= {self.singularity_decelerate}")
+        if not 0.0 <= self.halt_scale < 1.0:
+            raise ConfigError(f"ServoConfig.halt_scale must be in [0, 1); got {self.halt_scale}")
         if not 0.0 <= self.leaving_min_scale <= 1.0:
             raise ConfigError(f"ServoConfig.leaving_min_scale must be in [0, 1]; "
                               f"got {self.leaving_min_scale}")

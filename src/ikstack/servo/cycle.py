@@ -40,8 +40,8 @@ BOX_QP = 1
 
 # indices into the packed configuration vector
 (C_GAIN, C_VLIN, C_VANG, C_POSTURE, C_CENTER, C_DAMP, C_MARGIN, C_PTOL, C_RTOL, C_KDEC, C_KHALT,
- C_KLEAVE, C_PROBE, C_MINLEAVE, C_ESCAPE, C_SMOOTH, C_STOP, C_RCOND) = range(18)
-N_CONFIG = 18
+ C_KLEAVE, C_PROBE, C_MINLEAVE, C_ESCAPE, C_SMOOTH, C_STOP, C_RCOND, C_HALTSCALE) = range(19)
+N_CONFIG = 19
 
 # rows of the packed limits array
 L_LO, L_HI, L_VMAX, L_AMAX, L_JMAX, L_CONT = range(6)
@@ -53,6 +53,7 @@ STALE_FLAG = int(ServoStatus.STALE_COMMAND)
 SOLVER = int(ServoStatus.SOLVER_ERROR)
 LCONFLICT = int(ServoStatus.LIMIT_CONFLICT)
 JERK = int(ServoStatus.JERK_RELAXED)
+HALT_FLAG = int(ServoStatus.SINGULARITY_HALT)
 
 # index of each scalar in the info vector a cycle fills
 (I_KAPPA, I_PERR, I_RERR, I_NS, I_RESID, I_ITERS, I_SFLAGS) = range(7)
@@ -91,12 +92,13 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
 
 @njit(cache=True)
 def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim, axes,
-                 weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out,
-                 generate):  # pragma: no cover - compiled
+                 weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out, generate,
+                 prev_flags):  # pragma: no cover - compiled
     """From the solver's ``desired`` velocity to the reference ``out`` (2, n): q_ref, dq_ref.
 
     ``desired`` is modified in place (singularity scale, smoothing). With ``generate`` False
-    it stops there (a motion generator takes over). Returns ``(flags, moving)``.
+    it stops there (a motion generator takes over). ``prev_flags`` are the previous cycle's
+    (a singularity halt is kept while the command pushes on). Returns ``(flags, moving)``.
     """
     n = q.shape[0]
     lower = box[0]
@@ -110,9 +112,10 @@ def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, l
             resid += x * x
         info[I_RESID] = np.sqrt(resid)
         scale, sflags = singularity_scale(
-            q, desired, task, Jsel, U, s, Vh, info[I_KAPPA], dt, T, Rs, ps, kinds, R_end, p_end,
-            axes, weights, cfg[C_KDEC], cfg[C_KHALT], cfg[C_KLEAVE], cfg[C_PROBE],
-            cfg[C_MINLEAVE], cfg[C_ESCAPE], True)
+            q, desired, dq, lim[L_AMAX], task, Jsel, U, s, Vh, info[I_KAPPA], dt, T, Rs, ps,
+            kinds, R_end, p_end, axes, weights, cfg[C_KDEC], cfg[C_KHALT], cfg[C_KLEAVE],
+            cfg[C_PROBE], cfg[C_MINLEAVE], cfg[C_ESCAPE], (prev_flags & HALT_FLAG) != 0,
+            cfg[C_HALTSCALE])
         flags |= sflags
         info[I_SFLAGS] = sflags
         if scale < 1.0:
@@ -170,7 +173,7 @@ def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
 def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
                 max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end, lim, axes, weights,
                 posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind, info,
-                desired, out):  # pragma: no cover - compiled
+                desired, out, prev_flags):  # pragma: no cover - compiled
     """prepare -> built-in solver -> finish in one call. Returns ``(flags, moving, solver_ok)``."""
     flags = cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps,
                           kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
@@ -202,5 +205,5 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
             flags |= STALE_FLAG
     fl, moving = cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim,
                               axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
-                              out, True)
+                              out, True, prev_flags)
     return fl, moving, True

@@ -173,6 +173,7 @@ class Servo:
         cv[C.C_SMOOTH] = cfg.smoothing
         cv[C.C_STOP] = cfg.stop_velocity
         cv[C.C_RCOND] = RCOND
+        cv[C.C_HALTSCALE] = cfg.halt_scale
         self._cfgv = cv
         m = len(cfg.task_axes)
         k = min(m, n)
@@ -203,6 +204,7 @@ class Servo:
         self._prev_dq: np.ndarray | None = None
         self._prev_dt = 0.0
         self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
+        self._prev_flags = 0
         if self.motion_generator is not None:
             self.motion_generator.reset()
 
@@ -279,7 +281,7 @@ class Servo:
                 self._max_iter, self._qp_tol, self._qp_state, *self._cc, self._lim, self._axes,
                 self._weights, self._posture, self._cfgv, self._Jfull, self._T, self._Jsel,
                 self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
-                self._pos_bind, info, desired, out)
+                self._pos_bind, info, desired, out, self._prev_flags)
             if not ok:
                 message = self._latch(f"{type(self.differential_ik).__name__} failed")
                 flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
@@ -289,6 +291,7 @@ class Servo:
         q_ref = out[0]
         v = out[1]
         self._last_ref = (q_ref, v)
+        self._prev_flags = flags if mode in (POSE, TWIST) else 0
         if not message:
             message = self._message(flags, moving)
         return ServoResult(Action.TRACK if moving else Action.HOLD, Reference(q_ref, v),
@@ -309,7 +312,7 @@ class Servo:
             C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
             self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
             self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
-            out)
+            out, 0)
 
     def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                        dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
@@ -338,7 +341,7 @@ class Servo:
         flags, moving = C.cycle_finish(
             q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
             self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
-            self._pos_bind, info, out, gen is None or mode == C.FAULT)
+            self._pos_bind, info, out, gen is None or mode == C.FAULT, self._prev_flags)
         if gen is None or mode == C.FAULT:
             return flags, moving, ""
         lower, upper = self._box[0].copy(), self._box[1].copy()
@@ -440,6 +443,8 @@ class Servo:
             return (f"no fresh command (timeout {self.config.command_timeout} s): "
                     + ("halting" if moving else "stopped"))
         sf = int(self._info[C.I_SFLAGS])
+        if flags & C.GOAL and not moving:
+            return "goal reached"
         if sf:
             kappa = self._info[C.I_KAPPA]
             if sf & S.SINGULARITY_HALT:

@@ -116,7 +116,7 @@ def _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weigh
     smax = s[0] if k > 0 else 0.0
     # lost directions: right singular vectors with tiny singular value, and those beyond rank
     for j in range(n):
-        lost = j < k and s[j] <= 1e-6 * smax
+        lost = j < k and (j == k - 1 or s[j] <= 1e-6 * smax)
         if not lost:
             continue
         for sign in (1.0, -1.0):
@@ -149,66 +149,106 @@ def _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weigh
 
 
 @njit(cache=True)
-def singularity_scale(q, dq, task, Jsel, U, s, Vh, kappa0, dt, T0, Rs, ps, kinds, R_end, p_end,
-                      axes, weights, k_dec, k_halt, k_leave, probe, min_leave, escape_speed,
-                      allow_escape):  # pragma: no cover - compiled
+def _scale(kappa, k_dec, upper):  # pragma: no cover - compiled
+    if not np.isfinite(kappa):
+        return 0.0
+    return 1.0 - (kappa - k_dec) / (upper - k_dec)
+
+
+@njit(cache=True)
+def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0, Rs, ps, kinds,
+                      R_end, p_end, axes, weights, k_dec, k_halt, k_leave, probe, min_leave,
+                      escape_speed, halted, halt_scale):  # pragma: no cover - compiled
     """Speed scale for the candidate ``dq`` (may add an escape motion to ``dq`` in place).
+
+    ``dq_meas`` and ``amax`` give the look-ahead: the condition number where the arm would
+    stop if it braked now at its acceleration limits, so a fast approach starts slowing early
+    enough to halt before ``k_halt``. ``halted`` (the previous cycle halted) keeps a halt while
+    the command still pushes toward the singularity; a scale toward it below ``halt_scale``
+    halts (the scale only reaches zero asymptotically, which would creep forever).
 
     Returns ``(scale, flags)`` with flags from :class:`~ikstack.servo.ServoStatus`.
     """
     n = q.shape[0]
     m = Jsel.shape[0]
-    if not kappa0 > k_dec:
+    if not kappa0 > 0.5 * k_dec:
         return 1.0, 0
     flags = 0
     qn = np.empty(n)
+    # look-ahead: where would the arm stop if it started braking now?
+    ahead = 1.0
+    moving = False
+    for i in range(n):
+        d = 0.0
+        if np.isfinite(amax[i]):
+            d = dq_meas[i] * abs(dq_meas[i]) / (2.0 * amax[i])
+        qn[i] = q[i] + d + dq[i] * dt
+        if dq_meas[i] != 0.0:
+            moving = True
+    if moving:
+        kappa_a = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+        if kappa_a > kappa0 and kappa_a > k_dec:
+            ahead = max(_scale(kappa_a, k_dec, k_halt), 0.0)
+    if not kappa0 > k_dec:
+        if ahead < 1.0:
+            if ahead <= halt_scale:
+                return 0.0, HALT
+            return ahead, DECELERATE
+        return 1.0, 0
     # does the candidate step itself lower the condition number?
     for i in range(n):
         qn[i] = q[i] + dq[i] * dt
     kappa1 = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
     leaving = kappa1 < kappa0 * (1.0 - 1e-12)
-    if not leaving and allow_escape and not kappa0 < k_halt:
-        esc = np.empty(n)
+    esc = np.zeros(n)
+    if (not leaving and not kappa0 < k_halt) or not kappa0 < k_leave:
+        # at (or near) an exact singularity: a second-order escape motion, kept up until the
+        # arm is back below MoveIt's leaving threshold (first-order steps are ~sigma_min there)
         if _escape(q, task, T0, Vh, s, kappa0, Rs, ps, kinds, R_end, p_end, axes, weights,
                    0.05, esc):
             for i in range(n):
-                dq[i] += escape_speed * esc[i]
-                qn[i] = q[i] + dq[i] * dt
-            kappa1 = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
-            leaving = kappa1 < kappa0 * (1.0 - 1e-12)
-            if leaving:
+                esc[i] *= escape_speed
+                qn[i] = q[i] + (dq[i] + esc[i]) * dt
+            kappa_e = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+            if kappa_e < kappa0 * (1.0 - 1e-12):
+                leaving = True
                 flags |= ESCAPE
+            else:
+                esc[:] = 0.0
+    if leaving:
+        scale = min(max(_scale(kappa0, k_dec, k_leave), min_leave), 1.0)
+        # the escape motion is not scaled: it is already a slow joint-space motion
+        for i in range(n):
+            dq[i] = scale * dq[i] + esc[i]
+        return 1.0, flags | LEAVING
     # MoveIt's direction probe on the last left singular vector
     k = s.shape[0]
-    toward = True
+    toward = kappa1 > kappa0
     if k > 0 and m > 0:
         col = min(k, m) - 1
-        u = U[:, col]
         sl = s[col]
         for i in range(n):
-            acc = 0.0
             if sl > SINGULAR_RCOND * s[0] and sl > 0.0:
-                for r in range(m):
-                    acc += Vh[col, i] * U[r, col] * (u[r] * probe) / sl
+                qn[i] = q[i] + Vh[col, i] * probe / sl
             else:
-                acc = Vh[col, i] * probe
-            qn[i] = q[i] + acc
+                qn[i] = q[i] + Vh[col, i] * probe
         kp = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
         dot = 0.0
         for r in range(m):
-            dot += u[r] * task[r]
+            dot += U[r, col] * task[r]
         if kappa0 > kp:
             dot = -dot
-        toward = dot > 0.0
-    upper = k_halt if (toward and not leaving) else k_leave
-    scale = 1.0 - (kappa0 - k_dec) / (upper - k_dec) if np.isfinite(kappa0) else 0.0
-    if leaving:
-        flags |= LEAVING
-        if scale < min_leave:
-            scale = min_leave
-        return min(scale, 1.0), flags
+        if dot > 0.0:
+            toward = True
+    if toward and halted:
+        return 0.0, HALT
+    scale = _scale(kappa0, k_dec, k_halt if toward else k_leave)
+    if toward:
+        scale = min(scale, ahead)
+        if scale <= halt_scale:
+            return 0.0, HALT
     if scale <= 0.0:
-        return 0.0, flags | HALT
+        return 0.0, HALT
     if not toward:
         flags |= LEAVING
-    return scale, flags | DECELERATE
+    return min(scale, 1.0), flags | DECELERATE
