@@ -42,7 +42,7 @@ class ServoConfig:
         singularity_decelerate: condition number where deceleration starts (MoveIt 17).
         singularity_halt: condition number of a halt when moving toward it (MoveIt 30).
         leaving_multiplier: when leaving, the halt threshold is
-            ``halt + (halt - decelerate) * multiplier`` (MoveIt 2, giving 43).
+            ``decelerate + (halt - decelerate) * multiplier`` (MoveIt: 17 + 13 x 2 = 43).
         singularity_probe: size of MoveIt's look-ahead step along the last singular vector.
         halt_scale: moving toward a singularity, a speed scale at or below this halts (the
             linear scale only reaches zero asymptotically, which would creep on forever).
@@ -128,8 +128,8 @@ class ServoConfig:
     @property
     def leaving_halt(self) -> float:
         """Halt threshold when moving away from a singularity (MoveIt: 17 + 13 x 2 = 43)."""
-        return self.singularity_halt + (self.singularity_halt - self.singularity_decelerate) * \
-            self.leaving_multiplier
+        return self.singularity_decelerate + (self.singularity_halt - self.singularity_decelerate) \
+            * self.leaving_multiplier
 
     @property
     def posture(self) -> Array | None:

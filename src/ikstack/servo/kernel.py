@@ -397,6 +397,10 @@ class Servo:
         eye, z6, zn = self._eye4, self._zero6, self._zero_n
         if command is None:
             return C.MISSING, eye, z6, False, zn, ""
+        if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
+            return 0, None, None, False, None, \
+                f"unknown command type {type(command).__name__}; use PoseCommand, " \
+                "TwistCommand, JointJogCommand or None"
         stamp = getattr(command, "stamp_ns", None)
         if type(stamp) is not int and not isinstance(stamp, np.integer):
             return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"

@@ -5,7 +5,7 @@ Jacobian, take the last left singular vector ``u``, step ``dq = J^+ (u * probe)`
 ``u`` if the condition number drops (``u`` must point toward the singularity). Motion with
 ``u . task > 0`` goes toward it: speed scale ``1 - (kappa - k_dec)/(k_halt - k_dec)``, a halt
 at ``k_halt``. Away from it the halt threshold rises to
-``k_halt + (k_halt - k_dec) * multiplier``.
+``k_dec + (k_halt - k_dec) * multiplier`` (43).
 
 ikstack keeps that and fixes the two complaints about it:
 
