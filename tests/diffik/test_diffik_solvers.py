@@ -236,3 +236,17 @@ def test_small_jacobi_svd_matches_lapack_including_rank_deficient():
         assert np.allclose(U @ np.diag(s) @ Vh[:k], A, atol=1e-12)
         assert np.allclose(Vh @ Vh.T, np.eye(n), atol=1e-12)
         assert np.allclose(U.T @ U, np.eye(k), atol=1e-12)
+
+
+def test_warm_started_jacobi_svd_matches_lapack_on_a_drifting_matrix():
+    from ikstack.diffik._linalg import svd_jacobi
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(6, 7))
+    U, s, Vh = np.empty((6, 6)), np.empty(6), np.eye(7)
+    for _ in range(200):
+        A = A + 1e-3 * rng.normal(size=A.shape)
+        svd_jacobi(A, U, s, Vh, True)
+        assert np.allclose(s, np.linalg.svd(A, compute_uv=False), atol=1e-12)
+        assert np.allclose(U @ np.diag(s) @ Vh[:6], A, atol=1e-12)
+        assert np.allclose(Vh @ Vh.T, np.eye(7), atol=1e-12)

@@ -102,7 +102,16 @@ def scale_into_box(dq, lower, upper, out):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def svd_small(A, U, s, Vh):  # pragma: no cover - compiled
+    """SVD of a small (m, n) matrix by one-sided Jacobi rotations (see :func:`svd_jacobi`)."""
+    svd_jacobi(A, U, s, Vh, False)
+
+
+@njit(cache=True)
+def svd_jacobi(A, U, s, Vh, warm):  # pragma: no cover - compiled
     """SVD of a small (m, n) matrix by one-sided Jacobi rotations on its columns.
+
+    With ``warm`` the rotations start from the orthogonal ``Vh`` passed in (the previous
+    cycle's, in a servo loop), so a slowly changing matrix needs one or two sweeps.
 
     Writes ``U`` (m, k), ``s`` (k,) descending and ``Vh`` (n, n) with ``k = min(m, n)``, so
     ``A = U diag(s) Vh[:k]``; the rows of ``Vh`` beyond the rank span the nullspace (complete
@@ -117,10 +126,22 @@ def svd_small(A, U, s, Vh):  # pragma: no cover - compiled
     Vt = np.zeros((n, n))
     fro2 = 0.0
     for i in range(n):
-        Vt[i, i] = 1.0
         for r in range(m):
-            Wt[i, r] = A[r, i]
             fro2 += A[r, i] * A[r, i]
+    if warm:
+        for i in range(n):
+            for c in range(n):
+                Vt[i, c] = Vh[i, c]
+            for r in range(m):
+                x = 0.0
+                for c in range(n):
+                    x += A[r, c] * Vt[i, c]
+                Wt[i, r] = x
+    else:
+        for i in range(n):
+            Vt[i, i] = 1.0
+            for r in range(m):
+                Wt[i, r] = A[r, i]
     tiny = 1e-30 * fro2
     for _sweep in range(60):
         rotated = False

@@ -207,3 +207,92 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
                               axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
                               out, True, prev_flags)
     return fl, moving, True
+
+
+# ---------------------------------------------------------------------- packed workspace
+# A 1 kHz loop pays numba's argument unboxing per array argument (~80 ns each), so the fast
+# path receives three flat buffers and cuts them into views here. ``unpack`` and
+# ``Workspace`` share one layout.
+
+@njit(cache=True)
+def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
+    """Views into the packed constant and work buffers (see :class:`Workspace`)."""
+    k = min(m, n)
+    o = 0
+    Rs = const_f[o:o + 9 * n].reshape((n, 3, 3))
+    o += 9 * n
+    ps = const_f[o:o + 3 * n].reshape((n, 3))
+    o += 3 * n
+    R_end = const_f[o:o + 9].reshape((3, 3))
+    o += 9
+    p_end = const_f[o:o + 3]
+    o += 3
+    lim = const_f[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    weights = const_f[o:o + 6]
+    o += 6
+    posture = const_f[o:o + n]
+    o += n
+    cfg = const_f[o:o + N_CONFIG]
+    kinds = const_i[0:n]
+    axes = const_i[n:n + m]
+    o = 0
+    Jfull = ws[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    T = ws[o:o + 16].reshape((4, 4))
+    o += 16
+    Jsel = ws[o:o + m * n].reshape((m, n))
+    o += m * n
+    task = ws[o:o + m]
+    o += m
+    pref = ws[o:o + n]
+    o += n
+    U = ws[o:o + m * k].reshape((m, k))
+    o += m * k
+    s = ws[o:o + k]
+    o += k
+    Vh = ws[o:o + n * n].reshape((n, n))
+    o += n * n
+    N = ws[o:o + n * n].reshape((n, n))
+    o += n * n
+    box = ws[o:o + 2 * n].reshape((2, n))
+    o += 2 * n
+    info = ws[o:o + N_INFO]
+    o += N_INFO
+    desired = ws[o:o + n]
+    pos_bind = iws[0:n]
+    qp_state = iws[n:2 * n]
+    return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
+            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state)
+
+
+@njit(cache=True)
+def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
+                 max_iter, qp_tol, prev_flags, const_f, const_i, ws, iws, n, m,
+                 out):  # pragma: no cover - compiled
+    """:func:`fused_cycle` on the packed buffers."""
+    (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
+     U, s, Vh, N, box, pos_bind, info, desired, qp_state) = unpack(const_f, const_i, ws, iws, n, m)
+    return fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog,
+                       solver_kind, max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end,
+                       lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh,
+                       N, box, pos_bind, info, desired, out, prev_flags)
+
+
+def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):
+    """The constant buffers ``(const_f, const_i)`` in :func:`unpack`'s layout."""
+    const_f = np.concatenate([np.ravel(Rs), np.ravel(ps), np.ravel(R_end), np.ravel(p_end),
+                              np.ravel(lim), np.ravel(weights), np.ravel(posture),
+                              np.ravel(cfg)]).astype(np.float64)
+    const_i = np.concatenate([np.asarray(kinds, dtype=np.int64),
+                              np.asarray(axes, dtype=np.int64)])
+    return const_f, const_i
+
+
+def work_buffers(n, m):
+    """Zeroed work buffers ``(ws, iws)`` in :func:`unpack`'s layout (``Vh`` starts at I)."""
+    k = min(m, n)
+    size = 6 * n + 16 + m * n + m + n + m * k + k + 2 * n * n + 2 * n + N_INFO + n
+    ws = np.zeros(size)
+    iws = np.zeros(2 * n, dtype=np.int8)
+    return ws, iws

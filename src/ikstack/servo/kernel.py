@@ -137,7 +137,6 @@ class Servo:
         self._max_iter = getattr(solver, "max_iterations", 100)
         self._qp_tol = getattr(solver, "tolerance", 1e-12)
         c = compile_chain(chain)
-        self._cc = (c.Rs, c.ps, c.kinds, c.R_end, c.p_end)
         km = chain.kinematic_margin
         lim = np.empty((6, n))
         lim[C.L_LO] = chain.lower + km
@@ -149,6 +148,7 @@ class Servo:
         self._lim = lim
         self._lo = np.ascontiguousarray(lim[C.L_LO])
         self._hi = np.ascontiguousarray(lim[C.L_HI])
+        self._lim = lim
         self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
         self._axes = np.array(cfg.task_axes, dtype=np.int64)
         self._weights = np.array(cfg.task_weights, dtype=np.float64)
@@ -174,22 +174,18 @@ class Servo:
         cv[C.C_STOP] = cfg.stop_velocity
         cv[C.C_RCOND] = RCOND
         cv[C.C_HALTSCALE] = cfg.halt_scale
-        self._cfgv = cv
         m = len(cfg.task_axes)
-        k = min(m, n)
-        self._Jfull = np.empty((6, n))
-        self._T = np.empty((4, 4))
-        self._Jsel = np.empty((m, n))
-        self._task = np.zeros(m)
-        self._pref = np.zeros(n)
-        self._U = np.zeros((m, k))
-        self._s = np.ones(k)
-        self._Vh = np.eye(n)
-        self._N = np.empty((n, n))
-        self._box = np.empty((2, n))
-        self._pos_bind = np.zeros(n, dtype=np.int8)
-        self._info = np.zeros(C.N_INFO)
-        self._qp_state = np.zeros(n, dtype=np.int8)
+        # packed buffers for the compiled fast path, and named views of them for the rest
+        self._const_f, self._const_i = C.pack_constants(
+            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
+            self._posture, cv)
+        self._ws, self._iws = C.work_buffers(n, m)
+        (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
+         self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
+         self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
+         self._qp_state) = C.unpack(self._const_f, self._const_i, self._ws, self._iws, n, m)
+        self._cc = (Rs, ps, kinds, R_end, p_end)
+        self._m = m
         self._zero6 = np.zeros(6)
         self._zero_n = np.zeros(n)
         self._eye4 = np.eye(4)
@@ -199,6 +195,7 @@ class Servo:
     def reset(self) -> None:
         """Clear a latched SOLVER_ERROR and forget timing history (call before a new session)."""
         self._fault: str | None = None
+        self._Vh[:] = np.eye(self.chain.dof)
         self._last_now: int | None = None
         self._last_stamp: int | None = None
         self._prev_dq: np.ndarray | None = None
@@ -272,16 +269,14 @@ class Servo:
 
         # ---- the compiled cycle
         out = np.empty((2, n))
-        desired = np.empty(n)
+        desired = self._desired
         info = self._info
         message = ""
         if (self._fast or mode not in (POSE, TWIST)) and self.motion_generator is None:
-            flags, moving, ok = C.fused_cycle(
+            flags, moving, ok = C.packed_cycle(
                 q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, jog, self._solver_kind,
-                self._max_iter, self._qp_tol, self._qp_state, *self._cc, self._lim, self._axes,
-                self._weights, self._posture, self._cfgv, self._Jfull, self._T, self._Jsel,
-                self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
-                self._pos_bind, info, desired, out, self._prev_flags)
+                self._max_iter, self._qp_tol, self._prev_flags, self._const_f, self._const_i,
+                self._ws, self._iws, n, self._m, out)
             if not ok:
                 message = self._latch(f"{type(self.differential_ik).__name__} failed")
                 flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import svd_small
+from ikstack.diffik._linalg import svd_jacobi
 from ikstack.diffik.nullspace import project, projector_from_svd, secondary_velocity
 from ikstack.servo.singularity import condition, task_jacobian
 
@@ -124,7 +124,7 @@ def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_tar
     for r in range(m):
         a = axes[r]
         task[r] = weights[a] * vel[a]
-    svd_small(Jsel, U, s, Vh)
+    svd_jacobi(Jsel, U, s, Vh, True)  # warm: Vh holds the previous cycle's
     kappa = condition(s)
     ns = 0.0
     if posture_gain != 0.0 or centering_gain != 0.0:
