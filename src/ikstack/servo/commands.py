@@ -109,7 +109,7 @@ class ServoStatus(IntFlag):
     SINGULARITY_ESCAPE = 1 << 11  #: an escape motion was added at an exact singularity
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Reference:
     """The joint reference for the next cycle.
 
@@ -122,7 +122,7 @@ class Reference:
     dq: Array
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ServoResult:
     """One cycle's answer.
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import svd_small
+from ikstack.diffik._linalg import svd_jacobi, svd_small
 from ikstack.kinematics._kernels import fk_one, jac_one
 from ikstack.servo.commands import ServoStatus
 
@@ -76,6 +76,22 @@ def kappa_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover
     k = min(m, n)
     s = np.empty(k)
     svd_small(Jsel, np.empty((m, k)), s, np.empty((n, n)))
+    return condition(s)
+
+
+@njit(cache=True)
+def kappa_near(q, Vh, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover - compiled
+    """:func:`kappa_at` for a configuration near one whose right singular vectors are ``Vh``."""
+    n = q.shape[0]
+    Jfull = np.empty((6, n))
+    T = np.empty((4, 4))
+    m = axes.shape[0]
+    Jsel = np.empty((m, n))
+    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
+    k = min(m, n)
+    s = np.empty(k)
+    V = Vh.copy()
+    svd_jacobi(Jsel, np.empty((m, k)), s, V, True)
     return condition(s)
 
 
@@ -186,7 +202,7 @@ def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0
         if dq_meas[i] != 0.0:
             moving = True
     if moving:
-        kappa_a = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+        kappa_a = kappa_near(qn, Vh, Rs, ps, kinds, R_end, p_end, axes, weights)
         if kappa_a > kappa0 and kappa_a > k_dec:
             ahead = max(_scale(kappa_a, k_dec, k_halt), 0.0)
     if not kappa0 > k_dec:
@@ -198,7 +214,7 @@ def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0
     # does the candidate step itself lower the condition number?
     for i in range(n):
         qn[i] = q[i] + dq[i] * dt
-    kappa1 = kappa_at(qn, Rs, ps, kinds, R_end, p_end, axes, weights)
+    kappa1 = kappa_near(qn, Vh, Rs, ps, kinds, R_end, p_end, axes, weights)
     leaving = kappa1 < kappa0 * (1.0 - 1e-12)
     esc = np.zeros(n)
     if (not leaving and not kappa0 < k_halt) or not kappa0 < k_leave:
