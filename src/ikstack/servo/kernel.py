@@ -64,17 +64,31 @@ def _rigid_ok(T):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _outside(q, lo, hi, tol):  # pragma: no cover - compiled
-    for i in range(q.shape[0]):
-        if q[i] < lo[i] - tol or q[i] > hi[i] + tol:
-            return i
-    return -1
+def _check_state(q, dq, lo, hi, tol, out):  # pragma: no cover - compiled
+    """-2 if q or dq is not finite; the first joint outside its limits (+-tol); else -1.
 
-
-@njit(cache=True)
-def _clip_into(q, lo, hi, out):  # pragma: no cover - compiled
+    Writes ``q`` clipped into the limits to ``out``.
+    """
+    bad = -1
     for i in range(q.shape[0]):
+        if not (np.isfinite(q[i]) and np.isfinite(dq[i])):
+            return -2
+        if bad < 0 and (q[i] < lo[i] - tol or q[i] > hi[i] + tol):
+            bad = i
         out[i] = min(max(q[i], lo[i]), hi[i])
+    return bad
+
+
+def _array(x: Any, n: int) -> np.ndarray | None:
+    """``x`` as a float64 (n,) array (finiteness not checked), or None."""
+    if type(x) is not np.ndarray or x.dtype != np.float64:
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+    if x.shape != (n,):
+        return None
+    return x
 
 
 def _vector(x: Any, n: int) -> np.ndarray | None:
@@ -239,25 +253,26 @@ class Servo:
             return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
         if type(state) is not JointState and not isinstance(state, JointState):
             return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
-        q_in = _vector(state.q, n)
-        dq = _vector(state.dq, n)
+        q_in = _array(state.q, n)
+        dq = _array(state.dq, n)
         if q_in is None or dq is None:
+            return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
+        q = np.empty(n)
+        lo, hi = self._lo, self._hi
+        j = _check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
+        if j == -2:
             return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
         stamp = state.stamp_ns
         if type(stamp) is not int and not isinstance(stamp, np.integer):
             return self._reject(state, "state.stamp_ns must be an integer [ns]")
         if self._last_stamp is not None and stamp < self._last_stamp:
             return self._reject(state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
-        lo, hi = self._lo, self._hi
-        j = _outside(q_in, lo, hi, cfg.state_tolerance)
         if j >= 0:
             return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
                                 f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
         mode, target, twist, tool, jog, bad = self._parse_command(command, now_ns)
         if bad:
             return self._reject(state, bad)
-        q = np.empty(n)
-        _clip_into(q_in, lo, hi, q)
         self._last_now = now_ns
         self._last_stamp = int(stamp)
         if self._fault is not None:
