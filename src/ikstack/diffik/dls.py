@@ -20,6 +20,7 @@ from numba import njit
 
 from ikstack.diffik._linalg import cholesky_inplace, cholesky_solve_inplace, scale_into_box
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
+from ikstack.errors import InputError
 
 
 @njit(cache=True)
@@ -63,14 +64,13 @@ class DampedLeastSquares(DifferentialIK):
     """Damped least squares with MoveIt-style scaling into the velocity box (the default).
 
     Args:
-        damping: lambda used when a request carries ``damping=None``-like zero and a floor is
-            needed; the request's own ``damping`` wins when positive.
+        min_damping: a floor on lambda; the request's ``damping`` is used when it is larger.
+            With both zero, a rank-deficient task makes ``J J^T`` singular and the solve
+            reports failure.
     """
 
     def __init__(self, min_damping: float = 0.0):
         if not (np.isfinite(min_damping) and min_damping >= 0.0):
-            from ikstack.errors import InputError
-
             raise InputError(f"min_damping must be finite and >= 0; got {min_damping}")
         self.min_damping = float(min_damping)
 
