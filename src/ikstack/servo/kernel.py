@@ -40,6 +40,7 @@ from ikstack.servo.motion import MotionGenerator
 from ikstack.servo.task import POSE, TWIST
 
 S = ServoStatus
+_FLAGS: dict[int, ServoStatus] = {}  # IntFlag construction is slow; flags repeat
 _BUILTIN = (DampedLeastSquares, BoxQPSolver)
 
 
@@ -279,7 +280,8 @@ class Servo:
             mode = C.FAULT
         use_jerk = self._has_jerk and self._prev_dq is not None and self._prev_dt > 0
         a_prev = (dq - self._prev_dq) / self._prev_dt if use_jerk else dq
-        self._prev_dq = dq
+        if self._has_jerk:
+            self._prev_dq = dq.copy()
         self._prev_dt = dt
 
         # ---- the compiled cycle
@@ -293,7 +295,8 @@ class Servo:
                 self._max_iter, self._qp_tol, self._prev_flags, self._const_f, self._const_i,
                 self._ws, self._iws, n, self._m, out)
             if not ok:
-                message = self._latch(f"{type(self.differential_ik).__name__} failed")
+                message = self._latch(f"{type(self.differential_ik).__name__} failed (iteration "
+                                      "cap, empty box or singular normal matrix)")
                 flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
         else:
             flags, moving, message = self._general_cycle(q, dq, a_prev, use_jerk, dt, mode,
@@ -304,8 +307,11 @@ class Servo:
         self._prev_flags = flags if mode in (POSE, TWIST) else 0
         if not message:
             message = self._message(flags, moving)
+        status = _FLAGS.get(flags)
+        if status is None:
+            status = _FLAGS.setdefault(flags, S(flags))
         return ServoResult(Action.TRACK if moving else Action.HOLD, Reference(q_ref, v),
-                           S(flags), message, float(info[C.I_RESID]), float(info[C.I_NS]),
+                           status, message, float(info[C.I_RESID]), float(info[C.I_NS]),
                            float(info[C.I_KAPPA]), float(info[C.I_PERR]), float(info[C.I_RERR]),
                            int(info[C.I_ITERS]))
 
