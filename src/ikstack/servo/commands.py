@@ -63,8 +63,8 @@ class TwistCommand:
     """
 
     twist: Any
-    frame: Any = TwistFrame.BASE
-    stamp_ns: int = 0
+    frame: Any
+    stamp_ns: int
 
 
 @dataclass(frozen=True)
