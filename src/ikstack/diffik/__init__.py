@@ -1,8 +1,22 @@
-"""Differential IK: the per-cycle velocity-solver interface and its solvers."""
+"""Differential IK: one velocity solve per control cycle, pluggable.
 
-# seed 000's velocity QP (OSQP and the dense active-set alternative)
+:class:`DifferentialIK` is the interface (``solve(request) -> dq``); :class:`DampedLeastSquares`
+is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
+QP. :mod:`ikstack.diffik.nullspace` builds the preferred (secondary) velocity.
+:class:`OsqpQPSolver` (and :class:`ActiveSetQPSolver`, the same QP on ikstack's own dense
+active-set method) is seed 000's velocity QP with joint-limit avoidance, coupled-joint rows
+and the lag guard.
+"""
+
 from ikstack.diffik.active_set_qp import ActiveSetQPSolver
+from ikstack.diffik.box_qp import BoxQPSolver, solve_box_qp
+from ikstack.diffik.dls import DampedLeastSquares
 from ikstack.diffik.joint_limit_cost import joint_limit_cost
+from ikstack.diffik.nullspace import (
+    joint_difference,
+    nullspace_projector,
+    preferred_velocity,
+)
 from ikstack.diffik.osqp_qp import OsqpQPSolver
 from ikstack.diffik.qp_config import (
     DiffQPConfig,
@@ -15,10 +29,18 @@ from ikstack.diffik.qp_config import (
 )
 from ikstack.diffik.qp_select import make_velocity_qp
 from ikstack.diffik.qp_step import VelocityQPStepper
-from ikstack.diffik.solver import DifferentialIK, DiffIKRequest, DiffIKResult, as_result
+from ikstack.diffik.solver import (
+    DifferentialIK,
+    DiffIKRequest,
+    DiffIKResult,
+    as_result,
+    check_request,
+)
 
 __all__ = [
     "ActiveSetQPSolver",
+    "BoxQPSolver",
+    "DampedLeastSquares",
     "DiffIKRequest",
     "DiffIKResult",
     "DiffQPConfig",
@@ -32,6 +54,11 @@ __all__ = [
     "StepResult",
     "VelocityQPStepper",
     "as_result",
+    "check_request",
+    "joint_difference",
     "joint_limit_cost",
     "make_velocity_qp",
+    "nullspace_projector",
+    "preferred_velocity",
+    "solve_box_qp",
 ]

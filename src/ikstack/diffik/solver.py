@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.errors import InputError, NonFiniteError, ShapeError
+
 Array = NDArray[np.float64]
 
 
@@ -96,3 +98,34 @@ def as_result(out: object, dof: int) -> DiffIKResult:
     if not res.success:
         return DiffIKResult(np.zeros(dof), False, res.message, res.iterations, res.active)
     return DiffIKResult(dq.copy(), True, res.message, res.iterations, res.active)
+
+
+def check_request(request: DiffIKRequest) -> tuple[Array, Array, Array, Array, Array]:
+    """The request's ``(jacobian, task, lower, upper, preferred_velocity)`` as contiguous float64.
+
+    Raises:
+        ShapeError: an array's shape does not match ``(m, dof)``, ``(m,)`` or ``(dof,)``.
+        NonFiniteError: the Jacobian, task or preferred velocity holds NaN or infinity (bounds
+            may be infinite, never NaN).
+    """
+    J = np.ascontiguousarray(request.jacobian, dtype=np.float64)
+    if J.ndim != 2:
+        raise ShapeError("jacobian", J.shape, "(m, dof)")
+    m, n = J.shape
+    t = np.ascontiguousarray(request.task, dtype=np.float64)
+    if t.shape != (m,):
+        raise ShapeError("task", t.shape, f"({m},)")
+    out = [J, t]
+    for name in ("lower", "upper", "preferred_velocity"):
+        a = np.ascontiguousarray(getattr(request, name), dtype=np.float64)
+        if a.shape != (n,):
+            raise ShapeError(name, a.shape, f"({n},)")
+        out.append(a)
+    for name, a in (("jacobian", J), ("task", t), ("preferred_velocity", out[4])):
+        if not np.all(np.isfinite(a)):
+            raise NonFiniteError(name)
+    if np.any(np.isnan(out[2])) or np.any(np.isnan(out[3])):
+        raise NonFiniteError("lower/upper")
+    if not (np.isfinite(request.damping) and request.damping >= 0):
+        raise InputError(f"damping must be finite and >= 0; got {request.damping}")
+    return J, t, out[2], out[3], out[4]

@@ -1,0 +1,298 @@
+"""The compiled body of one servo cycle, in two halves around the solver.
+
+``cycle_prepare`` computes the velocity box and the task (Jacobian, SVD, task velocity,
+projected secondary velocity); the solver runs; ``cycle_finish`` applies singularity scaling,
+smoothing, the box and integration, and decides the action and status flags. ``fused_cycle``
+runs all three for the built-in solvers in a single call, so a 1 kHz loop pays Python's call
+overhead once. The kernel (:mod:`ikstack.servo.kernel`) validates input and output around it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.diffik._linalg import scale_into_box
+from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task
+from ikstack.diffik.dls import dls_kernel
+from ikstack.servo.commands import ServoStatus
+from ikstack.servo.limits import (
+    CONFLICT,
+    JERK_RELAXED,
+    bound_touched,
+    brake_velocity,
+    cycle_bounds,
+    integrate,
+    max_abs,
+)
+from ikstack.servo.singularity import singularity_scale
+from ikstack.servo.task import POSE, cartesian_prepare
+
+# command modes
+JOG = 2
+MISSING = -1
+STALE = -2
+FAULT = -3
+
+# solver kinds of the fused path
+DLS = 0
+BOX_QP = 1
+
+# indices into the packed configuration vector
+(C_GAIN, C_VLIN, C_VANG, C_POSTURE, C_CENTER, C_DAMP, C_MARGIN, C_PTOL, C_RTOL, C_KDEC, C_KHALT,
+ C_KLEAVE, C_PROBE, C_MINLEAVE, C_ESCAPE, C_SMOOTH, C_STOP, C_RCOND, C_HALTSCALE) = range(19)
+N_CONFIG = 19
+
+# rows of the packed limits array
+L_LO, L_HI, L_VMAX, L_AMAX, L_JMAX, L_CONT = range(6)
+
+GOAL = int(ServoStatus.GOAL_REACHED)
+VSCALED = int(ServoStatus.VELOCITY_SCALED)
+JBOUND = int(ServoStatus.JOINT_BOUND)
+STALE_FLAG = int(ServoStatus.STALE_COMMAND)
+SOLVER = int(ServoStatus.SOLVER_ERROR)
+LCONFLICT = int(ServoStatus.LIMIT_CONFLICT)
+JERK = int(ServoStatus.JERK_RELAXED)
+HALT_FLAG = int(ServoStatus.SINGULARITY_HALT)
+
+# index of each scalar in the info vector a cycle fills
+(I_KAPPA, I_PERR, I_RERR, I_NS, I_RESID, I_ITERS, I_SFLAGS) = range(7)
+N_INFO = 7
+
+
+@njit(cache=True)
+def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps, kinds,
+                  R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U,
+                  s, Vh, N, box, pos_bind, info):  # pragma: no cover - compiled
+    """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags."""
+    flags = 0
+    code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], cfg[C_MARGIN],
+                        lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pos_bind)
+    if code & CONFLICT:
+        flags |= LCONFLICT
+    if code & JERK_RELAXED:
+        flags |= JERK
+    for i in range(info.shape[0]):
+        info[i] = 0.0
+    info[I_KAPPA] = 1.0
+    if mode == 0 or mode == 1:
+        kappa, perr, rerr, ns = cartesian_prepare(
+            q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist, tool,
+            cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], posture, cfg[C_POSTURE], lim[L_LO],
+            lim[L_HI], lim[L_CONT] != 0.0, cfg[C_CENTER], cfg[C_RCOND], Jfull, T, Jsel, task,
+            pref, U, s, Vh, N)
+        info[I_KAPPA] = kappa
+        info[I_PERR] = perr
+        info[I_RERR] = rerr
+        info[I_NS] = ns
+        if mode == POSE and perr <= cfg[C_PTOL] and rerr <= cfg[C_RTOL]:
+            flags |= GOAL
+    return flags
+
+
+@njit(cache=True)
+def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim, axes,
+                 weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out, generate,
+                 prev_flags):  # pragma: no cover - compiled
+    """From the solver's ``desired`` velocity to the reference ``out`` (2, n): q_ref, dq_ref.
+
+    ``desired`` is modified in place (singularity scale, smoothing). With ``generate`` False
+    it stops there (a motion generator takes over). ``prev_flags`` are the previous cycle's
+    (a singularity halt is kept while the command pushes on). Returns ``(flags, moving)``.
+    """
+    n = q.shape[0]
+    lower = box[0]
+    upper = box[1]
+    if mode == 0 or mode == 1:
+        resid = 0.0
+        for r in range(Jsel.shape[0]):
+            x = -task[r]
+            for i in range(n):
+                x += Jsel[r, i] * desired[i]
+            resid += x * x
+        info[I_RESID] = np.sqrt(resid)
+        scale, sflags = singularity_scale(
+            q, desired, dq, lim[L_AMAX], task, Jsel, U, s, Vh, info[I_KAPPA], dt, T, Rs, ps,
+            kinds, R_end, p_end, axes, weights, cfg[C_KDEC], cfg[C_KHALT], cfg[C_KLEAVE],
+            cfg[C_PROBE], cfg[C_MINLEAVE], cfg[C_ESCAPE], (prev_flags & HALT_FLAG) != 0,
+            cfg[C_HALTSCALE])
+        flags |= sflags
+        info[I_SFLAGS] = sflags
+        if scale < 1.0:
+            for i in range(n):
+                desired[i] *= scale
+    elif mode < 0:
+        for i in range(n):
+            desired[i] = 0.0
+    a = cfg[C_SMOOTH]
+    if a > 0.0 and mode >= 0:
+        for i in range(n):
+            desired[i] = a * dq[i] + (1.0 - a) * desired[i]
+    if not generate:
+        return flags, False
+    scale_into_box(desired, lower, upper, out[1])
+    return finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out, True)
+
+
+@njit(cache=True)
+def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
+                     integrate_q):  # pragma: no cover - compiled
+    """Stop detection and flags for the reference in ``out`` (velocity already in the box).
+
+    With ``integrate_q`` the position row is ``q + dq dt`` (clipped to the limits); a stopped
+    reference holds ``q`` exactly.
+    """
+    n = q.shape[0]
+    lower = box[0]
+    upper = box[1]
+    v = out[1]
+    stopped = False
+    if max_abs(v) < cfg[C_STOP]:
+        z = np.empty(n)
+        brake_velocity(lower, upper, z)
+        if max_abs(z) == 0.0:
+            stopped = True
+            for i in range(n):
+                v[i] = 0.0
+    if integrate_q or stopped:
+        integrate(q, v, dt, lim[L_LO], lim[L_HI], out[0])
+    if bound_touched(out[1], lower, upper, pos_bind):
+        flags |= JBOUND
+    if not flags & (STALE_FLAG | SOLVER):
+        for i in range(n):
+            vi = out[1, i]
+            pb = pos_bind[i]
+            if vi != 0.0 and ((vi >= upper[i] - 1e-12 and not (pb == 1 or pb == 2))
+                              or (vi <= lower[i] + 1e-12 and not (pb == -1 or pb == 2))):
+                flags |= VSCALED
+                break
+    return flags, max_abs(out[1]) > 0.0
+
+
+@njit(cache=True)
+def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
+                max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end, lim, axes, weights,
+                posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind, info,
+                desired, out, prev_flags):  # pragma: no cover - compiled
+    """prepare -> built-in solver -> finish in one call. Returns ``(flags, moving, solver_ok)``."""
+    flags = cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps,
+                          kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
+                          task, pref, U, s, Vh, N, box, pos_bind, info)
+    n = q.shape[0]
+    ok = True
+    if mode == 0 or mode == 1:
+        if solver_kind == DLS:
+            m = Jsel.shape[0]
+            ok, _ = dls_kernel(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
+                               np.empty((m, m)), np.empty(m))
+            info[I_ITERS] = 1
+        else:
+            code, it = box_qp_from_task(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
+                                        qp_state, max_iter, qp_tol)
+            ok = code == CONVERGED
+            info[I_ITERS] = it
+        if not ok:
+            return flags | SOLVER, False, False
+    elif mode == JOG:
+        for i in range(n):
+            desired[i] = jog[i]
+    else:
+        for i in range(n):
+            desired[i] = 0.0
+        if mode == FAULT:
+            flags |= SOLVER
+        else:
+            flags |= STALE_FLAG
+    fl, moving = cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim,
+                              axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
+                              out, True, prev_flags)
+    return fl, moving, True
+
+
+# ---------------------------------------------------------------------- packed workspace
+# A 1 kHz loop pays numba's argument unboxing per array argument (~80 ns each), so the fast
+# path receives three flat buffers and cuts them into views here. ``unpack`` and
+# ``Workspace`` share one layout.
+
+@njit(cache=True)
+def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
+    """Views into the packed constant and work buffers (see :class:`Workspace`)."""
+    k = min(m, n)
+    o = 0
+    Rs = const_f[o:o + 9 * n].reshape((n, 3, 3))
+    o += 9 * n
+    ps = const_f[o:o + 3 * n].reshape((n, 3))
+    o += 3 * n
+    R_end = const_f[o:o + 9].reshape((3, 3))
+    o += 9
+    p_end = const_f[o:o + 3]
+    o += 3
+    lim = const_f[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    weights = const_f[o:o + 6]
+    o += 6
+    posture = const_f[o:o + n]
+    o += n
+    cfg = const_f[o:o + N_CONFIG]
+    kinds = const_i[0:n]
+    axes = const_i[n:n + m]
+    o = 0
+    Jfull = ws[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    T = ws[o:o + 16].reshape((4, 4))
+    o += 16
+    Jsel = ws[o:o + m * n].reshape((m, n))
+    o += m * n
+    task = ws[o:o + m]
+    o += m
+    pref = ws[o:o + n]
+    o += n
+    U = ws[o:o + m * k].reshape((m, k))
+    o += m * k
+    s = ws[o:o + k]
+    o += k
+    Vh = ws[o:o + n * n].reshape((n, n))
+    o += n * n
+    N = ws[o:o + n * n].reshape((n, n))
+    o += n * n
+    box = ws[o:o + 2 * n].reshape((2, n))
+    o += 2 * n
+    info = ws[o:o + N_INFO]
+    o += N_INFO
+    desired = ws[o:o + n]
+    pos_bind = iws[0:n]
+    qp_state = iws[n:2 * n]
+    return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
+            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state)
+
+
+@njit(cache=True)
+def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
+                 max_iter, qp_tol, prev_flags, const_f, const_i, ws, iws, n, m,
+                 out):  # pragma: no cover - compiled
+    """:func:`fused_cycle` on the packed buffers."""
+    (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
+     U, s, Vh, N, box, pos_bind, info, desired, qp_state) = unpack(const_f, const_i, ws, iws, n, m)
+    return fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog,
+                       solver_kind, max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end,
+                       lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh,
+                       N, box, pos_bind, info, desired, out, prev_flags)
+
+
+def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):
+    """The constant buffers ``(const_f, const_i)`` in :func:`unpack`'s layout."""
+    const_f = np.concatenate([np.ravel(Rs), np.ravel(ps), np.ravel(R_end), np.ravel(p_end),
+                              np.ravel(lim), np.ravel(weights), np.ravel(posture),
+                              np.ravel(cfg)]).astype(np.float64)
+    const_i = np.concatenate([np.asarray(kinds, dtype=np.int64),
+                              np.asarray(axes, dtype=np.int64)])
+    return const_f, const_i
+
+
+def work_buffers(n, m):
+    """Zeroed work buffers ``(ws, iws)`` in :func:`unpack`'s layout (``Vh`` starts at I)."""
+    k = min(m, n)
+    size = 6 * n + 16 + m * n + m + n + m * k + k + 2 * n * n + 2 * n + N_INFO + n
+    ws = np.zeros(size)
+    iws = np.zeros(2 * n, dtype=np.int8)
+    return ws, iws

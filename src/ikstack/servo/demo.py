@@ -1,0 +1,151 @@
+"""A servo loop to a pose target, recorded as arrays (the body of ``ikstack servo-demo``).
+
+:func:`run_demo` prints nothing; it returns a :class:`ServoTrace`. :func:`plot_trace` draws
+joint positions, velocities and task error with matplotlib (the ``viz`` extra).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK
+from ikstack.errors import InputError, MissingExtraError
+from ikstack.model import Chain
+from ikstack.servo.commands import Action, JointState, PoseCommand
+from ikstack.servo.config import ServoConfig
+from ikstack.servo.kernel import Servo
+from ikstack.spatial import as_transforms
+
+Array = NDArray[np.float64]
+
+#: solver names the demo (and the CLI) accept
+SOLVERS: dict[str, type[DifferentialIK]] = {"dls": DampedLeastSquares, "box_qp": BoxQPSolver}
+
+
+@dataclass(frozen=True)
+class ServoTrace:
+    """A recorded servo run (``steps`` rows; time in seconds).
+
+    Attributes:
+        t: (steps,) time [s].
+        q, dq: (steps, dof) reference positions [rad] and velocities [rad/s].
+        position_error: (steps,) tool position error [m].
+        orientation_error: (steps,) tool rotation error [rad].
+        action: (steps,) :class:`Action` values.
+        status: (steps,) :class:`ServoStatus` values (ints).
+        condition_number: (steps,) of the task Jacobian.
+        messages: the distinct messages, in order of first appearance.
+    """
+
+    t: Array
+    q: Array
+    dq: Array
+    position_error: Array
+    orientation_error: Array
+    action: NDArray[np.int64]
+    status: NDArray[np.int64]
+    condition_number: Array
+    messages: tuple[str, ...]
+
+    @property
+    def final_action(self) -> Action:
+        """The last cycle's action."""
+        return Action(int(self.action[-1]))
+
+
+def make_solver(name: str) -> DifferentialIK:
+    """A built-in solver by name (``"dls"`` or ``"box_qp"``)."""
+    key = name.lower().replace("-", "_")
+    if key not in SOLVERS:
+        raise InputError(f"unknown solver {name!r}; valid: {', '.join(sorted(SOLVERS))}")
+    return SOLVERS[key]()
+
+
+def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str = "dls",
+             q0: ArrayLike | None = None, dt: float = 0.01,
+             config: ServoConfig | None = None) -> ServoTrace:
+    """Servo ``chain`` from ``q0`` (default: the middle of its limits) to a pose target.
+
+    Args:
+        chain: the arm. Infinite acceleration limits are replaced by 10x the velocity limits
+            so the demo shows smooth starts and stops.
+        target: (4, 4) ``T_base_target``, or a (dof,) joint vector whose FK is the target.
+        steps: cycles to run.
+        solver_name: ``"dls"`` or ``"box_qp"``.
+        q0: (dof,) start configuration.
+        dt: cycle time [s].
+        config: servo settings (default :class:`ServoConfig`).
+
+    Returns:
+        :class:`ServoTrace`.
+    """
+    if int(steps) < 1:
+        raise InputError(f"steps must be >= 1; got {steps}")
+    acc = np.where(np.isfinite(chain.acceleration_limits), chain.acceleration_limits,
+                   10.0 * np.where(np.isfinite(chain.velocity_limits), chain.velocity_limits, 1.0))
+    arm = chain.with_limits(acceleration=acc)
+    tgt = np.asarray(target, dtype=np.float64)
+    if tgt.shape == (chain.dof,):
+        tgt = arm.fk(tgt)
+    T_target = as_transforms(tgt, "target")
+    if T_target.shape != (4, 4):
+        raise InputError(f"target must be (4, 4) or ({chain.dof},); got {np.shape(target)}")
+    q = arm.middle() if q0 is None else arm.check_q(q0, "q0").copy()
+    dq = np.zeros(chain.dof)
+    servo = Servo(arm, config, differential_ik=make_solver(solver_name))
+    n = int(steps)
+    out: dict[str, Any] = {k: np.zeros(n) for k in ("t", "pe", "re", "kappa")}
+    Q = np.zeros((n, chain.dof))
+    DQ = np.zeros((n, chain.dof))
+    actions = np.zeros(n, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int64)
+    messages: list[str] = []
+    step_ns = int(round(dt * 1e9))
+    for k in range(n):
+        now = k * step_ns
+        r = servo.step(JointState(q, dq, now), PoseCommand(T_target, now), dt, now)
+        if r.action != Action.REJECT:
+            q, dq = r.reference.q, r.reference.dq
+        out["t"][k] = k * dt
+        Q[k], DQ[k] = q, dq
+        out["pe"][k], out["re"][k] = r.position_error, r.orientation_error
+        out["kappa"][k] = r.condition_number
+        actions[k] = int(r.action)
+        status[k] = int(r.status)
+        if r.message not in messages:
+            messages.append(r.message)
+    return ServoTrace(out["t"], Q, DQ, out["pe"], out["re"], actions, status, out["kappa"],
+                      tuple(messages))
+
+
+def plot_trace(trace: ServoTrace, path: str | None = None) -> Any:
+    """Plot joint positions, velocities and task error (needs matplotlib, the ``viz`` extra).
+
+    Returns the matplotlib figure; saves it to ``path`` when given.
+    """
+    try:
+        import matplotlib
+
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingExtraError("matplotlib", "viz") from None
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 8))
+    axes[0].plot(trace.t, trace.q)
+    axes[0].set_ylabel("q [rad]")
+    axes[1].plot(trace.t, trace.dq)
+    axes[1].set_ylabel("dq [rad/s]")
+    axes[2].semilogy(trace.t, np.maximum(trace.position_error, 1e-12), label="position [m]")
+    axes[2].semilogy(trace.t, np.maximum(trace.orientation_error, 1e-12), label="rotation [rad]")
+    axes[2].set_ylabel("task error")
+    axes[2].set_xlabel("t [s]")
+    axes[2].legend()
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path)
+    return fig

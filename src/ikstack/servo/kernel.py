@@ -1,0 +1,507 @@
+"""The real-time servo kernel: one safe joint reference per control cycle.
+
+One cycle (DESIGN.md): validate the input; joint state + command -> task (pose error or twist,
+selected and weighted) -> Jacobian and SVD -> this cycle's velocity box (velocity, next-cycle
+acceleration, sampled braking distance to position limits, jerk) -> the differential-IK
+solver -> singularity scaling -> smoothing -> motion generator -> re-validation ->
+:class:`ServoResult`. Nothing reaches the output that has not passed the last check, and a
+solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
+from ikstack.diffik.nullspace import RCOND
+from ikstack.diffik.solver import as_result
+from ikstack.errors import InputError
+from ikstack.kinematics import compile_chain
+from ikstack.kinematics._kernels import all_finite
+from ikstack.model import Chain, JointType
+from ikstack.servo import cycle as C
+from ikstack.servo.commands import (
+    Action,
+    JointJogCommand,
+    JointState,
+    PoseCommand,
+    Reference,
+    ServoResult,
+    ServoStatus,
+    TwistCommand,
+    TwistFrame,
+)
+from ikstack.servo.config import ServoConfig
+from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, reference_violation
+from ikstack.servo.motion import MotionGenerator
+from ikstack.servo.task import POSE, TWIST
+
+S = ServoStatus
+_FLAGS: dict[int, ServoStatus] = {}  # IntFlag construction is slow; flags repeat
+_BUILTIN = (DampedLeastSquares, BoxQPSolver)
+
+
+@njit(cache=True)
+def _rigid_ok(T):  # pragma: no cover - compiled
+    """A finite 4x4 rigid transform (orthonormal rotation, det +1, last row 0 0 0 1)."""
+    for i in range(4):
+        for j in range(4):
+            if not np.isfinite(T[i, j]):
+                return False
+    if T[3, 0] != 0.0 or T[3, 1] != 0.0 or T[3, 2] != 0.0 or abs(T[3, 3] - 1.0) > 1e-9:
+        return False
+    for i in range(3):
+        for j in range(3):
+            d = T[0, i] * T[0, j] + T[1, i] * T[1, j] + T[2, i] * T[2, j]
+            if abs(d - (1.0 if i == j else 0.0)) > 1e-6:
+                return False
+    det = (T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
+           - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
+           + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0]))
+    return det > 0.0
+
+
+@njit(cache=True)
+def _check_state(q, dq, lo, hi, tol, out):  # pragma: no cover - compiled
+    """-2 if q or dq is not finite; the first joint outside its limits (+-tol); else -1.
+
+    Writes ``q`` clipped into the limits to ``out``.
+    """
+    bad = -1
+    for i in range(q.shape[0]):
+        if not (np.isfinite(q[i]) and np.isfinite(dq[i])):
+            return -2
+        if bad < 0 and (q[i] < lo[i] - tol or q[i] > hi[i] + tol):
+            bad = i
+        out[i] = min(max(q[i], lo[i]), hi[i])
+    return bad
+
+
+def _array(x: Any, n: int) -> np.ndarray | None:
+    """``x`` as a float64 (n,) array (finiteness not checked), or None."""
+    if type(x) is not np.ndarray or x.dtype != np.float64:
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+    if x.shape != (n,):
+        return None
+    return x
+
+
+def _vector(x: Any, n: int) -> np.ndarray | None:
+    """``x`` as a finite float64 (n,) array, or None."""
+    if type(x) is not np.ndarray or x.dtype != np.float64:
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+    if x.shape != (n,) or not all_finite(x):
+        return None
+    return x
+
+
+class Servo:
+    """Servo a chain toward pose, twist or joint-jog commands, one cycle per :meth:`step`.
+
+    Args:
+        chain: the arm. Acceleration limits bound the next cycle and the braking distance;
+            where they are infinite only velocity and position bound the cycle (an instant
+            stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
+            apply where finite.
+        config: :class:`ServoConfig` (MoveIt Servo defaults).
+        differential_ik: the per-cycle solver; default :class:`DampedLeastSquares`. Any
+            :class:`DifferentialIK` works; an exception, a wrong shape or non-finite output
+            from it latches SOLVER_ERROR until :meth:`reset`.
+        motion_generator: optional :class:`MotionGenerator`; the default scales into the box
+            and integrates one cycle. Its output is re-validated every cycle.
+
+    Example:
+        >>> servo = Servo(chain, ServoConfig(task_axes=(0, 1)), differential_ik=BoxQPSolver())
+        >>> result = servo.step(JointState(q, dq, now), PoseCommand(T, now), dt=0.01, now_ns=now)
+    """
+
+    def __init__(self, chain: Chain, config: ServoConfig | None = None,
+                 differential_ik: DifferentialIK | None = None,
+                 motion_generator: MotionGenerator | None = None):
+        if not isinstance(chain, Chain):
+            raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
+        cfg = config if config is not None else ServoConfig()
+        if not isinstance(cfg, ServoConfig):
+            raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
+        solver = differential_ik if differential_ik is not None else DampedLeastSquares()
+        if not isinstance(solver, DifferentialIK):
+            raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
+                             f"got {type(solver).__name__}")
+        if motion_generator is not None and not isinstance(motion_generator, MotionGenerator):
+            raise InputError("motion_generator must be a MotionGenerator; "
+                             f"got {type(motion_generator).__name__}")
+        n = chain.dof
+        if cfg.posture is not None and cfg.posture.shape != (n,):
+            raise InputError(f"nullspace_reference has {cfg.posture.shape[0]} values; "
+                             f"the chain has {n} joints")
+        self.chain = chain
+        self.config = cfg
+        self.differential_ik = solver
+        self.motion_generator = motion_generator
+        self._fast = type(solver) in _BUILTIN
+        self._solver_kind = C.BOX_QP if type(solver) is BoxQPSolver else C.DLS
+        self._max_iter = getattr(solver, "max_iterations", 100)
+        self._qp_tol = getattr(solver, "tolerance", 1e-12)
+        c = compile_chain(chain)
+        km = chain.kinematic_margin
+        lim = np.empty((6, n))
+        lim[C.L_LO] = chain.lower + km
+        lim[C.L_HI] = chain.upper - km
+        lim[C.L_VMAX] = chain.velocity_limits
+        lim[C.L_AMAX] = chain.acceleration_limits
+        lim[C.L_JMAX] = chain.jerk_limits
+        lim[C.L_CONT] = [t == JointType.CONTINUOUS for t in chain.joint_types]
+        self._lim = lim
+        self._lo = np.ascontiguousarray(lim[C.L_LO])
+        self._hi = np.ascontiguousarray(lim[C.L_HI])
+        self._lim = lim
+        self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
+        self._axes = np.array(cfg.task_axes, dtype=np.int64)
+        self._weights = np.array(cfg.task_weights, dtype=np.float64)
+        self._posture = (np.ascontiguousarray(cfg.posture, dtype=np.float64)
+                         if cfg.posture is not None else np.zeros(n))
+        cv = np.zeros(C.N_CONFIG)
+        cv[C.C_GAIN] = cfg.pose_gain
+        cv[C.C_VLIN] = cfg.max_linear_speed
+        cv[C.C_VANG] = cfg.max_angular_speed
+        cv[C.C_POSTURE] = cfg.nullspace_gain if cfg.posture is not None else 0.0
+        cv[C.C_CENTER] = cfg.joint_centering_gain
+        cv[C.C_DAMP] = cfg.damping
+        cv[C.C_MARGIN] = cfg.joint_limit_margin
+        cv[C.C_PTOL] = cfg.position_tolerance
+        cv[C.C_RTOL] = cfg.orientation_tolerance
+        cv[C.C_KDEC] = cfg.singularity_decelerate
+        cv[C.C_KHALT] = cfg.singularity_halt
+        cv[C.C_KLEAVE] = cfg.leaving_halt
+        cv[C.C_PROBE] = cfg.singularity_probe
+        cv[C.C_MINLEAVE] = cfg.leaving_min_scale
+        cv[C.C_ESCAPE] = cfg.escape_speed
+        cv[C.C_SMOOTH] = cfg.smoothing
+        cv[C.C_STOP] = cfg.stop_velocity
+        cv[C.C_RCOND] = RCOND
+        cv[C.C_HALTSCALE] = cfg.halt_scale
+        m = len(cfg.task_axes)
+        # packed buffers for the compiled fast path, and named views of them for the rest
+        self._const_f, self._const_i = C.pack_constants(
+            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
+            self._posture, cv)
+        self._ws, self._iws = C.work_buffers(n, m)
+        (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
+         self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
+         self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
+         self._qp_state) = C.unpack(self._const_f, self._const_i, self._ws, self._iws, n, m)
+        self._cc = (Rs, ps, kinds, R_end, p_end)
+        self._m = m
+        self._zero6 = np.zeros(6)
+        self._zero_n = np.zeros(n)
+        self._eye4 = np.eye(4)
+        self.reset()
+
+    # ------------------------------------------------------------------ state
+    def reset(self) -> None:
+        """Clear a latched SOLVER_ERROR and forget timing history (call before a new session)."""
+        self._fault: str | None = None
+        self._Vh[:] = np.eye(self.chain.dof)
+        self._last_now: int | None = None
+        self._last_stamp: int | None = None
+        self._prev_dq: np.ndarray | None = None
+        self._prev_dt = 0.0
+        self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
+        self._prev_flags = 0
+        if self.motion_generator is not None:
+            self.motion_generator.reset()
+
+    @property
+    def faulted(self) -> bool:
+        """Whether a SOLVER_ERROR is latched."""
+        return self._fault is not None
+
+    # ------------------------------------------------------------------ the cycle
+    def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
+             dt: float, now_ns: int) -> ServoResult:
+        """Run one cycle.
+
+        Args:
+            state: measured joint state (positions, velocities, stamp [ns]).
+            command: the latest command, or ``None`` when there is none (smooth halt, HOLD).
+            dt: cycle duration [s].
+            now_ns: the current time [ns]; must not go backwards.
+
+        Returns:
+            :class:`ServoResult`. Never raises for bad input: it answers ``Action.REJECT``.
+        """
+        n = self.chain.dof
+        cfg = self.config
+        # ---- validate
+        if type(dt) is not float or type(now_ns) is not int:
+            try:
+                dt = float(dt)
+                now_ns = int(now_ns)
+            except (TypeError, ValueError, OverflowError):
+                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]")
+        if not (0.0 < dt <= cfg.max_dt):
+            return self._reject(state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}")
+        if self._last_now is not None and now_ns < self._last_now:
+            return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
+        if type(state) is not JointState and not isinstance(state, JointState):
+            return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
+        q_in = _array(state.q, n)
+        dq = _array(state.dq, n)
+        if q_in is None or dq is None:
+            return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
+        q = np.empty(n)
+        lo, hi = self._lo, self._hi
+        j = _check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
+        if j == -2:
+            return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
+        stamp = state.stamp_ns
+        if type(stamp) is not int and not isinstance(stamp, np.integer):
+            return self._reject(state, "state.stamp_ns must be an integer [ns]")
+        if self._last_stamp is not None and stamp < self._last_stamp:
+            return self._reject(state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
+        if j >= 0:
+            return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
+                                f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
+        mode, target, twist, tool, jog, bad = self._parse_command(command, now_ns)
+        if bad:
+            return self._reject(state, bad)
+        self._last_now = now_ns
+        self._last_stamp = int(stamp)
+        if self._fault is not None:
+            mode = C.FAULT
+        use_jerk = self._has_jerk and self._prev_dq is not None and self._prev_dt > 0
+        a_prev = (dq - self._prev_dq) / self._prev_dt if use_jerk else dq
+        if self._has_jerk:
+            self._prev_dq = dq.copy()
+        self._prev_dt = dt
+
+        # ---- the compiled cycle
+        out = np.empty((2, n))
+        desired = self._desired
+        info = self._info
+        message = ""
+        if (self._fast or mode not in (POSE, TWIST)) and self.motion_generator is None:
+            flags, moving, ok = C.packed_cycle(
+                q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, jog, self._solver_kind,
+                self._max_iter, self._qp_tol, self._prev_flags, self._const_f, self._const_i,
+                self._ws, self._iws, n, self._m, out)
+            if not ok:
+                message = self._latch(f"{type(self.differential_ik).__name__} failed (iteration "
+                                      "cap, empty box or singular normal matrix)")
+                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+        else:
+            flags, moving, message = self._general_cycle(q, dq, a_prev, use_jerk, dt, mode,
+                                                         target, twist, tool, jog, out, desired)
+        q_ref = out[0]
+        v = out[1]
+        self._last_ref = (q_ref, v)
+        self._prev_flags = flags if mode in (POSE, TWIST) else 0
+        if not message:
+            message = self._message(flags, moving)
+        status = _FLAGS.get(flags)
+        if status is None:
+            status = _FLAGS.setdefault(flags, S(flags))
+        return ServoResult(Action.TRACK if moving else Action.HOLD, Reference(q_ref, v),
+                           status, message, float(info[C.I_RESID]), float(info[C.I_NS]),
+                           float(info[C.I_KAPPA]), float(info[C.I_PERR]), float(info[C.I_RERR]),
+                           int(info[C.I_ITERS]))
+
+    # ------------------------------------------------------------------ pieces
+    def _latch(self, reason: str) -> str:
+        self._fault = f"solver error: {reason}" if not reason.startswith("motion") else reason
+        return self._fault
+
+    def _fault_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
+                     dt: float, out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, bool]:
+        """A smooth halt under a latched fault (no solver, no generator)."""
+        return C.fused_cycle(
+            q, dq, a_prev, use_jerk, dt, C.FAULT, self._eye4, self._zero6, False, self._zero_n,
+            C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
+            self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
+            self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
+            out, 0)
+
+    def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
+                       dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
+                       out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, str]:
+        """The cycle with a Python solver and/or a motion generator in the loop."""
+        n = self.chain.dof
+        info = self._info
+        flags = C.cycle_prepare(
+            q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, *self._cc, self._lim,
+            self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
+            self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
+            self._pos_bind, info)
+        if mode in (POSE, TWIST):
+            ok, iters, reason = self._solve(q, dt, desired)
+            info[C.I_ITERS] = iters
+            if not ok:
+                message = self._latch(reason)
+                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+                return flags, moving, message
+        elif mode == C.JOG:
+            desired[:] = jog
+        else:
+            desired[:] = 0.0
+            flags |= C.SOLVER if mode == C.FAULT else C.STALE_FLAG
+        gen = self.motion_generator
+        flags, moving = C.cycle_finish(
+            q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
+            self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
+            self._pos_bind, info, out, gen is None or mode == C.FAULT, self._prev_flags)
+        if gen is None or mode == C.FAULT:
+            return flags, moving, ""
+        lower, upper = self._box[0].copy(), self._box[1].copy()
+        try:
+            res = gen.generate(q.copy(), dq.copy(), desired.copy(), lower, upper, self._lo.copy(),
+                               self._hi.copy(), dt)
+            q_ref = np.array(res[0], dtype=np.float64)
+            v = np.array(res[1], dtype=np.float64)
+            problem = ""
+            if q_ref.shape != (n,) or v.shape != (n,):
+                problem = f"returned shapes {q_ref.shape}, {v.shape}; expected ({n},)"
+            else:
+                bad = reference_violation(q_ref, v, self._box[0], self._box[1], self._lo,
+                                          self._hi, 1e-9)
+                if bad >= 0:
+                    problem = (f"reference violates the limits of joint "
+                               f"{self.chain.joint_names[bad]!r}")
+        except Exception as exc:  # a user generator may raise anything; it becomes a status
+            problem = f"raised {type(exc).__name__}: {exc}"
+        if problem:
+            message = self._latch(f"motion generator {problem}")
+            flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
+            return flags, moving, message
+        out[0] = q_ref
+        out[1] = np.minimum(np.maximum(v, self._box[0]), self._box[1])
+        flags, moving = C.finish_reference(q, dt, flags, self._lim, self._cfgv, self._box,
+                                           self._pos_bind, out, False)
+        return flags, moving, ""
+
+    def _solve(self, q: np.ndarray, dt: float, out: np.ndarray) -> tuple[bool, int, str]:
+        cfg = self.config
+        solver = self.differential_ik
+        lower, upper = self._box[0], self._box[1]
+        if self._fast:
+            ok, it = solver.solve_arrays(self._Jsel, self._task, self._pref,  # type: ignore
+                                         cfg.damping, lower, upper, out)
+            return ok, it, ("" if ok else f"{type(solver).__name__} failed")
+        req = DiffIKRequest(self._Jsel.copy(), self._task.copy(), q.copy(), lower.copy(),
+                            upper.copy(), self._pref.copy(), cfg.damping, dt=dt)
+        try:
+            raw = solver.solve(req)
+        except Exception as exc:  # a user solver may raise anything; it becomes a status
+            return False, 0, f"{type(solver).__name__} raised {type(exc).__name__}: {exc}"
+        res = as_result(raw, self.chain.dof)
+        if not res.success:
+            return False, res.iterations, f"{type(solver).__name__}: {res.message}"
+        out[:] = res.dq
+        return True, res.iterations, ""
+
+    def _parse_command(self, command: Any, now_ns: int) -> tuple[int, Any, Any, bool, Any, str]:
+        """``(mode, target, twist, tool_frame, jog, error)``."""
+        n = self.chain.dof
+        eye, z6, zn = self._eye4, self._zero6, self._zero_n
+        if command is None:
+            return C.MISSING, eye, z6, False, zn, ""
+        if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
+            return 0, None, None, False, None, \
+                f"unknown command type {type(command).__name__}; use PoseCommand, " \
+                "TwistCommand, JointJogCommand or None"
+        stamp = getattr(command, "stamp_ns", None)
+        if type(stamp) is not int and not isinstance(stamp, np.integer):
+            return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"
+        if stamp > now_ns:
+            return 0, None, None, False, None, f"command stamped in the future ({stamp} > {now_ns})"
+        stale = (now_ns - stamp) > self.config.command_timeout * 1e9
+        if type(command) is PoseCommand or isinstance(command, PoseCommand):
+            T = command.T_base_target
+            if type(T) is not np.ndarray or T.dtype != np.float64:
+                try:
+                    T = np.asarray(T, dtype=np.float64)
+                except (TypeError, ValueError):
+                    return 0, None, None, False, None, "T_base_target must be a (4, 4) array"
+            if T.shape != (4, 4) or not _rigid_ok(T):
+                return 0, None, None, False, None, \
+                    "T_base_target must be a finite (4, 4) rigid transform"
+            if not T.flags.c_contiguous:
+                T = np.ascontiguousarray(T)
+            return (C.STALE if stale else POSE), T, z6, False, zn, ""
+        if isinstance(command, TwistCommand):
+            tw = _vector(command.twist, 6)
+            if tw is None:
+                return 0, None, None, False, None, "twist must be a finite (6,) array [v; w]"
+            try:
+                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
+                    else TwistFrame(command.frame)
+            except (KeyError, ValueError):
+                return 0, None, None, False, None, \
+                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'"
+            return (C.STALE if stale else TWIST), eye, tw, frame == TwistFrame.TOOL, zn, ""
+        if isinstance(command, JointJogCommand):
+            v = _vector(command.velocities, n)
+            if v is None:
+                return 0, None, None, False, None, f"jog velocities must be a finite ({n},) array"
+            return (C.STALE if stale else C.JOG), eye, z6, False, v, ""
+        return 0, None, None, False, None, \
+            f"unknown command type {type(command).__name__}; use PoseCommand, TwistCommand, " \
+            "JointJogCommand or None"
+
+    def _message(self, flags: int, moving: bool) -> str:
+        if flags & C.SOLVER:
+            return self._fault or "solver error"
+        if flags & C.STALE_FLAG:
+            return (f"no fresh command (timeout {self.config.command_timeout} s): "
+                    + ("halting" if moving else "stopped"))
+        sf = int(self._info[C.I_SFLAGS])
+        if flags & C.GOAL and not moving:
+            return "goal reached"
+        if sf:
+            kappa = self._info[C.I_KAPPA]
+            if sf & S.SINGULARITY_HALT:
+                return f"halted: moving toward a singularity (condition number {kappa:.3g})"
+            if sf & S.SINGULARITY_ESCAPE:
+                return "escaping an exact singularity"
+            if sf & S.SINGULARITY_LEAVING:
+                return f"leaving a singularity (condition number {kappa:.3g})"
+            return f"decelerating near a singularity (condition number {kappa:.3g})"
+        if flags & C.GOAL:
+            return "goal reached" if not moving else "goal reached; settling"
+        return "ok"
+
+    def _reject(self, state: Any, message: str) -> ServoResult:
+        """REJECT: a safe stop from the last accepted reference (or a hold of the input)."""
+        n = self.chain.dof
+        if self._last_ref is not None:
+            q0, v0 = self._last_ref
+            lower, upper, pb = np.empty(n), np.empty(n), np.empty(n, dtype=np.int8)
+            dt = self._prev_dt if self._prev_dt > 0 else 0.01
+            cycle_bounds(q0, v0, v0, False, dt, self._lo, self._hi, self.config.joint_limit_margin,
+                         self._lim[C.L_VMAX], self._lim[C.L_AMAX], self._lim[C.L_JMAX], lower,
+                         upper, pb)
+            v = np.empty(n)
+            brake_velocity(lower, upper, v)
+            q_ref = np.empty(n)
+            integrate(q0, v, dt, self._lo, self._hi, q_ref)
+            self._last_ref = (q_ref, v)
+        else:
+            raw = getattr(state, "q", None)
+            try:
+                qa = np.asarray(raw, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                qa = np.zeros(0)
+            mid = self.chain.middle()
+            q_ref = mid.copy() if qa.shape != (n,) else np.where(np.isfinite(qa), qa, mid)
+            q_ref = np.minimum(np.maximum(q_ref, self._lo), self._hi)
+            v = np.zeros(n)
+        return ServoResult(Action.REJECT, Reference(q_ref.copy(), v.copy()),
+                           S.INVALID_INPUT | (S.SOLVER_ERROR if self._fault else S.NONE), message)

@@ -1,0 +1,213 @@
+r"""Per-cycle joint velocity bounds, and the re-validation of a final reference.
+
+For joint ``i`` at position ``q`` moving at ``v``, cycle ``dt``, the bounds on the next
+velocity ``v'`` combine (in order of priority):
+
+1. **position (hard)**: after this cycle the joint must still be able to stop inside its limits
+   braking at its acceleration limit ``a``. With sampled (discrete) braking the path is
+   ``dt * sum_{k>=0} max(v' - k a dt, 0)``; the largest ``v'`` whose path fits in the distance
+   ``D`` to the limit is, with ``c = a dt`` and ``m = floor((sqrt(1 + 8 D/(c dt)) - 1)/2)``,
+   ``v' = D/((m+1) dt) + c m / 2`` (exact, not the continuous ``sqrt(2 a D)``).
+2. **velocity**: ``|v'| <= v_max``.
+3. **acceleration**: ``|v' - v| <= a dt``.
+4. **soft margin**: the same braking bound toward ``limit - margin``; inside the margin a joint
+   may stop or move away, never further in. Yields to 1-3.
+5. **jerk** (where the chain has one): ``|(v' - v)/dt - a_prev| <= j dt``. Yields to 1-4.
+
+If the measured state makes 1-3 incompatible (it cannot happen for a state the kernel produced
+itself), position and velocity win and the point nearest the acceleration interval is used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# bits of the summary code returned by cycle_bounds
+CONFLICT = 1
+JERK_RELAXED = 2
+
+#: relative slack kept from hard position limits against rounding
+_EPS = 1e-12
+
+
+@njit(cache=True)
+def braking_speed(dist, c, dt):  # pragma: no cover - compiled
+    """Largest ``v >= 0`` whose sampled braking path ``dt sum_k max(v - k c, 0)`` fits ``dist``."""
+    if dist <= 0.0:
+        return 0.0
+    D = dist / dt
+    if not np.isfinite(c):
+        return D
+    m = np.floor((np.sqrt(1.0 + 8.0 * D / c) - 1.0) * 0.5)
+    if m < 0.0:
+        m = 0.0
+    v = D / (m + 1.0) + c * m * 0.5
+    # guard against rounding in m: the path of v must fit
+    if (m + 1.0) * v - c * m * (m + 1.0) * 0.5 > D * (1.0 + 1e-12):
+        v = D / (m + 1.0) + c * (m - 1.0) * 0.5 if m >= 1.0 else D
+    return v
+
+
+@njit(cache=True)
+def braking_path(v, c, dt):  # pragma: no cover - compiled
+    """Distance covered from velocity ``|v|`` (this cycle included) braking at ``c`` per cycle."""
+    s = abs(v)
+    if s == 0.0:
+        return 0.0
+    if not np.isfinite(c):
+        return s * dt
+    m = np.ceil(s / c) - 1.0
+    if m < 0.0:
+        m = 0.0
+    return dt * ((m + 1.0) * s - c * m * (m + 1.0) * 0.5)
+
+
+@njit(cache=True)
+def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, lower, upper,
+                 pos_bind):  # pragma: no cover - compiled
+    """Velocity box ``[lower, upper]`` for this cycle (see the module docstring).
+
+    ``pos_bind[i]`` is +1 (-1) when joint ``i``'s upper (lower) bound comes from its position
+    limit, else 0. Returns a summary code (``CONFLICT``, ``JERK_RELAXED`` bits).
+    """
+    n = q.shape[0]
+    code = 0
+    for i in range(n):
+        c = amax[i] * dt
+        qi = q[i]
+        # 1. hard position (braking)
+        if np.isfinite(hi[i]):
+            span = hi[i] - lo[i] if np.isfinite(lo[i]) else abs(hi[i]) + 1.0
+            ub_p = braking_speed(hi[i] - qi - _EPS * (1.0 + abs(hi[i]) + span), c, dt)
+        else:
+            ub_p = np.inf
+        if np.isfinite(lo[i]):
+            span = hi[i] - lo[i] if np.isfinite(hi[i]) else abs(lo[i]) + 1.0
+            lb_p = -braking_speed(qi - lo[i] - _EPS * (1.0 + abs(lo[i]) + span), c, dt)
+        else:
+            lb_p = -np.inf
+        # 2. velocity
+        p_lo = max(-vmax[i], lb_p)
+        p_hi = min(vmax[i], ub_p)
+        # 3. acceleration
+        a_lo = v[i] - c
+        a_hi = v[i] + c
+        h_lo = max(p_lo, a_lo)
+        h_hi = min(p_hi, a_hi)
+        if h_lo > h_hi:
+            if h_lo - h_hi > 1e-9 * (1.0 + abs(h_lo)):
+                code |= CONFLICT
+            if a_hi < p_lo:
+                h_lo = p_lo
+                h_hi = p_lo
+            else:
+                h_lo = p_hi
+                h_hi = p_hi
+        # 4. soft margin
+        mg = margin
+        if np.isfinite(lo[i]) and np.isfinite(hi[i]) and hi[i] - lo[i] <= 2.0 * margin:
+            mg = 0.0
+        ub_s = np.inf
+        lb_s = -np.inf
+        if mg > 0.0:
+            if np.isfinite(hi[i]):
+                ub_s = braking_speed(hi[i] - mg - qi, c, dt)
+            if np.isfinite(lo[i]):
+                lb_s = -braking_speed(qi - lo[i] - mg, c, dt)
+        s_lo = max(h_lo, lb_s)
+        s_hi = min(h_hi, ub_s)
+        if s_lo > s_hi:
+            if ub_s < h_lo:
+                s_lo = h_lo
+                s_hi = h_lo
+            else:
+                s_lo = h_hi
+                s_hi = h_hi
+        # 5. jerk
+        if use_jerk and np.isfinite(jmax[i]):
+            dj = jmax[i] * dt * dt
+            j_lo = v[i] + a_prev[i] * dt - dj
+            j_hi = v[i] + a_prev[i] * dt + dj
+            f_lo = max(s_lo, j_lo)
+            f_hi = min(s_hi, j_hi)
+            if f_lo > f_hi:
+                code |= JERK_RELAXED
+                if j_hi < s_lo:
+                    f_lo = s_lo
+                    f_hi = s_lo
+                else:
+                    f_lo = s_hi
+                    f_hi = s_hi
+            s_lo = f_lo
+            s_hi = f_hi
+        lower[i] = s_lo
+        upper[i] = s_hi
+        pb = 0
+        if min(ub_p, ub_s) < min(vmax[i], a_hi):
+            pb = 1
+        if max(lb_p, lb_s) > max(-vmax[i], a_lo):
+            pb = -1 if pb == 0 else 2
+        pos_bind[i] = pb
+    return code
+
+
+@njit(cache=True)
+def integrate(q, dq, dt, lo, hi, out):  # pragma: no cover - compiled
+    """``out = clip(q + dq dt, lo, hi)``."""
+    for i in range(q.shape[0]):
+        x = q[i] + dq[i] * dt
+        if x < lo[i]:
+            x = lo[i]
+        elif x > hi[i]:
+            x = hi[i]
+        out[i] = x
+
+
+@njit(cache=True)
+def reference_violation(q_ref, dq_ref, lower, upper, lo, hi, tol):  # pragma: no cover
+    """Index of the first joint whose reference leaves the box or the limits, else -1."""
+    for i in range(q_ref.shape[0]):
+        if not (np.isfinite(q_ref[i]) and np.isfinite(dq_ref[i])):
+            return i
+        if dq_ref[i] < lower[i] - tol * (1.0 + abs(lower[i])):
+            return i
+        if dq_ref[i] > upper[i] + tol * (1.0 + abs(upper[i])):
+            return i
+        if q_ref[i] < lo[i] or q_ref[i] > hi[i]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def brake_velocity(lower, upper, out):  # pragma: no cover - compiled
+    """The velocity closest to zero inside the box (a smooth halt)."""
+    for i in range(lower.shape[0]):
+        x = 0.0
+        if x < lower[i]:
+            x = lower[i]
+        elif x > upper[i]:
+            x = upper[i]
+        out[i] = x
+
+
+@njit(cache=True)
+def max_abs(x):  # pragma: no cover - compiled
+    """``max |x_i|`` (0 for an empty array)."""
+    m = 0.0
+    for v in x:
+        if abs(v) > m:
+            m = abs(v)
+    return m
+
+
+@njit(cache=True)
+def bound_touched(dq, lower, upper, pos_bind):  # pragma: no cover - compiled
+    """Whether some joint sits on a bound that comes from its position limit."""
+    for i in range(dq.shape[0]):
+        pb = pos_bind[i]
+        if (pb == 1 or pb == 2) and dq[i] >= upper[i] - 1e-12 and upper[i] < np.inf:
+            return True
+        if (pb == -1 or pb == 2) and dq[i] <= lower[i] + 1e-12 and lower[i] > -np.inf:
+            return True
+    return False
