@@ -15,6 +15,7 @@ COMMANDS = {
     "fk": "ikstack.cli.fk_cmd",
     "decode": "ikstack.cli.decode_cmd",
     "solve": "ikstack.cli.solve_cmd",
+    "servo-demo": "ikstack.cli.servo_demo_cmd",
 }
 
 
