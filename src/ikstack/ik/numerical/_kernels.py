@@ -37,10 +37,10 @@ CODE_JOINT_LIMITS = 3
 CODE_SINGULAR = 4
 
 _AT_LIMIT = 1e-9  # [rad or m] a joint this close to a bound counts as pinned there
-_SINGULAR_RATIO = 1e-7
-_STALL_RATIO = 0.995  # an iteration that keeps more than this share of the cost made no progress
+_SINGULAR_RATIO = 1e-7  # smallest/largest Cholesky pivot of the task Gram matrix: singular below
 _MAX_STEP = 1.0  # [rad or m] largest joint move of one step (a trust region against wild steps)
-_STALL_STEPS = 3  # this many such iterations in a row end a search  # smallest/largest active singular value below this: singular
+_STALL_RATIO = 0.7  # an iteration keeping more than this share of the cost made too little progress
+_STALL_STEPS = 2  # this many such iterations in a row end a search (restart sooner, not later)
 
 
 @njit(cache=True)
@@ -48,6 +48,31 @@ def _now():  # pragma: no cover - compiled
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
+
+
+@njit(cache=True)
+def rigid_ok(T, atol):  # pragma: no cover - compiled
+    """Fast accept of (N, 4, 4) rigid transforms (finite, last row 0 0 0 1, R^T R = I, det +1);
+    False sends the caller to the full check, which names what is wrong."""
+    for k in range(T.shape[0]):
+        for r in range(4):
+            for c in range(4):
+                if not np.isfinite(T[k, r, c]):
+                    return False
+        if (abs(T[k, 3, 0]) > atol or abs(T[k, 3, 1]) > atol or abs(T[k, 3, 2]) > atol
+                or abs(T[k, 3, 3] - 1.0) > atol):
+            return False
+        for a in range(3):
+            for b in range(3):
+                s = T[k, 0, a] * T[k, 0, b] + T[k, 1, a] * T[k, 1, b] + T[k, 2, a] * T[k, 2, b]
+                if abs(s - (1.0 if a == b else 0.0)) > atol:
+                    return False
+        det = (T[k, 0, 0] * (T[k, 1, 1] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 1])
+               - T[k, 0, 1] * (T[k, 1, 0] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 0])
+               + T[k, 0, 2] * (T[k, 1, 0] * T[k, 2, 1] - T[k, 1, 1] * T[k, 2, 0]))
+        if det < 0.0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -164,6 +189,8 @@ def _cholesky_solve(A, b, x, L):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _is_singular(J, w):  # pragma: no cover - compiled
+    """Whether the active rows of ``W^(1/2) J`` lose rank: the Cholesky factor of the smaller
+    Gram matrix has a pivot below ``_SINGULAR_RATIO`` of the largest (or does not exist)."""
     n = J.shape[1]
     rows = 0
     for r in range(6):
@@ -179,11 +206,36 @@ def _is_singular(J, w):  # pragma: no cover - compiled
             for c in range(n):
                 Jw[k, c] = sw * J[r, c]
             k += 1
-    _, sv, _ = np.linalg.svd(Jw)
-    rank = min(rows, n)
-    if sv[0] <= 0.0:
-        return True
-    return sv[rank - 1] / sv[0] < _SINGULAR_RATIO
+    m = min(rows, n)
+    G = np.empty((m, m))
+    for a in range(m):
+        for b in range(a + 1):
+            s = 0.0
+            if rows <= n:  # J J^T
+                for c in range(n):
+                    s += Jw[a, c] * Jw[b, c]
+            else:  # J^T J
+                for c in range(rows):
+                    s += Jw[c, a] * Jw[c, b]
+            G[a, b] = s
+            G[b, a] = s
+    L = np.zeros((m, m))
+    lo_piv = np.inf
+    hi_piv = 0.0
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j]
+            for t in range(j):
+                s -= L[i, t] * L[j, t]
+            if i == j:
+                if not s > 0.0:
+                    return True
+                L[i, i] = np.sqrt(s)
+                lo_piv = min(lo_piv, L[i, i])
+                hi_piv = max(hi_piv, L[i, i])
+            else:
+                L[i, j] = s / L[j, j]
+    return lo_piv < _SINGULAR_RATIO * hi_piv
 
 
 @njit(cache=True)

@@ -30,7 +30,7 @@ from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics import compile_chain, fk
 from ikstack.model import Chain
-from ikstack.spatial import as_transforms, as_vectors, se3
+from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
 
@@ -175,18 +175,22 @@ class NumericalIK:
         Raises:
             ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
         """
-        T = as_transforms(T_base_tcp, "T_base_tcp")
+        T = T_base_tcp
+        if not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
+                and T.shape[-2:] == (4, 4)
+                and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+            T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
         Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
         dof = self.chain.dof
+        Q0 = np.empty((n, dof))
         if seed is None:
-            Q0 = np.broadcast_to(self._mid, (n, dof))
+            Q0[:] = self._mid
         else:
             s = as_vectors(seed, "seed", dof)
             if s.ndim > 2 or (s.ndim == 2 and s.shape[0] not in (1, n)):
                 raise ShapeError("seed", s.shape, f"({dof},) or ({n}, {dof})")
-            Q0 = np.broadcast_to(s.reshape(-1, dof), (n, dof))
-        Q0 = np.ascontiguousarray(Q0, dtype=np.float64)
+            Q0[:] = s.reshape(-1, dof)
         Q = np.empty((n, dof))
         codes = np.empty(n, dtype=np.int64)
         iters = np.empty(n, dtype=np.int64)
@@ -259,8 +263,10 @@ class NumericalIK:
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
             ok &= np.linalg.norm(e[:, 3:], axis=1) <= o.rotation_tolerance
-        status = np.where(ok, IKStatus.SUCCESS, codes).astype(np.int64)
-        # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
-        status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        status = codes
+        status[ok] = IKStatus.SUCCESS
+        if not ok.all():
+            # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
+            status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
         return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
                         method=self.method, iterations=iters, restarts=rest)
