@@ -120,6 +120,20 @@ def run_rtb(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
                        "success_checked": _score(chain, Q, T)}}
 
 
+def _urdf_path(urdf: str, base: str, tip: str) -> list[str]:
+    """ikpy's element list ``[link, joint, link, ...]`` from ``base`` to ``tip``."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(str(robots.data_path(urdf))).getroot()
+    parent_of = {j.find("child").get("link"): (j.get("name"), j.find("parent").get("link"))
+                 for j in root.iter("joint")}
+    path = [tip]
+    while path[-1] != base:
+        joint, parent = parent_of[path[-1]]
+        path += [joint, parent]
+    return path[::-1]
+
+
 def run_ikpy(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
     try:
         from ikpy.chain import Chain as IkpyChain
@@ -128,11 +142,15 @@ def run_ikpy(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            ic = IkpyChain.from_urdf_file(str(robots.data_path(urdf)), base_elements=[chain.base],
-                                          last_link_vector=None)
+            path = _urdf_path(urdf, chain.base, tip)
+            ic = IkpyChain.from_urdf_file(str(robots.data_path(urdf)), base_elements=path)
         except Exception as exc:  # ikpy raises plain exceptions on URDFs it cannot walk
             return {"error": f"ikpy could not load {urdf}: {exc}"}
         names = [lk.name for lk in ic.links]
+        if path[-2] in names:  # ikpy keeps walking past the tip; cut the chain there
+            links = ic.links[: names.index(path[-2]) + 1]
+            ic = IkpyChain(links, active_links_mask=[False] * len(links))
+            names = names[: len(links)]
         active = [nm in chain.joint_names for nm in names]
         ic = IkpyChain(ic.links, active_links_mask=active, name=chain.name)
         if sum(active) != chain.dof:

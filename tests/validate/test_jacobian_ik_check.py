@@ -259,3 +259,27 @@ def test_check_passes_on_example_robot_data_urdfs(file, tip):
     from ikstack.validate import MujocoFK
 
     assert check_jacobian_ik(MujocoFK(path, end_effector=tip)).passed
+
+
+def test_load_backend_from_a_robot_name_or_a_file():
+    from ikstack.validate import load_backend
+
+    be = load_backend("iiwa14")
+    assert isinstance(be, ChainFK) and be.name == "iiwa14"
+    be = load_backend(str(robots.data_path("ur5.urdf")), tip="tool0")
+    assert be.end_effector == "tool0"
+    with pytest.raises(InputError, match="bundled robots"):
+        load_backend("no_such_robot")
+    with pytest.raises(InputError, match="valid engines"):
+        load_backend("ur5", engine="bullet")
+
+
+def test_load_backend_with_the_mujoco_engine():
+    pytest.importorskip("mujoco")
+    from ikstack.validate import MujocoFK, load_backend
+
+    be = load_backend("panda", engine="mujoco")
+    assert isinstance(be, MujocoFK) and be.end_effector == "panda_link8"
+    assert check_jacobian_ik(be).passed
+    with pytest.raises(InputError, match="no URDF"):
+        load_backend("marvin_left", engine="mujoco")

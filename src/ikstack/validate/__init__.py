@@ -6,7 +6,14 @@ damped least squares on a finite-difference Jacobian, and returns a
 3 skipped). Backends: an ikstack chain, a MuJoCo model (``mujoco`` extra), or any function.
 """
 
-from ikstack.validate.backends import CallableFK, ChainFK, FKBackend, MujocoFK, as_backend
+from ikstack.validate.backends import (
+    CallableFK,
+    ChainFK,
+    FKBackend,
+    MujocoFK,
+    as_backend,
+    load_backend,
+)
 from ikstack.validate.jacobian_ik import check_jacobian_ik
 from ikstack.validate.plot import plot_errors
 from ikstack.validate.progress import progress_bar
@@ -30,6 +37,7 @@ __all__ = [
     "as_backend",
     "check_jacobian_ik",
     "format_table",
+    "load_backend",
     "plot_errors",
     "progress_bar",
 ]

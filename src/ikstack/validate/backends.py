@@ -17,10 +17,11 @@ from typing import Any, Protocol, cast, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack import robots
 from ikstack.errors import InputError, MissingExtraError, ModelError, ShapeError
 from ikstack.kinematics import fk as chain_fk
 from ikstack.kinematics import jacobian
-from ikstack.model import Chain, ChainRole, JointType
+from ikstack.model import Chain, ChainRole, JointType, load_urdf
 
 Array = NDArray[np.float64]
 
@@ -368,3 +369,38 @@ def as_backend(model: Any, lower: ArrayLike | None = None, upper: ArrayLike | No
             None if neutral is None else np.asarray(neutral, float), **kwargs))
     raise InputError(f"cannot check {type(model).__name__}: pass an ikstack Chain, an FKBackend "
                      "(ChainFK, MujocoFK, CallableFK) or an fk callable with lower= and upper=")
+
+
+def load_backend(spec: str | os.PathLike[str], engine: str = "ikstack", base: str | None = None,
+                 tip: str | None = None, end_effector: str | None = None) -> FKBackend:
+    """A backend from what a command line gives: a bundled robot name or a model file.
+
+    Args:
+        spec: a bundled robot name (``ikstack.robots.names()``), a URDF file, or (MuJoCo) an
+            MJCF file.
+        engine: ``"ikstack"`` (the chain's own kinematics) or ``"mujoco"``.
+        base, tip: URDF links of the chain (ikstack engine; defaults: root and single leaf).
+        end_effector: the MuJoCo site or body (mujoco engine; discovered when None).
+
+    Raises:
+        InputError: unknown engine, or a spec that is neither a robot name nor a file.
+    """
+    engines = ("ikstack", "mujoco")
+    if engine not in engines:
+        raise InputError(f"engine {engine!r} is unknown; valid engines: {', '.join(engines)}")
+    text = str(spec)
+    is_file = os.path.isfile(text)
+    if not is_file and text not in robots.names():
+        raise InputError(f"{text!r} is neither a model file nor a bundled robot; bundled robots: "
+                         f"{', '.join(robots.names())}")
+    if engine == "mujoco":
+        if is_file:
+            return cast(FKBackend, MujocoFK(text, end_effector=end_effector))
+        chain = robots.load(text)
+        src = chain.source.split(";")[0].split(" ")[0]
+        if not src.endswith(".urdf"):
+            raise InputError(f"bundled robot {text!r} has no URDF for MuJoCo (source: {src})")
+        return cast(FKBackend, MujocoFK(robots.data_path(src), end_effector=chain.tip,
+                                        is_gripper=chain.role == ChainRole.GRIPPER, name=text))
+    chain = load_urdf(text, base, tip) if is_file else robots.load(text)
+    return cast(FKBackend, ChainFK(chain))

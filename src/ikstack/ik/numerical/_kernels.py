@@ -25,7 +25,7 @@ STEP_LM_SUGIHARA = 1  #: lambda = E + w_n
 STEP_LM_CHAN = 2  #: lambda = k E
 
 # limit handling
-LIMITS_PROJECT = 0  #: every iterate projected onto the joint box
+LIMITS_PROJECT = 0  #: joints at a bound held there (active set), every iterate projected
 LIMITS_CLAMP_STEP = 1  #: the whole step scaled down so the iterate stays in the box
 LIMITS_IGNORE = 2  #: unconstrained iterations; limits only checked at the end
 
@@ -41,6 +41,7 @@ _SINGULAR_RATIO = 1e-7  # smallest/largest Cholesky pivot of the task Gram matri
 _MAX_STEP = 1.0  # [rad or m] largest joint move of one step (a trust region against wild steps)
 _STALL_RATIO = 0.7  # an iteration keeping more than this share of the cost made too little progress
 _STALL_STEPS = 2  # this many such iterations in a row end a search (restart sooner, not later)
+_STALL_FLOOR = 1e-8  # below this cost (|e| ~ 1.4e-4) a slow search is close: let it finish
 
 
 @njit(cache=True)
@@ -255,6 +256,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
     dq = np.empty(n)
     L = np.empty((n, n))
     q = np.empty(n)
+    held = np.zeros(n, dtype=np.bool_)
     for i in range(n):
         q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
     J_best = np.zeros((6, n))
@@ -322,7 +324,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             if it == max_iter:
                 break
             # a search that stops making progress is abandoned for a restart
-            if E > _STALL_RATIO * E_prev:
+            if E > _STALL_RATIO * E_prev and E > _STALL_FLOOR:
                 stall += 1
                 if stall >= _STALL_STEPS:
                     break
@@ -353,6 +355,29 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             if not _cholesky_solve(A, g, dq, L):
                 singular = True
                 break
+            if limit_mode == LIMITS_PROJECT:
+                # active set: a joint at a bound whose step points outwards is held there and
+                # the others re-solved, so they make up for it (plain clipping loses that)
+                for _ in range(n):
+                    grew = False
+                    for i in range(n):
+                        if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
+                                            or (q[i] >= hi[i] and dq[i] > 0.0)):
+                            held[i] = True
+                            grew = True
+                    if not grew:
+                        break
+                    for i in range(n):
+                        if held[i]:
+                            for b in range(n):
+                                A[i, b] = 0.0
+                                A[b, i] = 0.0
+                            A[i, i] = 1.0
+                            g[i] = 0.0
+                    if not _cholesky_solve(A, g, dq, L):
+                        break
+                for i in range(n):
+                    held[i] = False
             big = 0.0
             for i in range(n):
                 big = max(big, abs(dq[i]))

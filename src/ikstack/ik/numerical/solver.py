@@ -47,7 +47,9 @@ _MASKS = {
 class LimitMode(IntEnum):
     """How iterations treat joint position limits."""
 
-    PROJECT = K.LIMITS_PROJECT  #: every iterate projected onto the joint box (default)
+    #: active set: a joint at a bound whose step points outwards is held and the other joints
+    #: re-solved; every iterate projected onto the joint box (default)
+    PROJECT = K.LIMITS_PROJECT
     CLAMP_STEP = K.LIMITS_CLAMP_STEP  #: the whole step shortened to stay in the box
     IGNORE = K.LIMITS_IGNORE  #: unconstrained; out-of-limit answers fail as JOINT_LIMITS
 
@@ -196,9 +198,16 @@ class NumericalIK:
         iters = np.empty(n, dtype=np.int64)
         rest = np.empty(n, dtype=np.int64)
         self._run(Tt, Q0, Q, codes, iters, rest)
-        if self.chain.constraints:
-            self._retry_constraints(Tt, Q, codes, iters, rest)
-        return self._certify(Q, Tt, codes, iters, rest)
+        ok, perr, rerr = self._gate(Q, Tt)
+        if self.chain.constraints and not ok.all():
+            self._retry_constraints(Tt, Q, codes, iters, rest, ok)
+            ok, perr, rerr = self._gate(Q, Tt)
+        status = codes
+        status[ok] = IKStatus.SUCCESS
+        # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
+        status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
+                        method=self.method, iterations=iters, restarts=rest)
 
     def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
              iters: NDArray[np.int64], rest: NDArray[np.int64],
@@ -225,11 +234,13 @@ class NumericalIK:
         return (seed if isinstance(seed, int) else 0) % top
 
     def _retry_constraints(self, Tt: Array, Q: Array, codes: NDArray[np.int64],
-                           iters: NDArray[np.int64], rest: NDArray[np.int64]) -> None:
+                           iters: NDArray[np.int64], rest: NDArray[np.int64],
+                           ok: NDArray[np.bool_]) -> None:
         """Re-solve rows that converged onto a configuration violating a coupled-joint constraint
         (the compiled loop sees only the box): one search each from a random seed that satisfies
         the constraints, for up to ``max_restarts`` rounds."""
-        pending = np.flatnonzero((codes == K.CODE_SUCCESS) & ~self.chain.constraints_satisfied(Q))
+        pending = np.flatnonzero(~ok & (codes == K.CODE_SUCCESS))
+        pending = pending[~self.chain.constraints_satisfied(Q[pending])]
         if pending.size == 0:
             return
         rng = self._rng if self._rng is not None else np.random.default_rng(self._key(0))
@@ -253,8 +264,8 @@ class NumericalIK:
             pending = pending[~done]
         codes[pending] = IKStatus.CONSTRAINT
 
-    def _certify(self, Q: Array, Tt: Array, codes: NDArray[np.int64], iters: NDArray[np.int64],
-                 rest: NDArray[np.int64]) -> IKResult:
+    def _gate(self, Q: Array, Tt: Array) -> tuple[NDArray[np.bool_], Array, Array]:
+        """:func:`ikstack.ik.certify`, plus the masked errors when only some axes count."""
         o = self.options
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
@@ -263,10 +274,4 @@ class NumericalIK:
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
             ok &= np.linalg.norm(e[:, 3:], axis=1) <= o.rotation_tolerance
-        status = codes
-        status[ok] = IKStatus.SUCCESS
-        if not ok.all():
-            # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
-            status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
-        return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
-                        method=self.method, iterations=iters, restarts=rest)
+        return ok, perr, rerr
