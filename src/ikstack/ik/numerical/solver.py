@@ -29,6 +29,7 @@ from ikstack.errors import InputError, ShapeError
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics import compile_chain, fk
+from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain
 from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, se3
 
@@ -189,7 +190,10 @@ class NumericalIK:
         if seed is None:
             Q0[:] = self._mid
         else:
-            s = as_vectors(seed, "seed", dof)
+            s = seed
+            if not (isinstance(s, np.ndarray) and s.dtype == np.float64 and s.ndim in (1, 2)
+                    and s.shape[-1] == dof and all_finite(s)):
+                s = as_vectors(seed, "seed", dof)  # converts, or names what is wrong
             if s.ndim > 2 or (s.ndim == 2 and s.shape[0] not in (1, n)):
                 raise ShapeError("seed", s.shape, f"({dof},) or ({n}, {dof})")
             Q0[:] = s.reshape(-1, dof)
