@@ -20,6 +20,7 @@ from ikstack.errors import (
     UnsupportedJointError,
     URDFError,
 )
+from ikstack.ik import IKResult, IKStatus, solve_ik
 from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
 from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
 
@@ -29,7 +30,9 @@ __all__ = [
     "Chain",
     "ChainRole",
     "ConfigError",
+    "IKResult",
     "IKStackError",
+    "IKStatus",
     "InputError",
     "JointLimitError",
     "JointType",
@@ -50,4 +53,5 @@ __all__ = [
     "jacobian",
     "jacobian_fd",
     "load_urdf",
+    "solve_ik",
 ]

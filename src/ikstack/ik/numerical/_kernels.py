@@ -1,0 +1,442 @@
+"""Compiled numerical-IK loops (numba ``njit(cache=True)``).
+
+One target's whole solve (iterations, restarts, time budget, failure reason) is one scalar
+function, :func:`_solve_one`; :func:`solve_batch` loops it over targets and
+:func:`solve_batch_parallel` runs the same loop with ``prange``. FK and the Jacobian come from
+the kinematics layer's kernel ``_jac_into`` on the chain's canonical compiled data.
+
+Restarts draw from numba's per-thread generator, reseeded per target from the call's key and the
+target's pose, so a target's restarts depend neither on the thread that ran it nor on the rest
+of the batch.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, objmode, prange
+
+from ikstack.kinematics._kernels import _jac_into
+
+# step kinds
+STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
+STEP_LM_SUGIHARA = 1  #: lambda = E + w_n
+STEP_LM_CHAN = 2  #: lambda = k E
+
+# limit handling
+LIMITS_PROJECT = 0  #: joints at a bound held there (active set), every iterate projected
+LIMITS_CLAMP_STEP = 1  #: the whole step scaled down so the iterate stays in the box
+LIMITS_IGNORE = 2  #: unconstrained iterations; limits only checked at the end
+
+# kernel outcome codes (match ikstack.ik.IKStatus values)
+CODE_SUCCESS = 0
+CODE_ITERATION_LIMIT = 1
+CODE_TIME_LIMIT = 2
+CODE_JOINT_LIMITS = 3
+CODE_SINGULAR = 4
+
+_AT_LIMIT = 1e-9  # [rad or m] a joint this close to a bound counts as pinned there
+_SINGULAR_RATIO = 1e-7  # smallest/largest Cholesky pivot of the task Gram matrix: singular below
+_MAX_STEP = 1.0  # [rad or m] largest joint move of one step (a trust region against wild steps)
+_STALL_RATIO = 0.7  # an iteration keeping more than this share of the cost made too little progress
+_STALL_STEPS = 2  # this many such iterations in a row end a search (restart sooner, not later)
+_STALL_FLOOR = 1e-8  # below this cost (|e| ~ 1.4e-4) a slow search is close: let it finish
+
+
+@njit(cache=True)
+def _now():  # pragma: no cover - compiled
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def rigid_ok(T, atol):  # pragma: no cover - compiled
+    """Fast accept of (N, 4, 4) rigid transforms (finite, last row 0 0 0 1, R^T R = I, det +1);
+    False sends the caller to the full check, which names what is wrong."""
+    for k in range(T.shape[0]):
+        for r in range(4):
+            for c in range(4):
+                if not np.isfinite(T[k, r, c]):
+                    return False
+        if (abs(T[k, 3, 0]) > atol or abs(T[k, 3, 1]) > atol or abs(T[k, 3, 2]) > atol
+                or abs(T[k, 3, 3] - 1.0) > atol):
+            return False
+        for a in range(3):
+            for b in range(3):
+                s = T[k, 0, a] * T[k, 0, b] + T[k, 1, a] * T[k, 1, b] + T[k, 2, a] * T[k, 2, b]
+                if abs(s - (1.0 if a == b else 0.0)) > atol:
+                    return False
+        det = (T[k, 0, 0] * (T[k, 1, 1] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 1])
+               - T[k, 0, 1] * (T[k, 1, 0] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 0])
+               + T[k, 0, 2] * (T[k, 1, 0] * T[k, 2, 1] - T[k, 1, 1] * T[k, 2, 0]))
+        if det < 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _target_key(key, Tt):  # pragma: no cover - compiled
+    """A restart seed from the call's key and the target itself, so a target gets the same
+    restarts wherever it sits in a batch (and a single query equals a batch of one)."""
+    h = key % 2147483647
+    for r in range(3):
+        for c in range(4):
+            h = (h * 1000003 + np.int64(np.floor(Tt[r, c] * 1e6)) % 2147483647) % 2147483647
+    return h
+
+
+@njit(cache=True, inline="always")
+def _pose_error(Tt, T, e):  # pragma: no cover - compiled
+    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame), rotation vector via a quaternion."""
+    for r in range(3):
+        e[r] = Tt[r, 3] - T[r, 3]
+    # M = R_t @ R^T
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    tr = m00 + m11 + m22
+    # Shepperd: the largest of w, x, y, z first
+    if tr >= m00 and tr >= m11 and tr >= m22:
+        s = np.sqrt(max(1.0 + tr, 0.0)) * 2.0
+        w = 0.25 * s
+        x = (m21 - m12) / s
+        y = (m02 - m20) / s
+        z = (m10 - m01) / s
+    elif m00 >= m11 and m00 >= m22:
+        s = np.sqrt(max(1.0 + m00 - m11 - m22, 0.0)) * 2.0
+        w = (m21 - m12) / s
+        x = 0.25 * s
+        y = (m01 + m10) / s
+        z = (m02 + m20) / s
+    elif m11 >= m22:
+        s = np.sqrt(max(1.0 + m11 - m00 - m22, 0.0)) * 2.0
+        w = (m02 - m20) / s
+        x = (m01 + m10) / s
+        y = 0.25 * s
+        z = (m12 + m21) / s
+    else:
+        s = np.sqrt(max(1.0 + m22 - m00 - m11, 0.0)) * 2.0
+        w = (m10 - m01) / s
+        x = (m02 + m20) / s
+        y = (m12 + m21) / s
+        z = 0.25 * s
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    nv = np.sqrt(x * x + y * y + z * z)
+    if nv < 1e-12:
+        f = 2.0 / w
+    else:
+        f = 2.0 * np.arctan2(nv, w) / nv
+    e[3] = x * f
+    e[4] = y * f
+    e[5] = z * f
+
+
+@njit(cache=True, inline="always")
+def _masked_norms(e, w):  # pragma: no cover - compiled
+    ep = 0.0
+    er = 0.0
+    for r in range(3):
+        if w[r] > 0.0:
+            ep += e[r] * e[r]
+        if w[r + 3] > 0.0:
+            er += e[r + 3] * e[r + 3]
+    return np.sqrt(ep), np.sqrt(er)
+
+
+@njit(cache=True, inline="always")
+def _cost(e, w):  # pragma: no cover - compiled
+    E = 0.0
+    for r in range(6):
+        E += w[r] * e[r] * e[r]
+    return 0.5 * E
+
+
+@njit(cache=True)
+def _cholesky_solve(A, b, x, L):  # pragma: no cover - compiled
+    """Solve SPD ``A x = b`` in place (``L`` scratch); False when not positive definite."""
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i + 1):
+            s = A[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > 0.0:
+                    return False
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return True
+
+
+@njit(cache=True)
+def _is_singular(J, w):  # pragma: no cover - compiled
+    """Whether the active rows of ``W^(1/2) J`` lose rank: the Cholesky factor of the smaller
+    Gram matrix has a pivot below ``_SINGULAR_RATIO`` of the largest (or does not exist)."""
+    n = J.shape[1]
+    rows = 0
+    for r in range(6):
+        if w[r] > 0.0:
+            rows += 1
+    if rows == 0:
+        return False
+    Jw = np.zeros((rows, n))
+    k = 0
+    for r in range(6):
+        if w[r] > 0.0:
+            sw = np.sqrt(w[r])
+            for c in range(n):
+                Jw[k, c] = sw * J[r, c]
+            k += 1
+    m = min(rows, n)
+    G = np.empty((m, m))
+    for a in range(m):
+        for b in range(a + 1):
+            s = 0.0
+            if rows <= n:  # J J^T
+                for c in range(n):
+                    s += Jw[a, c] * Jw[b, c]
+            else:  # J^T J
+                for c in range(rows):
+                    s += Jw[c, a] * Jw[c, b]
+            G[a, b] = s
+            G[b, a] = s
+    L = np.zeros((m, m))
+    lo_piv = np.inf
+    hi_piv = 0.0
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j]
+            for t in range(j):
+                s -= L[i, t] * L[j, t]
+            if i == j:
+                if not s > 0.0:
+                    return True
+                L[i, i] = np.sqrt(s)
+                lo_piv = min(lo_piv, L[i, i])
+                hi_piv = max(hi_piv, L[i, i])
+            else:
+                L[i, j] = s / L[j, j]
+    return lo_piv < _SINGULAR_RATIO * hi_piv
+
+
+@njit(cache=True)
+def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
+               step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
+               q_out):  # pragma: no cover - compiled
+    """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
+
+    ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
+    """
+    n = q0.shape[0]
+    J = np.empty((6, n))
+    T = np.empty((4, 4))
+    e = np.empty(6)
+    A = np.empty((n, n))
+    g = np.empty(n)
+    dq = np.empty(n)
+    L = np.empty((n, n))
+    q = np.empty(n)
+    held = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
+    J_best = np.zeros((6, n))
+    best_E = np.inf
+    any_singular = False
+    best_pinned = False
+    best_limits = False
+    timed = budget < np.inf
+    t0 = _now() if timed else 0.0
+    iterations = 0
+    restarts = 0
+    seeded = False
+    for search in range(max_restarts + 1):
+        if search > 0:
+            if timed and _now() - t0 > budget:
+                for i in range(n):
+                    q_out[i] = min(max(q_out[i], lo[i]), hi[i])
+                return CODE_TIME_LIMIT, iterations, restarts
+            if not seeded:
+                np.random.seed(key)  # noqa: NPY002 (numba's per-thread generator)
+                seeded = True
+            restarts += 1
+            for i in range(n):
+                q[i] = slo[i] + (shi[i] - slo[i]) * np.random.random()  # noqa: NPY002
+        singular = False
+        out_of_limits = False
+        E_prev = np.inf
+        stall = 0
+        for it in range(max_iter + 1):
+            _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T)
+            _pose_error(Tt, T, e)
+            E = _cost(e, w)
+            if not np.isfinite(E):
+                singular = True
+                break
+            ep, er = _masked_norms(e, w)
+            if ep <= tol_p and er <= tol_r:
+                inside = True
+                if limit_mode == LIMITS_IGNORE:
+                    for i in range(n):
+                        # a revolute joint may be a full turn away from its limits' window
+                        if q[i] < lo[i] or q[i] > hi[i]:
+                            if kinds[i] == 0:
+                                k2 = np.round((0.5 * (slo[i] + shi[i]) - q[i]) / (2 * np.pi))
+                                q[i] += k2 * 2 * np.pi
+                            if q[i] < lo[i] or q[i] > hi[i]:
+                                inside = False
+                if inside:
+                    for i in range(n):
+                        q_out[i] = q[i]
+                    return CODE_SUCCESS, iterations, restarts
+                out_of_limits = True
+                break
+            if E < best_E:
+                best_E = E
+                best_pinned = False
+                for i in range(n):
+                    q_out[i] = q[i]
+                    if limit_mode != LIMITS_IGNORE and (
+                            q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT):
+                        best_pinned = True
+                for r in range(6):
+                    for c in range(n):
+                        J_best[r, c] = J[r, c]
+            if it == max_iter:
+                break
+            # a search that stops making progress is abandoned for a restart
+            if E > _STALL_RATIO * E_prev and E > _STALL_FLOOR:
+                stall += 1
+                if stall >= _STALL_STEPS:
+                    break
+            else:
+                stall = 0
+            E_prev = E
+            iterations += 1
+            # damping
+            if step_kind == STEP_DLS:
+                lam = damping * damping
+            elif step_kind == STEP_LM_SUGIHARA:
+                lam = E + damping
+            else:
+                lam = damping * E
+            # normal equations (J^T W J + lam I) dq = J^T W e
+            for a in range(n):
+                s = 0.0
+                for r in range(6):
+                    s += J[r, a] * w[r] * e[r]
+                g[a] = s
+                for b in range(a + 1):
+                    s = 0.0
+                    for r in range(6):
+                        s += J[r, a] * w[r] * J[r, b]
+                    A[a, b] = s
+                    A[b, a] = s
+                A[a, a] += lam
+            if not _cholesky_solve(A, g, dq, L):
+                singular = True
+                break
+            if limit_mode == LIMITS_PROJECT:
+                # active set: a joint at a bound whose step points outwards is held there and
+                # the others re-solved, so they make up for it (plain clipping loses that)
+                for _ in range(n):
+                    grew = False
+                    for i in range(n):
+                        if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
+                                            or (q[i] >= hi[i] and dq[i] > 0.0)):
+                            held[i] = True
+                            grew = True
+                    if not grew:
+                        break
+                    for i in range(n):
+                        if held[i]:
+                            for b in range(n):
+                                A[i, b] = 0.0
+                                A[b, i] = 0.0
+                            A[i, i] = 1.0
+                            g[i] = 0.0
+                    if not _cholesky_solve(A, g, dq, L):
+                        break
+                for i in range(n):
+                    held[i] = False
+            big = 0.0
+            for i in range(n):
+                big = max(big, abs(dq[i]))
+            if big > _MAX_STEP:
+                for i in range(n):
+                    dq[i] *= _MAX_STEP / big
+            if limit_mode == LIMITS_CLAMP_STEP:
+                scale = 1.0
+                for i in range(n):
+                    nq = q[i] + dq[i]
+                    if nq > hi[i] and dq[i] > 0.0:
+                        scale = min(scale, (hi[i] - q[i]) / dq[i])
+                    elif nq < lo[i] and dq[i] < 0.0:
+                        scale = min(scale, (lo[i] - q[i]) / dq[i])
+                scale = max(scale, 0.0)
+                for i in range(n):
+                    q[i] = min(max(q[i] + scale * dq[i], lo[i]), hi[i])
+            elif limit_mode == LIMITS_PROJECT:
+                for i in range(n):
+                    q[i] = min(max(q[i] + dq[i], lo[i]), hi[i])
+            else:
+                for i in range(n):
+                    q[i] += dq[i]
+        if out_of_limits:
+            best_limits = True
+        if singular:
+            any_singular = True
+    for i in range(n):
+        if not np.isfinite(q_out[i]):
+            q_out[i] = q0[i]
+        q_out[i] = min(max(q_out[i], lo[i]), hi[i])
+    if best_limits or best_pinned:
+        return CODE_JOINT_LIMITS, iterations, restarts
+    if any_singular or (best_E < np.inf and _is_singular(J_best, w)):
+        return CODE_SINGULAR, iterations, restarts
+    return CODE_ITERATION_LIMIT, iterations, restarts
+
+
+@njit(cache=True)
+def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
+                step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
+                Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+    for k in range(Tt.shape[0]):
+        c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
+                               tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
+                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
+        codes[k] = c
+        iters[k] = it
+        restarts[k] = rs
+
+
+@njit(cache=True, parallel=True)
+def solve_batch_parallel(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
+                         step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
+                         Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+    for k in prange(Tt.shape[0]):
+        c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
+                               tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
+                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
+        codes[k] = c
+        iters[k] = it
+        restarts[k] = rs

@@ -1,0 +1,281 @@
+"""The numerical-IK template: iteration caps, restarts, time budget, tolerances, certification.
+
+A concrete solver (:class:`~ikstack.ik.numerical.DampedLeastSquares`,
+:class:`~ikstack.ik.numerical.LevenbergMarquardt`) only names its step; the base class owns
+everything else. Every target of a batch runs the same compiled loop (``prange`` over targets
+for large batches), and a single target is a batch of one on the same path.
+
+Per target and per search (the first from the seed, then ``max_restarts`` random restarts drawn
+uniformly within the limits) the loop iterates
+
+.. math:: (J^T W J + \\lambda I)\\,\\Delta q = J^T W e, \\qquad q \\leftarrow \\Pi(q + \\Delta q)
+
+with ``e = [p_t - p; rotvec(R_t R^T)]`` (base frame), ``W = diag(weights * mask)`` and
+``Pi`` the limit handling. A search ends when the masked position and rotation errors meet the
+tolerances or after ``max_iterations`` steps. Whatever the loop reports, success is decided
+afterwards by :func:`ikstack.ik.certify` (FK, limits, coupled constraints).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.errors import InputError, ShapeError
+from ikstack.ik.numerical import _kernels as K
+from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.kinematics import compile_chain, fk
+from ikstack.kinematics._kernels import all_finite
+from ikstack.model import Chain
+from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, se3
+
+Array = NDArray[np.float64]
+
+#: batches at least this large run on all cores
+PARALLEL_THRESHOLD = 64
+
+_MASKS = {
+    "full": (1, 1, 1, 1, 1, 1),
+    "position": (1, 1, 1, 0, 0, 0),
+    "rotation": (0, 0, 0, 1, 1, 1),
+}
+
+
+class LimitMode(IntEnum):
+    """How iterations treat joint position limits."""
+
+    #: active set: a joint at a bound whose step points outwards is held and the other joints
+    #: re-solved; every iterate projected onto the joint box (default)
+    PROJECT = K.LIMITS_PROJECT
+    CLAMP_STEP = K.LIMITS_CLAMP_STEP  #: the whole step shortened to stay in the box
+    IGNORE = K.LIMITS_IGNORE  #: unconstrained; out-of-limit answers fail as JOINT_LIMITS
+
+
+def _as_mask(mask: str | ArrayLike) -> Array:
+    if isinstance(mask, str):
+        try:
+            return np.array(_MASKS[mask], dtype=np.float64)
+        except KeyError:
+            raise InputError(
+                f"mask {mask!r} is unknown; use one of {sorted(_MASKS)} or six booleans "
+                "[x, y, z, rx, ry, rz]") from None
+    m = np.asarray(mask)
+    if m.shape != (6,):
+        raise ShapeError("mask", m.shape, "(6,) booleans [x, y, z, rx, ry, rz] or a name")
+    return (m != 0).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class NumericalOptions:
+    """Options shared by every numerical step (all validated at construction).
+
+    Attributes:
+        max_iterations: steps per search (the seed's search and each restart).
+        max_restarts: random restarts after the seeded search.
+        time_budget: [s] per target, checked between searches; None for no budget (the
+            default, which keeps results deterministic).
+        position_tolerance: [m] on the masked position error.
+        rotation_tolerance: [rad] on the masked rotation error.
+        weights: (6,) task weights ``[x, y, z, rx, ry, rz]`` (rotation rows in rad).
+        mask: which of the six axes count: "full", "position", "rotation" or six booleans.
+        limits: :class:`LimitMode`.
+        seed: seed of the restarts: an int (every call with the same inputs then gives the
+            same outputs) or a ``numpy.random.Generator`` (each call draws from it).
+    """
+
+    max_iterations: int = 30
+    max_restarts: int = 100
+    time_budget: float | None = None
+    position_tolerance: float = 1e-5
+    rotation_tolerance: float = 1e-5
+    weights: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    mask: str | tuple[bool, ...] = "full"
+    limits: LimitMode = LimitMode.PROJECT
+    seed: int | np.random.Generator | None = 0
+
+    def __post_init__(self) -> None:
+        if int(self.max_iterations) < 1:
+            raise InputError(f"max_iterations must be >= 1; got {self.max_iterations}")
+        if int(self.max_restarts) < 0:
+            raise InputError(f"max_restarts must be >= 0; got {self.max_restarts}")
+        if self.time_budget is not None and not (self.time_budget > 0):
+            raise InputError(f"time_budget must be positive seconds or None; got {self.time_budget}")
+        for name in ("position_tolerance", "rotation_tolerance"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v > 0):
+                raise InputError(f"{name} must be positive and finite; got {v}")
+        w = np.asarray(self.weights, dtype=np.float64)
+        if w.shape != (6,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise InputError(f"weights must be six finite values >= 0; got {self.weights}")
+        if not (self.seed is None or isinstance(self.seed, np.random.Generator | int)):
+            raise InputError(f"seed must be an int, a numpy Generator or None; got {self.seed!r}")
+        if not np.any(w * _as_mask(self.mask) > 0):
+            raise InputError("weights and mask leave no axis to solve for")
+        object.__setattr__(self, "limits", LimitMode(self.limits))
+
+
+class NumericalIK:
+    """Base of the numerical solvers: restarts, caps, budget, tolerances, certification.
+
+    Subclasses set ``step_kind`` (a kernel step code) and ``damping`` (its parameter).
+
+    Args:
+        chain: the chain to solve for.
+        **options: fields of :class:`NumericalOptions`.
+    """
+
+    step_kind: int = K.STEP_LM_CHAN
+    name: str = "numerical"
+
+    def __init__(self, chain: Chain, damping: float, **options) -> None:
+        if not isinstance(chain, Chain):
+            raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
+        if not (math.isfinite(damping) and damping >= 0):
+            raise InputError(f"damping must be finite and >= 0; got {damping}")
+        try:
+            self.options = NumericalOptions(**options)
+        except TypeError as exc:
+            valid = ", ".join(NumericalOptions.__dataclass_fields__)
+            raise InputError(f"{exc}; valid options: {valid}") from None
+        self.chain = chain
+        self.damping = float(damping)
+        o = self.options
+        self._cc = compile_chain(chain)
+        self._w = np.ascontiguousarray(np.asarray(o.weights, dtype=np.float64) * _as_mask(o.mask))
+        self._lo = np.ascontiguousarray(chain.lower)
+        self._hi = np.ascontiguousarray(chain.upper)
+        self._slo = np.where(np.isfinite(chain.lower), chain.lower, -math.pi)
+        self._shi = np.where(np.isfinite(chain.upper), chain.upper, math.pi)
+        self._rng = o.seed if isinstance(o.seed, np.random.Generator) else None
+        active = self._w > 0
+        self._full_p = bool(active[:3].all())
+        self._full_r = bool(active[3:].all())
+        self._any_p = bool(active[:3].any())
+        self._any_r = bool(active[3:].any())
+        self._mid = chain.middle()
+
+    @property
+    def method(self) -> str:
+        """The result's ``method`` string, e.g. ``"numerical:lm"``."""
+        return f"numerical:{self.name}"
+
+    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+        """Solve targets ``T_base_tcp`` (4, 4) or (N, 4, 4).
+
+        Args:
+            T_base_tcp: target TCP poses in the chain's base frame.
+            seed: (dof,) or (N, dof) first guesses [rad or m]; the middle of the limits when
+                None (0 for unbounded joints).
+
+        Returns:
+            IKResult with (N,) rows (a single target gives N = 1). Failed rows hold the best
+            iterate, projected into the limits, and a status saying why.
+
+        Raises:
+            ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
+        """
+        T = T_base_tcp
+        if not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
+                and T.shape[-2:] == (4, 4)
+                and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+            T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
+        Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
+        n = Tt.shape[0]
+        dof = self.chain.dof
+        Q0 = np.empty((n, dof))
+        if seed is None:
+            Q0[:] = self._mid
+        else:
+            s = seed
+            if not (isinstance(s, np.ndarray) and s.dtype == np.float64 and s.ndim in (1, 2)
+                    and s.shape[-1] == dof and all_finite(s)):
+                s = as_vectors(seed, "seed", dof)  # converts, or names what is wrong
+            if s.ndim > 2 or (s.ndim == 2 and s.shape[0] not in (1, n)):
+                raise ShapeError("seed", s.shape, f"({dof},) or ({n}, {dof})")
+            Q0[:] = s.reshape(-1, dof)
+        Q = np.empty((n, dof))
+        codes = np.empty(n, dtype=np.int64)
+        iters = np.empty(n, dtype=np.int64)
+        rest = np.empty(n, dtype=np.int64)
+        self._run(Tt, Q0, Q, codes, iters, rest)
+        ok, perr, rerr = self._gate(Q, Tt)
+        if self.chain.constraints and not ok.all():
+            self._retry_constraints(Tt, Q, codes, iters, rest, ok)
+            ok, perr, rerr = self._gate(Q, Tt)
+        status = codes
+        status[ok] = IKStatus.SUCCESS
+        # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
+        status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
+                        method=self.method, iterations=iters, restarts=rest)
+
+    def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
+             iters: NDArray[np.int64], rest: NDArray[np.int64],
+             max_restarts: int | None = None) -> None:
+        o = self.options
+        restarts = o.max_restarts if max_restarts is None else max_restarts
+        n = Tt.shape[0]
+        key = self._key(n)
+        budget = math.inf if o.time_budget is None else float(o.time_budget)
+        c = self._cc
+        kern = K.solve_batch_parallel if n >= PARALLEL_THRESHOLD else K.solve_batch
+        kern(Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
+             self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
+             self.damping, int(o.limits), o.max_iterations, restarts, key, budget, Q, codes,
+             iters, rest)
+
+    def _key(self, n: int) -> int:
+        """Seed of the restarts: drawn from a Generator, or fixed by an int seed (then every
+        call with the same inputs gives the same outputs)."""
+        top = 2**31 - 1
+        if self._rng is not None:
+            return int(self._rng.integers(0, top))
+        seed = self.options.seed
+        return (seed if isinstance(seed, int) else 0) % top
+
+    def _retry_constraints(self, Tt: Array, Q: Array, codes: NDArray[np.int64],
+                           iters: NDArray[np.int64], rest: NDArray[np.int64],
+                           ok: NDArray[np.bool_]) -> None:
+        """Re-solve rows that converged onto a configuration violating a coupled-joint constraint
+        (the compiled loop sees only the box): one search each from a random seed that satisfies
+        the constraints, for up to ``max_restarts`` rounds."""
+        pending = np.flatnonzero(~ok & (codes == K.CODE_SUCCESS))
+        pending = pending[~self.chain.constraints_satisfied(Q[pending])]
+        if pending.size == 0:
+            return
+        rng = self._rng if self._rng is not None else np.random.default_rng(self._key(0))
+        for _ in range(self.options.max_restarts):
+            if pending.size == 0:
+                return
+            seeds = self.chain.random_q(rng, 4 * pending.size)
+            seeds = seeds[self.chain.constraints_satisfied(seeds)]
+            if seeds.shape[0] < pending.size:
+                continue
+            seeds = np.ascontiguousarray(seeds[:pending.size])
+            q2 = np.empty((pending.size, self.chain.dof))
+            c2 = np.empty(pending.size, dtype=np.int64)
+            i2 = np.empty(pending.size, dtype=np.int64)
+            r2 = np.empty(pending.size, dtype=np.int64)
+            self._run(np.ascontiguousarray(Tt[pending]), seeds, q2, c2, i2, r2, max_restarts=0)
+            iters[pending] += i2
+            rest[pending] += 1
+            done = (c2 == K.CODE_SUCCESS) & self.chain.constraints_satisfied(q2)
+            Q[pending[done]] = q2[done]
+            pending = pending[~done]
+        codes[pending] = IKStatus.CONSTRAINT
+
+    def _gate(self, Q: Array, Tt: Array) -> tuple[NDArray[np.bool_], Array, Array]:
+        """:func:`ikstack.ik.certify`, plus the masked errors when only some axes count."""
+        o = self.options
+        tp = o.position_tolerance if self._full_p else math.inf
+        tr = o.rotation_tolerance if self._full_r else math.inf
+        ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
+        if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
+            e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
+            ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
+            ok &= np.linalg.norm(e[:, 3:], axis=1) <= o.rotation_tolerance
+        return ok, perr, rerr
