@@ -1,0 +1,477 @@
+"""Per-target pencil assembly and back-substitution kernels (numba).
+
+``prepare_batch`` builds, for every (target, geometry) item, the 24x24 companion matrix of the
+quadratic pencil (see :mod:`._elimination`); its eigenvalues are computed in one stacked LAPACK
+call by the caller; ``backsub_batch`` turns the nearly-real eigenvalues into joint vectors:
+bounded determinant-Newton refinement of ``q_3`` on the original 12x12 matrix, inverse iteration
+for its null vector (``q_4``, ``q_5``), the eliminated block's least-squares solution
+(``q_1``, ``q_2``) and the last joint from the target's rotation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik.analytic.general6r._elimination import (
+    HALF,
+    MAX_ROOTS,
+    NQ,
+    _mm,
+    _rz_left,
+    fit_left,
+    fit_right,
+)
+
+N_EIG = 24
+#: chart codes
+DIRECT = 0
+RECIPROCAL = 1
+FAILED = -1
+
+
+# ----------------------------------------------------------------------------- small dense LU
+@njit(cache=True)
+def _lu(A, LU, piv):  # pragma: no cover - compiled
+    """Partial-pivot LU of square ``A`` into ``LU``; returns (log|det|, min/max |pivot|)."""
+    n = A.shape[0]
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            LU[i, j] = A[i, j]
+            scale = max(scale, abs(A[i, j]))
+    tiny = 1e-15 * scale if scale > 0.0 else 1e-300
+    logdet = 0.0
+    pmax = 0.0
+    pmin = np.inf
+    for k in range(n):
+        p = k
+        best = abs(LU[k, k])
+        for i in range(k + 1, n):
+            v = abs(LU[i, k])
+            if v > best:
+                best = v
+                p = i
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                tmp = LU[k, j]
+                LU[k, j] = LU[p, j]
+                LU[p, j] = tmp
+        d = LU[k, k]
+        if abs(d) < tiny:  # singular to working precision: a tiny pivot keeps solves finite
+            d = tiny if d >= 0.0 else -tiny
+            LU[k, k] = d
+        ad = abs(d)
+        pmax = max(pmax, ad)
+        pmin = min(pmin, ad)
+        logdet += math.log(ad)
+        inv = 1.0 / d
+        for i in range(k + 1, n):
+            f = LU[i, k] * inv
+            LU[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    LU[i, j] -= f * LU[k, j]
+    ratio = pmin / pmax if pmax > 0.0 else 0.0
+    return logdet, ratio
+
+
+@njit(cache=True)
+def _lu_solve(LU, piv, b):  # pragma: no cover - compiled
+    """Solve in place ``A x = b`` with ``_lu``'s factors."""
+    n = LU.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    for i in range(n):
+        acc = b[i]
+        for j in range(i):
+            acc -= LU[i, j] * b[j]
+        b[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = b[i]
+        for j in range(i + 1, n):
+            acc -= LU[i, j] * b[j]
+        b[i] = acc / LU[i, i]
+
+
+@njit(cache=True, inline="always")
+def _rigid_inv(T, out):  # pragma: no cover - compiled
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = T[j, i]
+    for i in range(3):
+        out[i, 3] = -(T[0, i] * T[0, 3] + T[1, i] * T[1, 3] + T[2, i] * T[2, 3])
+        out[3, i] = 0.0
+    out[3, 3] = 1.0
+
+
+# ----------------------------------------------------------------------------- geometry
+@njit(cache=True, parallel=True)
+def build_geometry(P7, E7, lock, lams, vinv, grid, outP, outE, outPi, outEi, outLeft):
+    """Fold ``len(P7) - 6`` locked joints away: 6R geometry per lock value.  # pragma: no cover
+
+    ``P7 (n, 4, 4)`` and ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock``
+    is frozen at ``lams[g]``; with n = 6 ``lock`` is ignored.
+    """
+    G = lams.shape[0]
+    n = P7.shape[0]
+    for g in prange(G):
+        t = np.empty((4, 4))
+        c = math.cos(lams[g])
+        s = math.sin(lams[g])
+        if n == 6:
+            for i in range(6):
+                outP[g, i] = P7[i]
+            outE[g] = E7
+        else:
+            j = 0
+            for i in range(7):
+                if i == lock:
+                    continue
+                if i == lock + 1:
+                    _rz_left(c, s, P7[i], t)  # Z(lam) P_{lock+1}
+                    _mm(P7[lock], t, outP[g, j])
+                else:
+                    outP[g, j] = P7[i]
+                j += 1
+            if lock == 6:
+                _rz_left(c, s, E7, t)
+                _mm(P7[6], t, outE[g])
+            else:
+                outE[g] = E7
+        for i in range(3):
+            _rigid_inv(outP[g, i], outPi[g, i])
+        _rigid_inv(outE[g], outEi[g])
+        fit_left(outP[g, 3], outP[g, 4], outP[g, 5], vinv, grid, outLeft[g])
+
+
+# ----------------------------------------------------------------------------- pencil
+@njit(cache=True)
+def _prepare_one(T, Pi, Ei, left, phi, vinv, grid, M, S, pinv, q0, W):  # pragma: no cover
+    _mm(T, Ei, W)
+    R = np.empty((NQ, 9))
+    fit_right(W, Pi[0], Pi[1], Pi[2], vinv, grid, R)
+    Qn = np.ascontiguousarray(R[:, 1:])
+    U, sv, Vt = np.linalg.svd(Qn, True)
+    for r in range(NQ):
+        q0[r] = R[r, 0]
+    smax = sv[0]
+    for a in range(8):
+        for r in range(NQ):
+            acc = 0.0
+            for k in range(8):
+                if sv[k] > 1e-12 * smax:
+                    acc += Vt[k, a] * U[r, k] / sv[k]
+            pinv[a, r] = acc
+    # 6 eliminated equations on the 27 monomials of (q3, q4, q5)
+    D = np.zeros((6, 27))
+    for e in range(6):
+        for r in range(NQ):
+            nr = U[r, 8 + e]
+            if nr != 0.0:
+                for m in range(27):
+                    D[e, m] += nr * left[r, m]
+                D[e, 0] -= nr * q0[r]
+    for i3 in range(3):
+        for a in range(12):
+            for b in range(12):
+                S[i3, a, b] = 0.0
+        for e in range(6):
+            for i4 in range(3):
+                for i5 in range(3):
+                    d = D[e, i3 * 9 + i4 * 3 + i5]
+                    if d == 0.0:
+                        continue
+                    for u in range(3):
+                        hu = HALF[i4, u]
+                        if hu == 0.0:
+                            continue
+                        for v in range(3):
+                            hv = HALF[i5, v]
+                            if hv != 0.0:
+                                S[i3, e, u * 3 + v] += d * hu * hv
+                                S[i3, 6 + e, (u + 1) * 3 + v] += d * hu * hv
+    for a in range(12):  # row equilibration (does not move the roots)
+        mx = 0.0
+        for i3 in range(3):
+            for b in range(12):
+                mx = max(mx, abs(S[i3, a, b]))
+        if mx > 0.0:
+            for i3 in range(3):
+                for b in range(12):
+                    S[i3, a, b] /= mx
+    cp = math.cos(phi)
+    sp = math.sin(phi)
+    A = np.empty((12, 12))
+    B = np.empty((12, 12))
+    C = np.empty((12, 12))
+    for a in range(12):
+        for b in range(12):
+            s1 = S[1, a, b] * cp + S[2, a, b] * sp
+            s2 = -S[1, a, b] * sp + S[2, a, b] * cp
+            A[a, b] = S[0, a, b] - s1
+            B[a, b] = 2.0 * s2
+            C[a, b] = S[0, a, b] + s1
+    LUa = np.empty((12, 12))
+    LUc = np.empty((12, 12))
+    pa = np.empty(12, dtype=np.int64)
+    pc = np.empty(12, dtype=np.int64)
+    _, ra = _lu(A, LUa, pa)
+    _, rc = _lu(C, LUc, pc)
+    if max(ra, rc) < 1e-14:
+        for a in range(N_EIG):
+            for b in range(N_EIG):
+                M[a, b] = 0.0
+        return FAILED
+    chart = DIRECT if ra >= rc else RECIPROCAL
+    LU = LUa if chart == DIRECT else LUc
+    piv = pa if chart == DIRECT else pc
+    lead = C if chart == DIRECT else A
+    col = np.empty(12)
+    for a in range(N_EIG):
+        for b in range(N_EIG):
+            M[a, b] = 0.0
+    for a in range(12):
+        M[a, 12 + a] = 1.0
+    for b in range(12):
+        for a in range(12):
+            col[a] = -lead[a, b]
+        _lu_solve(LU, piv, col)
+        for a in range(12):
+            M[12 + a, b] = col[a]
+        for a in range(12):
+            col[a] = -B[a, b]
+        _lu_solve(LU, piv, col)
+        for a in range(12):
+            M[12 + a, 12 + b] = col[a]
+    return chart
+
+
+@njit(cache=True, parallel=True)
+def prepare_batch(Ts, tidx, gidx, Pi, Ei, left, phi, vinv, grid, M, S, pinv, q0, W, chart):
+    """Companion matrices for items ``(target tidx[k], geometry gidx[k])``.  # pragma: no cover"""
+    for k in prange(tidx.shape[0]):
+        t = tidx[k]
+        g = gidx[k]
+        chart[k] = _prepare_one(Ts[t], Pi[g], Ei[g], left[g], phi, vinv, grid, M[k], S[k],
+                                pinv[k], q0[k], W[k])
+
+
+# ----------------------------------------------------------------------------- back-substitution
+@njit(cache=True)
+def _sigma(S, th, out):  # pragma: no cover - compiled
+    c = math.cos(th)
+    s = math.sin(th)
+    for a in range(12):
+        for b in range(12):
+            out[a, b] = S[0, a, b] + c * S[1, a, b] + s * S[2, a, b]
+
+
+@njit(cache=True)
+def _refine_q3(S, th, iters, max_step):  # pragma: no cover - compiled
+    """Bounded Newton on log|det Sigma(q3)|; keeps the last value that lowered it."""
+    Sg = np.empty((12, 12))
+    dS = np.empty((12, 12))
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    col = np.empty(12)
+    _sigma(S, th, Sg)
+    ld, _ = _lu(Sg, LU, piv)
+    for _it in range(iters):
+        c = math.cos(th)
+        s = math.sin(th)
+        tr = 0.0
+        for b in range(12):
+            for a in range(12):
+                col[a] = -s * S[1, a, b] + c * S[2, a, b]
+            _lu_solve(LU, piv, col)
+            tr += col[b]
+        if tr == 0.0 or not math.isfinite(tr):
+            break
+        step = -1.0 / tr
+        if step > max_step:
+            step = max_step
+        elif step < -max_step:
+            step = -max_step
+        _sigma(S, th + step, dS)
+        LU2 = np.empty((12, 12))
+        piv2 = np.empty(12, dtype=np.int64)
+        ld2, _ = _lu(dS, LU2, piv2)
+        if ld2 < ld:
+            th = th + step
+            ld = ld2
+            LU[:, :] = LU2
+            piv[:] = piv2
+        else:
+            break
+    return th
+
+
+@njit(cache=True)
+def _null_vector(S, th, y):  # pragma: no cover - compiled
+    """Two steps of inverse iteration on Sigma(q3): y ~ x4^u x5^v (u < 4, v < 3)."""
+    Sg = np.empty((12, 12))
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    _sigma(S, th, Sg)
+    _lu(Sg, LU, piv)
+    for a in range(12):
+        y[a] = 1.0 + 0.1 * a
+    for _it in range(3):
+        _lu_solve(LU, piv, y)
+        mx = 0.0
+        for a in range(12):
+            mx = max(mx, abs(y[a]))
+        if not (mx > 0.0) or not math.isfinite(mx):
+            return False
+        nrm = 0.0
+        for a in range(12):
+            y[a] /= mx
+            nrm += y[a] * y[a]
+        nrm = math.sqrt(nrm)
+        if not (nrm > 0.0) or not math.isfinite(nrm):
+            return False
+        for a in range(12):
+            y[a] /= nrm
+    return True
+
+
+@njit(cache=True, inline="always")
+def _angle_from_triple(a, b, c):  # pragma: no cover - compiled
+    """Angle whose half tangent x gives (a, b, c) ~ (1, x, x^2)."""
+    sg = 1.0 if a + c >= 0.0 else -1.0
+    return math.atan2(2.0 * b * sg, (a - c) * sg)
+
+
+@njit(cache=True)
+def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
+    best = q
+    bestd = np.inf
+    for k in range(-1, 2):
+        v = q + 2.0 * math.pi * k
+        if v < lo:
+            d = lo - v
+        elif v > hi:
+            d = v - hi
+        else:
+            d = 0.0
+        if d < bestd - 1e-15:
+            bestd = d
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, lower, upper, imag_tol,
+                 newton_iters, qout, resid):  # pragma: no cover - compiled
+    qs = np.empty((N_EIG, 6))
+    res = np.full(N_EIG, np.inf)
+    y = np.empty(12)
+    m27 = np.empty(27)
+    F = np.empty((4, 4))
+    G = np.empty((4, 4))
+    t = np.empty((4, 4))
+    for r in range(MAX_ROOTS):
+        resid[r] = np.inf
+        for j in range(6):
+            qout[r, j] = 0.0
+    if chart == FAILED:
+        return
+    for e in range(N_EIG):
+        re = w_re[e]
+        im = w_im[e]
+        mag = math.sqrt(re * re + im * im)
+        if not math.isfinite(mag) or abs(im) > imag_tol * (1.0 + mag):
+            continue
+        if chart == DIRECT:
+            psi = 2.0 * math.atan(re)
+        else:
+            psi = 2.0 * math.atan2(1.0, re)
+        th3 = phi + psi
+        th3 = _refine_q3(S, th3, newton_iters, 0.05)
+        if not _null_vector(S, th3, y):
+            continue
+        # q4 from (1, x4, x4^2) triples at fixed v; q5 from (1, x5, x5^2) at fixed u
+        bu, bv, bm = 0, 0, -1.0
+        for u0 in range(2):
+            for v in range(3):
+                m = abs(y[u0 * 3 + v] + y[(u0 + 2) * 3 + v])
+                if m > bm:
+                    bm, bu, bv = m, u0, v
+        th4 = _angle_from_triple(y[bu * 3 + bv], y[(bu + 1) * 3 + bv], y[(bu + 2) * 3 + bv])
+        bu, bm = 0, -1.0
+        for u in range(4):
+            m = abs(y[u * 3] + y[u * 3 + 2])
+            if m > bm:
+                bm, bu = m, u
+        th5 = _angle_from_triple(y[bu * 3], y[bu * 3 + 1], y[bu * 3 + 2])
+        b3 = (1.0, math.cos(th3), math.sin(th3))
+        b4 = (1.0, math.cos(th4), math.sin(th4))
+        b5 = (1.0, math.cos(th5), math.sin(th5))
+        for i3 in range(3):
+            for i4 in range(3):
+                for i5 in range(3):
+                    m27[i3 * 9 + i4 * 3 + i5] = b3[i3] * b4[i4] * b5[i5]
+        rhs = np.empty(NQ)
+        for r in range(NQ):
+            acc = -q0[r]
+            for m in range(27):
+                acc += left[r, m] * m27[m]
+            rhs[r] = acc
+        mono = np.zeros(8)
+        for a in range(8):
+            acc = 0.0
+            for r in range(NQ):
+                acc += pinv[a, r] * rhs[r]
+            mono[a] = acc
+        th1 = math.atan2(mono[5] + 0.0, mono[2])
+        th2 = math.atan2(mono[1], mono[0])
+        # forward through joints 1..5 and P6, then q6 from the target rotation
+        ths = (th1, th2, th3, th4, th5)
+        for i in range(4):
+            for j in range(4):
+                F[i, j] = P[0, i, j]
+        for k in range(5):
+            _rz_left(math.cos(ths[k]), math.sin(ths[k]), P[k + 1], t)  # Z_k P_{k+1}
+            _mm(F, t, G)
+            F[:, :] = G
+        c0 = F[0, 0] * W[0, 0] + F[1, 0] * W[1, 0] + F[2, 0] * W[2, 0]
+        c1 = F[0, 1] * W[0, 0] + F[1, 1] * W[1, 0] + F[2, 1] * W[2, 0]
+        th6 = math.atan2(c1, c0)
+        ths6 = (th1, th2, th3, th4, th5, th6)
+        c6 = math.cos(th6)
+        s6 = math.sin(th6)
+        err = 0.0
+        for i in range(3):
+            x0 = c6 * F[i, 0] + s6 * F[i, 1]
+            x1 = -s6 * F[i, 0] + c6 * F[i, 1]
+            err += (x0 - W[i, 0]) ** 2 + (x1 - W[i, 1]) ** 2 + (F[i, 2] - W[i, 2]) ** 2
+            err += (F[i, 3] - W[i, 3]) ** 2
+        for j in range(6):
+            qs[e, j] = _wrap_into(ths6[j], lower[j], upper[j])
+        res[e] = math.sqrt(err) if math.isfinite(err) else np.inf
+    order = np.argsort(res)
+    for r in range(MAX_ROOTS):
+        e = order[r]
+        if not math.isfinite(res[e]):
+            break
+        resid[r] = res[e]
+        for j in range(6):
+            qout[r, j] = qs[e, j]
+
+
+@njit(cache=True, parallel=True)
+def backsub_batch(w_re, w_im, chart, gidx, phi, S, left, pinv, q0, W, P, lower, upper, imag_tol,
+                  newton_iters, qout, resid):
+    """Joint vectors (K, 16, 6) and pose residuals (K, 16) (inf where empty).  # pragma: no cover"""
+    for k in prange(w_re.shape[0]):
+        g = gidx[k]
+        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[g], pinv[k], q0[k], W[k],
+                     P[g], lower, upper, imag_tol, newton_iters, qout[k], resid[k])
