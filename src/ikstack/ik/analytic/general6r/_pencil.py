@@ -113,15 +113,21 @@ def _rigid_inv(T, out):  # pragma: no cover - compiled
 
 
 # ----------------------------------------------------------------------------- geometry
-@njit(cache=True, parallel=True)
-def build_geometry(P7, E7, lock, lams, vinv, grid, outP, outE, outPi, outEi, outLeft):
-    """Fold ``len(P7) - 6`` locked joints away: 6R geometry per lock value.  # pragma: no cover
+def lhs_constant(shift):
+    """Whether the left block of cyclic shift ``shift`` avoids the target-dependent link."""
+    return shift in (0, 4, 5)
 
-    ``P7 (n, 4, 4)`` and ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock``
-    is frozen at ``lams[g]``; with n = 6 ``lock`` is ignored.
-    """
+
+@njit(cache=True, parallel=True)
+def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi, outLeft):
+    """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
+
+    ``P7 (n, 4, 4)``, ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock`` is
+    frozen at ``lams[g]``. The left block is filled when cyclic ``shift`` keeps it constant.
+    """  # pragma: no cover - compiled
     G = lams.shape[0]
     n = P7.shape[0]
+    const = shift == 0 or shift == 4 or shift == 5
     for g in prange(G):
         t = np.empty((4, 4))
         c = math.cos(lams[g])
@@ -146,18 +152,47 @@ def build_geometry(P7, E7, lock, lams, vinv, grid, outP, outE, outPi, outEi, out
                 _mm(P7[6], t, outE[g])
             else:
                 outE[g] = E7
-        for i in range(3):
-            _rigid_inv(outP[g, i], outPi[g, i])
         _rigid_inv(outE[g], outEi[g])
-        fit_left(outP[g, 3], outP[g, 4], outP[g, 5], vinv, grid, outLeft[g])
+        if const:
+            # links C_k = P_{k+1} (k < 5); roles r_i = (shift + i) mod 6; left uses r_2, r_3, r_4
+            fit_left(outP[g, (shift + 2) % 6 + 1], outP[g, (shift + 3) % 6 + 1],
+                     outP[g, (shift + 4) % 6 + 1], vinv, grid, outLeft[g])
+        else:
+            outLeft[g, :, :] = 0.0
 
 
 # ----------------------------------------------------------------------------- pencil
 @njit(cache=True)
-def _prepare_one(T, Pi, Ei, left, phi, vinv, grid, M, S, pinv, q0, W):  # pragma: no cover
+def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left):
+    """One item; ``Pp, Wp`` receive the shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
+
+    Loop: ``Z_1 C_1 ... Z_6 C_6 = I`` with ``C_k = P_{k+1}`` (k < 6) and ``C_6 = W^{-1} P_1``;
+    roles ``r_i = (shift + i) mod 6``: ``Pp = [I, C_{r_1}, ..., C_{r_5}]``, ``Wp = C_{r_6}^{-1}``.
+    """  # pragma: no cover - compiled
+    W = np.empty((4, 4))
+    Wi = np.empty((4, 4))
+    C = np.empty((6, 4, 4))
     _mm(T, Ei, W)
+    _rigid_inv(W, Wi)
+    for k in range(5):
+        C[k] = P[k + 1]
+    _mm(Wi, P[0], C[5])
+    for a in range(4):
+        for b in range(4):
+            Pp[0, a, b] = 1.0 if a == b else 0.0
+    for i in range(5):
+        Pp[i + 1] = C[(shift + i) % 6]
+    _rigid_inv(C[(shift + 5) % 6], Wp)
+    if shift == 0 or shift == 4 or shift == 5:
+        left[:, :] = left_g
+    else:
+        fit_left(Pp[3], Pp[4], Pp[5], vinv, grid, left)
+    Pi1 = np.empty((4, 4))
+    Pi2 = np.empty((4, 4))
+    _rigid_inv(Pp[1], Pi1)
+    _rigid_inv(Pp[2], Pi2)
     R = np.empty((NQ, 9))
-    fit_right(W, Pi[0], Pi[1], Pi[2], vinv, grid, R)
+    fit_right(Wp, Pp[0], Pi1, Pi2, vinv, grid, R)
     Qn = np.ascontiguousarray(R[:, 1:])
     U, sv, Vt = np.linalg.svd(Qn, True)
     for r in range(NQ):
@@ -255,13 +290,14 @@ def _prepare_one(T, Pi, Ei, left, phi, vinv, grid, M, S, pinv, q0, W):  # pragma
 
 
 @njit(cache=True, parallel=True)
-def prepare_batch(Ts, tidx, gidx, Pi, Ei, left, phi, vinv, grid, M, S, pinv, q0, W, chart):
+def prepare_batch(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                  left, chart):
     """Companion matrices for items ``(target tidx[k], geometry gidx[k])``.  # pragma: no cover"""
     for k in prange(tidx.shape[0]):
         t = tidx[k]
         g = gidx[k]
-        chart[k] = _prepare_one(Ts[t], Pi[g], Ei[g], left[g], phi, vinv, grid, M[k], S[k],
-                                pinv[k], q0[k], W[k])
+        chart[k] = _prepare_one(Ts[t], P[g], Ei[g], shift, left_g[g], phi, vinv, grid, M[k],
+                                S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
 
 
 # ----------------------------------------------------------------------------- back-substitution
@@ -369,8 +405,8 @@ def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, lower, upper, imag_tol,
-                 newton_iters, qout, resid):  # pragma: no cover - compiled
+def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, upper,
+                 imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
     qs = np.empty((N_EIG, 6))
     res = np.full(N_EIG, np.inf)
     y = np.empty(12)
@@ -454,8 +490,9 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, lower, upper, 
             x1 = -s6 * F[i, 0] + c6 * F[i, 1]
             err += (x0 - W[i, 0]) ** 2 + (x1 - W[i, 1]) ** 2 + (F[i, 2] - W[i, 2]) ** 2
             err += (F[i, 3] - W[i, 3]) ** 2
-        for j in range(6):
-            qs[e, j] = _wrap_into(ths6[j], lower[j], upper[j])
+        for i in range(6):
+            j = (shift + i) % 6  # role i is joint r_i
+            qs[e, j] = _wrap_into(ths6[i], lower[j], upper[j])
         res[e] = math.sqrt(err) if math.isfinite(err) else np.inf
     order = np.argsort(res)
     for r in range(MAX_ROOTS):
@@ -468,10 +505,12 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, lower, upper, 
 
 
 @njit(cache=True, parallel=True)
-def backsub_batch(w_re, w_im, chart, gidx, phi, S, left, pinv, q0, W, P, lower, upper, imag_tol,
-                  newton_iters, qout, resid):
-    """Joint vectors (K, 16, 6) and pose residuals (K, 16) (inf where empty).  # pragma: no cover"""
+def backsub_batch(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
+                  imag_tol, newton_iters, qout, resid):
+    """Joint vectors (K, 16, 6) in chain order and pose residuals (K, 16) (inf where empty).
+
+    ``Pp, Wp`` are each item's shifted chain (from :func:`prepare_batch`).
+    """  # pragma: no cover - compiled
     for k in prange(w_re.shape[0]):
-        g = gidx[k]
-        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[g], pinv[k], q0[k], W[k],
-                     P[g], lower, upper, imag_tol, newton_iters, qout[k], resid[k])
+        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
+                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])
