@@ -142,7 +142,9 @@ def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geo
 def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:
     """(n, dof) seeds: the given one(s) broadcast, or the middle of the limits."""
     if seed is None:
-        return np.broadcast_to(chain.middle(), (n, chain.dof)).copy()
+        with np.errstate(invalid="ignore"):  # continuous joints: middle() is 0 there
+            mid = chain.middle()
+        return np.broadcast_to(mid, (n, chain.dof)).copy()
     s = as_vectors(seed, "seed", chain.dof)
     s = np.atleast_2d(s)
     if s.shape[0] not in (1, n):
@@ -159,9 +161,14 @@ def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds
     """
     N, K, dof = q_all.shape
     q_safe = np.where(found[..., None], q_all, seeds[:, None, :])
-    ok, perr, rerr = certify(chain, q_safe, T[:, None], pos_tol, rot_tol)
-    ok &= found
-    fk_ok = found & (perr <= pos_tol) & (rerr <= rot_tol)
+    # certify only the filled slots (the empty ones are already failures)
+    rows_f, cols_f = np.nonzero(found)
+    ok = np.zeros((N, K), dtype=bool)
+    fk_ok = np.zeros((N, K), dtype=bool)
+    if rows_f.size:
+        ok_f, perr, rerr = certify(chain, q_safe[rows_f, cols_f], T[rows_f], pos_tol, rot_tol)
+        ok[rows_f, cols_f] = ok_f
+        fk_ok[rows_f, cols_f] = (perr <= pos_tol) & (rerr <= rot_tol)
     dist = np.linalg.norm(q_safe - seeds[:, None, :], axis=-1)
     dist = np.where(ok, dist, np.inf)
     best = np.argmin(dist, axis=1)
