@@ -68,10 +68,15 @@ def all_finite(x):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def fk_one(q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
+    """FK of one configuration into ``out``; returns False (computing nothing) if q is not finite."""
+    for v in q:
+        if not np.isfinite(v):
+            return False
     R = np.eye(3)
     p = np.zeros(3)
     _apply_chain(q, Rs, ps, kinds, R, p)
     _finish(R, p, R_end, p_end, out)
+    return True
 
 
 @njit(cache=True)
@@ -152,7 +157,12 @@ def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compi
 
 @njit(cache=True)
 def jac_one(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    """Jacobian and FK of one configuration; returns False (computing nothing) if q is not finite."""
+    for v in q:
+        if not np.isfinite(v):
+            return False
     _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T)
+    return True
 
 
 @njit(cache=True)

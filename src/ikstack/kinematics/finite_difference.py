@@ -43,14 +43,14 @@ def jacobian_fd(
             qp = qk.copy()
             qp[i] += eps
             Tp = np.asarray(fk(qp), dtype=np.float64)
-            if central:
+            if central or T0 is None:
                 qm = qk.copy()
                 qm[i] -= eps
                 Tm = np.asarray(fk(qm), dtype=np.float64)
                 h = 2.0 * eps
             else:
                 Tm, h = T0, eps
-            if Tp.shape != (4, 4) or Tm is None or Tm.shape != (4, 4):
+            if Tp.shape != (4, 4) or Tm.shape != (4, 4):
                 raise ShapeError("fk(q)", Tp.shape, "(4, 4)")
             J[k, :3, i] = (Tp[:3, 3] - Tm[:3, 3]) / h
             J[k, 3:, i] = so3.log(Tp[:3, :3] @ Tm[:3, :3].T) / h

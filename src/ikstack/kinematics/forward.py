@@ -96,10 +96,9 @@ def fk(chain: Chain, q: ArrayLike) -> Array:
     """
     c = compile_chain(chain)
     if type(q) is np.ndarray and q.ndim == 1 and q.shape[0] == c.dof and q.dtype == np.float64:
-        if not K.all_finite(q):
-            check_finite(q, "q")
         out = np.empty((4, 4))
-        K.fk_one(q, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, out)
+        if not K.fk_one(q, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, out):
+            check_finite(q, "q")
         return out
     flat, batch = _prep_q(chain, q)
     out = np.empty((flat.shape[0], 4, 4))
@@ -109,7 +108,11 @@ def fk(chain: Chain, q: ArrayLike) -> Array:
 
 
 def jacobian(chain: Chain, q: ArrayLike) -> Array:
-    """Geometric Jacobian (..., 6, dof): ``[linear; angular]``, base frame, at the TCP origin."""
+    """Geometric Jacobian (..., 6, dof): ``[linear; angular]``, base frame, at the TCP origin.
+
+    Column ``i`` is ``[z_i x (p_tcp - p_i); z_i]`` for a revolute joint and ``[z_i; 0]`` for a
+    prismatic one, with ``z_i`` and ``p_i`` the joint's axis and origin in the base frame.
+    """
     return fk_jacobian(chain, q)[1]
 
 
@@ -117,11 +120,10 @@ def fk_jacobian(chain: Chain, q: ArrayLike) -> tuple[Array, Array]:
     """``(T_base_tcp, J)`` from one pass: (..., 4, 4) and (..., 6, dof)."""
     c = compile_chain(chain)
     if type(q) is np.ndarray and q.ndim == 1 and q.shape[0] == c.dof and q.dtype == np.float64:
-        if not K.all_finite(q):
-            check_finite(q, "q")
         J = np.empty((6, c.dof))
         T = np.empty((4, 4))
-        K.jac_one(q, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, J, T)
+        if not K.jac_one(q, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, J, T):
+            check_finite(q, "q")
         return T, J
     flat, batch = _prep_q(chain, q)
     n = flat.shape[0]

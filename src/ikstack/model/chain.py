@@ -272,9 +272,10 @@ class Chain:
 
     @staticmethod
     def _kinematics() -> Any:
-        # The chain is data; evaluating it is the kinematics layer's job. These two methods are
-        # conveniences for interactive use and the seed API (``model.fk(q)``), resolved at call
-        # time through the package registry so the model layer never imports kinematics.
+        # The chain is data; evaluating it is the kinematics layer's job. ``chain.fk(q)`` is kept
+        # as a convenience (servo-style scripts call ``model.fk(q)``). It is the one deliberate
+        # exception to the layer rule: resolved lazily at call time, so importing the model
+        # layer never imports kinematics and no import cycle exists.
         import importlib
 
         return importlib.import_module("ikstack.kinematics")

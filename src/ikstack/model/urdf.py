@@ -167,11 +167,11 @@ def load_urdf(
     path: list[_UJoint] = []
     cur = tip
     while cur != base:
-        j = by_child.get(cur)
-        if j is None:
+        parent_joint = by_child.get(cur)
+        if parent_joint is None:
             raise URDFError(f"{src}: link {tip!r} is not below {base!r}; no chain joins them")
-        path.append(j)
-        cur = j.parent
+        path.append(parent_joint)
+        cur = parent_joint.parent
     path.reverse()
     return _build_chain(path, base, tip, src, robot_name, acceleration_limits, jerk_limits,
                         constraints, kinematic_margin, role, name, source)

@@ -18,7 +18,7 @@ from ikstack.spatial import from_xyz_rpy
 
 def data_path(filename: str) -> Path:
     """Path of a bundled data file."""
-    return Path(str(resources.files("ikstack.robots").joinpath("data", filename)))
+    return Path(str(resources.files("ikstack.robots") / "data" / filename))
 
 
 @dataclass(frozen=True)

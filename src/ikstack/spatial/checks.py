@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.errors import NonFiniteError, NotRigidTransformError, ShapeError
+from ikstack.errors import InputError, NonFiniteError, NotRigidTransformError, ShapeError
 
 Array = NDArray[np.float64]
 
@@ -23,16 +23,8 @@ def as_float_array(x: ArrayLike, name: str) -> Array:
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ShapeError(name, np.shape(x) if _has_shape(x) else (), "a numeric array") from exc
+        raise InputError(f"{name} is not a numeric array: {exc}") from None
     return arr
-
-
-def _has_shape(x: object) -> bool:
-    try:
-        np.shape(x)
-    except Exception:
-        return False
-    return True
 
 
 def check_finite(arr: NDArray[np.floating], name: str) -> None:

@@ -1,0 +1,81 @@
+"""Batched FK and Jacobians as Warp kernels in float64, on CPU or CUDA.
+
+They evaluate the same canonical chain data as the compiled CPU path
+(:func:`ikstack.kinematics.compile_chain`), so results agree to rounding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.backends.warp._kernels import kinematics_kernels as _kernels
+from ikstack.backends.warp.runtime import device as get_device
+from ikstack.backends.warp.runtime import warp
+from ikstack.errors import ShapeError
+from ikstack.kinematics import compile_chain
+from ikstack.model import Chain
+from ikstack.spatial import check_finite
+
+Array = NDArray[np.float64]
+
+
+def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray, tuple, dict]:
+    wp = warp()
+    dev = get_device(device)
+    c = compile_chain(chain)
+    arr = np.asarray(q, dtype=np.float64)
+    if arr.ndim == 0 or arr.shape[-1] != chain.dof:
+        raise ShapeError("q", arr.shape, f"({chain.dof},) or (..., {chain.dof})")
+    check_finite(arr, "q")
+    batch = arr.shape[:-1]
+    flat = np.ascontiguousarray(arr.reshape(-1, chain.dof))
+    key = f"warp:{dev}"
+    data = chain._cache.get(key)
+    if data is None:
+        data = {
+            "Rs": wp.array(c.Rs, dtype=wp.mat33d, device=dev),
+            "ps": wp.array(c.ps, dtype=wp.vec3d, device=dev),
+            "kinds": wp.array(c.kinds.astype(np.int32), dtype=wp.int32, device=dev),
+            "R_end": wp.mat33d(*c.R_end.ravel().tolist()),
+            "p_end": wp.vec3d(*c.p_end.tolist()),
+        }
+        chain._cache[key] = data
+    return wp, dev, flat, batch, data
+
+
+def fk(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
+    """``T_base_tcp`` (..., 4, 4) computed by a Warp kernel on ``device``."""
+    wp, dev, flat, batch, d = _prepare(chain, q, device)
+    n = flat.shape[0]
+    if n == 0:
+        return np.zeros(batch + (4, 4))
+    qd = wp.array(flat, dtype=wp.float64, device=dev)
+    scratch = wp.empty((1, 1), dtype=wp.vec3d, device=dev)
+    out = wp.empty(n, dtype=wp.mat44d, device=dev)
+    wp.launch(_kernels()["fk"], dim=n, inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"],
+                                               d["p_end"], scratch, scratch, out], device=dev)
+    return out.numpy().reshape(batch + (4, 4))
+
+
+def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array, Array]:
+    """``(T_base_tcp, J)`` (..., 4, 4) and (..., 6, dof) computed by a Warp kernel."""
+    wp, dev, flat, batch, d = _prepare(chain, q, device)
+    n, dof = flat.shape
+    if n == 0:
+        return np.zeros(batch + (4, 4)), np.zeros(batch + (6, dof))
+    qd = wp.array(flat, dtype=wp.float64, device=dev)
+    zs = wp.empty((n, dof), dtype=wp.vec3d, device=dev)
+    os_ = wp.empty((n, dof), dtype=wp.vec3d, device=dev)
+    out = wp.empty(n, dtype=wp.mat44d, device=dev)
+    J = wp.empty((n, 6, dof), dtype=wp.float64, device=dev)
+    wp.launch(_kernels()["jac"], dim=n, inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"],
+                                                d["p_end"], zs, os_, out, J], device=dev)
+    return out.numpy().reshape(batch + (4, 4)), J.numpy().reshape(batch + (6, dof))
+
+
+def jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
+    """Geometric Jacobian (..., 6, dof) computed by a Warp kernel."""
+    return fk_jacobian(chain, q, device)[1]

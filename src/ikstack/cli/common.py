@@ -1,0 +1,56 @@
+"""Helpers shared by CLI subcommands: choosing a chain, printing JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import numpy as np
+
+from ikstack import robots
+from ikstack.errors import InputError
+from ikstack.model import Chain, load_urdf
+
+
+def add_chain_arguments(p: argparse.ArgumentParser) -> None:
+    """``--robot NAME`` or ``--urdf PATH --base B --tip T``."""
+    g = p.add_argument_group("robot model")
+    g.add_argument("--robot", help=f"bundled robot: {', '.join(robots.names())}")
+    g.add_argument("--urdf", help="URDF file (with --base and --tip)")
+    g.add_argument("--base", help="base link name (URDF)")
+    g.add_argument("--tip", help="tip link name (URDF)")
+
+
+def chain_from_args(args: argparse.Namespace) -> Chain:
+    """The chain chosen by :func:`add_chain_arguments`."""
+    if args.robot and args.urdf:
+        raise InputError("give either --robot or --urdf, not both")
+    if args.robot:
+        return robots.load(args.robot)
+    if args.urdf:
+        return load_urdf(args.urdf, args.base, args.tip)
+    raise InputError(f"choose a model: --robot NAME ({', '.join(robots.names())}) or --urdf PATH")
+
+
+def to_jsonable(x: Any) -> Any:
+    """Numpy arrays and scalars as plain lists/numbers (NaN/inf as None)."""
+    if isinstance(x, dict):
+        return {k: to_jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return to_jsonable(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        v = float(x)
+        return v if np.isfinite(v) else None
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def print_json(obj: Any) -> None:
+    """Print ``obj`` as indented JSON."""
+    print(json.dumps(to_jsonable(obj), indent=2))
