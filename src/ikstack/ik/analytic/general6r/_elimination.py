@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 #: interpolation angles for the [1, cos, sin] basis
 _GRID = np.array([0.0, 2.0 * math.pi / 3.0, 4.0 * math.pi / 3.0])

@@ -32,7 +32,7 @@ def require_revolute(chain: Chain, dof: int, who: str) -> None:
     """Raise :class:`UnsupportedGeometryError` unless ``chain`` has ``dof`` revolute joints."""
     if chain.dof != dof:
         raise UnsupportedGeometryError(f"{who} needs a {dof}-joint chain; {chain!r} has {chain.dof}")
-    bad = [n for n, t in zip(chain.joint_names, chain.joint_types) if t == JointType.PRISMATIC]
+    bad = [n for n, t in zip(chain.joint_names, chain.joint_types, strict=True) if t == JointType.PRISMATIC]
     if bad:
         raise UnsupportedGeometryError(f"{who} needs revolute joints; prismatic: {bad}")
 
@@ -82,8 +82,8 @@ class Geometry:
     def concat(a: Geometry, b: Geometry) -> Geometry:
         if a.shift != b.shift:
             raise ValueError("geometries with different role shifts cannot be combined")
-        return Geometry(*(np.concatenate([x, y]) for x, y in
-                          zip((a.P, a.E, a.Ei, a.left), (b.P, b.E, b.Ei, b.left))), a.shift)
+        return Geometry(np.concatenate([a.P, b.P]), np.concatenate([a.E, b.E]),
+                        np.concatenate([a.Ei, b.Ei]), np.concatenate([a.left, b.left]), a.shift)
 
 
 def as_targets(T: ArrayLike, name: str = "T_base_tcp") -> tuple[Array, bool]:

@@ -146,7 +146,7 @@ class LockedJoint7R:
         geom = self._grid_geom
         lams = np.tile(self.lock_values, N)
         local_search = search == "seed_local" and seeds is not None
-        if local_search:
+        if local_search and seeds is not None:
             local = self._local_locks(T, seeds)
             extra = EN.Geometry.build(self._P, self._E, self.lock_joint, local.ravel(),
                                       self.role_shift)
