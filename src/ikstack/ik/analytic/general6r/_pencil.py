@@ -101,6 +101,80 @@ def _lu_solve(LU, piv, b):  # pragma: no cover - compiled
         b[i] = acc / LU[i, i]
 
 
+@njit(cache=True)
+def _qr_null_pinv(A, N, pinv):  # pragma: no cover - compiled
+    """Householder QR with column pivoting of ``A (m, n)``, m > n.
+
+    Fills ``N (m - n, m)`` with an orthonormal basis of the left null space (rows) and
+    ``pinv (n, m)`` with the basic least-squares solution operator (near-zero pivots dropped).
+    """
+    m, n = A.shape
+    R = A.copy()
+    Q = np.eye(m)
+    perm = np.arange(n)
+    v = np.empty(m)
+    for k in range(n):
+        # pivot: the remaining column of largest norm
+        best = -1.0
+        p = k
+        for j in range(k, n):
+            acc = 0.0
+            for i in range(k, m):
+                acc += R[i, j] * R[i, j]
+            if acc > best:
+                best = acc
+                p = j
+        if p != k:
+            for i in range(m):
+                tmp = R[i, k]
+                R[i, k] = R[i, p]
+                R[i, p] = tmp
+            tmp2 = perm[k]
+            perm[k] = perm[p]
+            perm[p] = tmp2
+        nrm = math.sqrt(best) if best > 0.0 else 0.0
+        if nrm == 0.0:
+            continue
+        alpha = -nrm if R[k, k] >= 0.0 else nrm
+        vn = 0.0
+        for i in range(m):
+            v[i] = R[i, k] if i >= k else 0.0
+        v[k] -= alpha
+        for i in range(k, m):
+            vn += v[i] * v[i]
+        if vn == 0.0:
+            continue
+        for j in range(k, n):  # R <- (I - 2 v v^T / vn) R
+            d = 0.0
+            for i in range(k, m):
+                d += v[i] * R[i, j]
+            f = 2.0 * d / vn
+            for i in range(k, m):
+                R[i, j] -= f * v[i]
+        for i in range(m):  # Q <- Q (I - 2 v v^T / vn)
+            d = 0.0
+            for j in range(k, m):
+                d += Q[i, j] * v[j]
+            f = 2.0 * d / vn
+            for j in range(k, m):
+                Q[i, j] -= f * v[j]
+    for e in range(m - n):
+        for r in range(m):
+            N[e, r] = Q[r, n + e]
+    rmax = abs(R[0, 0])
+    # pinv = P R^{-1} Q_1^T: back-substitute each column of Q_1^T
+    y = np.empty(n)
+    for r in range(m):
+        for i in range(n - 1, -1, -1):
+            acc = Q[r, i]
+            for j in range(i + 1, n):
+                acc -= R[i, j] * y[j]
+            d = R[i, i]
+            y[i] = acc / d if abs(d) > 1e-12 * rmax else 0.0
+        for i in range(n):
+            pinv[perm[i], r] = y[i]
+
+
 @njit(cache=True, inline="always")
 def _rigid_inv(T, out):  # pragma: no cover - compiled
     for i in range(3):
@@ -194,22 +268,15 @@ def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, W
     R = np.empty((NQ, 9))
     fit_right(Wp, Pp[0], Pi1, Pi2, vinv, grid, R)
     Qn = np.ascontiguousarray(R[:, 1:])
-    U, sv, Vt = np.linalg.svd(Qn, True)
+    Nl = np.empty((NQ - 8, NQ))
+    _qr_null_pinv(Qn, Nl, pinv)
     for r in range(NQ):
         q0[r] = R[r, 0]
-    smax = sv[0]
-    for a in range(8):
-        for r in range(NQ):
-            acc = 0.0
-            for k in range(8):
-                if sv[k] > 1e-12 * smax:
-                    acc += Vt[k, a] * U[r, k] / sv[k]
-            pinv[a, r] = acc
     # 6 eliminated equations on the 27 monomials of (q3, q4, q5)
     D = np.zeros((6, 27))
     for e in range(6):
         for r in range(NQ):
-            nr = U[r, 8 + e]
+            nr = Nl[e, r]
             if nr != 0.0:
                 for m in range(27):
                     D[e, m] += nr * left[r, m]
@@ -311,12 +378,14 @@ def _sigma(S, th, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _refine_q3(S, th, iters, max_step):  # pragma: no cover - compiled
-    """Bounded Newton on log|det Sigma(q3)|; keeps the last value that lowered it."""
-    Sg = np.empty((12, 12))
-    dS = np.empty((12, 12))
-    LU = np.empty((12, 12))
-    piv = np.empty(12, dtype=np.int64)
+def _refine_q3(S, th, iters, max_step, LU, piv, work):  # pragma: no cover - compiled
+    """Bounded Newton on log|det Sigma(q3)|; keeps the last value that lowered it.
+
+    On return ``LU, piv`` hold the factors of ``Sigma`` at the returned angle.
+    """
+    Sg = work[0]
+    LU2 = work[1]
+    piv2 = np.empty(12, dtype=np.int64)
     col = np.empty(12)
     _sigma(S, th, Sg)
     ld, _ = _lu(Sg, LU, piv)
@@ -336,10 +405,8 @@ def _refine_q3(S, th, iters, max_step):  # pragma: no cover - compiled
             step = max_step
         elif step < -max_step:
             step = -max_step
-        _sigma(S, th + step, dS)
-        LU2 = np.empty((12, 12))
-        piv2 = np.empty(12, dtype=np.int64)
-        ld2, _ = _lu(dS, LU2, piv2)
+        _sigma(S, th + step, Sg)
+        ld2, _ = _lu(Sg, LU2, piv2)
         if ld2 < ld:
             th = th + step
             ld = ld2
@@ -351,13 +418,8 @@ def _refine_q3(S, th, iters, max_step):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _null_vector(S, th, y):  # pragma: no cover - compiled
-    """Two steps of inverse iteration on Sigma(q3): y ~ x4^u x5^v (u < 4, v < 3)."""
-    Sg = np.empty((12, 12))
-    LU = np.empty((12, 12))
-    piv = np.empty(12, dtype=np.int64)
-    _sigma(S, th, Sg)
-    _lu(Sg, LU, piv)
+def _null_vector(LU, piv, y):  # pragma: no cover - compiled
+    """Inverse iteration with Sigma(q3)'s factors: y ~ x4^u x5^v (u < 4, v < 3)."""
     for a in range(12):
         y[a] = 1.0 + 0.1 * a
     for _it in range(3):
@@ -372,8 +434,6 @@ def _null_vector(S, th, y):  # pragma: no cover - compiled
             y[a] /= mx
             nrm += y[a] * y[a]
         nrm = math.sqrt(nrm)
-        if not (nrm > 0.0) or not math.isfinite(nrm):
-            return False
         for a in range(12):
             y[a] /= nrm
     return True
@@ -414,6 +474,11 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
     F = np.empty((4, 4))
     G = np.empty((4, 4))
     t = np.empty((4, 4))
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    work = np.empty((2, 12, 12))
+    rhs = np.empty(NQ)
+    mono = np.empty(8)
     for r in range(MAX_ROOTS):
         resid[r] = np.inf
         for j in range(6):
@@ -431,8 +496,8 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
         else:
             psi = 2.0 * math.atan2(1.0, re)
         th3 = phi + psi
-        th3 = _refine_q3(S, th3, newton_iters, 0.05)
-        if not _null_vector(S, th3, y):
+        th3 = _refine_q3(S, th3, newton_iters, 0.05, LU, piv, work)
+        if not _null_vector(LU, piv, y):
             continue
         # q4 from (1, x4, x4^2) triples at fixed v; q5 from (1, x5, x5^2) at fixed u
         bu, bv, bm = 0, 0, -1.0
@@ -455,13 +520,11 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
             for i4 in range(3):
                 for i5 in range(3):
                     m27[i3 * 9 + i4 * 3 + i5] = b3[i3] * b4[i4] * b5[i5]
-        rhs = np.empty(NQ)
         for r in range(NQ):
             acc = -q0[r]
             for m in range(27):
                 acc += left[r, m] * m27[m]
             rhs[r] = acc
-        mono = np.zeros(8)
         for a in range(8):
             acc = 0.0
             for r in range(NQ):
