@@ -149,7 +149,7 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
             total = 0
             worst_p = worst_r = 0.0
             for q0, path in random_paths(chain, rng, n_paths, frames):
-                r = solver.solve_path(fk(chain, path), seed=q0)
+                r = solver.solve_path(fk(chain, path), seed=q0, search="seed_local")
                 ok += int(r.success.sum())
                 total += len(r)
                 if r.success.any():

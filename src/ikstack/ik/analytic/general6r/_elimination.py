@@ -21,6 +21,12 @@ With half-angle tangents for ``q_4, q_5`` and one extra copy multiplied by ``x_4
 (``u < 4, v < 3``). With ``x = tan((q_3 - phi) / 2)`` it becomes the quadratic pencil
 ``(A x^2 + B x + C) V = 0`` (Manocha-Canny), linearized to a 24x24 companion matrix, in the
 direct or the reciprocal chart, whichever leading block is better conditioned.
+
+The labels 1..6 above are roles, not joints: the loop closure is cyclic, so any cyclic shift of
+the joints (with the target-dependent link moved accordingly) gives an equally valid
+elimination. Special geometries (perpendicular or parallel neighbours with offsets, as in the
+Flexiv Rizon) make some assignments' 12x12 matrix singular for every angle; the solvers pick, at
+construction, a shift that recovers known FK samples (see :func:`._engine.choose_shift`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ IMAG_TOL = 1e-3
 NEWTON_ITERS = 3
 #: slots per 6R solve
 ROOTS = EL.MAX_ROOTS
+#: item counts from which the kernels run on all cores
+PARALLEL_ITEMS = 64
 
 
 def require_revolute(chain: Chain, dof: int, who: str) -> None:
@@ -127,15 +129,17 @@ def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geo
     Wp = np.empty((K, 4, 4))
     left = np.empty((K, EL.NQ, 27))
     chart = np.empty(K, dtype=np.int64)
-    PN.prepare_batch(Tc, tidx, gidx, geom.P, geom.Ei, geom.shift, geom.left, PHI, EL.VINV,
-                     EL._GRID, M, S, pinv, q0, Pp, Wp, left, chart)
+    parallel = K >= PARALLEL_ITEMS
+    prepare = PN.prepare_batch if parallel else PN.prepare_serial
+    backsub = PN.backsub_batch if parallel else PN.backsub_serial
+    prepare(Tc, tidx, gidx, geom.P, geom.Ei, geom.shift, geom.left, PHI, EL.VINV, EL._GRID,
+            M, S, pinv, q0, Pp, Wp, left, chart)
     M[chart == PN.FAILED] = 0.0
     w = np.linalg.eigvals(M)
     q = np.empty((K, ROOTS, 6))
     res = np.empty((K, ROOTS))
-    PN.backsub_batch(np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag), chart, PHI, S,
-                     left, pinv, q0, Wp, Pp, geom.shift, lower6, upper6, IMAG_TOL, NEWTON_ITERS,
-                     q, res)
+    backsub(np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag), chart, PHI, S, left,
+            pinv, q0, Wp, Pp, geom.shift, lower6, upper6, IMAG_TOL, NEWTON_ITERS, q, res)
     return q, res
 
 
@@ -165,17 +169,25 @@ def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds
     rows_f, cols_f = np.nonzero(found)
     ok = np.zeros((N, K), dtype=bool)
     fk_ok = np.zeros((N, K), dtype=bool)
+    pe_all = np.full((N, K), np.inf)
+    re_all = np.full((N, K), np.inf)
     if rows_f.size:
         ok_f, perr, rerr = certify(chain, q_safe[rows_f, cols_f], T[rows_f], pos_tol, rot_tol)
         ok[rows_f, cols_f] = ok_f
         fk_ok[rows_f, cols_f] = (perr <= pos_tol) & (rerr <= rot_tol)
+        pe_all[rows_f, cols_f] = perr
+        re_all[rows_f, cols_f] = rerr
     dist = np.linalg.norm(q_safe - seeds[:, None, :], axis=-1)
     dist = np.where(ok, dist, np.inf)
     best = np.argmin(dist, axis=1)
     rows = np.arange(N)
     success = ok[rows, best]
     q = np.where(success[:, None], q_safe[rows, best], chain.clip(seeds))
-    pe, re = fk_errors(chain, q, T)
+    pe = pe_all[rows, best]
+    re = re_all[rows, best]
+    failed = ~success
+    if failed.any():
+        pe[failed], re[failed] = fk_errors(chain, q[failed], T[failed])
     status = np.where(success, IKStatus.SUCCESS,
                       np.where(fk_ok.any(axis=1), IKStatus.JOINT_LIMITS, IKStatus.UNREACHABLE))
     q_out = valid_out = None

@@ -193,12 +193,13 @@ def lhs_constant(shift):
 
 
 @njit(cache=True, parallel=True)
-def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi, outLeft):
+def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
+                   outLeft):  # pragma: no cover - compiled
     """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
 
     ``P7 (n, 4, 4)``, ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock`` is
     frozen at ``lams[g]``. The left block is filled when cyclic ``shift`` keeps it constant.
-    """  # pragma: no cover - compiled
+    """
     G = lams.shape[0]
     n = P7.shape[0]
     const = shift == 0 or shift == 4 or shift == 5
@@ -237,12 +238,13 @@ def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi, out
 
 # ----------------------------------------------------------------------------- pencil
 @njit(cache=True)
-def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left):
+def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                 left):  # pragma: no cover - compiled
     """One item; ``Pp, Wp`` receive the shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
 
     Loop: ``Z_1 C_1 ... Z_6 C_6 = I`` with ``C_k = P_{k+1}`` (k < 6) and ``C_6 = W^{-1} P_1``;
     roles ``r_i = (shift + i) mod 6``: ``Pp = [I, C_{r_1}, ..., C_{r_5}]``, ``Wp = C_{r_6}^{-1}``.
-    """  # pragma: no cover - compiled
+    """
     W = np.empty((4, 4))
     Wi = np.empty((4, 4))
     C = np.empty((6, 4, 4))
@@ -358,13 +360,20 @@ def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, W
 
 @njit(cache=True, parallel=True)
 def prepare_batch(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
-                  left, chart):
-    """Companion matrices for items ``(target tidx[k], geometry gidx[k])``.  # pragma: no cover"""
+                  left, chart):  # pragma: no cover - compiled
+    """Companion matrices for items ``(target tidx[k], geometry gidx[k])`` (all cores)."""
     for k in prange(tidx.shape[0]):
-        t = tidx[k]
-        g = gidx[k]
-        chart[k] = _prepare_one(Ts[t], P[g], Ei[g], shift, left_g[g], phi, vinv, grid, M[k],
-                                S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
+                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+
+
+@njit(cache=True)
+def prepare_serial(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                   left, chart):  # pragma: no cover - compiled
+    """:func:`prepare_batch` on one thread (small batches: no thread wake-up cost)."""
+    for k in range(tidx.shape[0]):
+        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
+                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
 
 
 # ----------------------------------------------------------------------------- back-substitution
@@ -569,11 +578,20 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
 
 @njit(cache=True, parallel=True)
 def backsub_batch(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
-                  imag_tol, newton_iters, qout, resid):
+                  imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
     """Joint vectors (K, 16, 6) in chain order and pose residuals (K, 16) (inf where empty).
 
     ``Pp, Wp`` are each item's shifted chain (from :func:`prepare_batch`).
-    """  # pragma: no cover - compiled
+    """
     for k in prange(w_re.shape[0]):
+        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
+                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])
+
+
+@njit(cache=True)
+def backsub_serial(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
+                   imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+    """:func:`backsub_batch` on one thread (small batches)."""
+    for k in range(w_re.shape[0]):
         _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
                      Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])

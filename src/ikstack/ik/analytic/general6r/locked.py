@@ -188,7 +188,8 @@ class LockedJoint7R:
         return EN.select(self.chain, T, q_all, found, seeds, self.position_tolerance,
                          self.rotation_tolerance, self.method, return_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike) -> IKResult:
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike,
+                   search: str | None = None) -> IKResult:
         """Solve a sequence of poses, each seeded by the previous frame's selection.
 
         A frame without a certified solution holds the previous pose (its status says why; its
@@ -197,7 +198,10 @@ class LockedJoint7R:
         Args:
             targets: (T, 4, 4) poses in path order.
             seed: (7,) [rad] configuration before the first frame.
+            search: override the instance's search; ``"seed_local"`` regenerates the local lock
+                samples from each preceding selection (recommended for continuous paths).
         """
+        mode = self.search if search is None else _check_search(search)
         T, _ = EN.as_targets(targets, "targets")
         prev = EN.seeds_for(self.chain, seed, 1)
         if not self.chain.within_limits(prev)[0]:
@@ -207,7 +211,7 @@ class LockedJoint7R:
         success = np.zeros(n, dtype=bool)
         status = np.full(n, int(IKStatus.UNREACHABLE), dtype=np.int64)
         for t in range(n):
-            r = self.solve(T[t:t + 1], seed=prev)
+            r = self.solve(T[t:t + 1], seed=prev, search=mode)
             if r.success[0]:
                 prev = r.q
                 success[t] = True

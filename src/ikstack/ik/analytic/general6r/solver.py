@@ -28,13 +28,17 @@ class General6R:
     ``Z`` a rotation about local z), taken from the chain's compiled data, so any axes and
     origins work without a DH conversion. At construction the left coefficient block of the 14
     Raghavan-Roth equations is computed numerically by exact interpolation (degree one in each
-    joint's sine and cosine, see :mod:`._elimination`). Per pose: the right block, elimination of
-    ``q_1, q_2`` by its left null space, the 12x12 matrix quadratic in
-    ``x = tan((q_3 - 0.3) / 2)`` linearized to a 24x24 companion matrix (direct or reciprocal
-    chart, whichever leading block is better conditioned), eigenvalues in one stacked LAPACK
-    call, and back-substitution: bounded determinant-Newton refinement of ``q_3`` on the original
-    matrix (a correction that would raise ``|det|`` is not taken), ``q_4, q_5`` from the null
-    vector, ``q_1, q_2`` from the eliminated block, ``q_6`` from the target rotation.
+    joint's sine and cosine, see :mod:`._elimination`), and the cyclic assignment of joints to
+    the elimination's roles is chosen (``role_shift``) so that special geometries do not make
+    the 12x12 matrix singular. Per pose: the right block, elimination of two joints by its left
+    null space (pivoted QR), the 12x12 matrix quadratic in the half-angle tangent
+    ``x = tan((q_h - 0.3) / 2)`` of the hidden joint, linearized to a 24x24 companion matrix
+    (direct chart, or reciprocal ``1 / x`` when that leading block is better conditioned, so
+    large roots stay bounded), eigenvalues in one stacked LAPACK call, and back-substitution:
+    eigenvalues with ``|Im| <= 1e-3 (1 + |x|)`` are refined by at most three bounded
+    determinant-Newton steps on the original matrix (a step that would raise ``|det|`` is not
+    taken), two joints come from its null vector, two from the eliminated block and the last
+    from the target rotation.
 
     Every slot is certified by :func:`ikstack.ik.certify` (FK gate, limits, constraints).
 
