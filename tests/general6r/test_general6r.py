@@ -226,3 +226,16 @@ def test_bad_inputs_raise_named_errors():
         LockedJoint7R(rizon, lock_joint=7)
     with pytest.raises(InputError):
         LockedJoint7R(rizon, num_locks=0)
+
+
+def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
+    chain = robots.load("rizon4")
+    solver = LockedJoint7R(chain, lock_joint=3, num_locks=8)
+    assert solver.lock_joint == 3
+    q = chain.random_q(np.random.default_rng(14), 40)
+    T = fk(chain, q)
+    res = solver.solve(T, seed=q, search="seed_local", return_all=True)
+    assert res.q_all is not None and res.q_all.shape == (40, (8 + 9) * 16, 7)
+    assert res.success.all()
+    # locked joint values in every slot come from the lock samples, within limits
+    assert chain.within_limits(res.q_all).all()
