@@ -35,7 +35,7 @@ FAILED = -1
 # ----------------------------------------------------------------------------- small dense LU
 @njit(cache=True)
 def _lu(A, LU, piv):  # pragma: no cover - compiled
-    """Partial-pivot LU of square ``A`` into ``LU``; returns (log|det|, min/max |pivot|)."""
+    """Partial-pivot LU of square ``A`` into ``LU``; returns (log|det|, min/max |pivot|, sign)."""
     n = A.shape[0]
     scale = 0.0
     for i in range(n):
@@ -44,6 +44,7 @@ def _lu(A, LU, piv):  # pragma: no cover - compiled
             scale = max(scale, abs(A[i, j]))
     tiny = 1e-15 * scale if scale > 0.0 else 1e-300
     logdet = 0.0
+    sign = 1.0
     pmax = 0.0
     pmin = np.inf
     for k in range(n):
@@ -56,6 +57,7 @@ def _lu(A, LU, piv):  # pragma: no cover - compiled
                 p = i
         piv[k] = p
         if p != k:
+            sign = -sign
             for j in range(n):
                 tmp = LU[k, j]
                 LU[k, j] = LU[p, j]
@@ -65,6 +67,8 @@ def _lu(A, LU, piv):  # pragma: no cover - compiled
             d = tiny if d >= 0.0 else -tiny
             LU[k, k] = d
         ad = abs(d)
+        if d < 0.0:
+            sign = -sign
         pmax = max(pmax, ad)
         pmin = min(pmin, ad)
         logdet += math.log(ad)
@@ -76,7 +80,7 @@ def _lu(A, LU, piv):  # pragma: no cover - compiled
                 for j in range(k + 1, n):
                     LU[i, j] -= f * LU[k, j]
     ratio = pmin / pmax if pmax > 0.0 else 0.0
-    return logdet, ratio
+    return logdet, ratio, sign
 
 
 @njit(cache=True)
@@ -192,7 +196,7 @@ def lhs_constant(shift):
     return shift in (0, 4, 5)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
                    outLeft):  # pragma: no cover - compiled
     """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
@@ -203,8 +207,8 @@ def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
     G = lams.shape[0]
     n = P7.shape[0]
     const = shift == 0 or shift == 4 or shift == 5
-    for g in prange(G):
-        t = np.empty((4, 4))
+    t = np.empty((4, 4))
+    for g in range(G):
         c = math.cos(lams[g])
         s = math.sin(lams[g])
         if n == 6:
@@ -327,8 +331,8 @@ def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, W
     LUc = np.empty((12, 12))
     pa = np.empty(12, dtype=np.int64)
     pc = np.empty(12, dtype=np.int64)
-    _, ra = _lu(A, LUa, pa)
-    _, rc = _lu(C, LUc, pc)
+    _, ra, _ = _lu(A, LUa, pa)
+    _, rc, _ = _lu(C, LUc, pc)
     if max(ra, rc) < 1e-14:
         for a in range(N_EIG):
             for b in range(N_EIG):
@@ -388,37 +392,37 @@ def _sigma(S, th, out):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _refine_q3(S, th, iters, max_step, LU, piv, work):  # pragma: no cover - compiled
-    """Bounded Newton on log|det Sigma(q3)|; keeps the last value that lowered it.
+    """Bounded Newton on ``det Sigma(q3)`` (secant slope over 1e-7 rad).
 
-    On return ``LU, piv`` hold the factors of ``Sigma`` at the returned angle.
+    A correction is kept only if it lowers ``|det|`` (otherwise the last safe value stays);
+    steps are clamped to ``max_step`` [rad]. On return ``LU, piv`` factor ``Sigma`` at the
+    returned angle.
     """
     Sg = work[0]
     LU2 = work[1]
     piv2 = np.empty(12, dtype=np.int64)
-    col = np.empty(12)
+    h = 1e-7
     _sigma(S, th, Sg)
-    ld, _ = _lu(Sg, LU, piv)
+    ld, _, sg = _lu(Sg, LU, piv)
     for _it in range(iters):
-        c = math.cos(th)
-        s = math.sin(th)
-        tr = 0.0
-        for b in range(12):
-            for a in range(12):
-                col[a] = -s * S[1, a, b] + c * S[2, a, b]
-            _lu_solve(LU, piv, col)
-            tr += col[b]
-        if tr == 0.0 or not math.isfinite(tr):
+        _sigma(S, th + h, Sg)
+        ldh, _, sgh = _lu(Sg, LU2, piv2)
+        ratio = sg * sgh * math.exp(min(ldh - ld, 700.0))  # det(th + h) / det(th)
+        if ratio == 1.0 or not math.isfinite(ratio):
             break
-        step = -1.0 / tr
+        step = -h / (ratio - 1.0)
         if step > max_step:
             step = max_step
         elif step < -max_step:
             step = -max_step
+        if abs(step) < 1e-14:
+            break
         _sigma(S, th + step, Sg)
-        ld2, _ = _lu(Sg, LU2, piv2)
+        ld2, _, sg2 = _lu(Sg, LU2, piv2)
         if ld2 < ld:
             th = th + step
             ld = ld2
+            sg = sg2
             LU[:, :] = LU2
             piv[:] = piv2
         else:
