@@ -239,3 +239,38 @@ def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
     assert res.success.all()
     # locked joint values in every slot come from the lock samples, within limits
     assert chain.within_limits(res.q_all).all()
+
+
+def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
+    from ikstack.ik.analytic.general6r import _elimination as EL
+    from ikstack.ik.analytic.general6r import _engine as EN
+    from ikstack.ik.analytic.general6r import _pencil as PN
+
+    chain = random_6r(15)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(15), 1)
+    T = fk(chain, q)
+    K = 1
+    g = solver._geom
+    M = np.empty((K, 24, 24))
+    S = np.empty((K, 3, 12, 12))
+    pinv = np.empty((K, 8, 14))
+    q0 = np.empty((K, 14))
+    Pp = np.empty((K, 6, 4, 4))
+    Wp = np.empty((K, 4, 4))
+    left = np.empty((K, 14, 27))
+    chart = np.empty(K, dtype=np.int64)
+    zero = np.zeros(1, dtype=np.int64)
+    PN.prepare_serial(EN.conditioned(T), zero, zero, g.P, g.Ei, g.shift, g.left, EN.PHI,
+                      EL.VINV, EL._GRID, M, S, pinv, q0, Pp, Wp, left, chart)
+    hidden = (g.shift + 2) % 6  # the eigenvalue joint
+    truth = q[0, hidden]
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    work = np.empty((2, 12, 12))
+    for delta in (1e-3, -2e-4, 1e-6):
+        th = PN._refine_q3(S[0], truth + delta, 3, 0.05, LU, piv, work)
+        assert abs(th - truth) < 1e-3 * abs(delta)
+    # an unsafe (non-decreasing) correction is never taken: refining the exact root stays put
+    th = PN._refine_q3(S[0], truth, 3, 0.05, LU, piv, work)
+    assert abs(th - truth) < 1e-9
