@@ -274,3 +274,23 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     # an unsafe (non-decreasing) correction is never taken: refining the exact root stays put
     th = PN._refine_q3(S[0], truth, 3, 0.05, LU, piv, work)
     assert abs(th - truth) < 1e-9
+
+
+def test_a_chain_whose_elimination_is_always_singular_is_refused_at_construction():
+    # six parallel axes: a redundant planar arm, no isolated solutions
+    origins = np.stack([se3.make_transform(np.eye(3), [0.2, 0.0, 0.0]) for _ in range(6)])
+    chain = Chain(joint_names=tuple(f"j{i}" for i in range(6)),
+                  joint_types=(JointType.REVOLUTE,) * 6, axes=np.tile([0.0, 0.0, 1.0], (6, 1)),
+                  origins=origins, T_last_tip=np.eye(4), lower=-np.pi * np.ones(6),
+                  upper=np.pi * np.ones(6), velocity_limits=np.ones(6),
+                  acceleration_limits=np.ones(6), jerk_limits=np.ones(6))
+    with pytest.raises(UnsupportedGeometryError, match="singular for every"):
+        General6R(chain)
+
+
+@pytest.mark.parametrize("name", ["ur5", "arx_x5"])
+def test_special_6r_geometries_are_solved_through_the_role_choice(name):
+    chain = robots.load(name)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(16), 100)
+    assert solver.solve(fk(chain, q), seed=q).success.all()

@@ -208,6 +208,10 @@ def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true
     whose other six joints are ``q6_true`` (n, 6). Special geometries (perpendicular or parallel
     neighbours with offsets) make some role assignments' 12x12 matrix singular for every value
     of the eigenvalue joint; a shift whose matrix is regular recovers them all.
+
+    Raises:
+        UnsupportedGeometryError: no shift recovers any sample (the elimination is singular for
+            every role assignment, e.g. all axes parallel: a redundant planar chain).
     """
     n = T.shape[0]
     best, best_score = 0, -1
@@ -221,4 +225,10 @@ def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true
             best, best_score = shift, score
         if score == n:
             break
+    if best_score == 0:
+        raise UnsupportedGeometryError(
+            "the Raghavan-Roth elimination of this chain is singular for every cyclic role "
+            f"assignment (no FK sample of {n} was recovered); the chain is degenerate for "
+            "general 6R elimination (e.g. too many parallel axes); use a closed-form family "
+            "or numerical IK")
     return best, best_score
