@@ -1,0 +1,234 @@
+"""Shared numerics of the general-6R and locked-joint solvers: geometry, one batched solve, and
+the certified selection that turns candidate pools into an :class:`~ikstack.ik.IKResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.errors import ShapeError, UnsupportedGeometryError
+from ikstack.ik.analytic.general6r import _elimination as EL
+from ikstack.ik.analytic.general6r import _pencil as PN
+from ikstack.ik.result import IKResult, IKStatus, certify, fk_errors
+from ikstack.kinematics.forward import compile_chain
+from ikstack.model import Chain, JointType
+from ikstack.spatial import as_transforms, as_vectors
+
+Array = NDArray[np.float64]
+
+#: offset of the half-angle chart of the hidden joint: x = tan((q3 - PHI) / 2)
+PHI = 0.3
+#: eigenvalues with |Im| <= IMAG_TOL * (1 + |lambda|) are treated as real (then refined)
+IMAG_TOL = 1e-3
+#: bounded determinant-Newton corrections per root
+NEWTON_ITERS = 3
+#: slots per 6R solve
+ROOTS = EL.MAX_ROOTS
+#: item counts from which the kernels run on all cores
+PARALLEL_ITEMS = 64
+
+
+def require_revolute(chain: Chain, dof: int, who: str) -> None:
+    """Raise :class:`UnsupportedGeometryError` unless ``chain`` has ``dof`` revolute joints."""
+    if chain.dof != dof:
+        raise UnsupportedGeometryError(f"{who} needs a {dof}-joint chain; {chain!r} has {chain.dof}")
+    bad = [n for n, t in zip(chain.joint_names, chain.joint_types, strict=True) if t == JointType.PRISMATIC]
+    if bad:
+        raise UnsupportedGeometryError(f"{who} needs revolute joints; prismatic: {bad}")
+
+
+def poe_factors(chain: Chain) -> tuple[Array, Array]:
+    """``(P (dof, 4, 4), E (4, 4))`` with ``T_base_tcp = P_1 Z(q_1) ... P_n Z(q_n) E``.
+
+    Built from the chain's compiled canonical data (every joint axis is local z).
+    """
+    c = compile_chain(chain)
+    P = np.zeros((c.dof, 4, 4))
+    P[:, :3, :3] = c.Rs
+    P[:, :3, 3] = c.ps
+    P[:, 3, 3] = 1.0
+    E = np.eye(4)
+    E[:3, :3] = c.R_end
+    E[:3, 3] = c.p_end
+    return P, E
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """6R elimination data for G charts (one per lock value; G = 1 for a plain 6R chain).
+
+    ``shift`` is the cyclic role assignment of the loop (see :func:`._pencil._prepare_one`):
+    joint ``(shift + i) mod 6`` plays role ``i`` (role 2 is the eigenvalue joint).
+    """
+
+    P: Array  # (G, 6, 4, 4)
+    E: Array  # (G, 4, 4)
+    Ei: Array  # (G, 4, 4)
+    left: Array  # (G, 14, 27) left coefficient block (zeros when it depends on the target)
+    shift: int
+
+    @staticmethod
+    def build(P: Array, E: Array, lock: int, lams: Array, shift: int) -> Geometry:
+        """Fold joint ``lock`` of a 7-factor chain at each of ``lams`` (6 factors: no folding)."""
+        G = int(lams.shape[0])
+        out = Geometry(np.empty((G, 6, 4, 4)), np.empty((G, 4, 4)), np.empty((G, 4, 4)),
+                       np.empty((G, 14, 27)), int(shift))
+        PN.build_geometry(np.ascontiguousarray(P), np.ascontiguousarray(E), int(lock),
+                          np.ascontiguousarray(lams, dtype=np.float64), int(shift), EL.VINV,
+                          EL._GRID, out.P, out.E, out.Ei, out.left)
+        return out
+
+    @staticmethod
+    def concat(a: Geometry, b: Geometry) -> Geometry:
+        if a.shift != b.shift:
+            raise ValueError("geometries with different role shifts cannot be combined")
+        return Geometry(np.concatenate([a.P, b.P]), np.concatenate([a.E, b.E]),
+                        np.concatenate([a.Ei, b.Ei]), np.concatenate([a.left, b.left]), a.shift)
+
+
+def as_targets(T: ArrayLike, name: str = "T_base_tcp") -> tuple[Array, bool]:
+    """Targets as (N, 4, 4) finite rigid transforms, and whether a single (4, 4) was given."""
+    arr = as_transforms(T, name)
+    if arr.ndim == 2:
+        return arr[None].copy(), True
+    if arr.ndim != 3:
+        raise ShapeError(name, arr.shape, "(4, 4) or (N, 4, 4)")
+    return arr, False
+
+
+def conditioned(T: Array) -> Array:
+    """Copies of ``T`` whose rotations got two Newton-Schulz polar steps.
+
+    Used only to evaluate the elimination coefficients, whose algebraic identities assume an
+    exact rotation (float32 round-off breaks them); the final FK check uses the original ``T``.
+    """
+    out = np.array(T, dtype=np.float64, copy=True)
+    R = out[:, :3, :3]
+    eye = np.eye(3)
+    for _ in range(2):
+        R = 0.5 * R @ (3.0 * eye - np.swapaxes(R, -1, -2) @ R)
+    out[:, :3, :3] = R
+    return out
+
+
+def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geom: Geometry,
+                lower6: Array, upper6: Array) -> tuple[Array, Array]:
+    """Candidate 6R joint vectors (K, 16, 6) and pose residuals (K, 16) for K items.
+
+    Item k pairs conditioned target ``Tc[tidx[k]]`` with chart ``gidx[k]`` of ``geom``.
+    Empty slots hold zeros and an infinite residual.
+    """
+    K = int(tidx.shape[0])
+    M = np.empty((K, PN.N_EIG, PN.N_EIG))
+    S = np.empty((K, 3, 12, 12))
+    pinv = np.empty((K, 8, EL.NQ))
+    q0 = np.empty((K, EL.NQ))
+    Pp = np.empty((K, 6, 4, 4))
+    Wp = np.empty((K, 4, 4))
+    left = np.empty((K, EL.NQ, 27))
+    chart = np.empty(K, dtype=np.int64)
+    parallel = K >= PARALLEL_ITEMS
+    prepare = PN.prepare_batch if parallel else PN.prepare_serial
+    backsub = PN.backsub_batch if parallel else PN.backsub_serial
+    prepare(Tc, tidx, gidx, geom.P, geom.Ei, geom.shift, geom.left, PHI, EL.VINV, EL._GRID,
+            M, S, pinv, q0, Pp, Wp, left, chart)
+    M[chart == PN.FAILED] = 0.0
+    w = np.linalg.eigvals(M)
+    q = np.empty((K, ROOTS, 6))
+    res = np.empty((K, ROOTS))
+    backsub(np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag), chart, PHI, S, left,
+            pinv, q0, Wp, Pp, geom.shift, lower6, upper6, IMAG_TOL, NEWTON_ITERS, q, res)
+    return q, res
+
+
+def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:
+    """(n, dof) seeds: the given one(s) broadcast, or the middle of the limits."""
+    if seed is None:
+        with np.errstate(invalid="ignore"):  # continuous joints: middle() is 0 there
+            mid = chain.middle()
+        return np.broadcast_to(mid, (n, chain.dof)).copy()
+    s = as_vectors(seed, "seed", chain.dof)
+    s = np.atleast_2d(s)
+    if s.shape[0] not in (1, n):
+        raise ShapeError("seed", s.shape, f"({chain.dof},) or ({n}, {chain.dof})")
+    return np.broadcast_to(s, (n, chain.dof)).copy()
+
+
+def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds: Array,
+           pos_tol: float, rot_tol: float, method: str, return_all: bool) -> IKResult:
+    """Certify every candidate slot and pick, per target, the valid one nearest to the seed.
+
+    Slots that fail the FK gate or the limits are masked: ``valid_all`` is False there and
+    their joint values are replaced by the limit-projected candidate (finite).
+    """
+    N, K, dof = q_all.shape
+    q_safe = np.where(found[..., None], q_all, seeds[:, None, :])
+    # certify only the filled slots (the empty ones are already failures)
+    rows_f, cols_f = np.nonzero(found)
+    ok = np.zeros((N, K), dtype=bool)
+    fk_ok = np.zeros((N, K), dtype=bool)
+    pe_all = np.full((N, K), np.inf)
+    re_all = np.full((N, K), np.inf)
+    if rows_f.size:
+        ok_f, perr, rerr = certify(chain, q_safe[rows_f, cols_f], T[rows_f], pos_tol, rot_tol)
+        ok[rows_f, cols_f] = ok_f
+        fk_ok[rows_f, cols_f] = (perr <= pos_tol) & (rerr <= rot_tol)
+        pe_all[rows_f, cols_f] = perr
+        re_all[rows_f, cols_f] = rerr
+    dist = np.linalg.norm(q_safe - seeds[:, None, :], axis=-1)
+    dist = np.where(ok, dist, np.inf)
+    best = np.argmin(dist, axis=1)
+    rows = np.arange(N)
+    success = ok[rows, best]
+    q = np.where(success[:, None], q_safe[rows, best], chain.clip(seeds))
+    pe = pe_all[rows, best]
+    re = re_all[rows, best]
+    failed = ~success
+    if failed.any():
+        pe[failed], re[failed] = fk_errors(chain, q[failed], T[failed])
+    status = np.where(success, IKStatus.SUCCESS,
+                      np.where(fk_ok.any(axis=1), IKStatus.JOINT_LIMITS, IKStatus.UNREACHABLE))
+    q_out = valid_out = None
+    if return_all:
+        q_out = np.where(ok[..., None], q_safe, chain.clip(q_safe))
+        valid_out = ok
+    zeros = np.zeros(N, dtype=np.int64)
+    return IKResult(q=q, success=success, position_error=pe, rotation_error=re,
+                    status=status.astype(np.int64), method=method, iterations=zeros,
+                    restarts=zeros.copy(), q_all=q_out, valid_all=valid_out)
+
+
+def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true: Array,
+                 lower6: Array, upper6: Array) -> tuple[int, int]:
+    """The role shift recovering the most known solutions (ties: the first), and that count.
+
+    ``T`` (n, 4, 4) are FK targets of configurations whose locked value is ``q_lock`` (n,) and
+    whose other six joints are ``q6_true`` (n, 6). Special geometries (perpendicular or parallel
+    neighbours with offsets) make some role assignments' 12x12 matrix singular for every value
+    of the eigenvalue joint; a shift whose matrix is regular recovers them all.
+
+    Raises:
+        UnsupportedGeometryError: no shift recovers any sample (the elimination is singular for
+            every role assignment, e.g. all axes parallel: a redundant planar chain).
+    """
+    n = T.shape[0]
+    best, best_score = 0, -1
+    for shift in (0, 5, 4, 1, 2, 3):
+        geom = Geometry.build(P, E, lock, q_lock, shift)
+        q, res = solve_items(conditioned(T), np.arange(n, dtype=np.int64),
+                             np.arange(n, dtype=np.int64), geom, lower6, upper6)
+        d = np.abs(np.angle(np.exp(1j * (q - q6_true[:, None, :])))).max(axis=-1)
+        score = int(((d < 1e-6) & np.isfinite(res)).any(axis=1).sum())
+        if score > best_score:
+            best, best_score = shift, score
+        if score == n:
+            break
+    if best_score == 0:
+        raise UnsupportedGeometryError(
+            "the Raghavan-Roth elimination of this chain is singular for every cyclic role "
+            f"assignment (no FK sample of {n} was recovered); the chain is degenerate for "
+            "general 6R elimination (e.g. too many parallel axes); use a closed-form family "
+            "or numerical IK")
+    return best, best_score

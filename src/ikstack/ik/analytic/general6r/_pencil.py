@@ -1,0 +1,444 @@
+"""Per-target pencil assembly and back-substitution kernels (numba).
+
+``prepare_batch`` builds, for every (target, geometry) item, the 24x24 companion matrix of the
+quadratic pencil (see :mod:`._elimination`); its eigenvalues are computed in one stacked LAPACK
+call by the caller; ``backsub_batch`` turns the nearly-real eigenvalues into joint vectors:
+bounded determinant-Newton refinement of ``q_3`` on the original 12x12 matrix, inverse iteration
+for its null vector (``q_4``, ``q_5``), the eliminated block's least-squares solution
+(``q_1``, ``q_2``) and the last joint from the target's rotation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik.analytic.general6r._dense import _lu, _lu_solve, _qr_null_pinv, _rigid_inv
+from ikstack.ik.analytic.general6r._elimination import (
+    HALF,
+    MAX_ROOTS,
+    NQ,
+    _mm,
+    _rz_left,
+    fit_left,
+    fit_right,
+)
+
+N_EIG = 24
+#: chart codes
+DIRECT = 0
+RECIPROCAL = 1
+FAILED = -1
+
+
+# ----------------------------------------------------------------------------- geometry
+def lhs_constant(shift):
+    """Whether the left block of cyclic shift ``shift`` avoids the target-dependent link."""
+    return shift in (0, 4, 5)
+
+
+@njit(cache=True)
+def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
+                   outLeft):  # pragma: no cover - compiled
+    """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
+
+    ``P7 (n, 4, 4)``, ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock`` is
+    frozen at ``lams[g]``. The left block is filled when cyclic ``shift`` keeps it constant.
+    """
+    G = lams.shape[0]
+    n = P7.shape[0]
+    const = shift == 0 or shift == 4 or shift == 5
+    t = np.empty((4, 4))
+    for g in range(G):
+        c = math.cos(lams[g])
+        s = math.sin(lams[g])
+        if n == 6:
+            for i in range(6):
+                outP[g, i] = P7[i]
+            outE[g] = E7
+        else:
+            j = 0
+            for i in range(7):
+                if i == lock:
+                    continue
+                if i == lock + 1:
+                    _rz_left(c, s, P7[i], t)  # Z(lam) P_{lock+1}
+                    _mm(P7[lock], t, outP[g, j])
+                else:
+                    outP[g, j] = P7[i]
+                j += 1
+            if lock == 6:
+                _rz_left(c, s, E7, t)
+                _mm(P7[6], t, outE[g])
+            else:
+                outE[g] = E7
+        _rigid_inv(outE[g], outEi[g])
+        if const:
+            # links C_k = P_{k+1} (k < 5); roles r_i = (shift + i) mod 6; left uses r_2, r_3, r_4
+            fit_left(outP[g, (shift + 2) % 6 + 1], outP[g, (shift + 3) % 6 + 1],
+                     outP[g, (shift + 4) % 6 + 1], vinv, grid, outLeft[g])
+        else:
+            outLeft[g, :, :] = 0.0
+
+
+# ----------------------------------------------------------------------------- pencil
+@njit(cache=True)
+def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                 left):  # pragma: no cover - compiled
+    """One item; ``Pp, Wp`` receive the shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
+
+    Loop: ``Z_1 C_1 ... Z_6 C_6 = I`` with ``C_k = P_{k+1}`` (k < 6) and ``C_6 = W^{-1} P_1``;
+    roles ``r_i = (shift + i) mod 6``: ``Pp = [I, C_{r_1}, ..., C_{r_5}]``, ``Wp = C_{r_6}^{-1}``.
+    """
+    W = np.empty((4, 4))
+    Wi = np.empty((4, 4))
+    C = np.empty((6, 4, 4))
+    _mm(T, Ei, W)
+    _rigid_inv(W, Wi)
+    for k in range(5):
+        C[k] = P[k + 1]
+    _mm(Wi, P[0], C[5])
+    for a in range(4):
+        for b in range(4):
+            Pp[0, a, b] = 1.0 if a == b else 0.0
+    for i in range(5):
+        Pp[i + 1] = C[(shift + i) % 6]
+    _rigid_inv(C[(shift + 5) % 6], Wp)
+    if shift == 0 or shift == 4 or shift == 5:
+        left[:, :] = left_g
+    else:
+        fit_left(Pp[3], Pp[4], Pp[5], vinv, grid, left)
+    Pi1 = np.empty((4, 4))
+    Pi2 = np.empty((4, 4))
+    _rigid_inv(Pp[1], Pi1)
+    _rigid_inv(Pp[2], Pi2)
+    R = np.empty((NQ, 9))
+    fit_right(Wp, Pp[0], Pi1, Pi2, vinv, grid, R)
+    Qn = np.ascontiguousarray(R[:, 1:])
+    Nl = np.empty((NQ - 8, NQ))
+    _qr_null_pinv(Qn, Nl, pinv)
+    for r in range(NQ):
+        q0[r] = R[r, 0]
+    # 6 eliminated equations on the 27 monomials of (q3, q4, q5)
+    D = np.zeros((6, 27))
+    for e in range(6):
+        for r in range(NQ):
+            nr = Nl[e, r]
+            if nr != 0.0:
+                for m in range(27):
+                    D[e, m] += nr * left[r, m]
+                D[e, 0] -= nr * q0[r]
+    for i3 in range(3):
+        for a in range(12):
+            for b in range(12):
+                S[i3, a, b] = 0.0
+        for e in range(6):
+            for i4 in range(3):
+                for i5 in range(3):
+                    d = D[e, i3 * 9 + i4 * 3 + i5]
+                    if d == 0.0:
+                        continue
+                    for u in range(3):
+                        hu = HALF[i4, u]
+                        if hu == 0.0:
+                            continue
+                        for v in range(3):
+                            hv = HALF[i5, v]
+                            if hv != 0.0:
+                                S[i3, e, u * 3 + v] += d * hu * hv
+                                S[i3, 6 + e, (u + 1) * 3 + v] += d * hu * hv
+    for a in range(12):  # row equilibration (does not move the roots)
+        mx = 0.0
+        for i3 in range(3):
+            for b in range(12):
+                mx = max(mx, abs(S[i3, a, b]))
+        if mx > 0.0:
+            for i3 in range(3):
+                for b in range(12):
+                    S[i3, a, b] /= mx
+    cp = math.cos(phi)
+    sp = math.sin(phi)
+    A = np.empty((12, 12))
+    B = np.empty((12, 12))
+    C = np.empty((12, 12))
+    for a in range(12):
+        for b in range(12):
+            s1 = S[1, a, b] * cp + S[2, a, b] * sp
+            s2 = -S[1, a, b] * sp + S[2, a, b] * cp
+            A[a, b] = S[0, a, b] - s1
+            B[a, b] = 2.0 * s2
+            C[a, b] = S[0, a, b] + s1
+    LUa = np.empty((12, 12))
+    LUc = np.empty((12, 12))
+    pa = np.empty(12, dtype=np.int64)
+    pc = np.empty(12, dtype=np.int64)
+    _, ra, _ = _lu(A, LUa, pa)
+    _, rc, _ = _lu(C, LUc, pc)
+    if max(ra, rc) < 1e-14:
+        for a in range(N_EIG):
+            for b in range(N_EIG):
+                M[a, b] = 0.0
+        return FAILED
+    chart = DIRECT if ra >= rc else RECIPROCAL
+    LU = LUa if chart == DIRECT else LUc
+    piv = pa if chart == DIRECT else pc
+    lead = C if chart == DIRECT else A
+    col = np.empty(12)
+    for a in range(N_EIG):
+        for b in range(N_EIG):
+            M[a, b] = 0.0
+    for a in range(12):
+        M[a, 12 + a] = 1.0
+    for b in range(12):
+        for a in range(12):
+            col[a] = -lead[a, b]
+        _lu_solve(LU, piv, col)
+        for a in range(12):
+            M[12 + a, b] = col[a]
+        for a in range(12):
+            col[a] = -B[a, b]
+        _lu_solve(LU, piv, col)
+        for a in range(12):
+            M[12 + a, 12 + b] = col[a]
+    return chart
+
+
+@njit(cache=True, parallel=True)
+def prepare_batch(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                  left, chart):  # pragma: no cover - compiled
+    """Companion matrices for items ``(target tidx[k], geometry gidx[k])`` (all cores)."""
+    for k in prange(tidx.shape[0]):
+        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
+                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+
+
+@njit(cache=True)
+def prepare_serial(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
+                   left, chart):  # pragma: no cover - compiled
+    """:func:`prepare_batch` on one thread (small batches: no thread wake-up cost)."""
+    for k in range(tidx.shape[0]):
+        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
+                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+
+
+# ----------------------------------------------------------------------------- back-substitution
+@njit(cache=True)
+def _sigma(S, th, out):  # pragma: no cover - compiled
+    c = math.cos(th)
+    s = math.sin(th)
+    for a in range(12):
+        for b in range(12):
+            out[a, b] = S[0, a, b] + c * S[1, a, b] + s * S[2, a, b]
+
+
+@njit(cache=True)
+def _refine_q3(S, th, iters, max_step, LU, piv, work):  # pragma: no cover - compiled
+    """Bounded Newton on ``det Sigma(q3)`` (secant slope over 1e-7 rad).
+
+    A correction is kept only if it lowers ``|det|`` (otherwise the last safe value stays);
+    steps are clamped to ``max_step`` [rad]. On return ``LU, piv`` factor ``Sigma`` at the
+    returned angle.
+    """
+    Sg = work[0]
+    LU2 = work[1]
+    piv2 = np.empty(12, dtype=np.int64)
+    h = 1e-7
+    _sigma(S, th, Sg)
+    ld, _, sg = _lu(Sg, LU, piv)
+    for _it in range(iters):
+        _sigma(S, th + h, Sg)
+        ldh, _, sgh = _lu(Sg, LU2, piv2)
+        ratio = sg * sgh * math.exp(min(ldh - ld, 700.0))  # det(th + h) / det(th)
+        if ratio == 1.0 or not math.isfinite(ratio):
+            break
+        step = -h / (ratio - 1.0)
+        if step > max_step:
+            step = max_step
+        elif step < -max_step:
+            step = -max_step
+        if abs(step) < 1e-14:
+            break
+        _sigma(S, th + step, Sg)
+        ld2, _, sg2 = _lu(Sg, LU2, piv2)
+        if ld2 < ld:
+            th = th + step
+            ld = ld2
+            sg = sg2
+            LU[:, :] = LU2
+            piv[:] = piv2
+        else:
+            break
+    return th
+
+
+@njit(cache=True)
+def _null_vector(LU, piv, y):  # pragma: no cover - compiled
+    """Inverse iteration with Sigma(q3)'s factors: y ~ x4^u x5^v (u < 4, v < 3)."""
+    for a in range(12):
+        y[a] = 1.0 + 0.1 * a
+    for _it in range(3):
+        _lu_solve(LU, piv, y)
+        mx = 0.0
+        for a in range(12):
+            mx = max(mx, abs(y[a]))
+        if not (mx > 0.0) or not math.isfinite(mx):
+            return False
+        nrm = 0.0
+        for a in range(12):
+            y[a] /= mx
+            nrm += y[a] * y[a]
+        nrm = math.sqrt(nrm)
+        for a in range(12):
+            y[a] /= nrm
+    return True
+
+
+@njit(cache=True, inline="always")
+def _angle_from_triple(a, b, c):  # pragma: no cover - compiled
+    """Angle whose half tangent x gives (a, b, c) ~ (1, x, x^2)."""
+    sg = 1.0 if a + c >= 0.0 else -1.0
+    return math.atan2(2.0 * b * sg, (a - c) * sg)
+
+
+@njit(cache=True)
+def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
+    best = q
+    bestd = np.inf
+    for k in range(-1, 2):
+        v = q + 2.0 * math.pi * k
+        if v < lo:
+            d = lo - v
+        elif v > hi:
+            d = v - hi
+        else:
+            d = 0.0
+        if d < bestd - 1e-15:
+            bestd = d
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, upper,
+                 imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+    qs = np.empty((N_EIG, 6))
+    res = np.full(N_EIG, np.inf)
+    y = np.empty(12)
+    m27 = np.empty(27)
+    F = np.empty((4, 4))
+    G = np.empty((4, 4))
+    t = np.empty((4, 4))
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    work = np.empty((2, 12, 12))
+    rhs = np.empty(NQ)
+    mono = np.empty(8)
+    for r in range(MAX_ROOTS):
+        resid[r] = np.inf
+        for j in range(6):
+            qout[r, j] = 0.0
+    if chart == FAILED:
+        return
+    for e in range(N_EIG):
+        re = w_re[e]
+        im = w_im[e]
+        mag = math.sqrt(re * re + im * im)
+        if not math.isfinite(mag) or abs(im) > imag_tol * (1.0 + mag):
+            continue
+        if chart == DIRECT:
+            psi = 2.0 * math.atan(re)
+        else:
+            psi = 2.0 * math.atan2(1.0, re)
+        th3 = phi + psi
+        th3 = _refine_q3(S, th3, newton_iters, 0.05, LU, piv, work)
+        if not _null_vector(LU, piv, y):
+            continue
+        # q4 from (1, x4, x4^2) triples at fixed v; q5 from (1, x5, x5^2) at fixed u
+        bu, bv, bm = 0, 0, -1.0
+        for u0 in range(2):
+            for v in range(3):
+                m = abs(y[u0 * 3 + v] + y[(u0 + 2) * 3 + v])
+                if m > bm:
+                    bm, bu, bv = m, u0, v
+        th4 = _angle_from_triple(y[bu * 3 + bv], y[(bu + 1) * 3 + bv], y[(bu + 2) * 3 + bv])
+        bu, bm = 0, -1.0
+        for u in range(4):
+            m = abs(y[u * 3] + y[u * 3 + 2])
+            if m > bm:
+                bm, bu = m, u
+        th5 = _angle_from_triple(y[bu * 3], y[bu * 3 + 1], y[bu * 3 + 2])
+        b3 = (1.0, math.cos(th3), math.sin(th3))
+        b4 = (1.0, math.cos(th4), math.sin(th4))
+        b5 = (1.0, math.cos(th5), math.sin(th5))
+        for i3 in range(3):
+            for i4 in range(3):
+                for i5 in range(3):
+                    m27[i3 * 9 + i4 * 3 + i5] = b3[i3] * b4[i4] * b5[i5]
+        for r in range(NQ):
+            acc = -q0[r]
+            for m in range(27):
+                acc += left[r, m] * m27[m]
+            rhs[r] = acc
+        for a in range(8):
+            acc = 0.0
+            for r in range(NQ):
+                acc += pinv[a, r] * rhs[r]
+            mono[a] = acc
+        th1 = math.atan2(mono[5] + 0.0, mono[2])
+        th2 = math.atan2(mono[1], mono[0])
+        # forward through joints 1..5 and P6, then q6 from the target rotation
+        ths = (th1, th2, th3, th4, th5)
+        for i in range(4):
+            for j in range(4):
+                F[i, j] = P[0, i, j]
+        for k in range(5):
+            _rz_left(math.cos(ths[k]), math.sin(ths[k]), P[k + 1], t)  # Z_k P_{k+1}
+            _mm(F, t, G)
+            F[:, :] = G
+        c0 = F[0, 0] * W[0, 0] + F[1, 0] * W[1, 0] + F[2, 0] * W[2, 0]
+        c1 = F[0, 1] * W[0, 0] + F[1, 1] * W[1, 0] + F[2, 1] * W[2, 0]
+        th6 = math.atan2(c1, c0)
+        ths6 = (th1, th2, th3, th4, th5, th6)
+        c6 = math.cos(th6)
+        s6 = math.sin(th6)
+        err = 0.0
+        for i in range(3):
+            x0 = c6 * F[i, 0] + s6 * F[i, 1]
+            x1 = -s6 * F[i, 0] + c6 * F[i, 1]
+            err += (x0 - W[i, 0]) ** 2 + (x1 - W[i, 1]) ** 2 + (F[i, 2] - W[i, 2]) ** 2
+            err += (F[i, 3] - W[i, 3]) ** 2
+        for i in range(6):
+            j = (shift + i) % 6  # role i is joint r_i
+            qs[e, j] = _wrap_into(ths6[i], lower[j], upper[j])
+        res[e] = math.sqrt(err) if math.isfinite(err) else np.inf
+    order = np.argsort(res)
+    for r in range(MAX_ROOTS):
+        e = order[r]
+        if not math.isfinite(res[e]):
+            break
+        resid[r] = res[e]
+        for j in range(6):
+            qout[r, j] = qs[e, j]
+
+
+@njit(cache=True, parallel=True)
+def backsub_batch(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
+                  imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+    """Joint vectors (K, 16, 6) in chain order and pose residuals (K, 16) (inf where empty).
+
+    ``Pp, Wp`` are each item's shifted chain (from :func:`prepare_batch`).
+    """
+    for k in prange(w_re.shape[0]):
+        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
+                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])
+
+
+@njit(cache=True)
+def backsub_serial(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
+                   imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+    """:func:`backsub_batch` on one thread (small batches)."""
+    for k in range(w_re.shape[0]):
+        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
+                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])

@@ -1,0 +1,296 @@
+"""General 6R elimination IK: round trips, completeness against an independent multistart search,
+Rizon 4 / 4s through joint locking, paths, and input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ikstack.robots as robots
+from ikstack.errors import (
+    InputError,
+    NonFiniteError,
+    NotRigidTransformError,
+    ShapeError,
+    UnsupportedGeometryError,
+)
+from ikstack.ik import IKStatus, certify
+from ikstack.ik.analytic.general6r import General6R, LockedJoint7R
+from ikstack.kinematics import fk, fk_jacobian
+from ikstack.model import Chain, JointType
+from ikstack.spatial import se3, so3
+
+
+def random_6r(seed: int, continuous: bool = False) -> Chain:
+    """A 6R arm with random axes, origins and tool: no special geometry."""
+    rng = np.random.default_rng(seed)
+    origins = np.stack([se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
+                        for _ in range(6)])
+    kind = JointType.CONTINUOUS if continuous else JointType.REVOLUTE
+    return Chain(joint_names=tuple(f"j{i}" for i in range(6)), joint_types=(kind,) * 6,
+                 axes=rng.normal(size=(6, 3)), origins=origins,
+                 T_last_tip=se3.make_transform(so3.exp(rng.normal(size=3)),
+                                               0.1 * rng.normal(size=3)),
+                 lower=-np.pi * np.ones(6), upper=np.pi * np.ones(6),
+                 velocity_limits=np.ones(6), acceleration_limits=np.ones(6),
+                 jerk_limits=np.ones(6), name=f"random6r-{seed}")
+
+
+def wrapped_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs(np.angle(np.exp(1j * (a - b)))).max(axis=-1)
+
+
+def multistart_solutions(chain: Chain, T: np.ndarray, rng: np.random.Generator,
+                         starts: int = 400, iters: int = 60) -> np.ndarray:
+    """Independent reference: damped Gauss-Newton from many random starts, deduplicated."""
+    q = rng.uniform(-np.pi, np.pi, size=(starts, 6))
+    for _ in range(iters):
+        Tq, J = fk_jacobian(chain, q)
+        e = se3.pose_error(T, Tq)
+        JT = np.swapaxes(J, 1, 2)
+        H = JT @ J + 1e-9 * np.eye(6)
+        dq = np.linalg.solve(H, np.einsum("nij,nj->ni", JT, e)[..., None])[..., 0]
+        q = q + np.clip(dq, -0.5, 0.5)
+    err = np.linalg.norm(se3.pose_error(T, fk(chain, q)), axis=-1)
+    good = q[err < 1e-10]
+    sols: list[np.ndarray] = []
+    for s in good:
+        if all(wrapped_distance(s, t) > 1e-5 for t in sols):
+            sols.append(s)
+    return np.array(sols).reshape(-1, 6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_6r_round_trip_recovers_every_target_and_its_own_configuration(seed):
+    chain = random_6r(seed)
+    solver = General6R(chain)
+    rng = np.random.default_rng(100 + seed)
+    q = chain.random_q(rng, 200)
+    T = fk(chain, q)
+    res = solver.solve(T, seed=q, return_all=True)
+    assert res.success.all()
+    assert res.method == "analytic:general6r"
+    # the result is certified: independent FK check of the selected solution
+    pe, re = se3.position_rotation_error(T, fk(chain, res.q))
+    assert pe.max() <= 1e-6 and re.max() <= 1e-6
+    # the seed (= the generating configuration) is among the solutions, so it is selected
+    assert (wrapped_distance(res.q, q) < 1e-6).mean() >= 0.99
+    assert res.q_all is not None and res.q_all.shape == (200, 16, 6)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_solution_sets_match_an_independent_multistart_search(seed):
+    chain = random_6r(seed, continuous=True)
+    solver = General6R(chain)
+    rng = np.random.default_rng(seed)
+    for _ in range(2):
+        T = fk(chain, rng.uniform(-np.pi, np.pi, 6))
+        q_all, valid = solver.candidates(T)
+        ours = q_all[valid]
+        ref = multistart_solutions(chain, T, rng)
+        # every reference solution is one of ours, and ours are distinct real solutions
+        for s in ref:
+            assert wrapped_distance(ours, s).min() < 1e-5
+        distinct = [s for i, s in enumerate(ours)
+                    if all(wrapped_distance(s, t) > 1e-5 for t in ours[:i])]
+        assert len(distinct) == len(ref)
+        assert len(ref) % 2 == 0 and 2 <= len(ref) <= 16
+
+
+def test_candidates_are_certified_and_failed_slots_are_finite():
+    chain = random_6r(5)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(5), 50)
+    T = fk(chain, q)
+    q_all, valid = solver.candidates(T)
+    assert np.isfinite(q_all).all()
+    assert valid.sum(axis=1).min() >= 1
+    ok, _, _ = certify(chain, q_all, T[:, None], 1e-6, 1e-6)
+    assert np.array_equal(ok & valid, valid)
+    assert chain.within_limits(q_all).all()
+
+
+def test_unreachable_target_is_a_status_with_a_finite_in_limit_joint_vector():
+    chain = random_6r(6)
+    solver = General6R(chain)
+    T = se3.make_transform(np.eye(3), [50.0, 0.0, 0.0])
+    res = solver.solve(T)
+    assert not res.success[0]
+    assert res.status[0] == IKStatus.UNREACHABLE
+    assert np.isfinite(res.q).all() and chain.within_limits(res.q).all()
+
+
+def test_float32_round_off_targets_are_still_solved_against_the_original_pose():
+    chain = random_6r(7)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(7), 100)
+    T32 = fk(chain, q).astype(np.float32).astype(np.float64)
+    solver_loose = General6R(chain, position_tolerance=1e-5, rotation_tolerance=1e-5)
+    res = solver_loose.solve(T32, seed=q)
+    assert res.success.mean() >= 0.99
+    pe, re = se3.position_rotation_error(T32, fk(chain, res.q))
+    assert pe[res.success].max() <= 1e-5 and re[res.success].max() <= 1e-5
+    assert solver.solve(T32[:5]).q.shape == (5, 6)
+
+
+def test_solutions_respect_joint_limits():
+    chain = random_6r(8).with_limits(lower=-np.ones(6), upper=np.ones(6))
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(8), 100)
+    res = solver.solve(fk(chain, q), seed=q, return_all=True)
+    assert res.success.all()
+    assert res.valid_all is not None and res.q_all is not None
+    assert chain.within_limits(res.q_all[res.valid_all]).all()
+
+
+def test_solve_is_deterministic():
+    chain = random_6r(9)
+    solver = General6R(chain)
+    T = fk(chain, chain.random_q(np.random.default_rng(9), 20))
+    a, b = solver.solve(T), General6R(chain).solve(T)
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.success, b.success)
+
+
+@pytest.mark.parametrize("name", ["rizon4", "rizon4s"])
+def test_rizon_locked_joint_round_trips(name):
+    chain = robots.load(name)
+    solver = LockedJoint7R(chain)
+    assert solver.num_candidates == 16 * 16
+    assert solver.candidates_for("seed_local") == (16 + 9) * 16
+    rng = np.random.default_rng(11)
+    q = chain.random_q(rng, 150)
+    T = fk(chain, q)
+    grid = solver.solve(T, seed=q, return_all=True)
+    assert grid.q_all is not None and grid.q_all.shape == (150, 256, 7)
+    assert np.isfinite(grid.q_all).all()
+    assert grid.success.mean() >= 0.9
+    pe, re = se3.position_rotation_error(T, fk(chain, grid.q))
+    assert pe[grid.success].max() <= 1e-6 and re[grid.success].max() <= 1e-6
+    # seed_local from a nearby seed finds the branch through the seed's own lock value
+    near = np.clip(q + rng.normal(scale=0.02, size=q.shape), chain.lower, chain.upper)
+    local = solver.solve(T, seed=near, search="seed_local")
+    assert local.success.all()
+    assert np.abs(local.q - q).max() < 0.2
+
+
+def test_rizon4s_continuous_path_keeps_its_branch():
+    chain = robots.load("rizon4s")
+    solver = LockedJoint7R(chain, search="seed_local")
+    rng = np.random.default_rng(12)
+    q0 = chain.random_q(rng) * 0.5
+    q1 = np.clip(q0 + rng.uniform(-0.4, 0.4, 7), chain.lower, chain.upper)
+    s = np.linspace(0.0, 1.0, 40)[:, None]
+    path_q = q0 + s * (q1 - q0)
+    res = solver.solve_path(fk(chain, path_q), seed=q0)
+    assert res.success.all()
+    steps = np.abs(np.diff(np.vstack([q0, res.q]), axis=0)).max(axis=1)
+    assert steps.max() < 0.15
+
+
+def test_failed_path_frame_holds_the_previous_pose():
+    chain = robots.load("rizon4")
+    solver = LockedJoint7R(chain, search="seed_local")
+    q0 = chain.middle() + 0.3
+    T = fk(chain, np.stack([q0, q0]))
+    T[1, :3, 3] += 10.0  # out of reach
+    res = solver.solve_path(T, seed=q0)
+    assert res.success[0] and not res.success[1]
+    assert np.array_equal(res.q[1], res.q[0])
+    assert res.status[1] == IKStatus.UNREACHABLE
+
+
+def test_bad_inputs_raise_named_errors():
+    chain = random_6r(13)
+    solver = General6R(chain)
+    T = np.eye(4)
+    with pytest.raises(NotRigidTransformError):
+        solver.solve(np.diag([2.0, 1.0, 1.0, 1.0]))
+    bad = T.copy()
+    bad[0, 3] = np.nan
+    with pytest.raises(NonFiniteError):
+        solver.solve(bad)
+    with pytest.raises(ShapeError):
+        solver.solve(np.eye(3))
+    with pytest.raises(ShapeError):
+        solver.solve(T, seed=np.zeros(5))
+    with pytest.raises(InputError):
+        General6R(chain, position_tolerance=-1.0)
+    with pytest.raises(UnsupportedGeometryError):
+        General6R(robots.load("rizon4"))
+    with pytest.raises(UnsupportedGeometryError):
+        LockedJoint7R(chain)
+    rizon = robots.load("rizon4")
+    with pytest.raises(InputError):
+        LockedJoint7R(rizon, search="grid")
+    with pytest.raises(InputError):
+        LockedJoint7R(rizon, lock_joint=7)
+    with pytest.raises(InputError):
+        LockedJoint7R(rizon, num_locks=0)
+
+
+def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
+    chain = robots.load("rizon4")
+    solver = LockedJoint7R(chain, lock_joint=3, num_locks=8)
+    assert solver.lock_joint == 3
+    q = chain.random_q(np.random.default_rng(14), 40)
+    T = fk(chain, q)
+    res = solver.solve(T, seed=q, search="seed_local", return_all=True)
+    assert res.q_all is not None and res.q_all.shape == (40, (8 + 9) * 16, 7)
+    assert res.success.all()
+    # locked joint values in every slot come from the lock samples, within limits
+    assert chain.within_limits(res.q_all).all()
+
+
+def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
+    from ikstack.ik.analytic.general6r import _elimination as EL
+    from ikstack.ik.analytic.general6r import _engine as EN
+    from ikstack.ik.analytic.general6r import _pencil as PN
+
+    chain = random_6r(15)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(15), 1)
+    T = fk(chain, q)
+    K = 1
+    g = solver._geom
+    M = np.empty((K, 24, 24))
+    S = np.empty((K, 3, 12, 12))
+    pinv = np.empty((K, 8, 14))
+    q0 = np.empty((K, 14))
+    Pp = np.empty((K, 6, 4, 4))
+    Wp = np.empty((K, 4, 4))
+    left = np.empty((K, 14, 27))
+    chart = np.empty(K, dtype=np.int64)
+    zero = np.zeros(1, dtype=np.int64)
+    PN.prepare_serial(EN.conditioned(T), zero, zero, g.P, g.Ei, g.shift, g.left, EN.PHI,
+                      EL.VINV, EL._GRID, M, S, pinv, q0, Pp, Wp, left, chart)
+    hidden = (g.shift + 2) % 6  # the eigenvalue joint
+    truth = q[0, hidden]
+    LU = np.empty((12, 12))
+    piv = np.empty(12, dtype=np.int64)
+    work = np.empty((2, 12, 12))
+    for delta in (1e-3, -2e-4, 1e-6):
+        th = PN._refine_q3(S[0], truth + delta, 3, 0.05, LU, piv, work)
+        assert abs(th - truth) < 1e-3 * abs(delta)
+    # an unsafe (non-decreasing) correction is never taken: refining the exact root stays put
+    th = PN._refine_q3(S[0], truth, 3, 0.05, LU, piv, work)
+    assert abs(th - truth) < 1e-9
+
+
+def test_a_chain_whose_elimination_is_always_singular_is_refused_at_construction():
+    # six parallel axes: a redundant planar arm, no isolated solutions
+    origins = np.stack([se3.make_transform(np.eye(3), [0.2, 0.0, 0.0]) for _ in range(6)])
+    chain = Chain(joint_names=tuple(f"j{i}" for i in range(6)),
+                  joint_types=(JointType.REVOLUTE,) * 6, axes=np.tile([0.0, 0.0, 1.0], (6, 1)),
+                  origins=origins, T_last_tip=np.eye(4), lower=-np.pi * np.ones(6),
+                  upper=np.pi * np.ones(6), velocity_limits=np.ones(6),
+                  acceleration_limits=np.ones(6), jerk_limits=np.ones(6))
+    with pytest.raises(UnsupportedGeometryError, match="singular for every"):
+        General6R(chain)
+
+
+@pytest.mark.parametrize("name", ["ur5", "arx_x5"])
+def test_special_6r_geometries_are_solved_through_the_role_choice(name):
+    chain = robots.load(name)
+    solver = General6R(chain)
+    q = chain.random_q(np.random.default_rng(16), 100)
+    assert solver.solve(fk(chain, q), seed=q).success.all()
