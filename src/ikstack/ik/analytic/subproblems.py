@@ -23,6 +23,7 @@ The compiled scalar kernels these wrap (:mod:`._sp_kernels`) are what the arm fa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -209,5 +210,6 @@ def sp6(H: ArrayLike, K: ArrayLike, P: ArrayLike, d1: ArrayLike,
     T1 = np.zeros((n, 4))
     T2 = np.zeros((n, 4))
     C = np.zeros(n, dtype=np.int64)
-    _sp6_batch(*cols, _scalars(d1, n, "d1"), _scalars(d2, n, "d2"), T1, T2, C)
+    kernel: Any = _sp6_batch
+    kernel(*cols, _scalars(d1, n, "d1"), _scalars(d2, n, "d2"), T1, T2, C)
     return SubproblemResult((_mask(T1, C), _mask(T2, C)), C, np.zeros(n, dtype=np.bool_))

@@ -1,0 +1,200 @@
+"""Compiled post-processing shared by every family: periodic representatives, limits, the FK
+pre-gate, the step bound, seed distances, and the bounded Newton polish of near mode.
+
+The FK pre-gate here only ranks candidates; every returned success is certified again by
+:func:`ikstack.ik.certify` at the public boundary.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.kinematics._kernels import fk_one, jac_one
+
+TWO_PI = 2.0 * math.pi
+#: candidates this close outside a limit [rad] are projected onto it (representation round-off)
+LIMIT_SNAP = 1e-6
+
+
+@njit(cache=True)
+def pose_err(T, Tt):  # pragma: no cover - compiled
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``."""
+    dx = Tt[0, 3] - T[0, 3]
+    dy = Tt[1, 3] - T[1, 3]
+    dz = Tt[2, 3] - T[2, 3]
+    pe = math.sqrt(dx * dx + dy * dy + dz * dz)
+    # M = Tt_R @ T_R^T
+    tr = 0.0
+    v0 = 0.0
+    v1 = 0.0
+    v2 = 0.0
+    M = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = Tt[i, 0] * T[j, 0] + Tt[i, 1] * T[j, 1] + Tt[i, 2] * T[j, 2]
+    tr = M[0, 0] + M[1, 1] + M[2, 2]
+    v0 = 0.5 * (M[2, 1] - M[1, 2])
+    v1 = 0.5 * (M[0, 2] - M[2, 0])
+    v2 = 0.5 * (M[1, 0] - M[0, 1])
+    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    return pe, math.atan2(s, 0.5 * (tr - 1.0)), v0, v1, v2, s
+
+
+@njit(cache=True)
+def representative(q, seed, lo, hi):  # pragma: no cover - compiled
+    """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
+    base = seed + (q - seed) - TWO_PI * math.floor((q - seed + math.pi) / TWO_PI)
+    best = base
+    best_in = False
+    best_d = np.inf
+    for k in range(-3, 4):
+        c = base + TWO_PI * k
+        inside = c >= lo - LIMIT_SNAP and c <= hi + LIMIT_SNAP
+        d = abs(c - seed)
+        if not inside:
+            d = 1e3 + min(abs(c - lo), abs(c - hi))
+        if (inside and not best_in) or (inside == best_in and d < best_d):
+            best = c
+            best_in = inside
+            best_d = d
+    return best
+
+
+@njit(cache=True)
+def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                  max_step, W, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
+    dof = Q.shape[1]
+    for k in range(Q.shape[0]):
+        lim = True
+        for j in range(dof):
+            x = Q[k, j]
+            if not np.isfinite(x):
+                x = seed[j]
+                V[k] = False
+            if revolute[j]:
+                x = representative(x, seed[j], lo[j], hi[j])
+            if x < lo[j]:
+                if x >= lo[j] - LIMIT_SNAP:
+                    x = lo[j]
+                else:
+                    lim = False
+            if x > hi[j]:
+                if x <= hi[j] + LIMIT_SNAP:
+                    x = hi[j]
+                else:
+                    lim = False
+            Q[k, j] = x
+        fk_one(Q[k], Rs, ps, kinds, R_end, p_end, Tbuf)
+        pe, re, _, _, _, _ = pose_err(Tbuf, T)
+        fk = pe <= ptol and re <= rtol
+        d = 0.0
+        step = 0.0
+        for j in range(dof):
+            dd = Q[k, j] - seed[j]
+            d += W[j] * dd * dd
+            step = max(step, abs(dd))
+            if not lim:
+                Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
+        FK[k] = V[k] and fk
+        LIM[k] = lim
+        D[k] = d
+        OK[k] = V[k] and fk and lim and step <= max_step
+
+
+@njit(cache=True, parallel=True)
+def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
+             W, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
+    """Representatives, limits, FK pre-gate and distances for candidates ``Q`` (N, K, dof)."""
+    n = Q.shape[0]
+    if parallel:
+        for i in prange(n):
+            Tbuf = np.empty((4, 4))
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, OK[i], FK[i], LIM[i], D[i], Tbuf)
+    else:
+        Tbuf = np.empty((4, 4))
+        for i in range(n):
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, OK[i], FK[i], LIM[i], D[i], Tbuf)
+
+
+@njit(cache=True)
+def _err6(Tq, Tt, e):  # pragma: no cover - compiled
+    pe, re, v0, v1, v2, s = pose_err(Tq, Tt)
+    e[0] = Tt[0, 3] - Tq[0, 3]
+    e[1] = Tt[1, 3] - Tq[1, 3]
+    e[2] = Tt[2, 3] - Tq[2, 3]
+    f = re / s if s > 1e-12 else 1.0
+    e[3] = v0 * f
+    e[4] = v1 * f
+    e[5] = v2 * f
+    return pe + re
+
+
+@njit(cache=True)
+def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  # pragma: no cover
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place; returns the count.
+
+    Each step solves ``J dq = e`` (damped least squares), scales ``dq`` so no joint moves more
+    than ``max_dq`` [rad], and is accepted only if it lowers ``|e_p| + |e_r|`` (halving up to
+    four times); otherwise the polish stops.
+    """
+    dof = q.shape[0]
+    J = np.empty((6, dof))
+    Tq = np.empty((4, 4))
+    e = np.empty(6)
+    e2 = np.empty(6)
+    trial = np.empty(dof)
+    jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+    cost = _err6(Tq, Tt, e)
+    used = 0
+    for _ in range(iters):
+        pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+        re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+        if pe <= 0.01 * ptol and re <= 0.01 * rtol:
+            break
+        A = J.T @ J
+        lam = 1e-12 * (np.trace(A) + 1e-300)
+        for j in range(dof):
+            A[j, j] += lam
+        dq = np.linalg.solve(A, J.T @ e)
+        big = np.max(np.abs(dq))
+        if big > max_dq:
+            dq = dq * (max_dq / big)
+        alpha = 1.0
+        accepted = False
+        for _h in range(5):
+            for j in range(dof):
+                trial[j] = q[j] + alpha * dq[j]
+            fk_one(trial, Rs, ps, kinds, R_end, p_end, Tq)
+            c2 = _err6(Tq, Tt, e2)
+            if c2 < cost:
+                accepted = True
+                break
+            alpha *= 0.5
+        if not accepted:
+            break
+        q[:] = trial
+        cost = c2
+        used += 1
+        jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+        _err6(Tq, Tt, e)
+    return used
+
+
+@njit(cache=True, parallel=True)
+def polish(Q, T, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol,
+           parallel):  # pragma: no cover - compiled
+    """Polish every candidate of ``Q`` (N, K, dof) on the true model (near mode)."""
+    n = Q.shape[0]
+    if parallel:
+        for i in prange(n):
+            for k in range(Q.shape[1]):
+                polish_one(Q[i, k], T[i], Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol)
+    else:
+        for i in range(n):
+            for k in range(Q.shape[1]):
+                polish_one(Q[i, k], T[i], Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol)
