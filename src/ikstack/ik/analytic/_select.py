@@ -27,18 +27,19 @@ def pose_err(T, Tt):  # pragma: no cover - compiled
     dz = Tt[2, 3] - T[2, 3]
     pe = math.sqrt(dx * dx + dy * dy + dz * dz)
     # M = Tt_R @ T_R^T
-    tr = 0.0
-    v0 = 0.0
-    v1 = 0.0
-    v2 = 0.0
-    M = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            M[i, j] = Tt[i, 0] * T[j, 0] + Tt[i, 1] * T[j, 1] + Tt[i, 2] * T[j, 2]
-    tr = M[0, 0] + M[1, 1] + M[2, 2]
-    v0 = 0.5 * (M[2, 1] - M[1, 2])
-    v1 = 0.5 * (M[0, 2] - M[2, 0])
-    v2 = 0.5 * (M[1, 0] - M[0, 1])
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    tr = m00 + m11 + m22
+    v0 = 0.5 * (m21 - m12)
+    v1 = 0.5 * (m02 - m20)
+    v2 = 0.5 * (m10 - m01)
     s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
     return pe, math.atan2(s, 0.5 * (tr - 1.0)), v0, v1, v2, s
 
@@ -46,29 +47,38 @@ def pose_err(T, Tt):  # pragma: no cover - compiled
 @njit(cache=True)
 def representative(q, seed, lo, hi):  # pragma: no cover - compiled
     """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
-    base = seed + (q - seed) - TWO_PI * math.floor((q - seed + math.pi) / TWO_PI)
-    best = base
-    best_in = False
-    best_d = np.inf
-    for k in range(-3, 4):
-        c = base + TWO_PI * k
-        inside = c >= lo - LIMIT_SNAP and c <= hi + LIMIT_SNAP
-        d = abs(c - seed)
-        if not inside:
-            d = 1e3 + min(abs(c - lo), abs(c - hi))
-        if (inside and not best_in) or (inside == best_in and d < best_d):
-            best = c
-            best_in = inside
-            best_d = d
-    return best
+    d = q - seed
+    base = seed + d - TWO_PI * math.floor((d + math.pi) / TWO_PI)
+    if base >= lo - LIMIT_SNAP and base <= hi + LIMIT_SNAP:
+        return base
+    # the nearest in-range turn on the side of the range, else the value nearest the range
+    if base < lo:
+        c = base + TWO_PI * math.ceil((lo - LIMIT_SNAP - base) / TWO_PI)
+        if c <= hi + LIMIT_SNAP:
+            return c
+        return base if lo - base <= c - hi else c
+    c = base - TWO_PI * math.ceil((base - hi - LIMIT_SNAP) / TWO_PI)
+    if c >= lo - LIMIT_SNAP:
+        return c
+    return base if base - hi <= lo - c else c
+
+
+@njit(cache=True)
+def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no cover - compiled
+    fk_one(q, Rs, ps, kinds, R_end, p_end, Tbuf)
+    pe, re, _, _, _, _ = pose_err(Tbuf, T)
+    return pe <= ptol and re <= rtol
 
 
 @njit(cache=True)
 def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  max_step, W, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
+                  max_step, W, lazy, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
     dof = Q.shape[1]
-    for k in range(Q.shape[0]):
+    K = Q.shape[0]
+    for k in range(K):
         lim = True
+        d = 0.0
+        step = 0.0
         for j in range(dof):
             x = Q[k, j]
             if not np.isfinite(x):
@@ -87,38 +97,67 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
                 else:
                     lim = False
             Q[k, j] = x
-        fk_one(Q[k], Rs, ps, kinds, R_end, p_end, Tbuf)
-        pe, re, _, _, _, _ = pose_err(Tbuf, T)
-        fk = pe <= ptol and re <= rtol
-        d = 0.0
-        step = 0.0
-        for j in range(dof):
-            dd = Q[k, j] - seed[j]
+            dd = x - seed[j]
             d += W[j] * dd * dd
             step = max(step, abs(dd))
-            if not lim:
-                Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
-        FK[k] = V[k] and fk
         LIM[k] = lim
         D[k] = d
-        OK[k] = V[k] and fk and lim and step <= max_step
+        OK[k] = V[k] and lim and step <= max_step  # FK still to check
+        FK[k] = False
+    if lazy:
+        # only the nearest candidate that passes the FK gate matters: check in distance order
+        while True:
+            best = -1
+            for k in range(K):
+                if OK[k] and not FK[k] and (best < 0 or D[k] < D[best]):
+                    best = k
+            if best < 0:
+                break
+            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
+                FK[best] = True
+                for k in range(K):
+                    OK[k] = k == best
+                _project(Q, LIM, lo, hi)
+                return
+            OK[best] = False
+    # full pass: every candidate (return_all, or a failed target whose status needs the flags)
+    for k in range(K):
+        FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
+        dd = 0.0
+        for j in range(dof):
+            dd = max(dd, abs(Q[k, j] - seed[j]))
+        OK[k] = FK[k] and LIM[k] and dd <= max_step
+    _project(Q, LIM, lo, hi)
+
+
+@njit(cache=True)
+def _project(Q, LIM, lo, hi):  # pragma: no cover - compiled
+    """Candidates outside the limits are projected onto them (finite, limit-projected slots)."""
+    for k in range(Q.shape[0]):
+        if not LIM[k]:
+            for j in range(Q.shape[1]):
+                Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
 
 
 @njit(cache=True, parallel=True)
 def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
-    """Representatives, limits, FK pre-gate and distances for candidates ``Q`` (N, K, dof)."""
+             W, lazy, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
+    """Representatives, limits, FK pre-gate and distances for candidates ``Q`` (N, K, dof).
+
+    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
+    are FK-checked in order of distance until one passes).
+    """
     n = Q.shape[0]
     if parallel:
         for i in prange(n):
             Tbuf = np.empty((4, 4))
             _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, OK[i], FK[i], LIM[i], D[i], Tbuf)
+                          ptol, rtol, max_step, W, lazy, OK[i], FK[i], LIM[i], D[i], Tbuf)
     else:
         Tbuf = np.empty((4, 4))
         for i in range(n):
             _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, OK[i], FK[i], LIM[i], D[i], Tbuf)
+                          ptol, rtol, max_step, W, lazy, OK[i], FK[i], LIM[i], D[i], Tbuf)
 
 
 @njit(cache=True)

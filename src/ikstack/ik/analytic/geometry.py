@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.kinematics import fk, fk_links
-from ikstack.model import Chain
+from ikstack.model import Chain, JointType
 
 Array = NDArray[np.float64]
 
@@ -78,6 +78,38 @@ def chain_lines(chain: Chain) -> Lines:
     lines = Lines(h, r, fk(chain, q0))
     chain._cache["analytic_lines"] = lines
     return lines
+
+
+def chain_from_hp(H: NDArray[np.float64], P: NDArray[np.float64],
+                  R_end: NDArray[np.float64] | None = None,
+                  lower: NDArray[np.float64] | None = None,
+                  upper: NDArray[np.float64] | None = None, name: str = "hp") -> Chain:
+    """A revolute chain from IK-Geo's description (the inverse of :func:`chain_lines`).
+
+    Args:
+        H: (n, 3) unit joint axes at zero configuration, base frame.
+        P: (n + 1, 3) offsets ``p_01, p_12, ..., p_nT`` [m] at zero configuration.
+        R_end: (3, 3) TCP rotation at zero configuration (identity by default).
+        lower, upper: (n,) joint limits [rad]; +-2 pi by default.
+        name: the chain's display name.
+    """
+    H = np.asarray(H, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    n = H.shape[0]
+    origins = np.tile(np.eye(4), (n, 1, 1))
+    origins[:, :3, 3] = P[:n]
+    T_last_tip = np.eye(4)
+    T_last_tip[:3, :3] = np.eye(3) if R_end is None else R_end
+    T_last_tip[:3, 3] = P[n]
+    return Chain(
+        joint_names=tuple(f"joint{i + 1}" for i in range(n)),
+        joint_types=tuple(JointType.REVOLUTE for _ in range(n)),
+        axes=H, origins=origins, T_last_tip=T_last_tip,
+        lower=np.full(n, -2 * np.pi) if lower is None else lower,
+        upper=np.full(n, 2 * np.pi) if upper is None else upper,
+        velocity_limits=np.full(n, np.inf), acceleration_limits=np.full(n, np.inf),
+        jerk_limits=np.full(n, np.inf), name=name, source="IK-Geo H/P description",
+    )
 
 
 # ----------------------------------------------------------------------------- line geometry

@@ -22,6 +22,8 @@ Array = NDArray[np.float64]
 #: near mode: at most this many Newton corrections, each moving no joint more than this [rad]
 NEAR_ITERATIONS = 12
 NEAR_MAX_STEP = 0.25
+#: candidate scratch bound: targets are solved in chunks of at most this many candidates
+CHUNK_CANDIDATES = 1 << 18
 
 
 class AnalyticIK:
@@ -131,7 +133,7 @@ class AnalyticIK:
         return np.ascontiguousarray(np.clip(s, lo, self._hi))
 
     # ------------------------------------------------------------------ solving
-    def _candidates(self, T: Array, S: Array) -> tuple[Any, ...]:
+    def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
         n = T.shape[0]
         Q, V = self.family.solve(T, S)
         cc = self._cc
@@ -149,7 +151,7 @@ class AnalyticIK:
         step = np.inf if self.max_joint_step is None else self.max_joint_step
         _select.finalize(Q, V, S, T, self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds,
                          cc.R_end, cc.p_end, self.position_tolerance, self.rotation_tolerance,
-                         step, self.weights, OK, FK, LIM, D, par)
+                         step, self.weights, lazy, OK, FK, LIM, D, par)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
@@ -173,7 +175,14 @@ class AnalyticIK:
         """
         T, _ = self._targets(T_base_tcp)
         S = self._seeds(seed, T.shape[0])
-        return self._solve(T, S, return_all)
+        n = T.shape[0]
+        chunk = max(1, CHUNK_CANDIDATES // self.K)
+        if return_all or n <= chunk:
+            return self._solve(T, S, return_all)
+        parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
+        return IKResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
+            "q", "success", "position_error", "rotation_error", "status")), method=self.method,
+            iterations=np.zeros(n, dtype=np.int64), restarts=np.zeros(n, dtype=np.int64))
 
     def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
         n, dof, k = T.shape[0], self.chain.dof, self.K
@@ -184,7 +193,8 @@ class AnalyticIK:
                             np.zeros(0, np.int64),
                             np.zeros((0, k, dof)) if return_all else None,
                             np.zeros((0, k), dtype=bool) if return_all else None)
-        Q, OK, FK, LIM, CON, D = self._candidates(T, S)
+        Q, OK, FK, LIM, CON, D = self._candidates(
+            T, S, lazy=not return_all and not self.chain.constraints)
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
