@@ -180,9 +180,12 @@ class AnalyticIK:
         if return_all or n <= chunk:
             return self._solve(T, S, return_all)
         parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
-        return IKResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
-            "q", "success", "position_error", "rotation_error", "status")), method=self.method,
-            iterations=np.zeros(n, dtype=np.int64), restarts=np.zeros(n, dtype=np.int64))
+        def cat(field: str) -> Any:
+            return np.concatenate([getattr(p, field) for p in parts])
+
+        return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
+                        cat("status"), self.method, np.zeros(n, dtype=np.int64),
+                        np.zeros(n, dtype=np.int64))
 
     def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
         n, dof, k = T.shape[0], self.chain.dof, self.K
