@@ -15,15 +15,20 @@ from numba import njit, prange
 
 from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp5, sp6
 from ikstack.ik.analytic._vec import (
+    add,
     any_perp,
     cross,
-    matmul,
-    matTmul,
-    matTvec,
-    matvec,
+    m9,
+    mm,
+    mT,
+    mtv,
+    mv,
+    neg,
     norm,
     rot,
     rotm,
+    sub,
+    v3,
     wrap,
 )
 
@@ -34,33 +39,32 @@ K6 = 8
 
 
 @njit(cache=True)
-def decompose3(R, a, b, c, seed_x, X, Y, Z):  # pragma: no cover - compiled
-    """``R = R(a, x) R(b, y) R(c, z)``: up to 2 triples into ``X, Y, Z``; returns the count.
+def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
+    """``(count, X, Y, Z)``: ``R = R(a, x) R(b, y) R(c, z)`` (``R`` a 9-tuple), up to 2 triples.
 
     When ``R c`` is parallel to ``a`` (a gimbal singularity), ``x`` takes the seed's value and
     the single representative of the continuous family is returned.
     """
-    Rc = matvec(R, c)
+    Rc = mv(R, c)
+    u = any_perp(c)
+    Ru = mv(R, u)
     if norm(cross(a, Rc)) < 1e-10:
         x = seed_x
         y, _ = sp1(c, rot(a, -x, Rc), b)
-        u = any_perp(c)
-        z, _ = sp1(u, rot(b, -y, rot(a, -x, matvec(R, u))), c)
-        X[0], Y[0], Z[0] = x, y, z
-        return 1
-    t1 = np.empty(2)
-    t2 = np.empty(2)
-    cnt, ls = sp2(Rc, c, a, b, t1, t2)
-    if ls:
-        return 0
-    u = any_perp(c)
-    Ru = matvec(R, u)
-    for i in range(cnt):
-        x = -t1[i]
-        y = t2[i]
         z, _ = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
-        X[i], Y[i], Z[i] = x, y, z
-    return cnt
+        return 1, (x, x), (y, y), (z, z)
+    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
+    if ls:
+        return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
+    x0 = -t1[0]
+    y0 = t2[0]
+    z0, _ = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
+    if cnt == 1:
+        return 1, (x0, x0), (y0, y0), (z0, z0)
+    x1 = -t1[1]
+    y1 = t2[1]
+    z1, _ = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
+    return 2, (x0, x1), (y0, y1), (z0, z1)
 
 
 @njit(cache=True)
@@ -73,22 +77,21 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def spherical_wrist(Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
-    """6R whose last three axes meet (``P[4] = P[5] = 0``): subproblem 5, then the wrist."""
+    """6R whose last three axes meet (``P[4] = P[5] = 0``): subproblem 5, then the wrist.
+
+    ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
+    """
     _fill_seed(Q, V, seed)
-    R06 = matmul(Rt, R6T.T.copy())
-    pW = pt - matvec(R06, P[6])
-    t0 = np.empty(4)
-    t1 = np.empty(4)
-    t2 = np.empty(4)
-    n = sp5(-P[1], pW - P[0], P[2], P[3], -H[0], H[1], H[2], t0, t1, t2)
-    X = np.empty(2)
-    Y = np.empty(2)
-    Z = np.empty(2)
+    R06 = mm(Rt, mT(R6T))
+    pW = sub(pt, mv(R06, P[6]))
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
+    n, t0, t1, t2 = sp5(neg(P[1]), sub(pW, P[0]), v3(P[2]), v3(P[3]), neg(h0), h1, h2)
     slot = 0
     for i in range(n):
-        R03 = matmul(matmul(rotm(H[0], t0[i]), rotm(H[1], t1[i])), rotm(H[2], t2[i]))
-        R36 = matTmul(R03, R06)
-        m = decompose3(R36, H[3], H[4], H[5], seed[3], X, Y, Z)
+        R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
+        R36 = mm(mT(R03), R06)
+        m, X, Y, Z = decompose3(R36, h3, h4, h5, seed[3])
         for j in range(m):
             if slot >= 8:
                 break
@@ -110,40 +113,37 @@ def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - co
     6, subproblem 3 the elbow (two branches), subproblem 1 the shoulder.
     """
     _fill_seed(Q, V, seed)
-    R06 = matmul(Rt, R6T.T.copy())
-    p16 = pt - matvec(R06, P[6]) - P[0]
-    h0, h1, h4, h5 = H[0], H[1], H[4], H[5]
-    m0 = -h0
-    d1 = h1[0] * (P[1, 0] + P[2, 0] + P[3, 0] + P[4, 0]) \
-        + h1[1] * (P[1, 1] + P[2, 1] + P[3, 1] + P[4, 1]) \
-        + h1[2] * (P[1, 2] + P[2, 2] + P[3, 2] + P[4, 2])
-    a = np.empty(4)
-    b = np.empty(4)
-    n = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, -P[5], matvec(R06, h5), -h5, d1, 0.0, a, b)
-    el = np.empty(2)
+    R06 = mm(Rt, mT(R6T))
+    p16 = sub(sub(pt, mv(R06, P[6])), P[0])
+    h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
+    m0 = neg(h0)
+    d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
+        + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
+    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
     slot = 0
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
-        A = matTmul(rotm(h0, q0), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
+        A = mm(mT(rotm(h0, q0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
         v = rot(h4, q4, h5)
         if norm(cross(v, h1)) < 1e-10:
             q5 = seed[5]
             u = any_perp(h1)
-            Bt = matmul(rotm(h4, q4), rotm(h5, q5))
-            theta, _ = sp1(u, matvec(A, matTvec(Bt, u)), h1)
+            Bt = mm(rotm(h4, q4), rotm(h5, q5))
+            theta, _ = sp1(u, mv(A, mtv(Bt, u)), h1)
         else:
-            theta, _ = sp1(v, matvec(A, h5), h1)
+            theta, _ = sp1(v, mv(A, h5), h1)
             u = any_perp(h5)
-            B = matmul(rotm(h1, -theta), A)
-            q5, _ = sp1(u, rot(h4, -q4, matvec(B, u)), h5)
-        d = rot(h0, -q0, p16) - P[1] - rot(h1, theta, P[4] + rot(h4, q4, P[5]))
-        m, ls = sp3(P[3], -P[2], h1, norm(d), el)
+            B = mm(rotm(h1, -theta), A)
+            q5, _ = sp1(u, rot(h4, -q4, mv(B, u)), h5)
+        d = sub(sub(rot(h0, -q0, p16), P1), rot(h1, theta, add(P4, rot(h4, q4, P5))))
+        m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
         for j in range(m):
             if slot >= 8:
                 break
-            phi2 = el[j]
-            phi1, _ = sp1(P[2] + rot(h1, phi2, P[3]), d, h1)
+            phi2 = e0 if j == 0 else e1
+            phi1, _ = sp1(add(P2, rot(h1, phi2, P3)), d, h1)
             phi3 = wrap(theta - phi1 - phi2)
             Q[slot, 0] = q0
             Q[slot, 1] = phi1 * sgn[1]
@@ -157,10 +157,11 @@ def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - co
 
 @njit(cache=True)
 def solve6(fid, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
-    """One target of a 6R family; ``rev`` solves the chain read backwards (``T^-1``)."""
+    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family; ``rev`` solves ``T^-1``
+    with the chain read backwards."""
     if rev:
-        Rr = Rt.T.copy()
-        pr = -matTvec(Rt, pt)
+        Rr = mT(Rt)
+        pr = neg(mtv(Rt, pt))
         sr = seed[::-1].copy()
         Qr = np.empty_like(Q)
         if fid == SPHERICAL:
@@ -178,8 +179,11 @@ def solve6(fid, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - 
 
 @njit(cache=True)
 def _batch6_range(lo, hi, fid, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover
+    R6 = m9(R6T)
     for i in range(lo, hi):
-        solve6(fid, rev, T[i, :3, :3], T[i, :3, 3], H, P, R6T, sgn, S[i], Q[i], V[i])
+        Ti = T[i]
+        solve6(fid, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i],
+               V[i])
 
 
 @njit(cache=True, parallel=True)
@@ -195,32 +199,33 @@ def batch6(fid, rev, T, S, H, P, R6T, sgn, Q, V, parallel):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _locked_one(fid, rev, Rt, pt, lock_first, lh, lr, Minv_R, Minv_p, M_R, M_p, vals, H, P,
-                R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+def _locked_one(fid, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q,
+                V):  # pragma: no cover - compiled
     dof = seed.shape[0]
-    sub_seed = np.empty(6)
-    if lock_first:
-        for j in range(6):
-            sub_seed[j] = seed[j + 1]
-    else:
-        for j in range(6):
-            sub_seed[j] = seed[j]
+    sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
     Qs = np.empty((8, 6))
     Vs = np.empty(8, dtype=np.bool_)
+    Rt = m9(Ti)
+    pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
+    lh = v3(lh)
+    lr = v3(lr)
+    R6T = m9(R6T)
+    M_R = m9(M)
+    M_p = (M[0, 3], M[1, 3], M[2, 3])
     for s in range(vals.shape[0]):
         v = vals[s]
         E = rotm(lh, -v)
-        Ep = lr - matvec(E, lr)  # exp(-xi v): rotation E, translation (I - E) r
+        Ep = sub(lr, mv(E, lr))  # exp(-xi v): rotation E, translation (I - E) r
         if lock_first:
             # T' = exp(-xi_1 v) T
-            R2 = matmul(E, Rt)
-            p2 = matvec(E, pt) + Ep
+            R2 = mm(E, Rt)
+            p2 = add(mv(E, pt), Ep)
         else:
             # T' = T M^-1 exp(-xi_7 v) M
-            G_R = matmul(matmul(Minv_R, E), M_R)
-            G_p = matvec(Minv_R, matvec(E, M_p) + Ep) + Minv_p
-            R2 = matmul(Rt, G_R)
-            p2 = matvec(Rt, G_p) + pt
+            G_R = mm(mm(mT(M_R), E), M_R)
+            G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
+            R2 = mm(Rt, G_R)
+            p2 = add(mv(Rt, G_p), pt)
         solve6(fid, rev, R2, p2, H, P, R6T, sgn, sub_seed, Qs, Vs)
         for k in range(8):
             slot = s * 8 + k
@@ -240,10 +245,6 @@ def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, 
                  parallel):  # pragma: no cover - compiled
     """7R with one end joint locked at ``vals`` (and first at each seed's own value)."""
     n = T.shape[0]
-    Minv_R = M[:3, :3].T.copy()
-    Minv_p = -matvec(Minv_R, M[:3, 3].copy())
-    M_R = M[:3, :3].copy()
-    M_p = M[:3, 3].copy()
     lock_idx = 0 if lock_first else S.shape[1] - 1
     nv = vals.shape[0] + (1 if seed_first else 0)
     if parallel:
@@ -254,8 +255,8 @@ def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, 
                 vv[0] = S[i, lock_idx]
                 off = 1
             vv[off:] = vals
-            _locked_one(fid, rev, T[i, :3, :3].copy(), T[i, :3, 3].copy(), lock_first, lh, lr,
-                        Minv_R, Minv_p, M_R, M_p, vv, H, P, R6T, sgn, S[i], Q[i], V[i])
+            _locked_one(fid, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+                        V[i])
     else:
         vv = np.empty(nv)
         for i in range(n):
@@ -264,5 +265,5 @@ def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, 
                 vv[0] = S[i, lock_idx]
                 off = 1
             vv[off:] = vals
-            _locked_one(fid, rev, T[i, :3, :3].copy(), T[i, :3, 3].copy(), lock_first, lh, lr,
-                        Minv_R, Minv_p, M_R, M_p, vv, H, P, R6T, sgn, S[i], Q[i], V[i])
+            _locked_one(fid, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+                        V[i])

@@ -1,18 +1,18 @@
 """Compiled scalar kernels of the IK-Geo subproblems 1-6 (Elias and Wen, arXiv 2211.05737).
 
-``R(k, t) p`` is the rotation of ``p`` by angle ``t`` about the unit axis ``k``. Every kernel
-writes its angles into caller-provided arrays and returns the count (and, for 1-4, whether the
-answer is a least-squares one). Public batched wrappers live in :mod:`.subproblems`.
+``R(k, t) p`` is the rotation of ``p`` by angle ``t`` about the unit axis ``k``. Vectors are
+3-tuples (or any 3-indexable); results are tuples, so nothing is allocated. Subproblems 1-4
+also return whether the answer is a least-squares one. Public batched wrappers live in
+:mod:`.subproblems`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
-from ikstack.ik.analytic._vec import cross, dot, norm, rot, trig_quartic, wrap
+from ikstack.ik.analytic._vec import add, cross, dot, neg, norm, rot, scale, sub, trig_quartic, wrap
 
 #: relative tolerance below which a subproblem counts as exactly solvable
 LS_TOL = 1e-8
@@ -20,73 +20,73 @@ LS_TOL = 1e-8
 
 @njit(cache=True)
 def sp1(p1, p2, k):  # pragma: no cover - compiled
-    """``t`` minimising ``|R(k, t) p1 - p2|``; returns ``(t, is_ls)``."""
+    """``(t, is_ls)``: ``t`` minimising ``|R(k, t) p1 - p2|``."""
     kxp = cross(k, p1)
     kxkxp = cross(k, kxp)
     x0 = dot(kxp, p2)
     x1 = -dot(kxkxp, p2)
     t = math.atan2(x0, x1)
-    scale = max(1.0, norm(p1), norm(p2))
-    ls = (abs(norm(p1) - norm(p2)) > LS_TOL * scale
-          or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale
-          or math.hypot(x0, x1) < 1e-14 * scale * scale)
+    n1 = norm(p1)
+    n2 = norm(p2)
+    scale_ = max(1.0, n1, n2)
+    ls = (abs(n1 - n2) > LS_TOL * scale_
+          or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale_
+          or math.hypot(x0, x1) < 1e-14 * scale_ * scale_)
     return t, ls
 
 
 @njit(cache=True)
-def sp4(h, p, k, d, out):  # pragma: no cover - compiled
-    """``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit): up to 2 angles, or 1 LS."""
+def sp4(h, p, k, d):  # pragma: no cover - compiled
+    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit)."""
     kxp = cross(k, p)
+    hk = dot(h, k)
+    kp = dot(k, p)
     a0 = dot(h, kxp)  # sin coefficient
-    a1 = dot(h, p) - dot(h, k) * dot(k, p)  # cos coefficient
-    b = d - dot(h, k) * dot(k, p)
+    a1 = dot(h, p) - hk * kp  # cos coefficient
+    b = d - hk * kp
     na = a0 * a0 + a1 * a1
-    scale = max(1.0, norm(h) * norm(p))
-    if na < 1e-28 * scale * scale:
-        out[0] = 0.0
-        return 1, True
+    scale_ = max(1.0, norm(h) * norm(p))
+    if na < 1e-28 * scale_ * scale_:
+        return 1, True, 0.0, 0.0
     if b * b > na * (1.0 + 2.0 * LS_TOL):
-        out[0] = math.atan2(a0 * b, a1 * b) if b != 0.0 else math.atan2(a0, a1)
-        return 1, True
+        t = math.atan2(a0 * b, a1 * b) if b != 0.0 else math.atan2(a0, a1)
+        return 1, True, t, t
     if b * b >= na:
-        out[0] = math.atan2(a0 * b, a1 * b)
-        return 1, False
+        t = math.atan2(a0 * b, a1 * b)
+        return 1, False, t, t
     r = math.sqrt(na - b * b)
     # x = (a b +- J a r) / na, J a = (a1, -a0)
-    out[0] = math.atan2(a0 * b + a1 * r, a1 * b - a0 * r)
-    out[1] = math.atan2(a0 * b - a1 * r, a1 * b + a0 * r)
-    return 2, False
+    return (2, False, math.atan2(a0 * b + a1 * r, a1 * b - a0 * r),
+            math.atan2(a0 * b - a1 * r, a1 * b + a0 * r))
 
 
 @njit(cache=True)
-def sp3(p1, p2, k, d, out):  # pragma: no cover - compiled
-    """``t`` with ``|R(k, t) p1 - p2| = d``: up to 2 angles, or 1 LS."""
+def sp3(p1, p2, k, d):  # pragma: no cover - compiled
+    """``(count, is_ls, t0, t1)``: ``t`` with ``|R(k, t) p1 - p2| = d``."""
     # |R p1 - p2|^2 = |p1|^2 + |p2|^2 - 2 p2 . R p1
-    rhs = 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d)
-    return sp4(p2, p1, k, rhs, out)
+    return sp4(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
 
 
 @njit(cache=True)
-def sp2(p1, p2, k1, k2, t1, t2):  # pragma: no cover - compiled
-    """``(t1, t2)`` with ``R(k1, t1) p1 = R(k2, t2) p2``: up to 2 pairs, or 1 LS pair."""
+def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
+    """``(count, is_ls, (t1_0, t1_1), (t2_0, t2_1))``: ``R(k1, t1) p1 = R(k2, t2) p2``."""
     n1 = norm(p1)
     n2 = norm(p2)
-    scale = max(1.0, n1, n2)
-    ls_norm = abs(n1 - n2) > LS_TOL * scale
+    scale_ = max(1.0, n1, n2)
+    ls_norm = abs(n1 - n2) > LS_TOL * scale_
     if n1 < 1e-14 or n2 < 1e-14:
-        t1[0] = 0.0
-        t2[0] = 0.0
-        return 1, ls_norm
-    q1 = p1 / n1
-    q2 = p2 / n2
+        return 1, ls_norm, (0.0, 0.0), (0.0, 0.0)
+    q1 = scale(p1, 1.0 / n1)
+    q2 = scale(p2, 1.0 / n2)
     # k2 . R(k1, t1) q1 = k2 . q2 (the component along k2 is unchanged by R(k2, t2))
-    cnt, ls = sp4(k2, q1, k1, dot(k2, q2), t1)
-    for i in range(cnt):
-        v = rot(k1, t1[i], q1)
-        t2[i], _ = sp1(q2, v, k2)
-    if cnt == 2 and abs(wrap(t1[0] - t1[1])) < 1e-12 and abs(wrap(t2[0] - t2[1])) < 1e-12:
-        cnt = 1
-    return cnt, ls or ls_norm
+    cnt, ls, a0, a1 = sp4(k2, q1, k1, dot(k2, q2))
+    b0, _ = sp1(q2, rot(k1, a0, q1), k2)
+    b1 = b0
+    if cnt == 2:
+        b1, _ = sp1(q2, rot(k1, a1, q1), k2)
+        if abs(wrap(a0 - a1)) < 1e-12 and abs(wrap(b0 - b1)) < 1e-12:
+            cnt = 1
+    return cnt, ls or ls_norm, (a0, a1), (b0, b1)
 
 
 @njit(cache=True)
@@ -98,9 +98,15 @@ def _sp6_terms(h, k, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2, t1, t2):  # pragma: no cover
-    """``(t1, t2)`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
-    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs (count returned)."""
+def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no cover
+    """``(count, t1 (4,), t2 (4,))`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
+    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs.
+
+    Both equations are linear in ``(sin, cos)`` of each angle; the better-conditioned 2x2 block
+    expresses one angle's ``(sin, cos)`` in the other's, and the unit-circle condition leaves a
+    trigonometric quartic.
+    """
+    z4 = (0.0, 0.0, 0.0, 0.0)
     c1, a1s, a1c = _sp6_terms(h1, k1, p1)
     c2, b1s, b1c = _sp6_terms(h2, k2, p2)
     c3, a2s, a2c = _sp6_terms(h3, k3, p3)
@@ -113,70 +119,85 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2, t1, t2):  # prag
     nB = b1s * b1s + b1c * b1c + b2s * b2s + b2c * b2c + 1e-300
     swap = abs(detA) / nA > abs(detB) / nB
     if swap:
-        # solve for x1 in terms of x2: x1 = A^-1 (e - B x2)
         det = detA
+        os_, oc, ps, pc = b1s, b1c, b2s, b2c
+        if det == 0.0:
+            return 0, z4, z4
         m00, m01, m10, m11 = a2c / det, -a1c / det, -a2s / det, a1s / det
-        os, oc, ps, pc = b1s, b1c, b2s, b2c
     else:
         det = detB
+        os_, oc, ps, pc = a1s, a1c, a2s, a2c
+        if det == 0.0:
+            return 0, z4, z4
         m00, m01, m10, m11 = b2c / det, -b1c / det, -b2s / det, b1s / det
-        os, oc, ps, pc = a1s, a1c, a2s, a2c
-    if det == 0.0:
-        return 0
-    # x_solved = u + M x_free,  u = Minv e, M = -Minv [[os, oc], [ps, pc]]
+    # x_solved = u + M x_free
     u0 = m00 * e1 + m01 * e2
     u1 = m10 * e1 + m11 * e2
-    M00 = -(m00 * os + m01 * ps)
+    M00 = -(m00 * os_ + m01 * ps)
     M01 = -(m00 * oc + m01 * pc)
-    M10 = -(m10 * os + m11 * ps)
+    M10 = -(m10 * os_ + m11 * ps)
     M11 = -(m10 * oc + m11 * pc)
-    # |u + M [s, c]|^2 - 1 = 0 -> a0 + a1 cos + a2 sin + a3 cos2 + a4 sin2
-    Mtu0 = M00 * u0 + M10 * u1
-    Mtu1 = M01 * u0 + M11 * u1
+    # |u + M [s, c]|^2 - 1 = a0 + a1 cos + a2 sin + a3 cos2 + a4 sin2
     Q00 = M00 * M00 + M10 * M10
     Q01 = M00 * M01 + M10 * M11
     Q11 = M01 * M01 + M11 * M11
-    roots = np.empty(4)
-    n = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11), 2.0 * Mtu1, 2.0 * Mtu0,
-                     0.5 * (Q11 - Q00), Q01, roots)
+    n, roots = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
+                            2.0 * (M01 * u0 + M11 * u1), 2.0 * (M00 * u0 + M10 * u1),
+                            0.5 * (Q11 - Q00), Q01)
+    o0 = o1 = o2 = o3 = 0.0
     for i in range(n):
         s = math.sin(roots[i])
         c = math.cos(roots[i])
-        xs = u0 + M00 * s + M01 * c
-        xc = u1 + M10 * s + M11 * c
-        other = math.atan2(xs, xc)
-        if swap:
-            t2[i] = roots[i]
-            t1[i] = other
+        other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
+        if i == 0:
+            o0 = other
+        elif i == 1:
+            o1 = other
+        elif i == 2:
+            o2 = other
         else:
-            t1[i] = roots[i]
-            t2[i] = other
-    return n
+            o3 = other
+    if swap:
+        return n, (o0, o1, o2, o3), roots
+    return n, roots, (o0, o1, o2, o3)
 
 
 @njit(cache=True)
-def sp5(p0, p1, p2, p3, k1, k2, k3, t1, t2, t3):  # pragma: no cover - compiled
-    """``(t1, t2, t3)`` with ``p0 + R(k1,t1) p1 = R(k2,t2) (p2 + R(k3,t3) p3)``: up to 4.
+def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
+    """``(count, t1 (4,), t2 (4,), t3 (4,))`` with
+    ``p0 + R(k1,t1) p1 = R(k2,t2) (p2 + R(k3,t3) p3)``: up to 4 exact triples.
 
     The component along ``k2`` and the squared norm of both sides do not depend on ``t2``;
     they give a subproblem-6 system in ``(t1, t3)``, and subproblem 1 then gives ``t2``.
     """
     rhs2 = 0.5 * (dot(p2, p2) + dot(p3, p3) - dot(p0, p0) - dot(p1, p1))
-    m3 = -p3
-    a = np.empty(4)
-    b = np.empty(4)
-    n = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0), rhs2,
-            a, b)
+    m3 = neg(p3)
+    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0),
+                  rhs2)
+    scale_ = max(1.0, norm(p0) + norm(p1), norm(p2) + norm(p3))
     cnt = 0
-    scale = max(1.0, norm(p0) + norm(p1), norm(p2) + norm(p3))
+    x1 = x2 = x3 = (0.0, 0.0, 0.0, 0.0)
     for i in range(n):
-        v1 = p0 + rot(k1, a[i], p1)
-        v3 = p2 + rot(k3, b[i], p3)
+        v1 = add(p0, rot(k1, a[i], p1))
+        v3 = add(p2, rot(k3, b[i], p3))
         t, _ = sp1(v3, v1, k2)
-        if norm(rot(k2, t, v3) - v1) > 1e-6 * scale:
+        if norm(sub(rot(k2, t, v3), v1)) > 1e-6 * scale_:
             continue
-        t1[cnt] = a[i]
-        t2[cnt] = t
-        t3[cnt] = b[i]
+        if cnt == 0:
+            x1 = (a[i], 0.0, 0.0, 0.0)
+            x2 = (t, 0.0, 0.0, 0.0)
+            x3 = (b[i], 0.0, 0.0, 0.0)
+        elif cnt == 1:
+            x1 = (x1[0], a[i], 0.0, 0.0)
+            x2 = (x2[0], t, 0.0, 0.0)
+            x3 = (x3[0], b[i], 0.0, 0.0)
+        elif cnt == 2:
+            x1 = (x1[0], x1[1], a[i], 0.0)
+            x2 = (x2[0], x2[1], t, 0.0)
+            x3 = (x3[0], x3[1], b[i], 0.0)
+        else:
+            x1 = (x1[0], x1[1], x1[2], a[i])
+            x2 = (x2[0], x2[1], x2[2], t)
+            x3 = (x3[0], x3[1], x3[2], b[i])
         cnt += 1
-    return cnt
+    return cnt, x1, x2, x3

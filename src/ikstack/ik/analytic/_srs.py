@@ -18,30 +18,52 @@ from numba import njit, prange
 
 from ikstack.ik.analytic._families6 import decompose3
 from ikstack.ik.analytic._sp_kernels import sp3
-from ikstack.ik.analytic._vec import any_perp, cross, dot, matmul, matTmul, matvec, norm, rot, rotm
+from ikstack.ik.analytic._vec import (
+    add,
+    any_perp,
+    cross,
+    dot,
+    m9,
+    mm,
+    mT,
+    mv,
+    neg,
+    norm,
+    rot,
+    rotm,
+    scale,
+    sub,
+    v3,
+)
 
 
 @njit(cache=True)
 def _frame(what):  # pragma: no cover - compiled
     if abs(what[2]) < 0.99:
-        ref = np.array([0.0, 0.0, 1.0])
+        ref = (0.0, 0.0, 1.0)
     else:
-        ref = np.array([1.0, 0.0, 0.0])
-    e1 = ref - dot(ref, what) * what
-    e1 = e1 / norm(e1)
+        ref = (1.0, 0.0, 0.0)
+    e1 = sub(ref, scale(what, dot(ref, what)))
+    e1 = scale(e1, 1.0 / norm(e1))
     return e1, cross(what, e1)
+
+
+@njit(cache=True)
+def _wrist_dir(Rt, pt, Sp, p7T, R7T):  # pragma: no cover - compiled
+    R07 = mm(Rt, mT(R7T))
+    w = sub(sub(pt, mv(R07, p7T)), Sp)
+    dw = norm(w)
+    what = scale(w, 1.0 / dw) if dw > 1e-12 else (0.0, 0.0, 1.0)
+    return R07, dw, what
 
 
 @njit(cache=True)
 def seed_swivel(Rt, pt, H, Sp, pS3, p7T, R7T, seed):  # pragma: no cover - compiled
     """The swivel angle of the seed's elbow reference point about the target's S-W line."""
-    R07 = matmul(Rt, R7T.T.copy())
-    w = pt - matvec(R07, p7T) - Sp
-    dw = norm(w)
-    what = w / dw if dw > 1e-12 else np.array([0.0, 0.0, 1.0])
+    _, _, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
     e1, e2 = _frame(what)
-    R03 = matmul(matmul(rotm(H[0], seed[0]), rotm(H[1], seed[1])), rotm(H[2], seed[2]))
-    e = matvec(R03, pS3)
+    R03 = mm(mm(rotm(v3(H[0]), seed[0]), rotm(v3(H[1]), seed[1])), rotm(v3(H[2]), seed[2]))
+    e = mv(R03, pS3)
     return math.atan2(dot(e, e2), dot(e, e1))
 
 
@@ -52,42 +74,33 @@ def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no 
         V[k] = False
         for j in range(7):
             Q[k, j] = seed[j]
-    R07 = matmul(Rt, R7T.T.copy())
-    w = pt - matvec(R07, p7T) - Sp
-    dw = norm(w)
-    what = w / dw if dw > 1e-12 else np.array([0.0, 0.0, 1.0])
+    R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
     e1, e2 = _frame(what)
-    el = np.empty(2)
-    m, ls = sp3(p3W, -pS3, H[3], dw, el)
-    X = np.empty(2)
-    Y = np.empty(2)
-    Z = np.empty(2)
-    X2 = np.empty(2)
-    Y2 = np.empty(2)
-    Z2 = np.empty(2)
+    h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
+    h4, h5, h6 = v3(H[4]), v3(H[5]), v3(H[6])
+    m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
     for j in range(m):
-        q3 = el[j]
-        v = pS3 + rot(H[3], q3, p3W)
+        q3 = el0 if j == 0 else el1
+        v = add(pS3, rot(h3, q3, p3W))
         nv = norm(v)
-        vhat = v / nv if nv > 1e-12 else what
+        vhat = scale(v, 1.0 / nv) if nv > 1e-12 else what
         ax = cross(vhat, what)
         sn = norm(ax)
         cs = dot(vhat, what)
         if sn > 1e-12:
-            R0 = rotm(ax / sn, math.atan2(sn, cs))
+            R0 = rotm(scale(ax, 1.0 / sn), math.atan2(sn, cs))
         elif cs > 0:
-            R0 = np.eye(3)
+            R0 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
         else:
             R0 = rotm(any_perp(vhat), math.pi)
-        e0 = matvec(R0, pS3)
+        e0 = mv(R0, pS3)
         psi0 = math.atan2(dot(e0, e2), dot(e0, e1))
-        R3e = rotm(H[3], q3)
+        R3e = rotm(h3, q3)
         for s in range(psis.shape[0]):
-            R03 = matmul(rotm(what, psis[s] - psi0), R0)
-            na = decompose3(R03, H[0], H[1], H[2], seed[0], X, Y, Z)
-            R04 = matmul(R03, R3e)
-            R47 = matTmul(R04, R07)
-            nb = decompose3(R47, H[4], H[5], H[6], seed[4], X2, Y2, Z2)
+            R03 = mm(rotm(what, psis[s] - psi0), R0)
+            na, X, Y, Z = decompose3(R03, h0, h1, h2, seed[0])
+            R47 = mm(mT(mm(R03, R3e)), R07)
+            nb, X2, Y2, Z2 = decompose3(R47, h4, h5, h6, seed[4])
             for a in range(na):
                 for b in range(nb):
                     slot = s * 8 + j * 4 + a * 2 + b
@@ -103,8 +116,9 @@ def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no 
 
 @njit(cache=True)
 def _srs_target(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, Q, V):  # pragma: no cover
-    Rt = T[:3, :3].copy()
-    pt = T[:3, 3].copy()
+    Rt = m9(T)
+    pt = (T[0, 3], T[1, 3], T[2, 3])
+    Sp, pS3, p3W, p7T, R7T = v3(Sp), v3(pS3), v3(p3W), v3(p7T), m9(R7T)
     ns = grid.shape[0] + (1 if seed_first else 0)
     psis = np.empty(ns)
     off = 0

@@ -91,33 +91,44 @@ def _sp1_batch(P1, P2, K, T, LS):  # pragma: no cover - compiled
 @njit(cache=True)
 def _sp2_batch(P1, P2, K1, K2, T1, T2, C, LS):  # pragma: no cover - compiled
     for i in range(P1.shape[0]):
-        C[i], LS[i] = S.sp2(P1[i], P2[i], K1[i], K2[i], T1[i], T2[i])
+        C[i], LS[i], a, b = S.sp2(P1[i], P2[i], K1[i], K2[i])
+        T1[i, 0], T1[i, 1] = a
+        T2[i, 0], T2[i, 1] = b
 
 
 @njit(cache=True)
 def _sp3_batch(P1, P2, K, D, T, C, LS):  # pragma: no cover - compiled
     for i in range(P1.shape[0]):
-        C[i], LS[i] = S.sp3(P1[i], P2[i], K[i], D[i], T[i])
+        C[i], LS[i], T[i, 0], T[i, 1] = S.sp3(P1[i], P2[i], K[i], D[i])
 
 
 @njit(cache=True)
 def _sp4_batch(H, P, K, D, T, C, LS):  # pragma: no cover - compiled
     for i in range(P.shape[0]):
-        C[i], LS[i] = S.sp4(H[i], P[i], K[i], D[i], T[i])
+        C[i], LS[i], T[i, 0], T[i, 1] = S.sp4(H[i], P[i], K[i], D[i])
 
 
 @njit(cache=True)
 def _sp5_batch(P0, P1, P2, P3, K1, K2, K3, T1, T2, T3, C):  # pragma: no cover - compiled
     for i in range(P0.shape[0]):
-        C[i] = S.sp5(P0[i], P1[i], P2[i], P3[i], K1[i], K2[i], K3[i], T1[i], T2[i], T3[i])
+        n, a, b, c = S.sp5(P0[i], P1[i], P2[i], P3[i], K1[i], K2[i], K3[i])
+        C[i] = n
+        for j in range(4):
+            T1[i, j] = a[j]
+            T2[i, j] = b[j]
+            T3[i, j] = c[j]
 
 
 @njit(cache=True)
 def _sp6_batch(H1, H2, H3, H4, K1, K2, K3, K4, P1, P2, P3, P4, D1, D2, T1, T2,
                C):  # pragma: no cover - compiled
     for i in range(P1.shape[0]):
-        C[i] = S.sp6(H1[i], H2[i], H3[i], H4[i], K1[i], K2[i], K3[i], K4[i], P1[i], P2[i],
-                     P3[i], P4[i], D1[i], D2[i], T1[i], T2[i])
+        n, a, b = S.sp6(H1[i], H2[i], H3[i], H4[i], K1[i], K2[i], K3[i], K4[i], P1[i], P2[i],
+                        P3[i], P4[i], D1[i], D2[i])
+        C[i] = n
+        for j in range(4):
+            T1[i, j] = a[j]
+            T2[i, j] = b[j]
 
 
 def _mask(theta: Array, count: NDArray[np.int64]) -> Array:
