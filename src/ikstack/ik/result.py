@@ -15,7 +15,6 @@ from numpy.typing import NDArray
 
 from ikstack.kinematics import fk
 from ikstack.model import Chain
-from ikstack.spatial import se3
 
 Array = NDArray[np.float64]
 
@@ -93,9 +92,23 @@ class IKResult:
 
 
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
-    """Position [m] and geodesic rotation [rad] errors of ``fk(q)`` against targets (broadcast)."""
+    """Position [m] and geodesic rotation [rad] errors of ``fk(q)`` against targets (broadcast).
+
+    The same numbers as :func:`ikstack.spatial.position_rotation_error`, computed directly: the
+    angle of ``R_target R^T`` is ``atan2(|axial part|, (trace - 1) / 2)``, accurate near 0 and
+    pi, without the quaternion round trip (this gate runs on every IK candidate).
+    """
     T = fk(chain, q)
-    return se3.position_rotation_error(T_target, T)
+    Tt = np.asarray(T_target, dtype=np.float64)
+    dp = Tt[..., :3, 3] - T[..., :3, 3]
+    perr = np.sqrt(np.einsum("...i,...i->...", dp, dp))
+    M = np.einsum("...ij,...kj->...ik", Tt[..., :3, :3], T[..., :3, :3])
+    c = 0.5 * (M[..., 0, 0] + M[..., 1, 1] + M[..., 2, 2] - 1.0)
+    vx = M[..., 2, 1] - M[..., 1, 2]
+    vy = M[..., 0, 2] - M[..., 2, 0]
+    vz = M[..., 1, 0] - M[..., 0, 1]
+    rerr = np.arctan2(0.5 * np.sqrt(vx * vx + vy * vy + vz * vz), c)
+    return perr, rerr
 
 
 def certify(
