@@ -208,10 +208,9 @@ def run_speed(quick: bool) -> dict[str, object]:
     rows = []
     for name, chain, ns in (("ur5", robots.load("ur5"), 128), ("irb6640", irb6640(), 128),
                             ("iiwa14", robots.load("iiwa14"), 128)):
-        s = sizes if chain.dof == 6 else (sizes[0], sizes[1] // (10 if quick else 20))
         n1 = n_single if chain.dof == 6 else max(20, n_single // 10)
-        row = bench_arm(name, chain, s, n1, rng, ns)
-        row["ratios"] = ratios(row, s)
+        row = bench_arm(name, chain, sizes, n1, rng, ns)
+        row["ratios"] = ratios(row, sizes)
         rows.append(row)
     return {"benchmark": "bench_analytic", "quick": quick, "versions": versions(),
             "machine": machine(), "rows": rows}

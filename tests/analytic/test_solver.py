@@ -239,3 +239,24 @@ def test_path_step_bound_rejects_a_jump():
     r = ik.solve_path(chain.fk(np.stack([q0, q1, q0])), seed=q0)
     assert r.success[0] and not r.success[1] and r.success[2]
     assert r.status[1] == IKStatus.STEP_LIMIT and np.array_equal(r.q[1], r.q[0])
+
+
+def test_large_batches_are_chunked_with_identical_results(monkeypatch):
+    import ikstack.ik.analytic.solver as solver_mod
+
+    chain = robots.load("iiwa14")
+    q, T = in_limit_targets(chain, np.random.default_rng(6), 40)
+    ik = AnalyticIK(chain, num_samples=8)
+    whole = ik.solve(T)
+    monkeypatch.setattr(solver_mod, "CHUNK_CANDIDATES", 3 * ik.K)
+    parts = ik.solve(T)
+    assert np.array_equal(whole.q, parts.q) and np.array_equal(whole.success, parts.success)
+
+
+def test_near_mode_on_an_exact_arm_matches_strict_solutions():
+    chain = robots.load("ur5")
+    q, T = in_limit_targets(chain, np.random.default_rng(9), 50)
+    strict = AnalyticIK(chain).solve(T, seed=q)
+    near = AnalyticIK(chain, mode="near").solve(T, seed=q)
+    assert near.success.all() and near.method == "analytic:three_parallel:near"
+    assert np.abs(near.q - strict.q).max() < 1e-6

@@ -71,41 +71,49 @@ def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no c
 
 
 @njit(cache=True)
+def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
+    """Move ``q`` to its representatives in place; ``(within limits, distance, max step)``."""
+    lim = True
+    d = 0.0
+    step = 0.0
+    for j in range(q.shape[0]):
+        x = q[j]
+        if revolute[j]:
+            x = representative(x, seed[j], lo[j], hi[j])
+        if x < lo[j]:
+            if x >= lo[j] - LIMIT_SNAP:
+                x = lo[j]
+            else:
+                lim = False
+        if x > hi[j]:
+            if x <= hi[j] + LIMIT_SNAP:
+                x = hi[j]
+            else:
+                lim = False
+        q[j] = x
+        dd = x - seed[j]
+        d += W[j] * dd * dd
+        step = max(step, abs(dd))
+    return lim, d, step
+
+
+@njit(cache=True)
 def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  max_step, W, lazy, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
-    dof = Q.shape[1]
+                  max_step, W, lazy, piters, max_dq, OK, FK, LIM, D,
+                  Tbuf):  # pragma: no cover - compiled
     K = Q.shape[0]
     for k in range(K):
-        lim = True
-        d = 0.0
-        step = 0.0
-        for j in range(dof):
-            x = Q[k, j]
-            if not np.isfinite(x):
-                x = seed[j]
+        for j in range(Q.shape[1]):
+            if not np.isfinite(Q[k, j]):
+                Q[k, j] = seed[j]
                 V[k] = False
-            if revolute[j]:
-                x = representative(x, seed[j], lo[j], hi[j])
-            if x < lo[j]:
-                if x >= lo[j] - LIMIT_SNAP:
-                    x = lo[j]
-                else:
-                    lim = False
-            if x > hi[j]:
-                if x <= hi[j] + LIMIT_SNAP:
-                    x = hi[j]
-                else:
-                    lim = False
-            Q[k, j] = x
-            dd = x - seed[j]
-            d += W[j] * dd * dd
-            step = max(step, abs(dd))
+        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         LIM[k] = lim
         D[k] = d
         OK[k] = V[k] and lim and step <= max_step  # FK still to check
         FK[k] = False
     if lazy:
-        # only the nearest candidate that passes the FK gate matters: check in distance order
+        # only the nearest candidate that passes every gate matters: check in distance order
         while True:
             best = -1
             for k in range(K):
@@ -113,7 +121,13 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
                     best = k
             if best < 0:
                 break
-            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
+            ok = True
+            if piters > 0:
+                polish_one(Q[best], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+                lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
+                LIM[best] = lim
+                ok = lim and step <= max_step
+            if ok and _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
                 FK[best] = True
                 for k in range(K):
                     OK[k] = k == best
@@ -122,12 +136,40 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
             OK[best] = False
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
+        step = 0.0
+        if V[k] and piters > 0:
+            polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+            LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        for j in range(Q.shape[1]):
+            step = max(step, abs(Q[k, j] - seed[j]))
         FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
-        dd = 0.0
-        for j in range(dof):
-            dd = max(dd, abs(Q[k, j] - seed[j]))
-        OK[k] = FK[k] and LIM[k] and dd <= max_step
+        OK[k] = FK[k] and LIM[k] and step <= max_step
     _project(Q, LIM, lo, hi)
+
+
+@njit(cache=True, parallel=True)
+def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
+             W, lazy, piters, max_dq, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
+    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof).
+
+    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
+    are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
+    each candidate is first polished on the true model by at most ``piters`` bounded monotone
+    Newton corrections (:func:`polish_one`).
+    """
+    n = Q.shape[0]
+    if parallel:
+        for i in prange(n):
+            Tbuf = np.empty((4, 4))
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                          D[i], Tbuf)
+    else:
+        Tbuf = np.empty((4, 4))
+        for i in range(n):
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                          D[i], Tbuf)
 
 
 @njit(cache=True)
@@ -137,27 +179,6 @@ def _project(Q, LIM, lo, hi):  # pragma: no cover - compiled
         if not LIM[k]:
             for j in range(Q.shape[1]):
                 Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
-
-
-@njit(cache=True, parallel=True)
-def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, lazy, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
-    """Representatives, limits, FK pre-gate and distances for candidates ``Q`` (N, K, dof).
-
-    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
-    are FK-checked in order of distance until one passes).
-    """
-    n = Q.shape[0]
-    if parallel:
-        for i in prange(n):
-            Tbuf = np.empty((4, 4))
-            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, lazy, OK[i], FK[i], LIM[i], D[i], Tbuf)
-    else:
-        Tbuf = np.empty((4, 4))
-        for i in range(n):
-            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, lazy, OK[i], FK[i], LIM[i], D[i], Tbuf)
 
 
 @njit(cache=True)
@@ -222,18 +243,3 @@ def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  
         jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
         _err6(Tq, Tt, e)
     return used
-
-
-@njit(cache=True, parallel=True)
-def polish(Q, T, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol,
-           parallel):  # pragma: no cover - compiled
-    """Polish every candidate of ``Q`` (N, K, dof) on the true model (near mode)."""
-    n = Q.shape[0]
-    if parallel:
-        for i in prange(n):
-            for k in range(Q.shape[1]):
-                polish_one(Q[i, k], T[i], Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol)
-    else:
-        for i in range(n):
-            for k in range(Q.shape[1]):
-                polish_one(Q[i, k], T[i], Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol)

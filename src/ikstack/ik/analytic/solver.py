@@ -138,11 +138,13 @@ class AnalyticIK:
         Q, V = self.family.solve(T, S)
         cc = self._cc
         par = n >= PARALLEL_THRESHOLD
+        piters = 0
         if self.near:
+            # every surrogate branch (exact or least-squares) and the seed itself are initial
+            # guesses for the bounded polish on the true model
             Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
-            _select.polish(Q, T, cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, NEAR_ITERATIONS,
-                           NEAR_MAX_STEP, self.position_tolerance, self.rotation_tolerance, par)
             V = np.ones(Q.shape[:2], dtype=np.bool_)
+            piters = NEAR_ITERATIONS
         k = Q.shape[1]
         OK = np.empty((n, k), dtype=np.bool_)
         FK = np.empty((n, k), dtype=np.bool_)
@@ -151,7 +153,7 @@ class AnalyticIK:
         step = np.inf if self.max_joint_step is None else self.max_joint_step
         _select.finalize(Q, V, S, T, self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds,
                          cc.R_end, cc.p_end, self.position_tolerance, self.rotation_tolerance,
-                         step, self.weights, lazy, OK, FK, LIM, D, par)
+                         step, self.weights, lazy, piters, NEAR_MAX_STEP, OK, FK, LIM, D, par)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
