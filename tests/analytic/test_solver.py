@@ -260,3 +260,36 @@ def test_near_mode_on_an_exact_arm_matches_strict_solutions():
     near = AnalyticIK(chain, mode="near").solve(T, seed=q)
     assert near.success.all() and near.method == "analytic:three_parallel:near"
     assert np.abs(near.q - strict.q).max() < 1e-6
+
+
+def industrial_layouts():
+    ex, ey, ez = np.eye(3)
+    z = np.zeros(3)
+    return {
+        # shoulder axes meeting and upper arm parallel to forearm axis (PUMA)
+        "puma": (np.array([ez, ey, ey, ez, ey, ez]),
+                 np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z,
+                           0.056 * ez])),
+        # shoulder offset, axes 2 and 3 parallel (KUKA KR / IRB 6640)
+        "kuka_kr": (np.array([-ez, ey, ey, -ex, ey, -ex]),
+                    np.array([0.675 * ez, 0.35 * ex, 1.15 * ez, -0.041 * ez + 1.2 * ex, z, z,
+                              0.215 * ex])),
+        # axes 2 and 3 meeting
+        "second_meet": (np.array([ez, ey, ex, ez, ey, ez]),
+                        np.array([0.4 * ez, 0.1 * ex, z, 0.5 * ex + 0.3 * ez, z, z,
+                                  0.1 * ez])),
+    }
+
+
+@pytest.mark.parametrize("layout", ["puma", "kuka_kr", "second_meet"])
+def test_spherical_wrist_variants_recover_every_target(layout):
+    from ikstack.ik.analytic.geometry import chain_from_hp
+
+    H, P = industrial_layouts()[layout]
+    chain = chain_from_hp(H, P)
+    assert classify(chain).family == "spherical_wrist"
+    rng = np.random.default_rng(12)
+    q = rng.uniform(-np.pi, np.pi, (300, 6))
+    r = AnalyticIK(chain).solve(chain.fk(q), seed=q, return_all=True)
+    assert r.success.all() and r.position_error.max() < 1e-9
+    assert np.abs(np.angle(np.exp(1j * (r.q - q)))).max() < 1e-6

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp5, sp6
+from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp4, sp5, sp6
 from ikstack.ik.analytic._vec import (
     add,
     any_perp,
     cross,
+    dot,
     m9,
     mm,
     mT,
@@ -75,9 +76,75 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
             Q[k, j] = seed[j]
 
 
+#: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
+#: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
+GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
+
+
 @njit(cache=True)
-def spherical_wrist(Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
-    """6R whose last three axes meet (``P[4] = P[5] = 0``): subproblem 5, then the wrist.
+def _position3(var, pW, H, P):  # pragma: no cover - compiled
+    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``."""
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    P0, P1, P2, P3 = v3(P[0]), v3(P[1]), v3(P[2]), v3(P[3])
+    w0 = sub(pW, P0)
+    if var == GENERAL:
+        n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
+        return n, t0, t1, t2
+    a0 = [0.0, 0.0, 0.0, 0.0]
+    a1 = [0.0, 0.0, 0.0, 0.0]
+    a2 = [0.0, 0.0, 0.0, 0.0]
+    cnt = 0
+    if var == TWO_PARALLEL:
+        # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
+        m, ls, x0, x1 = sp4(h1, w0, neg(h0), dot(h1, add(add(P1, P2), P3)))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for i in range(m):
+            q0 = x0 if i == 0 else x1
+            w = sub(rot(h0, -q0, w0), P1)
+            k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
+            if ls2:
+                continue
+            for j in range(k):
+                q2 = y0 if j == 0 else y1
+                q1, _ = sp1(add(P2, rot(h2, q2, P3)), w, h1)
+                a0[cnt], a1[cnt], a2[cnt] = q0, q1, q2
+                cnt += 1
+    elif var == FIRST_MEET:
+        # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
+        k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for j in range(k):
+            q2 = y0 if j == 0 else y1
+            m, ls2, t1, t2 = sp2(w0, add(P2, rot(h2, q2, P3)), neg(h0), h1)
+            if ls2:
+                continue
+            for i in range(m):
+                a0[cnt], a1[cnt], a2[cnt] = t1[i], t2[i], q2
+                cnt += 1
+    else:
+        # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
+        k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for i in range(k):
+            q0 = x0 if i == 0 else x1
+            w = sub(rot(h0, -q0, w0), P1)
+            m, ls2, t1, t2 = sp2(w, P3, h1, h2)
+            if ls2:
+                continue
+            for j in range(m):
+                a0[cnt], a1[cnt], a2[cnt] = q0, -t1[j], t2[j]
+                cnt += 1
+    return (cnt, (a0[0], a0[1], a0[2], a0[3]), (a1[0], a1[1], a1[2], a1[3]),
+            (a2[0], a2[1], a2[2], a2[3]))
+
+
+@njit(cache=True)
+def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
+    """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
+    wrist by a three-axis decomposition.
 
     ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
     """
@@ -86,7 +153,7 @@ def spherical_wrist(Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compil
     pW = sub(pt, mv(R06, P[6]))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
-    n, t0, t1, t2 = sp5(neg(P[1]), sub(pW, P[0]), v3(P[2]), v3(P[3]), neg(h0), h1, h2)
+    n, t0, t1, t2 = _position3(var, pW, H, P)
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
@@ -156,7 +223,7 @@ def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def solve6(fid, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
     """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family; ``rev`` solves ``T^-1``
     with the chain read backwards."""
     if rev:
@@ -165,41 +232,41 @@ def solve6(fid, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - 
         sr = seed[::-1].copy()
         Qr = np.empty_like(Q)
         if fid == SPHERICAL:
-            spherical_wrist(Rr, pr, H, P, R6T, sr, Qr, V)
+            spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
         else:
             three_parallel(Rr, pr, H, P, R6T, sgn, sr, Qr, V)
         for k in range(Q.shape[0]):
             for j in range(6):
                 Q[k, j] = Qr[k, 5 - j]
     elif fid == SPHERICAL:
-        spherical_wrist(Rt, pt, H, P, R6T, seed, Q, V)
+        spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
     else:
         three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V)
 
 
 @njit(cache=True)
-def _batch6_range(lo, hi, fid, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover
+def _batch6_range(lo, hi, fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover
     R6 = m9(R6T)
     for i in range(lo, hi):
         Ti = T[i]
-        solve6(fid, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i],
+        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i],
                V[i])
 
 
 @njit(cache=True, parallel=True)
-def batch6(fid, rev, T, S, H, P, R6T, sgn, Q, V, parallel):  # pragma: no cover - compiled
+def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):  # pragma: no cover - compiled
     """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) for targets ``T`` (N, 4, 4)."""
     n = T.shape[0]
     if not parallel:
-        _batch6_range(0, n, fid, rev, T, S, H, P, R6T, sgn, Q, V)
+        _batch6_range(0, n, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
         return
     nblk = (n + 63) // 64
     for b in prange(nblk):
-        _batch6_range(b * 64, min(n, b * 64 + 64), fid, rev, T, S, H, P, R6T, sgn, Q, V)
+        _batch6_range(b * 64, min(n, b * 64 + 64), fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
 
 
 @njit(cache=True)
-def _locked_one(fid, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q,
+def _locked_one(fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q,
                 V):  # pragma: no cover - compiled
     dof = seed.shape[0]
     sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
@@ -226,7 +293,7 @@ def _locked_one(fid, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed,
             G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
             R2 = mm(Rt, G_R)
             p2 = add(mv(Rt, G_p), pt)
-        solve6(fid, rev, R2, p2, H, P, R6T, sgn, sub_seed, Qs, Vs)
+        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, sub_seed, Qs, Vs)
         for k in range(8):
             slot = s * 8 + k
             V[slot] = Vs[k]
@@ -241,7 +308,7 @@ def _locked_one(fid, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed,
 
 
 @njit(cache=True, parallel=True)
-def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V,
+def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V,
                  parallel):  # pragma: no cover - compiled
     """7R with one end joint locked at ``vals`` (and first at each seed's own value)."""
     n = T.shape[0]
@@ -255,7 +322,7 @@ def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, 
                 vv[0] = S[i, lock_idx]
                 off = 1
             vv[off:] = vals
-            _locked_one(fid, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
                         V[i])
     else:
         vv = np.empty(nv)
@@ -265,5 +332,5 @@ def batch_locked(fid, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, 
                 vv[0] = S[i, lock_idx]
                 off = 1
             vv[off:] = vals
-            _locked_one(fid, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
                         V[i])

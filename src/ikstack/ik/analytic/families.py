@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.ik.analytic import _srs
-from ikstack.ik.analytic.geometry import Lines, closest_point
+from ikstack.ik.analytic.geometry import Lines, closest_point, parallel_error
 
 Array = NDArray[np.float64]
 
@@ -46,10 +46,21 @@ def _pform(lines: Lines) -> tuple[Array, Array, Array]:
     return (np.ascontiguousarray(lines.h), P, np.ascontiguousarray(lines.M[:3, :3]))
 
 
-def spherical_wrist_lines(lines: Lines) -> Lines:
-    """Lines with axes 4-6 through their least-squares common point (exact for the family)."""
+def spherical_wrist_lines(lines: Lines, tol: float = 1e-9) -> tuple[Lines, int]:
+    """Lines with axes 4-6 through their least-squares common point (exact for the family),
+    and the position variant: axes 2 and 3 parallel, axes 1 and 2 meeting (described through
+    their common point), axes 2 and 3 meeting, or general (subproblem 5)."""
     W, _ = closest_point(lines.h[3:6], lines.r[3:6])
-    return lines.with_points([3, 4, 5], W)
+    out = lines.with_points([3, 4, 5], W)
+    h = out.h
+    if parallel_error(h[1], h[2]) <= tol:
+        return out, F6.TWO_PARALLEL
+    for var, (i, j) in ((F6.FIRST_MEET, (0, 1)), (F6.SECOND_MEET, (1, 2))):
+        if parallel_error(h[i], h[j]) > 1e-6:
+            B, d = closest_point(h[[i, j]], out.r[[i, j]])
+            if d <= tol:
+                return out.with_points([i, j], B), var
+    return out, F6.GENERAL
 
 
 def three_parallel_lines(lines: Lines) -> tuple[Lines, Array]:
@@ -76,10 +87,11 @@ class SixR:
         self.reverse = reverse
         self.dof = 6
         work = lines.reversed() if reverse else lines
+        self.var = F6.GENERAL
         if kind == "spherical_wrist":
             self.fid = F6.SPHERICAL
             self.sgn = np.ones(6)
-            work = spherical_wrist_lines(work)
+            work, self.var = spherical_wrist_lines(work)
         elif kind == "three_parallel":
             self.fid = F6.THREE_PARALLEL
             work, self.sgn = three_parallel_lines(work)
@@ -97,7 +109,7 @@ class SixR:
         n = T.shape[0]
         Q = np.empty((n, self.K, 6))
         V = np.empty((n, self.K), dtype=np.bool_)
-        F6.batch6(self.fid, self.reverse, T, seed, self.H, self.P, self.R6T, self.sgn, Q, V,
+        F6.batch6(self.fid, self.var, self.reverse, T, seed, self.H, self.P, self.R6T, self.sgn, Q, V,
                   n >= PARALLEL_THRESHOLD)
         return Q, V
 
@@ -134,7 +146,7 @@ class LockedJoint:
         Q = np.empty((n, self.K, 7))
         V = np.empty((n, self.K), dtype=np.bool_)
         s = self.sub
-        F6.batch_locked(s.fid, s.reverse, T, seed, self.lock_first, self.lh, self.lr, self.M,
+        F6.batch_locked(s.fid, s.var, s.reverse, T, seed, self.lock_first, self.lh, self.lr, self.M,
                         self.grid, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= 8)
         return Q, V
 
