@@ -293,3 +293,19 @@ def test_spherical_wrist_variants_recover_every_target(layout):
     r = AnalyticIK(chain).solve(chain.fk(q), seed=q, return_all=True)
     assert r.success.all() and r.position_error.max() < 1e-9
     assert np.abs(np.angle(np.exp(1j * (r.q - q)))).max() < 1e-6
+
+
+def test_coupled_joint_constraint_is_respected_by_the_selection():
+    from ikstack.model.constraints import LinearJointConstraint
+
+    ur5 = robots.load("ur5")
+    q = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
+    T = ur5.fk(q)
+    # q3 <= 0 only: the truth (the nearest branch, q3 = 1.0) breaks the rule
+    rule = LinearJointConstraint(A=np.array([[0, 0, 1.0, 0, 0, 0]]), b=np.array([0.0]),
+                                 name="elbow_down")
+    chain = ur5.with_constraints([rule])
+    r = AnalyticIK(chain).solve(T, seed=q)
+    assert r.success[0] and r.q[0, 2] <= 0.0
+    assert chain.constraints_satisfied(r.q).all()
+    assert np.abs(r.q[0] - q).max() > 0.1  # another branch than the seed's own

@@ -157,7 +157,14 @@ class AnalyticIK:
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
+            redo = lazy & (OK & ~CON).any(axis=1)
             OK &= CON
+            if redo.any():
+                # the nearest candidate broke a coupled-joint constraint: check every candidate
+                idx = np.flatnonzero(redo)
+                Qr, OKr, FKr, LIMr, CONr, Dr = self._candidates(
+                    np.ascontiguousarray(T[idx]), np.ascontiguousarray(S[idx]), lazy=False)
+                Q[idx], OK[idx], FK[idx], LIM[idx], CON[idx], D[idx] = Qr, OKr, FKr, LIMr, CONr, Dr
         return Q, OK, FK, LIM, CON, D
 
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
@@ -182,6 +189,7 @@ class AnalyticIK:
         if return_all or n <= chunk:
             return self._solve(T, S, return_all)
         parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
+
         def cat(field: str) -> Any:
             return np.concatenate([getattr(p, field) for p in parts])
 
@@ -198,8 +206,7 @@ class AnalyticIK:
                             np.zeros(0, np.int64),
                             np.zeros((0, k, dof)) if return_all else None,
                             np.zeros((0, k), dtype=bool) if return_all else None)
-        Q, OK, FK, LIM, CON, D = self._candidates(
-            T, S, lazy=not return_all and not self.chain.constraints)
+        Q, OK, FK, LIM, CON, D = self._candidates(T, S, lazy=not return_all)
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
@@ -264,5 +271,5 @@ class AnalyticIK:
             perr = np.where(success, perr, pe)
             rerr = np.where(success, rerr, re)
         zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q, success, perr, rerr, status, self.method + ":path", zeros,
+        return IKResult(q, success, perr, rerr, status, self.method, zeros,
                         zeros.copy())
