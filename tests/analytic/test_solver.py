@@ -309,3 +309,18 @@ def test_coupled_joint_constraint_is_respected_by_the_selection():
     assert r.success[0] and r.q[0, 2] <= 0.0
     assert chain.constraints_satisfied(r.q).all()
     assert np.abs(r.q[0] - q).max() > 0.1  # another branch than the seed's own
+
+
+@pytest.mark.parametrize("name", ["iiwa14", "marvin_left"])
+def test_swivel_limit_arcs_recover_targets_that_sampling_misses(name):
+    from ikstack.ik.analytic.families import SRS
+    from ikstack.ik.analytic.geometry import chain_lines
+
+    chain = robots.load(name)
+    q, T = in_limit_targets(chain, np.random.default_rng(14), 600)
+    with_arcs = AnalyticIK(chain, num_samples=1).solve(T)
+    sampled_only = AnalyticIK(chain, num_samples=1)
+    sampled_only.family = SRS(chain_lines(chain), 1)  # no limits given: no arcs
+    missed = ~sampled_only.solve(T).success
+    assert missed.any()  # one swivel sample (plus the seed's) is not enough ...
+    assert with_arcs.success.all()  # ... but one per joint-limit arc is

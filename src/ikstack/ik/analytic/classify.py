@@ -124,7 +124,7 @@ def _detect7(lines: Lines, tol: float, lower: np.ndarray, upper: np.ndarray) -> 
     d = max(d1, d2)
     why = "; ".join(w for w in (w1, w2) if w)
     out.append(Detection("srs", d, d <= tol, d <= NEAR_DISTANCE, why,
-                         lambda ns: SRS(lines, ns)))
+                         lambda ns: SRS(lines, ns, lower, upper)))
     for lock_first in (False, True):
         j = 0 if lock_first else 6
         sub = lines.sub(1, 7, lines.M) if lock_first else lines.sub(0, 6, lines.M)

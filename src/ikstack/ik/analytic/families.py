@@ -155,12 +155,16 @@ class SRS:
     """7R with a spherical shoulder (axes 1-3 meet) and a spherical wrist (axes 5-7 meet).
 
     Candidates at the seed's own swivel angle first, then at ``num_samples`` swivel angles
-    spread uniformly over a turn: ``K = 8 (num_samples + 1)``.
+    spread uniformly over a turn, then (``arcs``) at one swivel inside every arc between the
+    swivels where a joint reaches a limit (Shimizu's closed-form joint-limit crossings), so a
+    target with an in-limit solution is not missed by sampling:
+    ``K = 8 (num_samples + 1 + 48)``.
     """
 
     name = "srs"
 
-    def __init__(self, lines: Lines, num_samples: int):
+    def __init__(self, lines: Lines, num_samples: int, lower: Array | None = None,
+                 upper: Array | None = None, arcs: bool = True):
         self.dof = 7
         S, _ = closest_point(lines.h[0:3], lines.r[0:3])
         W, _ = closest_point(lines.h[4:7], lines.r[4:7])
@@ -173,7 +177,10 @@ class SRS:
         self.p7T = lines.M[:3, 3] - W
         self.R7T = np.ascontiguousarray(lines.M[:3, :3])
         self.grid = -math.pi + 2.0 * math.pi * np.arange(num_samples) / max(num_samples, 1)
-        self.K = 8 * (num_samples + 1)
+        self.lo = np.full(7, -np.inf) if lower is None else np.asarray(lower, dtype=np.float64)
+        self.hi = np.full(7, np.inf) if upper is None else np.asarray(upper, dtype=np.float64)
+        self.arcs = bool(arcs) and bool(np.isfinite(self.lo).any() or np.isfinite(self.hi).any())
+        self.K = 8 * (num_samples + 1 + (_srs.MAX_ARCS if self.arcs else 0))
         self.surrogate = lines.with_points([0, 1, 2], S).with_points([4, 5, 6], W)
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
@@ -181,5 +188,5 @@ class SRS:
         Q = np.empty((n, self.K, 7))
         V = np.empty((n, self.K), dtype=np.bool_)
         _srs.batch_srs(T, seed, self.H, self.S, self.pS3, self.p3W, self.p7T, self.R7T,
-                       self.grid, True, Q, V, n >= 8)
+                       self.grid, True, self.lo, self.hi, self.arcs, Q, V, n >= 8)
         return Q, V
