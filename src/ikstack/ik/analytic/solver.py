@@ -226,7 +226,13 @@ class AnalyticIK:
                                     np.where(~fk_lim_con, IKStatus.CONSTRAINT,
                                              IKStatus.STEP_LIMIT)))
             status[fails] = why[fails]
+            # a candidate the compiled gate passed but certify did not (round-off at the
+            # tolerance): reported as not meeting the FK tolerances
+            status[found & ~ok] = IKStatus.UNREACHABLE
             q[fails] = S[fails]
+            if (found & ~ok).any():
+                _, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
+                                        self.rotation_tolerance)
         q_all = valid_all = None
         if return_all:
             okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
