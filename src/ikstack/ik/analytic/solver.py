@@ -91,6 +91,7 @@ class AnalyticIK:
         self._lo = np.ascontiguousarray(chain.lower + chain.kinematic_margin)
         self._hi = np.ascontiguousarray(chain.upper - chain.kinematic_margin)
         self._revolute = np.ascontiguousarray(chain.is_revolute)
+        self._middle = np.minimum(np.maximum(chain.middle(), self._lo), self._hi)
         self._cc = compile_chain(chain)
 
     def _pick(self, dets: list[Detection]) -> Detection:
@@ -121,16 +122,14 @@ class AnalyticIK:
     def _seeds(self, seed: ArrayLike | None, n: int) -> Array:
         dof = self.chain.dof
         if seed is None:
-            s = np.broadcast_to(self.chain.middle(), (n, dof))
-        else:
-            s = as_vectors(seed, "seed", dof)
-            if s.ndim == 1:
-                s = s[None]
-            if s.ndim != 2 or s.shape[0] not in (1, n):
-                raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
-            s = np.broadcast_to(s, (n, dof))
-        lo = np.where(np.isfinite(self._lo), self._lo, -np.inf)
-        return np.ascontiguousarray(np.clip(s, lo, self._hi))
+            return np.ascontiguousarray(np.broadcast_to(self._middle, (n, dof)))
+        s = as_vectors(seed, "seed", dof)
+        if s.ndim == 1:
+            s = s[None]
+        if s.ndim != 2 or s.shape[0] not in (1, n):
+            raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
+        s = np.minimum(np.maximum(s, self._lo), self._hi)
+        return np.ascontiguousarray(np.broadcast_to(s, (n, dof)))
 
     # ------------------------------------------------------------------ solving
     def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
