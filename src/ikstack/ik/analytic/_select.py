@@ -112,6 +112,7 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
         D[k] = d
         OK[k] = V[k] and lim and step <= max_step  # FK still to check
         FK[k] = False
+    polished = np.zeros(K, dtype=np.bool_)
     if lazy:
         # only the nearest candidate that passes every gate matters: check in distance order
         while True:
@@ -121,13 +122,15 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
                     best = k
             if best < 0:
                 break
-            ok = True
-            if piters > 0:
+            if piters > 0 and not polished[best]:
+                # polish, then let the polished candidate compete again at its new distance
                 polish_one(Q[best], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+                polished[best] = True
                 lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
                 LIM[best] = lim
-                ok = lim and step <= max_step
-            if ok and _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
+                OK[best] = lim and step <= max_step
+                continue
+            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
                 FK[best] = True
                 for k in range(K):
                     OK[k] = k == best
@@ -137,7 +140,7 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
         step = 0.0
-        if V[k] and piters > 0:
+        if V[k] and piters > 0 and not (lazy and polished[k]):
             polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         for j in range(Q.shape[1]):

@@ -24,6 +24,8 @@ NEAR_ITERATIONS = 12
 NEAR_MAX_STEP = 0.25
 #: candidate scratch bound: targets are solved in chunks of at most this many candidates
 CHUNK_CANDIDATES = 1 << 18
+#: re-selections after the nearest branch broke a coupled-joint constraint
+CONSTRAINT_RETRIES = 16
 
 
 class AnalyticIK:
@@ -136,13 +138,13 @@ class AnalyticIK:
         n = T.shape[0]
         Q, V = self.family.solve(T, S)
         cc = self._cc
-        par = n >= PARALLEL_THRESHOLD
         piters = 0
         if self.near:
             # every surrogate branch (exact or least-squares) and the seed itself are initial
             # guesses for the bounded polish on the true model
+            written = V | np.any(Q != S[:, None, :], axis=2)  # unwritten slots hold the seed
             Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
-            V = np.ones(Q.shape[:2], dtype=np.bool_)
+            V = np.concatenate([written, np.ones((n, 1), dtype=np.bool_)], axis=1)
             piters = NEAR_ITERATIONS
         k = Q.shape[1]
         OK = np.empty((n, k), dtype=np.bool_)
@@ -150,20 +152,41 @@ class AnalyticIK:
         LIM = np.empty((n, k), dtype=np.bool_)
         D = np.empty((n, k))
         step = np.inf if self.max_joint_step is None else self.max_joint_step
-        _select.finalize(Q, V, S, T, self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds,
-                         cc.R_end, cc.p_end, self.position_tolerance, self.rotation_tolerance,
-                         step, self.weights, lazy, piters, NEAR_MAX_STEP, OK, FK, LIM, D, par)
+
+        def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
+                 Ds: Array) -> None:
+            _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
+                             cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
+                             self.rotation_tolerance, step, self.weights, lazy, piters,
+                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, len(Ts) >= PARALLEL_THRESHOLD)
+
+        gate(Q, V, S, T, OK, FK, LIM, D)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
-            redo = lazy & (OK & ~CON).any(axis=1)
+            for _ in range(CONSTRAINT_RETRIES):
+                bad = OK & ~CON
+                rows = np.flatnonzero(bad.any(axis=1))
+                if not lazy or rows.size == 0:
+                    break
+                # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
+                V[bad] = False
+                sub: list[Any] = [np.ascontiguousarray(a[rows])
+                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7])
+                CON[rows] = self.chain.constraints_satisfied(sub[0])
+            rows = np.flatnonzero((OK & ~CON).any(axis=1))
+            if lazy and rows.size:
+                # still breaking constraints after the retries: gate every candidate
+                lazy = False
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                CON[rows] = self.chain.constraints_satisfied(sub[0])
             OK &= CON
-            if redo.any():
-                # the nearest candidate broke a coupled-joint constraint: check every candidate
-                idx = np.flatnonzero(redo)
-                Qr, OKr, FKr, LIMr, CONr, Dr = self._candidates(
-                    np.ascontiguousarray(T[idx]), np.ascontiguousarray(S[idx]), lazy=False)
-                Q[idx], OK[idx], FK[idx], LIM[idx], CON[idx], D[idx] = Qr, OKr, FKr, LIMr, CONr, Dr
         return Q, OK, FK, LIM, CON, D
 
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
