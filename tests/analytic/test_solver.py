@@ -256,10 +256,11 @@ def test_large_batches_are_chunked_with_identical_results(monkeypatch):
 def test_near_mode_on_an_exact_arm_matches_strict_solutions():
     chain = robots.load("ur5")
     q, T = in_limit_targets(chain, np.random.default_rng(9), 50)
-    strict = AnalyticIK(chain).solve(T, seed=q)
-    near = AnalyticIK(chain, mode="near").solve(T, seed=q)
-    assert near.success.all() and near.method == "analytic:three_parallel:near"
-    assert np.abs(near.q - strict.q).max() < 1e-6
+    for seed in (q, None):  # at the truth, and far from it (the middle of the limits)
+        strict = AnalyticIK(chain).solve(T, seed=seed)
+        near = AnalyticIK(chain, mode="near").solve(T, seed=seed)
+        assert near.success.all() and near.method == "analytic:three_parallel:near"
+        assert np.abs(near.q - strict.q).max() < 1e-6
 
 
 def industrial_layouts():
