@@ -81,6 +81,37 @@ def per_call_us(fn, items, repeat: int = 1) -> float:
     return (time.perf_counter() - t) / (repeat * len(items)) * 1e6
 
 
+def in_limits_mod_turns(chain: Chain, Q: np.ndarray) -> np.ndarray:
+    """Whether some whole-turn shift of every joint lies within the (margin-reduced) limits."""
+    lo = chain.lower + chain.kinematic_margin
+    hi = chain.upper - chain.kinematic_margin
+    ok = np.ones(Q.shape[:-1], dtype=bool)
+    for j in range(chain.dof):
+        hit = np.zeros_like(ok)
+        for k in range(-2, 3):
+            v = Q[..., j] + 2 * np.pi * k
+            hit |= (v >= lo[j] - 1e-9) & (v <= hi[j] + 1e-9)
+        ok &= hit
+    return ok
+
+
+def certified_count(chain: Chain, Q: np.ndarray, T: np.ndarray, tol: float = 1e-6) -> int:
+    """Distinct solutions (mod whole turns) within the limits whose FK meets ``tol``."""
+    if len(Q) == 0:
+        return 0
+    F = chain.fk(Q)
+    pe = np.linalg.norm(F[:, :3, 3] - T[:3, 3], axis=-1)
+    M = np.einsum("ij,nkj->nik", T[:3, :3], F[:, :3, :3])
+    v = np.stack([M[:, 2, 1] - M[:, 1, 2], M[:, 0, 2] - M[:, 2, 0], M[:, 1, 0] - M[:, 0, 1]], 1)
+    re = np.arctan2(np.linalg.norm(v, axis=1) / 2, (np.trace(M, axis1=1, axis2=2) - 1) / 2)
+    keep = Q[(pe <= tol) & (re <= tol) & in_limits_mod_turns(chain, Q)]
+    distinct: list[np.ndarray] = []
+    for q in keep:
+        if not any(np.abs(np.angle(np.exp(1j * (q - d)))).max() < 1e-6 for d in distinct):
+            distinct.append(q)
+    return len(distinct)
+
+
 def fk_error(chain: Chain, Q: np.ndarray, T: np.ndarray) -> float:
     if len(Q) == 0:
         return float("nan")
@@ -116,7 +147,8 @@ class Peer:
     def prepare(self, T: np.ndarray) -> list:
         Rs = T[:, :3, :3] @ self.R_end.T
         if self.kind == "ik-geo":
-            return [(R, p) for R, p in zip(Rs, T[:, :3, 3], strict=True)]
+            # ik-geo's binding reads the 3x3 rotation column by column (checked by FK here)
+            return [(np.ascontiguousarray(R.T), p) for R, p in zip(Rs, T[:, :3, 3], strict=True)]
         out = T.copy()
         out[:, :3, :3] = Rs
         return list(out)
@@ -176,8 +208,10 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
                 continue
             items = peer.prepare(T[:n_single])
             row[f"{kind}_single_us"] = per_call_us(peer.call, items)
-            sols = [peer.solutions(peer.call(it)) for it in items[:m]]
+            sols = [peer.solutions(peer.call(it)) for it in peer.prepare(T[:m])]
             row[f"{kind}_solutions_mean"] = float(np.mean([len(s) for s in sols]))
+            row[f"{kind}_solutions_in_limits_mean"] = float(np.mean(
+                [certified_count(chain, s, T[i]) for i, s in enumerate(sols)]))
             errs = [fk_error(chain, s, np.repeat(T[i:i + 1], len(s), axis=0))
                     for i, s in enumerate(sols) if len(s)]
             row[f"{kind}_max_fk_error"] = float(np.max(errs)) if errs else float("nan")
@@ -219,18 +253,20 @@ def run_speed(quick: bool) -> dict[str, object]:
 def print_speed(res: dict[str, object]) -> None:
     rows = res["rows"]
     print(f"{'arm':<9} {'family':<38} {'K':>5} {'single us':>10} {'ik-geo us':>10} "
-          f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} {'sols (ik/geo/EAIK)':>19} "
+          f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} {'in-limit sols ik/geo/EAIK':>25} "
           f"{'max FK err':>10}")
     for r in rows:  # type: ignore[attr-defined]
         bkeys = sorted(k for k in r if k.startswith("ikstack_batch") and k.endswith("_us"))
         batch = " / ".join(f"{r[k]:.2f}" for k in bkeys)
         ekeys = sorted(k for k in r if k.startswith("eaik_batch"))
         eb = " / ".join(f"{r[k]:.2f}" for k in ekeys) or "-"
-        sols = (f"{r['ikstack_solutions_mean']:.2f}/{r.get('ik-geo_solutions_mean', float('nan')):.2f}"
-                f"/{r.get('eaik_solutions_mean', float('nan')):.2f}")
+        nan = float("nan")
+        sols = (f"{r['ikstack_solutions_mean']:.2f}/"
+                f"{r.get('ik-geo_solutions_in_limits_mean', nan):.2f}/"
+                f"{r.get('eaik_solutions_in_limits_mean', nan):.2f}")
         print(f"{r['arm']:<9} {r['family']:<38} {r['K']:>5} {r['ikstack_single_us']:>10.1f} "
               f"{r.get('ik-geo_single_us', float('nan')):>10.1f} "
-              f"{r.get('eaik_single_us', float('nan')):>9.1f} {batch:>22} {eb:>11} {sols:>19} "
+              f"{r.get('eaik_single_us', float('nan')):>9.1f} {batch:>22} {eb:>11} {sols:>25} "
               f"{r['ikstack_all_max_fk_error']:>10.1e}")
         print("    ratios: " + ", ".join(f"{k}={v:.2f}" for k, v in r["ratios"].items()))
 
