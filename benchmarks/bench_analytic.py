@@ -274,7 +274,7 @@ def print_speed(res: dict[str, object]) -> None:
 # ----------------------------------------------------------------------------- round trips
 def roundtrip_cases(quick: bool):  # noqa: ANN201
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "analytic"))
-    from arms import STRUCTURES_6R, random_arm
+    from analytic_arms import STRUCTURES_6R, random_arm
 
     yield "ur5", robots.load("ur5"), "strict", None
     yield "irb6640", irb6640(), "strict", None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from arms import STRUCTURES_6R, chain_from_lines, random_arm
+from analytic_arms import STRUCTURES_6R, chain_from_lines, random_arm
 
 import ikstack.robots as robots
 from ikstack.errors import UnsupportedGeometryError

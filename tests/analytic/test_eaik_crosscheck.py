@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from arms import random_arm
+from analytic_arms import random_arm
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK

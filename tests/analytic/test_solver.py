@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from arms import STRUCTURES_6R, random_arm
+from analytic_arms import STRUCTURES_6R, random_arm
 
 import ikstack.robots as robots
 from ikstack.errors import InputError, NonFiniteError, NotRigidTransformError, ShapeError
