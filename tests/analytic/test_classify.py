@@ -91,3 +91,9 @@ def test_every_structure_listed_has_a_detector():
     rng = np.random.default_rng(0)
     for s in STRUCTURES_6R:
         assert classify(random_arm(s, rng)).family is not None
+
+
+def test_offset_shoulder_beyond_near_tolerance_is_unsupported_with_its_distance():
+    c = classify(robots.load("rizon4"))  # shoulder axes 32.5 mm apart
+    assert c.family is None
+    assert "32.5 mm" in c.reason and "axes 1, 2, 3" in c.reason

@@ -29,8 +29,8 @@ from ikstack.ik.analytic.geometry import (
 from ikstack.model import Chain, JointType
 
 #: near-structure mode accepts surrogates this far from exact [m] / [rad]
-NEAR_DISTANCE = 0.05
-NEAR_ANGLE = 0.05
+NEAR_DISTANCE = 0.025
+NEAR_ANGLE = 0.025
 
 
 @dataclass(frozen=True)
