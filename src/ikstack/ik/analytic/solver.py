@@ -160,7 +160,21 @@ class AnalyticIK:
                              self.rotation_tolerance, step, self.weights, lazy, piters,
                              NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, len(Ts) >= PARALLEL_THRESHOLD)
 
-        gate(Q, V, S, T, OK, FK, LIM, D)
+        if self.near and lazy:
+            # the seed initialization is the last resort: polished from afar it may stop within
+            # the tolerances but short of the exact branch it converges to
+            V[:, -1] = False
+            gate(Q, V, S, T, OK, FK, LIM, D)
+            rows = np.flatnonzero(~OK.any(axis=1))
+            if rows.size:
+                V[rows, -1] = True
+                sub: list[Any] = [np.ascontiguousarray(a[rows])
+                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7])
+        else:
+            gate(Q, V, S, T, OK, FK, LIM, D)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
@@ -171,8 +185,7 @@ class AnalyticIK:
                     break
                 # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
                 V[bad] = False
-                sub: list[Any] = [np.ascontiguousarray(a[rows])
-                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
                 gate(*sub)
                 Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
                     sub[0], sub[1], sub[4], sub[5], sub[6], sub[7])
