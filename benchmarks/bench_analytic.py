@@ -190,8 +190,8 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
         r = ik.solve(T[:n])
         row[f"ikstack_batch{n}_us"] = (time.perf_counter() - t) / n * 1e6
         row[f"ikstack_batch{n}_success"] = float(r.success.mean())
-        row[f"ikstack_batch{n}_max_fk_error"] = float(np.max(r.position_error
-                                                            + r.rotation_error))
+        err = (r.position_error + r.rotation_error)[r.success]
+        row[f"ikstack_batch{n}_max_fk_error"] = float(err.max()) if err.size else float("nan")
     m = min(200, len(T))
     ra = ik.solve(T[:m], return_all=True)
     row["ikstack_solutions_mean"] = float(ra.valid_all.sum(axis=1).mean())

@@ -325,3 +325,13 @@ def test_swivel_limit_arcs_recover_targets_that_sampling_misses(name):
     missed = ~sampled_only.solve(T).success
     assert missed.any()  # one swivel sample (plus the seed's) is not enough ...
     assert with_arcs.success.all()  # ... but one per joint-limit arc is
+
+
+def test_nearly_folded_elbow_with_nearly_aligned_wrist_is_exact():
+    # subproblem 6's quartic is ill-conditioned here; its roots are polished on the equations
+    chain = robots.load("ur5")
+    q = np.array([3.67393861, 4.12199443, -3.11038738, -3.76891503, 3.07272056, 0.89078852])
+    r = AnalyticIK(chain).solve(chain.fk(q), return_all=True)
+    assert r.success[0]
+    assert r.position_error[0] < 1e-12 and r.rotation_error[0] < 1e-12
+    assert r.valid_all[0].sum() == 8

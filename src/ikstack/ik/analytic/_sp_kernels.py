@@ -144,22 +144,35 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
     n, roots = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
                             2.0 * (M01 * u0 + M11 * u1), 2.0 * (M00 * u0 + M10 * u1),
                             0.5 * (Q11 - Q00), Q01)
-    o0 = o1 = o2 = o3 = 0.0
+    x = [0.0, 0.0, 0.0, 0.0]
+    y = [0.0, 0.0, 0.0, 0.0]
     for i in range(n):
         s = math.sin(roots[i])
         c = math.cos(roots[i])
         other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
-        if i == 0:
-            o0 = other
-        elif i == 1:
-            o1 = other
-        elif i == 2:
-            o2 = other
-        else:
-            o3 = other
-    if swap:
-        return n, (o0, o1, o2, o3), roots
-    return n, roots, (o0, o1, o2, o3)
+        ta, tb = (other, roots[i]) if swap else (roots[i], other)
+        # two Newton steps on the original pair of equations: the quartic's coefficients
+        # can be ill-conditioned (nearly singular blocks), the equations themselves are not
+        for _ in range(2):
+            sa, ca, sb, cb = math.sin(ta), math.cos(ta), math.sin(tb), math.cos(tb)
+            f1 = a1s * sa + a1c * ca + b1s * sb + b1c * cb - e1
+            f2 = a2s * sa + a2c * ca + b2s * sb + b2c * cb - e2
+            j11 = a1s * ca - a1c * sa
+            j12 = b1s * cb - b1c * sb
+            j21 = a2s * ca - a2c * sa
+            j22 = b2s * cb - b2c * sb
+            det = j11 * j22 - j12 * j21
+            if abs(det) < 1e-12 * (abs(j11 * j22) + abs(j12 * j21) + 1e-300):
+                break
+            da = (j22 * f1 - j12 * f2) / det
+            db = (j11 * f2 - j21 * f1) / det
+            if abs(da) > 1e-3 or abs(db) > 1e-3:
+                break
+            ta -= da
+            tb -= db
+        x[i] = ta
+        y[i] = tb
+    return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])
 
 
 @njit(cache=True)
