@@ -57,13 +57,15 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     cnt, ls, t1, t2 = sp2(Rc, c, a, b)
     if ls:
         return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
+    # y and z again from x by subproblem 1: near a gimbal singularity x carries the
+    # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
     x0 = -t1[0]
-    y0 = t2[0]
+    y0, _ = sp1(c, rot(a, -x0, Rc), b)
     z0, _ = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
     if cnt == 1:
         return 1, (x0, x0), (y0, y0), (z0, z0)
     x1 = -t1[1]
-    y1 = t2[1]
+    y1, _ = sp1(c, rot(a, -x1, Rc), b)
     z1, _ = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
     return 2, (x0, x1), (y0, y1), (z0, z1)
 
