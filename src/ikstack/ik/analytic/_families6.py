@@ -1,0 +1,338 @@
+"""Compiled candidate generators of the 6R families (and 7R arms with one joint locked).
+
+Geometry arrives in IK-Geo form: ``H`` (6, 3) unit axes and ``P`` (7, 3) offsets
+``p_01 .. p_6T`` at zero configuration, plus ``R6T`` (3, 3), so that
+``p_0T = p_01 + R_01 p_12 + ... + R_06 p_6T`` and ``R_0T = R_06 R6T``.
+Each generator writes 8 candidates ``Q`` (8, 6) and a mask ``V`` (8,) of the branches that
+exist exactly; every slot stays finite (branches that do not exist hold least-squares or
+seed values). Singular wrists give the seed-dependent representative of their family.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp4, sp5, sp6
+from ikstack.ik.analytic._vec import (
+    add,
+    any_perp,
+    cross,
+    dot,
+    m9,
+    mm,
+    mT,
+    mtv,
+    mv,
+    neg,
+    norm,
+    rot,
+    rotm,
+    sub,
+    v3,
+    wrap,
+)
+
+SPHERICAL = 0
+THREE_PARALLEL = 1
+#: candidates per target of a 6R family
+K6 = 8
+
+
+@njit(cache=True)
+def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
+    """``(count, X, Y, Z)``: ``R = R(a, x) R(b, y) R(c, z)`` (``R`` a 9-tuple), up to 2 triples.
+
+    When ``R c`` is parallel to ``a`` (a gimbal singularity), ``x`` takes the seed's value and
+    the single representative of the continuous family is returned.
+    """
+    Rc = mv(R, c)
+    u = any_perp(c)
+    Ru = mv(R, u)
+    if norm(cross(a, Rc)) < 1e-10:
+        x = seed_x
+        y, _ = sp1(c, rot(a, -x, Rc), b)
+        z, _ = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
+        return 1, (x, x), (y, y), (z, z)
+    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
+    if ls:
+        return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
+    # y and z again from x by subproblem 1: near a gimbal singularity x carries the
+    # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
+    x0 = -t1[0]
+    y0, _ = sp1(c, rot(a, -x0, Rc), b)
+    z0, _ = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
+    if cnt == 1:
+        return 1, (x0, x0), (y0, y0), (z0, z0)
+    x1 = -t1[1]
+    y1, _ = sp1(c, rot(a, -x1, Rc), b)
+    z1, _ = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
+    return 2, (x0, x1), (y0, y1), (z0, z1)
+
+
+@njit(cache=True)
+def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
+    for k in range(Q.shape[0]):
+        V[k] = False
+        for j in range(Q.shape[1]):
+            Q[k, j] = seed[j]
+
+
+#: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
+#: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
+GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _position3(var, pW, H, P):  # pragma: no cover - compiled
+    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``."""
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    P0, P1, P2, P3 = v3(P[0]), v3(P[1]), v3(P[2]), v3(P[3])
+    w0 = sub(pW, P0)
+    if var == GENERAL:
+        n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
+        return n, t0, t1, t2
+    a0 = [0.0, 0.0, 0.0, 0.0]
+    a1 = [0.0, 0.0, 0.0, 0.0]
+    a2 = [0.0, 0.0, 0.0, 0.0]
+    cnt = 0
+    if var == TWO_PARALLEL:
+        # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
+        m, ls, x0, x1 = sp4(h1, w0, neg(h0), dot(h1, add(add(P1, P2), P3)))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for i in range(m):
+            q0 = x0 if i == 0 else x1
+            w = sub(rot(h0, -q0, w0), P1)
+            k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
+            if ls2:
+                continue
+            for j in range(k):
+                q2 = y0 if j == 0 else y1
+                q1, _ = sp1(add(P2, rot(h2, q2, P3)), w, h1)
+                a0[cnt], a1[cnt], a2[cnt] = q0, q1, q2
+                cnt += 1
+    elif var == FIRST_MEET:
+        # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
+        k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for j in range(k):
+            q2 = y0 if j == 0 else y1
+            m, ls2, t1, t2 = sp2(w0, add(P2, rot(h2, q2, P3)), neg(h0), h1)
+            if ls2:
+                continue
+            for i in range(m):
+                a0[cnt], a1[cnt], a2[cnt] = t1[i], t2[i], q2
+                cnt += 1
+    else:
+        # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
+        k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
+        if ls:
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
+        for i in range(k):
+            q0 = x0 if i == 0 else x1
+            w = sub(rot(h0, -q0, w0), P1)
+            m, ls2, t1, t2 = sp2(w, P3, h1, h2)
+            if ls2:
+                continue
+            for j in range(m):
+                a0[cnt], a1[cnt], a2[cnt] = q0, -t1[j], t2[j]
+                cnt += 1
+    return (cnt, (a0[0], a0[1], a0[2], a0[3]), (a1[0], a1[1], a1[2], a1[3]),
+            (a2[0], a2[1], a2[2], a2[3]))
+
+
+@njit(cache=True)
+def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
+    """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
+    wrist by a three-axis decomposition.
+
+    ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
+    """
+    _fill_seed(Q, V, seed)
+    R06 = mm(Rt, mT(R6T))
+    pW = sub(pt, mv(R06, P[6]))
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
+    n, t0, t1, t2 = _position3(var, pW, H, P)
+    slot = 0
+    for i in range(n):
+        R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
+        R36 = mm(mT(R03), R06)
+        m, X, Y, Z = decompose3(R36, h3, h4, h5, seed[3])
+        for j in range(m):
+            if slot >= 8:
+                break
+            Q[slot, 0] = t0[i]
+            Q[slot, 1] = t1[i]
+            Q[slot, 2] = t2[i]
+            Q[slot, 3] = X[j]
+            Q[slot, 4] = Y[j]
+            Q[slot, 5] = Z[j]
+            V[slot] = True
+            slot += 1
+
+
+@njit(cache=True)
+def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
+
+    Subproblem 6 gives joints 1 and 5, subproblem 1 the sum of the parallel joints and joint
+    6, subproblem 3 the elbow (two branches), subproblem 1 the shoulder.
+    """
+    _fill_seed(Q, V, seed)
+    R06 = mm(Rt, mT(R6T))
+    p16 = sub(sub(pt, mv(R06, P[6])), P[0])
+    h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
+    m0 = neg(h0)
+    d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
+        + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
+    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    slot = 0
+    for i in range(n):
+        q0 = a[i]
+        q4 = b[i]
+        A = mm(mT(rotm(h0, q0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
+        v = rot(h4, q4, h5)
+        if norm(cross(v, h1)) < 1e-10:
+            q5 = seed[5]
+            u = any_perp(h1)
+            Bt = mm(rotm(h4, q4), rotm(h5, q5))
+            theta, _ = sp1(u, mv(A, mtv(Bt, u)), h1)
+        else:
+            theta, _ = sp1(v, mv(A, h5), h1)
+            u = any_perp(h5)
+            B = mm(rotm(h1, -theta), A)
+            q5, _ = sp1(u, rot(h4, -q4, mv(B, u)), h5)
+        d = sub(sub(rot(h0, -q0, p16), P1), rot(h1, theta, add(P4, rot(h4, q4, P5))))
+        m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
+        for j in range(m):
+            if slot >= 8:
+                break
+            phi2 = e0 if j == 0 else e1
+            phi1, _ = sp1(add(P2, rot(h1, phi2, P3)), d, h1)
+            phi3 = wrap(theta - phi1 - phi2)
+            Q[slot, 0] = q0
+            Q[slot, 1] = phi1 * sgn[1]
+            Q[slot, 2] = phi2 * sgn[2]
+            Q[slot, 3] = phi3 * sgn[3]
+            Q[slot, 4] = q4
+            Q[slot, 5] = q5
+            V[slot] = not ls
+            slot += 1
+
+
+@njit(cache=True)
+def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family; ``rev`` solves ``T^-1``
+    with the chain read backwards."""
+    if rev:
+        Rr = mT(Rt)
+        pr = neg(mtv(Rt, pt))
+        sr = seed[::-1].copy()
+        Qr = np.empty_like(Q)
+        if fid == SPHERICAL:
+            spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
+        else:
+            three_parallel(Rr, pr, H, P, R6T, sgn, sr, Qr, V)
+        for k in range(Q.shape[0]):
+            for j in range(6):
+                Q[k, j] = Qr[k, 5 - j]
+    elif fid == SPHERICAL:
+        spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
+    else:
+        three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V)
+
+
+@njit(cache=True)
+def _batch6_range(lo, hi, fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover
+    R6 = m9(R6T)
+    for i in range(lo, hi):
+        Ti = T[i]
+        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i],
+               V[i])
+
+
+@njit(cache=True, parallel=True)
+def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):  # pragma: no cover - compiled
+    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) for targets ``T`` (N, 4, 4)."""
+    n = T.shape[0]
+    if not parallel:
+        _batch6_range(0, n, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+        return
+    nblk = (n + 63) // 64
+    for b in prange(nblk):
+        _batch6_range(b * 64, min(n, b * 64 + 64), fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+
+
+@njit(cache=True)
+def _locked_one(fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q,
+                V):  # pragma: no cover - compiled
+    dof = seed.shape[0]
+    sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
+    Qs = np.empty((8, 6))
+    Vs = np.empty(8, dtype=np.bool_)
+    Rt = m9(Ti)
+    pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
+    lh = v3(lh)
+    lr = v3(lr)
+    R6T = m9(R6T)
+    M_R = m9(M)
+    M_p = (M[0, 3], M[1, 3], M[2, 3])
+    for s in range(vals.shape[0]):
+        v = vals[s]
+        E = rotm(lh, -v)
+        Ep = sub(lr, mv(E, lr))  # exp(-xi v): rotation E, translation (I - E) r
+        if lock_first:
+            # T' = exp(-xi_1 v) T
+            R2 = mm(E, Rt)
+            p2 = add(mv(E, pt), Ep)
+        else:
+            # T' = T M^-1 exp(-xi_7 v) M
+            G_R = mm(mm(mT(M_R), E), M_R)
+            G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
+            R2 = mm(Rt, G_R)
+            p2 = add(mv(Rt, G_p), pt)
+        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, sub_seed, Qs, Vs)
+        for k in range(8):
+            slot = s * 8 + k
+            V[slot] = Vs[k]
+            if lock_first:
+                Q[slot, 0] = v
+                for j in range(6):
+                    Q[slot, j + 1] = Qs[k, j]
+            else:
+                for j in range(6):
+                    Q[slot, j] = Qs[k, j]
+                Q[slot, dof - 1] = v
+
+
+@njit(cache=True, parallel=True)
+def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V,
+                 parallel):  # pragma: no cover - compiled
+    """7R with one end joint locked at ``vals`` (and first at each seed's own value)."""
+    n = T.shape[0]
+    lock_idx = 0 if lock_first else S.shape[1] - 1
+    nv = vals.shape[0] + (1 if seed_first else 0)
+    if parallel:
+        for i in prange(n):
+            vv = np.empty(nv)
+            off = 0
+            if seed_first:
+                vv[0] = S[i, lock_idx]
+                off = 1
+            vv[off:] = vals
+            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+                        V[i])
+    else:
+        vv = np.empty(nv)
+        for i in range(n):
+            off = 0
+            if seed_first:
+                vv[0] = S[i, lock_idx]
+                off = 1
+            vv[off:] = vals
+            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
+                        V[i])

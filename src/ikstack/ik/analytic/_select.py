@@ -1,0 +1,248 @@
+"""Compiled post-processing shared by every family: periodic representatives, limits, the FK
+pre-gate, the step bound, seed distances, and the bounded Newton polish of near mode.
+
+The FK pre-gate here only ranks candidates; every returned success is certified again by
+:func:`ikstack.ik.certify` at the public boundary.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.kinematics._kernels import fk_one, jac_one
+
+TWO_PI = 2.0 * math.pi
+#: candidates this close outside a limit [rad] are projected onto it (representation round-off)
+LIMIT_SNAP = 1e-6
+
+
+@njit(cache=True)
+def pose_err(T, Tt):  # pragma: no cover - compiled
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``."""
+    dx = Tt[0, 3] - T[0, 3]
+    dy = Tt[1, 3] - T[1, 3]
+    dz = Tt[2, 3] - T[2, 3]
+    pe = math.sqrt(dx * dx + dy * dy + dz * dz)
+    # M = Tt_R @ T_R^T
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    tr = m00 + m11 + m22
+    v0 = 0.5 * (m21 - m12)
+    v1 = 0.5 * (m02 - m20)
+    v2 = 0.5 * (m10 - m01)
+    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    return pe, math.atan2(s, 0.5 * (tr - 1.0)), v0, v1, v2, s
+
+
+@njit(cache=True)
+def representative(q, seed, lo, hi):  # pragma: no cover - compiled
+    """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
+    d = q - seed
+    base = seed + d - TWO_PI * math.floor((d + math.pi) / TWO_PI)
+    if base >= lo - LIMIT_SNAP and base <= hi + LIMIT_SNAP:
+        return base
+    # the nearest in-range turn on the side of the range, else the value nearest the range
+    if base < lo:
+        c = base + TWO_PI * math.ceil((lo - LIMIT_SNAP - base) / TWO_PI)
+        if c <= hi + LIMIT_SNAP:
+            return c
+        return base if lo - base <= c - hi else c
+    c = base - TWO_PI * math.ceil((base - hi - LIMIT_SNAP) / TWO_PI)
+    if c >= lo - LIMIT_SNAP:
+        return c
+    return base if base - hi <= lo - c else c
+
+
+@njit(cache=True)
+def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no cover - compiled
+    fk_one(q, Rs, ps, kinds, R_end, p_end, Tbuf)
+    pe, re, _, _, _, _ = pose_err(Tbuf, T)
+    return pe <= ptol and re <= rtol
+
+
+@njit(cache=True)
+def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
+    """Move ``q`` to its representatives in place; ``(within limits, distance, max step)``."""
+    lim = True
+    d = 0.0
+    step = 0.0
+    for j in range(q.shape[0]):
+        x = q[j]
+        if revolute[j]:
+            x = representative(x, seed[j], lo[j], hi[j])
+        if x < lo[j]:
+            if x >= lo[j] - LIMIT_SNAP:
+                x = lo[j]
+            else:
+                lim = False
+        if x > hi[j]:
+            if x <= hi[j] + LIMIT_SNAP:
+                x = hi[j]
+            else:
+                lim = False
+        q[j] = x
+        dd = x - seed[j]
+        d += W[j] * dd * dd
+        step = max(step, abs(dd))
+    return lim, d, step
+
+
+@njit(cache=True)
+def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                  max_step, W, lazy, piters, max_dq, OK, FK, LIM, D,
+                  Tbuf):  # pragma: no cover - compiled
+    K = Q.shape[0]
+    for k in range(K):
+        for j in range(Q.shape[1]):
+            if not np.isfinite(Q[k, j]):
+                Q[k, j] = seed[j]
+                V[k] = False
+        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        LIM[k] = lim
+        D[k] = d
+        OK[k] = V[k] and lim and step <= max_step  # FK still to check
+        FK[k] = False
+    polished = np.zeros(K, dtype=np.bool_)
+    if lazy:
+        # only the nearest candidate that passes every gate matters: check in distance order
+        while True:
+            best = -1
+            for k in range(K):
+                if OK[k] and not FK[k] and (best < 0 or D[k] < D[best]):
+                    best = k
+            if best < 0:
+                break
+            if piters > 0 and not polished[best]:
+                # polish, then let the polished candidate compete again at its new distance
+                polish_one(Q[best], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+                polished[best] = True
+                lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
+                LIM[best] = lim
+                OK[best] = lim and step <= max_step
+                continue
+            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
+                FK[best] = True
+                for k in range(K):
+                    OK[k] = k == best
+                _project(Q, LIM, lo, hi)
+                return
+            OK[best] = False
+    # full pass: every candidate (return_all, or a failed target whose status needs the flags)
+    for k in range(K):
+        step = 0.0
+        if V[k] and piters > 0 and not (lazy and polished[k]):
+            polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+            LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        for j in range(Q.shape[1]):
+            step = max(step, abs(Q[k, j] - seed[j]))
+        FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
+        OK[k] = FK[k] and LIM[k] and step <= max_step
+    _project(Q, LIM, lo, hi)
+
+
+@njit(cache=True, parallel=True)
+def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
+             W, lazy, piters, max_dq, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
+    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof).
+
+    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
+    are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
+    each candidate is first polished on the true model by at most ``piters`` bounded monotone
+    Newton corrections (:func:`polish_one`).
+    """
+    n = Q.shape[0]
+    if parallel:
+        for i in prange(n):
+            Tbuf = np.empty((4, 4))
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                          D[i], Tbuf)
+    else:
+        Tbuf = np.empty((4, 4))
+        for i in range(n):
+            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                          D[i], Tbuf)
+
+
+@njit(cache=True)
+def _project(Q, LIM, lo, hi):  # pragma: no cover - compiled
+    """Candidates outside the limits are projected onto them (finite, limit-projected slots)."""
+    for k in range(Q.shape[0]):
+        if not LIM[k]:
+            for j in range(Q.shape[1]):
+                Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
+
+
+@njit(cache=True)
+def _err6(Tq, Tt, e):  # pragma: no cover - compiled
+    pe, re, v0, v1, v2, s = pose_err(Tq, Tt)
+    e[0] = Tt[0, 3] - Tq[0, 3]
+    e[1] = Tt[1, 3] - Tq[1, 3]
+    e[2] = Tt[2, 3] - Tq[2, 3]
+    f = re / s if s > 1e-12 else 1.0
+    e[3] = v0 * f
+    e[4] = v1 * f
+    e[5] = v2 * f
+    return pe + re
+
+
+@njit(cache=True)
+def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  # pragma: no cover
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place; returns the count.
+
+    Each step solves ``J dq = e`` (damped least squares), scales ``dq`` so no joint moves more
+    than ``max_dq`` [rad], and is accepted only if it lowers ``|e_p| + |e_r|`` (halving up to
+    four times); otherwise the polish stops.
+    """
+    dof = q.shape[0]
+    J = np.empty((6, dof))
+    Tq = np.empty((4, 4))
+    e = np.empty(6)
+    e2 = np.empty(6)
+    trial = np.empty(dof)
+    jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+    cost = _err6(Tq, Tt, e)
+    used = 0
+    for _ in range(iters):
+        pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+        re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+        if pe <= 0.01 * ptol and re <= 0.01 * rtol:
+            break
+        A = J.T @ J
+        lam = 1e-12 * (np.trace(A) + 1e-300)
+        for j in range(dof):
+            A[j, j] += lam
+        dq = np.linalg.solve(A, J.T @ e)
+        big = np.max(np.abs(dq))
+        if big > max_dq:
+            dq = dq * (max_dq / big)
+        alpha = 1.0
+        accepted = False
+        for _h in range(5):
+            for j in range(dof):
+                trial[j] = q[j] + alpha * dq[j]
+            fk_one(trial, Rs, ps, kinds, R_end, p_end, Tq)
+            c2 = _err6(Tq, Tt, e2)
+            if c2 < cost:
+                accepted = True
+                break
+            alpha *= 0.5
+        if not accepted:
+            break
+        q[:] = trial
+        cost = c2
+        used += 1
+        jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+        _err6(Tq, Tt, e)
+    return used

@@ -1,0 +1,216 @@
+"""Compiled scalar kernels of the IK-Geo subproblems 1-6 (Elias and Wen, arXiv 2211.05737).
+
+``R(k, t) p`` is the rotation of ``p`` by angle ``t`` about the unit axis ``k``. Vectors are
+3-tuples (or any 3-indexable); results are tuples, so nothing is allocated. Subproblems 1-4
+also return whether the answer is a least-squares one. Public batched wrappers live in
+:mod:`.subproblems`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ikstack.ik.analytic._vec import add, cross, dot, neg, norm, rot, scale, sub, trig_quartic, wrap
+
+#: relative tolerance below which a subproblem counts as exactly solvable
+LS_TOL = 1e-8
+
+
+@njit(cache=True)
+def sp1(p1, p2, k):  # pragma: no cover - compiled
+    """``(t, is_ls)``: ``t`` minimising ``|R(k, t) p1 - p2|``."""
+    kxp = cross(k, p1)
+    kxkxp = cross(k, kxp)
+    x0 = dot(kxp, p2)
+    x1 = -dot(kxkxp, p2)
+    t = math.atan2(x0, x1)
+    n1 = norm(p1)
+    n2 = norm(p2)
+    scale_ = max(1.0, n1, n2)
+    ls = (abs(n1 - n2) > LS_TOL * scale_
+          or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale_
+          or math.hypot(x0, x1) < 1e-14 * scale_ * scale_)
+    return t, ls
+
+
+@njit(cache=True)
+def sp4(h, p, k, d):  # pragma: no cover - compiled
+    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit)."""
+    kxp = cross(k, p)
+    hk = dot(h, k)
+    kp = dot(k, p)
+    a0 = dot(h, kxp)  # sin coefficient
+    a1 = dot(h, p) - hk * kp  # cos coefficient
+    b = d - hk * kp
+    na = a0 * a0 + a1 * a1
+    scale_ = max(1.0, norm(h) * norm(p))
+    if na < 1e-28 * scale_ * scale_:
+        return 1, True, 0.0, 0.0
+    if b * b > na * (1.0 + 2.0 * LS_TOL):
+        t = math.atan2(a0 * b, a1 * b) if b != 0.0 else math.atan2(a0, a1)
+        return 1, True, t, t
+    if b * b >= na:
+        t = math.atan2(a0 * b, a1 * b)
+        return 1, False, t, t
+    r = math.sqrt(na - b * b)
+    # x = (a b +- J a r) / na, J a = (a1, -a0)
+    return (2, False, math.atan2(a0 * b + a1 * r, a1 * b - a0 * r),
+            math.atan2(a0 * b - a1 * r, a1 * b + a0 * r))
+
+
+@njit(cache=True)
+def sp3(p1, p2, k, d):  # pragma: no cover - compiled
+    """``(count, is_ls, t0, t1)``: ``t`` with ``|R(k, t) p1 - p2| = d``."""
+    # |R p1 - p2|^2 = |p1|^2 + |p2|^2 - 2 p2 . R p1
+    return sp4(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
+
+
+@njit(cache=True)
+def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
+    """``(count, is_ls, (t1_0, t1_1), (t2_0, t2_1))``: ``R(k1, t1) p1 = R(k2, t2) p2``."""
+    n1 = norm(p1)
+    n2 = norm(p2)
+    scale_ = max(1.0, n1, n2)
+    ls_norm = abs(n1 - n2) > LS_TOL * scale_
+    if n1 < 1e-14 or n2 < 1e-14:
+        return 1, ls_norm, (0.0, 0.0), (0.0, 0.0)
+    q1 = scale(p1, 1.0 / n1)
+    q2 = scale(p2, 1.0 / n2)
+    # k2 . R(k1, t1) q1 = k2 . q2 (the component along k2 is unchanged by R(k2, t2))
+    cnt, ls, a0, a1 = sp4(k2, q1, k1, dot(k2, q2))
+    b0, _ = sp1(q2, rot(k1, a0, q1), k2)
+    b1 = b0
+    if cnt == 2:
+        b1, _ = sp1(q2, rot(k1, a1, q1), k2)
+        if abs(wrap(a0 - a1)) < 1e-12 and abs(wrap(b0 - b1)) < 1e-12:
+            cnt = 1
+    return cnt, ls or ls_norm, (a0, a1), (b0, b1)
+
+
+@njit(cache=True)
+def _sp6_terms(h, k, p):  # pragma: no cover - compiled
+    # h . R(k, t) p = const + s_coef sin t + c_coef cos t
+    hk = dot(h, k)
+    kp = dot(k, p)
+    return hk * kp, dot(h, cross(k, p)), dot(h, p) - hk * kp
+
+
+@njit(cache=True)
+def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no cover
+    """``(count, t1 (4,), t2 (4,))`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
+    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs.
+
+    Both equations are linear in ``(sin, cos)`` of each angle; the better-conditioned 2x2 block
+    expresses one angle's ``(sin, cos)`` in the other's, and the unit-circle condition leaves a
+    trigonometric quartic.
+    """
+    z4 = (0.0, 0.0, 0.0, 0.0)
+    c1, a1s, a1c = _sp6_terms(h1, k1, p1)
+    c2, b1s, b1c = _sp6_terms(h2, k2, p2)
+    c3, a2s, a2c = _sp6_terms(h3, k3, p3)
+    c4, b2s, b2c = _sp6_terms(h4, k4, p4)
+    e1 = d1 - c1 - c2
+    e2 = d2 - c3 - c4
+    detA = a1s * a2c - a1c * a2s
+    detB = b1s * b2c - b1c * b2s
+    nA = a1s * a1s + a1c * a1c + a2s * a2s + a2c * a2c + 1e-300
+    nB = b1s * b1s + b1c * b1c + b2s * b2s + b2c * b2c + 1e-300
+    swap = abs(detA) / nA > abs(detB) / nB
+    if swap:
+        det = detA
+        os_, oc, ps, pc = b1s, b1c, b2s, b2c
+        if det == 0.0:
+            return 0, z4, z4
+        m00, m01, m10, m11 = a2c / det, -a1c / det, -a2s / det, a1s / det
+    else:
+        det = detB
+        os_, oc, ps, pc = a1s, a1c, a2s, a2c
+        if det == 0.0:
+            return 0, z4, z4
+        m00, m01, m10, m11 = b2c / det, -b1c / det, -b2s / det, b1s / det
+    # x_solved = u + M x_free
+    u0 = m00 * e1 + m01 * e2
+    u1 = m10 * e1 + m11 * e2
+    M00 = -(m00 * os_ + m01 * ps)
+    M01 = -(m00 * oc + m01 * pc)
+    M10 = -(m10 * os_ + m11 * ps)
+    M11 = -(m10 * oc + m11 * pc)
+    # |u + M [s, c]|^2 - 1 = a0 + a1 cos + a2 sin + a3 cos2 + a4 sin2
+    Q00 = M00 * M00 + M10 * M10
+    Q01 = M00 * M01 + M10 * M11
+    Q11 = M01 * M01 + M11 * M11
+    n, roots = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
+                            2.0 * (M01 * u0 + M11 * u1), 2.0 * (M00 * u0 + M10 * u1),
+                            0.5 * (Q11 - Q00), Q01)
+    x = [0.0, 0.0, 0.0, 0.0]
+    y = [0.0, 0.0, 0.0, 0.0]
+    for i in range(n):
+        s = math.sin(roots[i])
+        c = math.cos(roots[i])
+        other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
+        ta, tb = (other, roots[i]) if swap else (roots[i], other)
+        # two Newton steps on the original pair of equations: the quartic's coefficients
+        # can be ill-conditioned (nearly singular blocks), the equations themselves are not
+        for _ in range(2):
+            sa, ca, sb, cb = math.sin(ta), math.cos(ta), math.sin(tb), math.cos(tb)
+            f1 = a1s * sa + a1c * ca + b1s * sb + b1c * cb - e1
+            f2 = a2s * sa + a2c * ca + b2s * sb + b2c * cb - e2
+            j11 = a1s * ca - a1c * sa
+            j12 = b1s * cb - b1c * sb
+            j21 = a2s * ca - a2c * sa
+            j22 = b2s * cb - b2c * sb
+            det = j11 * j22 - j12 * j21
+            if abs(det) < 1e-12 * (abs(j11 * j22) + abs(j12 * j21) + 1e-300):
+                break
+            da = (j22 * f1 - j12 * f2) / det
+            db = (j11 * f2 - j21 * f1) / det
+            if abs(da) > 1e-3 or abs(db) > 1e-3:
+                break
+            ta -= da
+            tb -= db
+        x[i] = ta
+        y[i] = tb
+    return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])
+
+
+@njit(cache=True)
+def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
+    """``(count, t1 (4,), t2 (4,), t3 (4,))`` with
+    ``p0 + R(k1,t1) p1 = R(k2,t2) (p2 + R(k3,t3) p3)``: up to 4 exact triples.
+
+    The component along ``k2`` and the squared norm of both sides do not depend on ``t2``;
+    they give a subproblem-6 system in ``(t1, t3)``, and subproblem 1 then gives ``t2``.
+    """
+    rhs2 = 0.5 * (dot(p2, p2) + dot(p3, p3) - dot(p0, p0) - dot(p1, p1))
+    m3 = neg(p3)
+    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0),
+                  rhs2)
+    scale_ = max(1.0, norm(p0) + norm(p1), norm(p2) + norm(p3))
+    cnt = 0
+    x1 = x2 = x3 = (0.0, 0.0, 0.0, 0.0)
+    for i in range(n):
+        v1 = add(p0, rot(k1, a[i], p1))
+        v3 = add(p2, rot(k3, b[i], p3))
+        t, _ = sp1(v3, v1, k2)
+        if norm(sub(rot(k2, t, v3), v1)) > 1e-6 * scale_:
+            continue
+        if cnt == 0:
+            x1 = (a[i], 0.0, 0.0, 0.0)
+            x2 = (t, 0.0, 0.0, 0.0)
+            x3 = (b[i], 0.0, 0.0, 0.0)
+        elif cnt == 1:
+            x1 = (x1[0], a[i], 0.0, 0.0)
+            x2 = (x2[0], t, 0.0, 0.0)
+            x3 = (x3[0], b[i], 0.0, 0.0)
+        elif cnt == 2:
+            x1 = (x1[0], x1[1], a[i], 0.0)
+            x2 = (x2[0], x2[1], t, 0.0)
+            x3 = (x3[0], x3[1], b[i], 0.0)
+        else:
+            x1 = (x1[0], x1[1], x1[2], a[i])
+            x2 = (x2[0], x2[1], x2[2], t)
+            x3 = (x3[0], x3[1], x3[2], b[i])
+        cnt += 1
+    return cnt, x1, x2, x3

@@ -1,0 +1,236 @@
+"""Compiled candidate generator of 7R SRS arms (shoulder and wrist axes meet), by swivel angle.
+
+Shoulder point ``S`` (axes 1-3 meet), wrist point ``W`` (axes 5-7 meet). The distance
+``|W - S|`` depends on the elbow joint alone (subproblem 3, two branches; any elbow offset is
+allowed). For a swivel angle ``psi`` the shoulder rotation is the one taking the elbow-local
+shoulder-to-wrist vector onto the target's, turned by ``psi`` about the S-W line; the elbow
+reference point (on axis 4) then lies at angle ``psi`` from the base ``z`` projected normal to
+S-W (base ``x`` when S-W is within 8 degrees of ``z``). Shoulder and wrist angles come from
+three-axis decompositions: 8 candidates per swivel sample.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik.analytic._families6 import decompose3
+from ikstack.ik.analytic._sp_kernels import sp3
+from ikstack.ik.analytic._vec import (
+    add,
+    any_perp,
+    cross,
+    dot,
+    m9,
+    mm,
+    mT,
+    mv,
+    neg,
+    norm,
+    rot,
+    rotm,
+    scale,
+    sub,
+    v3,
+    wrap,
+)
+
+
+@njit(cache=True)
+def _frame(what):  # pragma: no cover - compiled
+    if abs(what[2]) < 0.99:
+        ref = (0.0, 0.0, 1.0)
+    else:
+        ref = (1.0, 0.0, 0.0)
+    e1 = sub(ref, scale(what, dot(ref, what)))
+    e1 = scale(e1, 1.0 / norm(e1))
+    return e1, cross(what, e1)
+
+
+@njit(cache=True)
+def _wrist_dir(Rt, pt, Sp, p7T, R7T):  # pragma: no cover - compiled
+    R07 = mm(Rt, mT(R7T))
+    w = sub(sub(pt, mv(R07, p7T)), Sp)
+    dw = norm(w)
+    what = scale(w, 1.0 / dw) if dw > 1e-12 else (0.0, 0.0, 1.0)
+    return R07, dw, what
+
+
+@njit(cache=True)
+def seed_swivel(Rt, pt, H, Sp, pS3, p7T, R7T, seed):  # pragma: no cover - compiled
+    """The swivel angle of the seed's elbow reference point about the target's S-W line."""
+    _, _, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    e1, e2 = _frame(what)
+    R03 = mm(mm(rotm(v3(H[0]), seed[0]), rotm(v3(H[1]), seed[1])), rotm(v3(H[2]), seed[2]))
+    e = mv(R03, pS3)
+    return math.atan2(dot(e, e2), dot(e, e1))
+
+
+@njit(cache=True)
+def _elbow_frame(q3, h3, pS3, p3W, what, e1, e2):  # pragma: no cover - compiled
+    """``(R0, psi0)``: the shoulder rotation at swivel ``psi0`` for elbow angle ``q3``."""
+    v = add(pS3, rot(h3, q3, p3W))
+    nv = norm(v)
+    vhat = scale(v, 1.0 / nv) if nv > 1e-12 else what
+    ax = cross(vhat, what)
+    sn = norm(ax)
+    cs = dot(vhat, what)
+    if sn > 1e-12:
+        R0 = rotm(scale(ax, 1.0 / sn), math.atan2(sn, cs))
+    elif cs > 0:
+        R0 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    else:
+        R0 = rotm(any_perp(vhat), math.pi)
+    e0 = mv(R0, pS3)
+    return R0, math.atan2(dot(e0, e2), dot(e0, e1))
+
+
+@njit(cache=True)
+def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no cover - compiled
+    """Candidates ``Q`` (8 * len(psis), 7) and masks ``V`` for one target."""
+    for k in range(Q.shape[0]):
+        V[k] = False
+        for j in range(7):
+            Q[k, j] = seed[j]
+    R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    e1, e2 = _frame(what)
+    h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
+    h4, h5, h6 = v3(H[4]), v3(H[5]), v3(H[6])
+    m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
+    for j in range(m):
+        q3 = el0 if j == 0 else el1
+        R0, psi0 = _elbow_frame(q3, h3, pS3, p3W, what, e1, e2)
+        R3e = rotm(h3, q3)
+        for s in range(psis.shape[0]):
+            R03 = mm(rotm(what, psis[s] - psi0), R0)
+            na, X, Y, Z = decompose3(R03, h0, h1, h2, seed[0])
+            R47 = mm(mT(mm(R03, R3e)), R07)
+            nb, X2, Y2, Z2 = decompose3(R47, h4, h5, h6, seed[4])
+            for a in range(na):
+                for b in range(nb):
+                    slot = s * 8 + j * 4 + a * 2 + b
+                    Q[slot, 0] = X[a]
+                    Q[slot, 1] = Y[a]
+                    Q[slot, 2] = Z[a]
+                    Q[slot, 3] = q3
+                    Q[slot, 4] = X2[b]
+                    Q[slot, 5] = Y2[b]
+                    Q[slot, 6] = Z2[b]
+                    V[slot] = not ls
+
+
+@njit(cache=True)
+def _swivel_roots(what, R0, psi0, x, y, target, out, cnt):  # pragma: no cover - compiled
+    """Append to ``out`` the swivels where ``x . R(what, psi - psi0) R0 y = target`` (<= 2)."""
+    z = mv(R0, y)
+    xw = dot(x, what)
+    wz = dot(what, z)
+    c0 = xw * wz
+    sn = dot(x, cross(what, z))
+    cs = dot(x, z) - xw * wz
+    amp2 = sn * sn + cs * cs
+    b = target - c0
+    if amp2 < 1e-24 or b * b > amp2:
+        return cnt
+    r = math.sqrt(amp2 - b * b)
+    # sn sin(phi) + cs cos(phi) = b
+    for sign in (1.0, -1.0):
+        phi = math.atan2(sn * b + sign * cs * r, cs * b - sign * sn * r)
+        if cnt < out.shape[0]:
+            out[cnt] = wrap(phi + psi0)
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def arc_midpoints(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, lo, hi, out):  # pragma: no cover - compiled
+    """Swivel angles inside every arc between consecutive joint-limit crossings.
+
+    Along the swivel circle a joint reaches a limit value ``L`` where a linear equation in
+    ``(sin psi, cos psi)`` holds (Shimizu et al. 2008: each joint is a closed-form function of
+    the swivel): for joint 1 ``h2 . R(h1, -L) R03 h3 = h2 . h3``, for joint 2
+    ``h1 . R03 h3 = h1 . R(h2, L) h3``, for joint 3 ``h1 . R03 R(h3, -L) h2 = h1 . h2``, and
+    likewise for the wrist with ``R47 = R(h4, q4)^T R03^T R07``. Between consecutive crossings
+    no joint of any branch enters or leaves its limits, so one swivel per arc (its midpoint)
+    finds every in-limit branch that sampling could miss. Writes the midpoints into ``out``
+    and returns their count.
+    """
+    R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    e1, e2 = _frame(what)
+    hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]), v3(H[6]))
+    m, ls, el0, el1 = sp3(p3W, neg(pS3), hs[3], dw)
+    bounds = np.empty(2 * 2 * 2 * 6)
+    cnt = 0
+    for j in range(m):
+        q3 = el0 if j == 0 else el1
+        R0, psi0 = _elbow_frame(q3, hs[3], pS3, p3W, what, e1, e2)
+        R3e = rotm(hs[3], q3)
+        for side in range(2):
+            for jj in (0, 1, 2, 4, 5, 6):
+                L = lo[jj] if side == 0 else hi[jj]
+                if not np.isfinite(L):
+                    continue
+                if jj < 3:
+                    a, b, c = hs[0], hs[1], hs[2]
+                    k = jj
+                else:
+                    a, b, c = hs[4], hs[5], hs[6]
+                    k = jj - 4
+                if k == 0:
+                    x, y, t = rot(a, L, b), c, dot(b, c)
+                elif k == 1:
+                    x, y, t = a, c, dot(a, rot(b, L, c))
+                else:
+                    x, y, t = a, rot(c, -L, b), dot(a, b)
+                if jj > 3:
+                    # x . R47 y = (R07 y) . R03 (R3e x)
+                    x, y = mv(R07, y), mv(R3e, x)
+                cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds, cnt)
+    if cnt == 0:
+        return 0
+    b = np.sort(bounds[:cnt])
+    for i in range(cnt):
+        nxt = b[i + 1] if i + 1 < cnt else b[0] + 2.0 * math.pi
+        out[i] = wrap(0.5 * (b[i] + nxt))
+    return cnt
+
+
+#: most arc midpoints per target: 2 elbow branches x 6 joints x 2 limits x 2 crossings
+MAX_ARCS = 48
+
+
+@njit(cache=True)
+def _srs_target(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
+                V):  # pragma: no cover - compiled
+    Rt = m9(T)
+    pt = (T[0, 3], T[1, 3], T[2, 3])
+    Sp, pS3, p3W, p7T, R7T = v3(Sp), v3(pS3), v3(p3W), v3(p7T), m9(R7T)
+    ns = grid.shape[0] + (1 if seed_first else 0)
+    psis = np.empty(ns + (MAX_ARCS if arcs else 0))
+    off = 0
+    if seed_first:
+        psis[0] = seed_swivel(Rt, pt, H, Sp, pS3, p7T, R7T, seed)
+        off = 1
+    psis[off:ns] = grid
+    used = ns
+    if arcs:
+        used += arc_midpoints(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, lo, hi, psis[ns:])
+    srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis[:used], seed, Q, V)
+
+
+@njit(cache=True, parallel=True)
+def batch_srs(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V,
+              parallel):  # pragma: no cover - compiled
+    """Candidates ``Q`` (N, K, 7) for targets ``T`` (N, 4, 4): the seed's swivel, the grid,
+    and (``arcs``) one swivel per joint-limit arc; unused slots keep the seed, masked."""
+    n = T.shape[0]
+    if parallel:
+        for i in prange(n):
+            _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs,
+                        Q[i], V[i])
+    else:
+        for i in range(n):
+            _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs,
+                        Q[i], V[i])

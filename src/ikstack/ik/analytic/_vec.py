@@ -1,0 +1,278 @@
+"""Allocation-free 3-vector, 3x3 matrix and polynomial helpers for the compiled kernels.
+
+Vectors are 3-tuples and matrices row-major 9-tuples, so the kernels allocate nothing per
+operation (numba keeps tuples in registers); functions accept any indexable with 3 (or 9)
+entries, so a NumPy row works as an input. With ``NUMBA_DISABLE_JIT=1`` they run as plain
+Python.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def v3(a):  # pragma: no cover - compiled
+    return (a[0], a[1], a[2])
+
+
+@njit(cache=True, inline="always")
+def m9(R):  # pragma: no cover - compiled
+    """A (3, 3) array as a row-major 9-tuple."""
+    return (R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
+
+
+@njit(cache=True, inline="always")
+def add(a, b):  # pragma: no cover - compiled
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True, inline="always")
+def sub(a, b):  # pragma: no cover - compiled
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True, inline="always")
+def neg(a):  # pragma: no cover - compiled
+    return (-a[0], -a[1], -a[2])
+
+
+@njit(cache=True, inline="always")
+def scale(a, s):  # pragma: no cover - compiled
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@njit(cache=True, inline="always")
+def dot(a, b):  # pragma: no cover - compiled
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def cross(a, b):  # pragma: no cover - compiled
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def norm(a):  # pragma: no cover - compiled
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@njit(cache=True, inline="always")
+def rot(k, t, p):  # pragma: no cover - compiled
+    """``R(k, t) @ p`` by Rodrigues' formula (``k`` unit)."""
+    c = math.cos(t)
+    s = math.sin(t)
+    kp = (k[0] * p[0] + k[1] * p[1] + k[2] * p[2]) * (1.0 - c)
+    return (p[0] * c + (k[1] * p[2] - k[2] * p[1]) * s + k[0] * kp,
+            p[1] * c + (k[2] * p[0] - k[0] * p[2]) * s + k[1] * kp,
+            p[2] * c + (k[0] * p[1] - k[1] * p[0]) * s + k[2] * kp)
+
+
+@njit(cache=True, inline="always")
+def rotm(k, t):  # pragma: no cover - compiled
+    """The rotation ``R(k, t)`` as a 9-tuple (``k`` unit)."""
+    c = math.cos(t)
+    s = math.sin(t)
+    v = 1.0 - c
+    return (c + k[0] * k[0] * v, k[0] * k[1] * v - k[2] * s, k[0] * k[2] * v + k[1] * s,
+            k[1] * k[0] * v + k[2] * s, c + k[1] * k[1] * v, k[1] * k[2] * v - k[0] * s,
+            k[2] * k[0] * v - k[1] * s, k[2] * k[1] * v + k[0] * s, c + k[2] * k[2] * v)
+
+
+@njit(cache=True, inline="always")
+def mv(R, p):  # pragma: no cover - compiled
+    """``R @ p``."""
+    return (R[0] * p[0] + R[1] * p[1] + R[2] * p[2],
+            R[3] * p[0] + R[4] * p[1] + R[5] * p[2],
+            R[6] * p[0] + R[7] * p[1] + R[8] * p[2])
+
+
+@njit(cache=True, inline="always")
+def mtv(R, p):  # pragma: no cover - compiled
+    """``R.T @ p``."""
+    return (R[0] * p[0] + R[3] * p[1] + R[6] * p[2],
+            R[1] * p[0] + R[4] * p[1] + R[7] * p[2],
+            R[2] * p[0] + R[5] * p[1] + R[8] * p[2])
+
+
+@njit(cache=True, inline="always")
+def mm(A, B):  # pragma: no cover - compiled
+    """``A @ B``."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+            A[3] * B[0] + A[4] * B[3] + A[5] * B[6], A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@njit(cache=True, inline="always")
+def mT(A):  # pragma: no cover - compiled
+    return (A[0], A[3], A[6], A[1], A[4], A[7], A[2], A[5], A[8])
+
+
+@njit(cache=True, inline="always")
+def wrap(a):  # pragma: no cover - compiled
+    """Angle wrapped to ``(-pi, pi]``."""
+    return a - 2.0 * math.pi * math.floor((a + math.pi) / (2.0 * math.pi))
+
+
+@njit(cache=True, inline="always")
+def any_perp(k):  # pragma: no cover - compiled
+    """A unit vector perpendicular to unit ``k``."""
+    if abs(k[0]) < 0.9:
+        v = (0.0, k[2], -k[1])  # k x e_x
+    else:
+        v = (-k[2], 0.0, k[0])  # k x e_y
+    return scale(v, 1.0 / norm(v))
+
+
+# ----------------------------------------------------------------------------- polynomials
+@njit(cache=True)
+def _cbrt(z):  # pragma: no cover - compiled
+    if z == 0:
+        return 0j
+    return z ** (1.0 / 3.0)
+
+
+@njit(cache=True)
+def _cubic_roots(a, b, c):  # pragma: no cover - compiled
+    """Complex roots of ``m^3 + a m^2 + b m + c`` (Cardano in complex arithmetic)."""
+    a = complex(a)
+    b = complex(b)
+    c = complex(c)
+    p = b - a * a / 3.0
+    q = 2.0 * a * a * a / 27.0 - a * b / 3.0 + c
+    disc = (q * q / 4.0 + p * p * p / 27.0) ** 0.5
+    u = _cbrt(-q / 2.0 + disc)
+    if abs(u) < 1e-300:
+        u = _cbrt(-q / 2.0 - disc)
+    w = complex(-0.5, math.sqrt(3.0) / 2.0)
+    u1 = u * w
+    u2 = u1 * w
+    r0 = (u - p / (3.0 * u) if abs(u) >= 1e-300 else 0j) - a / 3.0
+    r1 = (u1 - p / (3.0 * u1) if abs(u1) >= 1e-300 else 0j) - a / 3.0
+    r2 = (u2 - p / (3.0 * u2) if abs(u2) >= 1e-300 else 0j) - a / 3.0
+    return r0, r1, r2
+
+
+@njit(cache=True)
+def _polish(c4, c3, c2, c1, c0, z):  # pragma: no cover - compiled
+    for _ in range(2):
+        f = (((c4 * z + c3) * z + c2) * z + c1) * z + c0
+        df = ((4.0 * c4 * z + 3.0 * c3) * z + 2.0 * c2) * z + c1
+        if df == 0:
+            break
+        z = z - f / df
+    return z
+
+
+@njit(cache=True)
+def quartic_roots(c4, c3, c2, c1, c0):  # pragma: no cover - compiled
+    """``(count, (z0, z1, z2, z3))``: complex roots of ``c4 z^4 + ... + c0``.
+
+    Ferrari's method in complex arithmetic followed by two Newton polishes on the original
+    polynomial; lower-degree polynomials (``c4`` negligible) use their own formulas.
+    """
+    z = 0j
+    scale_ = max(abs(c4), abs(c3), abs(c2), abs(c1), abs(c0))
+    if scale_ == 0.0:
+        return 0, (z, z, z, z)
+    eps = 1e-13 * scale_
+    if abs(c4) <= eps:
+        if abs(c3) <= eps:
+            if abs(c2) <= eps:
+                if abs(c1) <= eps:
+                    return 0, (z, z, z, z)
+                return 1, (complex(-c0 / c1), z, z, z)
+            disc = complex(c1 * c1 - 4.0 * c2 * c0) ** 0.5
+            return 2, ((-c1 + disc) / (2.0 * c2), (-c1 - disc) / (2.0 * c2), z, z)
+        r0, r1, r2 = _cubic_roots(c2 / c3, c1 / c3, c0 / c3)
+        return 3, (r0, r1, r2, z)
+    b = c3 / c4
+    c = c2 / c4
+    d = c1 / c4
+    e = c0 / c4
+    b2 = b * b
+    p = c - 3.0 * b2 / 8.0
+    q = d - b * c / 2.0 + b2 * b / 8.0
+    r = e - b * d / 4.0 + b2 * c / 16.0 - 3.0 * b2 * b2 / 256.0
+    sh = -b / 4.0
+    if abs(q) < 1e-14 * max(1.0, abs(p), abs(r)):
+        disc = complex(p * p - 4.0 * r) ** 0.5
+        s1 = ((-p + disc) / 2.0) ** 0.5
+        s2 = ((-p - disc) / 2.0) ** 0.5
+        z0, z1, z2, z3 = s1 + sh, -s1 + sh, s2 + sh, -s2 + sh
+    else:
+        m0, m1, m2 = _cubic_roots(p, p * p / 4.0 - r, -q * q / 8.0)
+        m = m0
+        if abs(m1) > abs(m):
+            m = m1
+        if abs(m2) > abs(m):
+            m = m2
+        s = (2.0 * m) ** 0.5
+        t = q / (2.0 * s)
+        d1 = (s * s - 4.0 * (p / 2.0 + m + t)) ** 0.5
+        d2 = (s * s - 4.0 * (p / 2.0 + m - t)) ** 0.5
+        z0 = (s + d1) / 2.0 + sh
+        z1 = (s - d1) / 2.0 + sh
+        z2 = (-s + d2) / 2.0 + sh
+        z3 = (-s - d2) / 2.0 + sh
+    return 4, (_polish(c4, c3, c2, c1, c0, z0), _polish(c4, c3, c2, c1, c0, z1),
+               _polish(c4, c3, c2, c1, c0, z2), _polish(c4, c3, c2, c1, c0, z3))
+
+
+@njit(cache=True)
+def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
+    """``(count, (t0, t1, t2, t3))``: real roots of
+    ``a0 + a1 cos t + a2 sin t + a3 cos 2t + a4 sin 2t = 0``.
+
+    The tangent half-angle substitution is taken about a shifted origin ``phi`` chosen so no
+    root sits at infinity. Roots closer than 1e-7 rad merge.
+    """
+    best = -1.0
+    phi = 0.0
+    for j in range(4):
+        ph = 0.5 * math.pi * j + math.pi
+        v = abs(a0 + a1 * math.cos(ph) + a2 * math.sin(ph) + a3 * math.cos(2.0 * ph)
+                + a4 * math.sin(2.0 * ph))
+        if v > best:
+            best = v
+            phi = ph - math.pi
+    cp = math.cos(phi)
+    sp = math.sin(phi)
+    c2p = math.cos(2.0 * phi)
+    s2p = math.sin(2.0 * phi)
+    b1 = a1 * cp + a2 * sp
+    b2 = -a1 * sp + a2 * cp
+    b3 = a3 * c2p + a4 * s2p
+    b4 = -a3 * s2p + a4 * c2p
+    n, roots = quartic_roots(a0 - b1 + b3, 2.0 * b2 - 4.0 * b4, 2.0 * a0 - 6.0 * b3,
+                             2.0 * b2 + 4.0 * b4, a0 + b1 + b3)
+    scale_ = abs(a0) + abs(a1) + abs(a2) + abs(a3) + abs(a4)
+    cnt = 0
+    t0 = t1 = t2 = t3 = 0.0
+    for i in range(n):
+        z = roots[i]
+        t = wrap(2.0 * math.atan(z.real) + phi)
+        if abs(z.imag) > 1e-6 * (1.0 + abs(z.real)):
+            # near-tangent roots: accept if the real part nearly satisfies the equation
+            f = (a0 + a1 * math.cos(t) + a2 * math.sin(t) + a3 * math.cos(2.0 * t)
+                 + a4 * math.sin(2.0 * t))
+            if abs(f) > 1e-9 * scale_:
+                continue
+        if (cnt > 0 and abs(wrap(t0 - t)) < 1e-7) or (cnt > 1 and abs(wrap(t1 - t)) < 1e-7) \
+                or (cnt > 2 and abs(wrap(t2 - t)) < 1e-7):
+            continue
+        if cnt == 0:
+            t0 = t
+        elif cnt == 1:
+            t1 = t
+        elif cnt == 2:
+            t2 = t
+        else:
+            t3 = t
+        cnt += 1
+    return cnt, (t0, t1, t2, t3)

@@ -1,0 +1,206 @@
+"""Choose an analytic family from a chain's geometry (axes and origins, never its name).
+
+Conditions (SSIK's defaults: tolerance 1e-8): two axes are parallel when the angle between
+them is below ``tol`` [rad]; three axes meet when every one passes within ``tol`` [m] of their
+least-squares common point. A chain that misses a family's exact conditions but lies within
+the near-structure tolerances can be solved in near mode (geometric solutions of the nearest
+exact surrogate, then a bounded Newton polish on the true model).
+
+New families plug in through :data:`DETECTORS`: per degrees of freedom, functions
+``(lines, tol, lower, upper) -> [Detection]`` whose ``build(num_samples)`` returns a
+:class:`~ikstack.ik.analytic.families.Family`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ikstack.ik.analytic.families import SRS, Family, LockedJoint, SixR
+from ikstack.ik.analytic.geometry import (
+    Lines,
+    chain_lines,
+    closest_point,
+    fmt_length,
+    parallel_error,
+)
+from ikstack.model import Chain, JointType
+
+#: near-structure mode accepts surrogates this far from exact [m] / [rad]
+NEAR_DISTANCE = 0.025
+NEAR_ANGLE = 0.025
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One family's verdict on a chain.
+
+    Attributes:
+        name: the family's name.
+        distance: worst violation of its conditions, [m] for meeting axes, converted to the
+            same scale for angles (1 rad ~ 1 m); 0 when exact.
+        exact: violation within ``tol``.
+        near: violation within the near-structure tolerances.
+        reason: the failed condition in words (empty when exact).
+        build: ``(num_samples) -> Family`` building the (surrogate) family.
+    """
+
+    name: str
+    distance: float
+    exact: bool
+    near: bool
+    reason: str
+    build: Callable[[int], Family] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The classifier's answer.
+
+    Attributes:
+        family: the family's name, or None when no supported family fits.
+        needs_near: True when the chain is only near the family (near mode required).
+        reason: why: the family's conditions hold, or which condition failed and by how much.
+        detections: every family's verdict, best first.
+    """
+
+    family: str | None
+    needs_near: bool
+    reason: str
+    detections: tuple[Detection, ...] = ()
+
+    @property
+    def supported(self) -> bool:
+        return self.family is not None
+
+
+def _meet(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tuple[float, str]:
+    _, d = closest_point(lines.h[list(idx)], lines.r[list(idx)])
+    names = ", ".join(str(i + 1 + off) for i in idx)
+    if d <= tol:
+        return d, ""
+    return d, f"axes {names} miss a common point by {fmt_length(d)}; tolerance {tol:g} m"
+
+
+def _par(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tuple[float, str]:
+    a, b, c = idx
+    errs = [(parallel_error(lines.h[a], lines.h[b]), a, b),
+            (parallel_error(lines.h[a], lines.h[c]), a, c)]
+    e, i, j = max(errs)
+    if e <= tol:
+        return e, ""
+    return e, (f"axes {i + 1 + off} and {j + 1 + off} are {e:.3g} rad from parallel; "
+               f"tolerance {tol:g} rad")
+
+
+def _detect6(lines: Lines, tol: float, off: int = 0) -> list[Detection]:
+    out = []
+    for kind, rev, test, idx in (
+        ("spherical_wrist", False, _meet, (3, 4, 5)),
+        ("three_parallel", False, _par, (1, 2, 3)),
+        ("spherical_wrist", True, _meet, (0, 1, 2)),
+        ("three_parallel", True, _par, (2, 3, 4)),
+    ):
+        d, why = test(lines, idx, off, tol)
+        near = d <= (NEAR_DISTANCE if test is _meet else NEAR_ANGLE)
+
+        def build(_ns: int, kind: str = kind, rev: bool = rev) -> Family:
+            return SixR(kind, lines, rev)
+
+        name = {("spherical_wrist", False): "spherical_wrist",
+                ("three_parallel", False): "three_parallel",
+                ("spherical_wrist", True): "spherical_shoulder",
+                ("three_parallel", True): "three_parallel_reversed"}[(kind, rev)]
+        out.append(Detection(name, d, d <= tol, near, why, build))
+    return out
+
+
+def _detect7(lines: Lines, tol: float, lower: np.ndarray, upper: np.ndarray) -> list[Detection]:
+    out = []
+    d1, w1 = _meet(lines, (0, 1, 2), 0, tol)
+    d2, w2 = _meet(lines, (4, 5, 6), 0, tol)
+    d = max(d1, d2)
+    why = "; ".join(w for w in (w1, w2) if w)
+    out.append(Detection("srs", d, d <= tol, d <= NEAR_DISTANCE, why,
+                         lambda ns: SRS(lines, ns, lower, upper)))
+    for lock_first in (False, True):
+        j = 0 if lock_first else 6
+        sub = lines.sub(1, 7, lines.M) if lock_first else lines.sub(0, 6, lines.M)
+        for det in _detect6(sub, tol, off=1 if lock_first else 0):
+            def build(ns: int, det: Detection = det, lock_first: bool = lock_first,
+                      j: int = j) -> Family:
+                six = det.build(ns)
+                if not isinstance(six, SixR):  # pragma: no cover - 6R detectors build SixR
+                    raise TypeError(type(six))
+                return LockedJoint(lines, lock_first, six, float(lower[j]), float(upper[j]), ns)
+
+            reason = f"with joint {j + 1} locked: {det.reason}" if det.reason else ""
+            out.append(Detection(f"locked_joint{j + 1}+{det.name}", det.distance, det.exact,
+                                 det.near, reason, build))
+    return out
+
+
+def _detect6_limits(lines: Lines, tol: float, lower: np.ndarray,
+                    upper: np.ndarray) -> list[Detection]:
+    return _detect6(lines, tol)
+
+
+#: family detectors by degrees of freedom, each ``(lines, tol, lower, upper) -> [Detection]``;
+#: append to a list to plug in a new family (the best verdict over all detectors wins)
+DETECTORS: dict[int, list[Callable[[Lines, float, np.ndarray, np.ndarray], list[Detection]]]] = {
+    6: [_detect6_limits],
+    7: [_detect7],
+}
+
+
+def _detect(chain: Chain, tol: float) -> tuple[list[Detection], str]:
+    if any(t == JointType.PRISMATIC for t in chain.joint_types):
+        names = [chain.joint_names[i] for i, t in enumerate(chain.joint_types)
+                 if t == JointType.PRISMATIC]
+        return [], f"prismatic joints {names} are not supported by the analytic families"
+    if chain.dof not in DETECTORS:
+        return [], (f"the analytic families cover {sorted(DETECTORS)}-joint arms; this chain has "
+                    f"{chain.dof} joints")
+    lines = chain_lines(chain)
+    lo = chain.lower + chain.kinematic_margin
+    hi = chain.upper - chain.kinematic_margin
+    dets: list[Detection] = []
+    for detector in DETECTORS[chain.dof]:
+        dets.extend(detector(lines, tol, lo, hi))
+    order = {id(d): i for i, d in enumerate(dets)}
+    dets.sort(key=lambda d: (not d.exact, not d.near, 0.0 if d.exact else d.distance,
+                             order[id(d)]))
+    return dets, ""
+
+
+def detections(chain: Chain, tol: float = 1e-8) -> list[Detection]:
+    """Every family's verdict on ``chain``, best first (exact, then near, by distance)."""
+    return _detect(chain, tol)[0]
+
+
+def classify(chain: Chain, tol: float = 1e-8) -> Classification:
+    """Which analytic family solves ``chain``, and whether near mode is needed.
+
+    Args:
+        chain: the arm (revolute joints only).
+        tol: exactness tolerance: [rad] between parallel axes, [m] for meeting axes.
+
+    Returns:
+        :class:`Classification`: ``family`` None when unsupported, with ``reason`` naming the
+        condition that failed by the least (e.g. "axes 4, 5, 6 miss a common point by 2.1 mm;
+        tolerance 1e-08 m").
+    """
+    dets, why = _detect(chain, tol)
+    if not dets:
+        return Classification(None, False, why)
+    best = dets[0]
+    if best.exact:
+        return Classification(best.name, False, f"{best.name}: conditions hold within {tol:g}",
+                              tuple(dets))
+    if best.near:
+        return Classification(best.name, True,
+                              f"near {best.name} (near mode needed): {best.reason}", tuple(dets))
+    return Classification(None, False, f"no supported family; closest is {best.name}: "
+                          f"{best.reason}", tuple(dets))

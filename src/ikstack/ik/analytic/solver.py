@@ -1,0 +1,316 @@
+"""``AnalyticIK``: every closed-form solution of a supported arm, certified, nearest the seed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
+from ikstack.ik.analytic import _select
+from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
+from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family
+from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.kinematics.forward import compile_chain
+from ikstack.model import Chain
+from ikstack.spatial import as_transforms, as_vectors
+
+Array = NDArray[np.float64]
+
+#: near mode: at most this many Newton corrections, each moving no joint more than this [rad]
+NEAR_ITERATIONS = 12
+NEAR_MAX_STEP = 0.25
+#: candidate scratch bound: targets are solved in chunks of at most this many candidates
+CHUNK_CANDIDATES = 1 << 18
+#: re-selections after the nearest branch broke a coupled-joint constraint
+CONSTRAINT_RETRIES = 16
+
+
+class AnalyticIK:
+    """Closed-form IK of an arm whose geometry fits an analytic family.
+
+    The family is chosen from the chain's axes and origins (:func:`classify`). Candidates of
+    the family are moved by whole turns to the representative nearest the seed within the
+    limits (reduced by the chain's ``kinematic_margin``), gated by FK, coupled-joint
+    constraints and ``max_joint_step``, and the valid one nearest the seed under ``weights``
+    is returned. Every success is certified by :func:`ikstack.ik.certify`.
+
+    Args:
+        chain: a 6R or 7R arm.
+        mode: ``"strict"`` (exact families only) or ``"near"`` (geometric solutions of the
+            nearest exact surrogate, then at most 12 bounded monotone Newton corrections on the
+            true model; also accepts exact arms).
+        position_tolerance: FK gate [m].
+        rotation_tolerance: FK gate [rad].
+        num_samples: swivel samples (SRS) or locked-joint samples (7R with a locked joint),
+            besides the seed's own value.
+        weights: (dof,) non-negative per-joint weights of the seed distance; ones by default.
+        max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
+            previous frame in :meth:`solve_path`).
+        tol: exactness tolerance of the classifier ([rad] parallel, [m] meeting axes).
+
+    Raises:
+        UnsupportedGeometryError: no family fits (the message names the failed condition),
+            or the chain is only near a family and ``mode`` is ``"strict"``.
+        InputError: a bad option.
+    """
+
+    def __init__(self, chain: Chain, mode: str = "strict", position_tolerance: float = 1e-6,
+                 rotation_tolerance: float = 1e-6, num_samples: int = 128,
+                 weights: ArrayLike | None = None, max_joint_step: float | None = None,
+                 tol: float = 1e-8):
+        if mode not in ("strict", "near"):
+            raise InputError(f"mode must be 'strict' or 'near'; got {mode!r}")
+        for name, v in (("position_tolerance", position_tolerance),
+                        ("rotation_tolerance", rotation_tolerance), ("tol", tol)):
+            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+                raise InputError(f"{name} must be a positive finite number; got {v!r}")
+        if not isinstance(num_samples, int | np.integer) or num_samples < 1:
+            raise InputError(f"num_samples must be a positive integer; got {num_samples!r}")
+        if max_joint_step is not None and not (math.isfinite(max_joint_step)
+                                               and max_joint_step > 0):
+            raise InputError(f"max_joint_step must be positive and finite; got {max_joint_step}")
+        self.chain = chain
+        self.mode = mode
+        self.position_tolerance = float(position_tolerance)
+        self.rotation_tolerance = float(rotation_tolerance)
+        self.num_samples = int(num_samples)
+        self.max_joint_step = None if max_joint_step is None else float(max_joint_step)
+        if weights is None:
+            w = np.ones(chain.dof)
+        else:
+            w = as_vectors(weights, "weights", chain.dof)
+            if w.shape != (chain.dof,) or np.any(w < 0):
+                raise InputError(f"weights must be ({chain.dof},) and non-negative; got {w}")
+        self.weights = np.ascontiguousarray(w, dtype=np.float64)
+        self.classification: Classification = classify(chain, tol)
+        det = self._pick(detections(chain, tol))
+        self.family: Family = det.build(self.num_samples)
+        self.near = mode == "near"
+        self.method = f"analytic:{det.name}" + (":near" if self.near else "")
+        self._lo = np.ascontiguousarray(chain.lower + chain.kinematic_margin)
+        self._hi = np.ascontiguousarray(chain.upper - chain.kinematic_margin)
+        self._revolute = np.ascontiguousarray(chain.is_revolute)
+        self._middle = np.minimum(np.maximum(chain.middle(), self._lo), self._hi)
+        self._cc = compile_chain(chain)
+
+    def _pick(self, dets: list[Detection]) -> Detection:
+        c = self.classification
+        if c.family is None:
+            raise UnsupportedGeometryError(f"{self.chain.name or 'chain'}: {c.reason}")
+        if c.needs_near and self.mode == "strict":
+            raise UnsupportedGeometryError(
+                f"{self.chain.name or 'chain'} is only near a family: {c.reason}; "
+                "construct AnalyticIK(chain, mode='near') to solve it on the nearest exact "
+                "surrogate with a bounded Newton polish on the true model")
+        return dets[0]
+
+    @property
+    def K(self) -> int:
+        """Candidates per target (fixed per family; one more in near mode: the seed)."""
+        return int(self.family.K) + (1 if self.near else 0)
+
+    # ------------------------------------------------------------------ boundary
+    def _targets(self, T_base_tcp: ArrayLike) -> tuple[Array, bool]:
+        T = as_transforms(T_base_tcp, "T_base_tcp")
+        if T.ndim == 2:
+            return np.ascontiguousarray(T[None]), True
+        if T.ndim != 3:
+            raise ShapeError("T_base_tcp", T.shape, "(4, 4) or (N, 4, 4)")
+        return np.ascontiguousarray(T), False
+
+    def _seeds(self, seed: ArrayLike | None, n: int) -> Array:
+        dof = self.chain.dof
+        if seed is None:
+            return np.ascontiguousarray(np.broadcast_to(self._middle, (n, dof)))
+        s = as_vectors(seed, "seed", dof)
+        if s.ndim == 1:
+            s = s[None]
+        if s.ndim != 2 or s.shape[0] not in (1, n):
+            raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
+        s = np.minimum(np.maximum(s, self._lo), self._hi)
+        return np.ascontiguousarray(np.broadcast_to(s, (n, dof)))
+
+    # ------------------------------------------------------------------ solving
+    def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
+        n = T.shape[0]
+        Q, V = self.family.solve(T, S)
+        cc = self._cc
+        piters = 0
+        if self.near:
+            # every surrogate branch (exact or least-squares) and the seed itself are initial
+            # guesses for the bounded polish on the true model
+            written = V | np.any(Q != S[:, None, :], axis=2)  # unwritten slots hold the seed
+            Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
+            V = np.concatenate([written, np.ones((n, 1), dtype=np.bool_)], axis=1)
+            piters = NEAR_ITERATIONS
+        k = Q.shape[1]
+        OK = np.empty((n, k), dtype=np.bool_)
+        FK = np.empty((n, k), dtype=np.bool_)
+        LIM = np.empty((n, k), dtype=np.bool_)
+        D = np.empty((n, k))
+        step = np.inf if self.max_joint_step is None else self.max_joint_step
+
+        def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
+                 Ds: Array) -> None:
+            _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
+                             cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
+                             self.rotation_tolerance, step, self.weights, lazy, piters,
+                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, len(Ts) >= PARALLEL_THRESHOLD)
+
+        if self.near and lazy:
+            # the seed initialization is the last resort: polished from afar it may stop within
+            # the tolerances but short of the exact branch it converges to
+            V[:, -1] = False
+            gate(Q, V, S, T, OK, FK, LIM, D)
+            rows = np.flatnonzero(~OK.any(axis=1))
+            if rows.size:
+                V[rows, -1] = True
+                sub: list[Any] = [np.ascontiguousarray(a[rows])
+                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7])
+        else:
+            gate(Q, V, S, T, OK, FK, LIM, D)
+        CON = np.ones((n, k), dtype=np.bool_)
+        if self.chain.constraints:
+            CON = self.chain.constraints_satisfied(Q)
+            for _ in range(CONSTRAINT_RETRIES):
+                bad = OK & ~CON
+                rows = np.flatnonzero(bad.any(axis=1))
+                if not lazy or rows.size == 0:
+                    break
+                # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
+                V[bad] = False
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7])
+                CON[rows] = self.chain.constraints_satisfied(sub[0])
+            rows = np.flatnonzero((OK & ~CON).any(axis=1))
+            if lazy and rows.size:
+                # still breaking constraints after the retries: gate every candidate
+                lazy = False
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                gate(*sub)
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                CON[rows] = self.chain.constraints_satisfied(sub[0])
+            OK &= CON
+        return Q, OK, FK, LIM, CON, D
+
+    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
+              return_all: bool = False) -> IKResult:
+        """Solve targets; the valid solution nearest each seed.
+
+        Args:
+            T_base_tcp: (4, 4) or (N, 4, 4) rigid TCP poses in the base frame [m].
+            seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
+                Seeds are projected into the limits first.
+            return_all: also return every candidate ``q_all`` (N, K, dof) and its certified
+                mask ``valid_all`` (N, K).
+
+        Returns:
+            :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
+            hold the limit-projected seed and a status saying why.
+        """
+        T, _ = self._targets(T_base_tcp)
+        S = self._seeds(seed, T.shape[0])
+        n = T.shape[0]
+        chunk = max(1, CHUNK_CANDIDATES // self.K)
+        if return_all or n <= chunk:
+            return self._solve(T, S, return_all)
+        parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
+
+        def cat(field: str) -> Any:
+            return np.concatenate([getattr(p, field) for p in parts])
+
+        return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
+                        cat("status"), self.method, np.zeros(n, dtype=np.int64),
+                        np.zeros(n, dtype=np.int64))
+
+    def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
+        n, dof, k = T.shape[0], self.chain.dof, self.K
+        if n == 0:
+            z = np.zeros(0)
+            return IKResult(np.zeros((0, dof)), np.zeros(0, dtype=bool), z, z.copy(),
+                            np.zeros(0, dtype=np.int64), self.method, np.zeros(0, np.int64),
+                            np.zeros(0, np.int64),
+                            np.zeros((0, k, dof)) if return_all else None,
+                            np.zeros((0, k), dtype=bool) if return_all else None)
+        Q, OK, FK, LIM, CON, D = self._candidates(T, S, lazy=not return_all)
+        cost = np.where(OK, D, np.inf)
+        idx = np.argmin(cost, axis=1)
+        rows = np.arange(n)
+        found = OK[rows, idx]
+        q = np.where(found[:, None], Q[rows, idx], S)
+        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
+                                 self.rotation_tolerance)
+        success = found & ok
+        status = np.full(n, int(IKStatus.SUCCESS), dtype=np.int64)
+        fails = ~success
+        if fails.any():
+            fk_any = FK.any(axis=1)
+            fk_lim = (FK & LIM).any(axis=1)
+            fk_lim_con = (FK & LIM & CON).any(axis=1)
+            why = np.where(~fk_any, IKStatus.UNREACHABLE,
+                           np.where(~fk_lim, IKStatus.JOINT_LIMITS,
+                                    np.where(~fk_lim_con, IKStatus.CONSTRAINT,
+                                             IKStatus.STEP_LIMIT)))
+            status[fails] = why[fails]
+            # a candidate the compiled gate passed but certify did not (round-off at the
+            # tolerance): reported as not meeting the FK tolerances
+            status[found & ~ok] = IKStatus.UNREACHABLE
+            q[fails] = S[fails]
+            if (found & ~ok).any():
+                _, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
+                                        self.rotation_tolerance)
+        q_all = valid_all = None
+        if return_all:
+            okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
+                                self.rotation_tolerance)
+            valid_all = OK & okc
+            q_all = Q
+        zeros = np.zeros(n, dtype=np.int64)
+        return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
+                        q_all, valid_all)
+
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+        """Solve a continuous path: each frame seeded by the previous frame's selection.
+
+        A failed frame reports its status and holds the previous pose; later frames continue
+        from it. ``max_joint_step`` bounds every joint's change between consecutive frames.
+
+        Args:
+            targets: (T, 4, 4) TCP poses [m].
+            seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
+                default.
+        """
+        T, _ = self._targets(targets)
+        prev = self._seeds(seed, 1)
+        n, dof = T.shape[0], self.chain.dof
+        q = np.empty((n, dof))
+        success = np.zeros(n, dtype=bool)
+        perr = np.empty(n)
+        rerr = np.empty(n)
+        status = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            r = self._solve(T[i:i + 1], prev, False)
+            perr[i] = r.position_error[0]
+            rerr[i] = r.rotation_error[0]
+            status[i] = r.status[0]
+            if r.success[0]:
+                prev = r.q.copy()
+                success[i] = True
+            q[i] = prev[0]
+        if n and (~success).any():
+            ok, pe, re = certify(self.chain, q, T, self.position_tolerance,
+                                 self.rotation_tolerance)
+            perr = np.where(success, perr, pe)
+            rerr = np.where(success, rerr, re)
+        zeros = np.zeros(n, dtype=np.int64)
+        return IKResult(q, success, perr, rerr, status, self.method, zeros,
+                        zeros.copy())

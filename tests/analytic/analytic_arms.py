@@ -1,0 +1,70 @@
+"""Random arms with a family's structure imposed (IK-Geo's test method), as ikstack chains."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ikstack.model import Chain, JointType
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def chain_from_lines(h: np.ndarray, r: np.ndarray, R_end: np.ndarray, p_end: np.ndarray,
+                     limit: float = 2 * np.pi, name: str = "random") -> Chain:
+    """A chain whose joint ``i`` turns about the line ``(h_i, r_i)`` (base frame, zero pose)."""
+    n = h.shape[0]
+    origins = np.tile(np.eye(4), (n, 1, 1))
+    origins[0, :3, 3] = r[0]
+    origins[1:, :3, 3] = r[1:] - r[:-1]
+    T_last_tip = np.eye(4)
+    T_last_tip[:3, :3] = R_end
+    T_last_tip[:3, 3] = p_end - r[-1]
+    return Chain(
+        joint_names=tuple(f"j{i}" for i in range(n)),
+        joint_types=tuple(JointType.REVOLUTE for _ in range(n)),
+        axes=h, origins=origins, T_last_tip=T_last_tip,
+        lower=np.full(n, -limit), upper=np.full(n, limit),
+        velocity_limits=np.full(n, 2.0), acceleration_limits=np.full(n, 10.0),
+        jerk_limits=np.full(n, np.inf), name=name,
+    )
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    if np.linalg.det(q) < 0:
+        q[:, 0] = -q[:, 0]
+    return q
+
+
+STRUCTURES_6R = ("spherical_wrist", "spherical_two_parallel", "spherical_two_intersecting",
+                 "three_parallel", "spherical_shoulder", "three_parallel_reversed")
+
+
+def random_arm(structure: str, rng: np.random.Generator) -> Chain:
+    """A random 6R/7R arm with ``structure`` imposed on random axes and offsets."""
+    n = 7 if structure in ("srs", "srs_offset_elbow", "locked_last") else 6
+    h = unit(rng.normal(size=(n, 3)))
+    r = rng.normal(scale=0.3, size=(n, 3))
+    if structure.startswith("spherical_wrist") or structure in (
+            "spherical_two_parallel", "spherical_two_intersecting"):
+        r[3] = r[4] = r[5] = rng.normal(scale=0.3, size=3)
+    if structure == "spherical_two_parallel":
+        h[2] = h[1] * rng.choice([-1.0, 1.0])
+    if structure == "spherical_two_intersecting":
+        r[1] = r[0]
+    if structure == "three_parallel":
+        h[2] = h[1] * rng.choice([-1.0, 1.0])
+        h[3] = h[1] * rng.choice([-1.0, 1.0])
+    if structure == "three_parallel_reversed":
+        h[3] = h[2] * rng.choice([-1.0, 1.0])
+        h[4] = h[2] * rng.choice([-1.0, 1.0])
+    if structure in ("spherical_shoulder", "locked_last"):
+        r[0] = r[1] = r[2] = rng.normal(scale=0.3, size=3)
+    if structure in ("srs", "srs_offset_elbow"):
+        r[0] = r[1] = r[2] = rng.normal(scale=0.3, size=3)
+        r[4] = r[5] = r[6] = rng.normal(scale=0.3, size=3)
+    return chain_from_lines(h, r, random_rotation(rng), rng.normal(scale=0.3, size=3),
+                            name=structure)
