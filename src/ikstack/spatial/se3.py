@@ -54,13 +54,20 @@ def inverse(T: ArrayLike) -> Array:
     return out
 
 
+#: below this angle [rad] the coefficients use their Taylor series (truncation error ~theta^8)
+_SERIES_BELOW = 1e-2
+
+
 def _coeffs(theta: Array) -> tuple[Array, Array, Array]:
+    """``sin(t)/t``, ``(1 - cos t)/t^2`` and ``(t - sin t)/t^3``, free of cancellation near 0."""
     t2 = theta * theta
-    small = theta < 1e-5
+    small = theta < _SERIES_BELOW
     safe = np.where(small, 1.0, theta)
-    a = np.where(small, 1.0 - t2 / 6.0, np.sin(safe) / safe)
-    b = np.where(small, 0.5 - t2 / 24.0, (1.0 - np.cos(safe)) / (safe * safe))
-    c = np.where(small, 1.0 / 6.0 - t2 / 120.0, (safe - np.sin(safe)) / (safe**3))
+    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0)), np.sin(safe) / safe)
+    b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
+                 (1.0 - np.cos(safe)) / (safe * safe))
+    c = np.where(small, 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)),
+                 (safe - np.sin(safe)) / (safe**3))
     return a, b, c
 
 
@@ -82,10 +89,12 @@ def log(T: ArrayLike) -> Array:
     w = so3.log(T[..., :3, :3])
     theta = np.linalg.norm(w, axis=-1)
     a, b, _ = _coeffs(theta)
-    small = theta < 1e-5
+    small = theta < _SERIES_BELOW
     safe = np.where(small, 1.0, theta)
-    # V^{-1} = I - K/2 + (1/theta^2)(1 - a/(2b)) K^2 ; series 1/12 near 0
-    coef = np.where(small, 1.0 / 12.0 + theta**2 / 720.0, (1.0 - a / (2.0 * b)) / (safe * safe))
+    t2 = theta * theta
+    # V^{-1} = I - K/2 + (1/theta^2)(1 - a/(2b)) K^2, by its series near 0
+    coef = np.where(small, 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0,
+                    (1.0 - a / (2.0 * b)) / (safe * safe))
     K = so3.skew(w)
     Vinv = np.eye(3) - 0.5 * K + coef[..., None, None] * (K @ K)
     v = np.einsum("...ij,...j->...i", Vinv, T[..., :3, 3])

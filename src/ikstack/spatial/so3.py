@@ -45,10 +45,12 @@ def exp(rotvec: ArrayLike) -> Array:
     w = as_vectors(rotvec, "rotvec", 3)
     theta2 = np.einsum("...i,...i->...", w, w)
     theta = np.sqrt(theta2)
-    small = theta < _SMALL
+    small = theta < 1e-2  # Taylor series below: no cancellation in 1 - cos
     safe = np.where(small, 1.0, theta)
-    a = np.where(small, 1.0 - theta2 / 6.0, np.sin(safe) / safe)
-    b = np.where(small, 0.5 - theta2 / 24.0, (1.0 - np.cos(safe)) / (safe * safe))
+    t2 = theta2
+    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0)), np.sin(safe) / safe)
+    b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
+                 (1.0 - np.cos(safe)) / (safe * safe))
     K = skew(w)
     K2 = K @ K
     return np.eye(3) + a[..., None, None] * K + b[..., None, None] * K2
