@@ -147,6 +147,28 @@ def test_sp6_recovers_known_pair_and_every_pair_is_exact(rng):
         assert np.abs(e2 - d2)[m].max(initial=0.0) < 1e-7
 
 
+@pytest.mark.parametrize("tilt", [0.0, 1e-12, 1e-9, 1e-7, 1e-5])
+def test_sp6_decoupled_equations_with_both_blocks_singular_give_all_four_pairs(tilt):
+    """Axis-aligned targets make both 2x2 blocks rank one (each equation involves one angle):
+    every pair must still come back, exactly, also a hair away from the degenerate case."""
+    z, x, y = np.eye(3)[2], np.eye(3)[0], np.eye(3)[1]
+    # eq 1 depends on t1 only, eq 2 on t2 only (up to `tilt`)
+    H = np.array([[x, y * tilt, y * tilt, x]])
+    K = np.array([[z, z, z, z]])
+    P = np.array([[x + 0.3 * y, y, x, y]])
+    t1, t2 = 0.7, -2.1
+    e1 = x @ rot(z, t1) @ (x + 0.3 * y) + tilt * (y @ rot(z, t2) @ y)
+    e2 = tilt * (y @ rot(z, t1) @ x) + x @ rot(z, t2) @ y
+    r = sp.sp6(H, K, P, np.array([e1]), np.array([e2]))
+    assert r.count[0] == 4
+    pairs = np.stack([r.theta[0][0], r.theta[1][0]], axis=1)
+    assert np.min(angdiff(pairs[:, 0], t1) + angdiff(pairs[:, 1], t2)) < 1e-9
+    for a, b in pairs:
+        f1 = x @ rot(z, a) @ (x + 0.3 * y) + tilt * (y @ rot(z, b) @ y)
+        f2 = tilt * (y @ rot(z, a) @ x) + x @ rot(z, b) @ y
+        assert abs(f1 - e1) < 1e-9 and abs(f2 - e2) < 1e-9
+
+
 def test_single_vectors_are_a_batch_of_one():
     r = sp.sp1([1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0])
     assert r.theta[0].shape == (1, 1)

@@ -16,6 +16,8 @@ COMMANDS = {
     "decode": "ikstack.cli.decode_cmd",
     "solve": "ikstack.cli.solve_cmd",
     "servo-demo": "ikstack.cli.servo_demo_cmd",
+    "ik": "ikstack.cli.ik_cmd",
+    "validate": "ikstack.cli.validate_cmd",
 }
 
 

@@ -98,6 +98,85 @@ def _sp6_terms(h, k, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no cover
+    """Two bounded Newton steps on subproblem 6's original pair of equations (whose solving
+    route can be ill-conditioned when a block is nearly singular; the equations are not)."""
+    for _ in range(2):
+        sa, ca, sb, cb = math.sin(ta), math.cos(ta), math.sin(tb), math.cos(tb)
+        f1 = a1s * sa + a1c * ca + b1s * sb + b1c * cb - e1
+        f2 = a2s * sa + a2c * ca + b2s * sb + b2c * cb - e2
+        j11 = a1s * ca - a1c * sa
+        j12 = b1s * cb - b1c * sb
+        j21 = a2s * ca - a2c * sa
+        j22 = b2s * cb - b2c * sb
+        det = j11 * j22 - j12 * j21
+        if abs(det) < 1e-12 * (abs(j11 * j22) + abs(j12 * j21) + 1e-300):
+            break
+        da = (j22 * f1 - j12 * f2) / det
+        db = (j11 * f2 - j21 * f1) / det
+        if abs(da) > 1e-3 or abs(db) > 1e-3:
+            break
+        ta -= da
+        tb -= db
+    return ta, tb
+
+
+@njit(cache=True)
+def _circle_line(v0, v1, alpha):  # pragma: no cover - compiled
+    """``(count, t0, t1)``: angles with ``v0 sin t + v1 cos t = alpha`` (tangent: one root;
+    ``|alpha|`` a hair over the reach from round-off counts as tangent)."""
+    r = math.hypot(v0, v1)
+    if r < 1e-300:
+        return 0, 0.0, 0.0
+    c = alpha / r
+    if c > 1.0 + 1e-9 or c < -1.0 - 1e-9:
+        return 0, 0.0, 0.0
+    c = min(1.0, max(-1.0, c))
+    phi = math.atan2(v0, v1)
+    d = math.acos(c)
+    if d < 1e-9:
+        return 1, wrap(phi), 0.0
+    return 2, wrap(phi + d), wrap(phi - d)
+
+
+@njit(cache=True)
+def _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no cover
+    """Subproblem 6 when both 2x2 blocks are singular (rank one each), as for axis-aligned
+    targets: ``A x_a = u_A (v_A . x_a)``, ``B x_b = u_B (v_B . x_b)``. Two scalars follow from
+    a 2x2 solve, then each angle from a line meeting the unit circle: up to 4 pairs."""
+    z4 = (0.0, 0.0, 0.0, 0.0)
+    # rank-one factors from each block's larger row
+    if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
+        va0, va1 = a1s, a1c
+        ua0, ua1 = 1.0, (a2s * a1s + a2c * a1c) / (a1s * a1s + a1c * a1c + 1e-300)
+    else:
+        va0, va1 = a2s, a2c
+        ua0, ua1 = (a1s * a2s + a1c * a2c) / (a2s * a2s + a2c * a2c + 1e-300), 1.0
+    if b1s * b1s + b1c * b1c >= b2s * b2s + b2c * b2c:
+        vb0, vb1 = b1s, b1c
+        ub0, ub1 = 1.0, (b2s * b1s + b2c * b1c) / (b1s * b1s + b1c * b1c + 1e-300)
+    else:
+        vb0, vb1 = b2s, b2c
+        ub0, ub1 = (b1s * b2s + b1c * b2c) / (b2s * b2s + b2c * b2c + 1e-300), 1.0
+    det = ua0 * ub1 - ub0 * ua1
+    if abs(det) < 1e-12:
+        return 0, z4, z4
+    alpha = (e1 * ub1 - ub0 * e2) / det
+    beta = (ua0 * e2 - e1 * ua1) / det
+    na, ta0, ta1 = _circle_line(va0, va1, alpha)
+    nb, tb0, tb1 = _circle_line(vb0, vb1, beta)
+    x = [0.0, 0.0, 0.0, 0.0]
+    y = [0.0, 0.0, 0.0, 0.0]
+    n = 0
+    for i in range(na):
+        for j in range(nb):
+            x[n], y[n] = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1,
+                                     a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+            n += 1
+    return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])
+
+
+@njit(cache=True)
 def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no cover
     """``(count, t1 (4,), t2 (4,))`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
     ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs.
@@ -117,6 +196,8 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
     detB = b1s * b2c - b1c * b2s
     nA = a1s * a1s + a1c * a1c + a2s * a2s + a2c * a2c + 1e-300
     nB = b1s * b1s + b1c * b1c + b2s * b2s + b2c * b2c + 1e-300
+    if abs(detA) <= 1e-6 * nA and abs(detB) <= 1e-6 * nB:
+        return _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
     swap = abs(detA) / nA > abs(detB) / nB
     if swap:
         det = detA
@@ -151,25 +232,7 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
         c = math.cos(roots[i])
         other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
         ta, tb = (other, roots[i]) if swap else (roots[i], other)
-        # two Newton steps on the original pair of equations: the quartic's coefficients
-        # can be ill-conditioned (nearly singular blocks), the equations themselves are not
-        for _ in range(2):
-            sa, ca, sb, cb = math.sin(ta), math.cos(ta), math.sin(tb), math.cos(tb)
-            f1 = a1s * sa + a1c * ca + b1s * sb + b1c * cb - e1
-            f2 = a2s * sa + a2c * ca + b2s * sb + b2c * cb - e2
-            j11 = a1s * ca - a1c * sa
-            j12 = b1s * cb - b1c * sb
-            j21 = a2s * ca - a2c * sa
-            j22 = b2s * cb - b2c * sb
-            det = j11 * j22 - j12 * j21
-            if abs(det) < 1e-12 * (abs(j11 * j22) + abs(j12 * j21) + 1e-300):
-                break
-            da = (j22 * f1 - j12 * f2) / det
-            db = (j11 * f2 - j21 * f1) / det
-            if abs(da) > 1e-3 or abs(db) > 1e-3:
-                break
-            ta -= da
-            tb -= db
+        ta, tb = _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
         x[i] = ta
         y[i] = tb
     return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])

@@ -1,0 +1,61 @@
+"""``ikstack validate`` exit codes and reports; ``ikstack ik`` on every bundled arm."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ikstack.cli.main import main
+from ikstack.kinematics import fk
+from ikstack.robots import load, names
+from ikstack.spatial import to_pose
+
+
+def test_validate_passes_on_a_bundled_arm_with_exit_code_0(capsys):
+    assert main(["validate", "iiwa14", "--no-progress"]) == 0
+    assert "result: PASS" in capsys.readouterr().out
+
+
+def test_validate_skips_a_gripper_with_exit_code_3(capsys):
+    assert main(["validate", "parallel_gripper", "--no-progress"]) == 3
+    assert "SKIPPED" in capsys.readouterr().out
+
+
+def test_validate_fails_when_limits_trap_the_solver_with_exit_code_1(capsys):
+    # one iteration cannot reach anything: the check must be able to fail
+    assert main(["validate", "ur5", "--iterations", "1", "--no-progress"]) == 1
+    assert "result: FAIL" in capsys.readouterr().out
+
+
+def test_validate_json_report(tmp_path, capsys):
+    assert main(["validate", "panda", "--json", "-"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["status"] == "pass" and len(rep["targets"]) == 5
+    assert main(["validate", "no_such_robot"]) == 2
+    assert "bundled robots" in capsys.readouterr().err
+
+
+ARMS = [n for n in names() if load(n).role.value == "arm"]
+
+
+@pytest.mark.parametrize("name", ARMS)
+def test_ik_solves_a_reachable_pose_on_every_bundled_arm(name, capsys):
+    chain = load(name)
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        q = chain.random_q(rng)
+        if chain.constraints_satisfied(q):
+            break
+    p, quat = to_pose(fk(chain, q))
+    assert main(["ik", "--robot", name, "--pose", *map(str, p), *map(str, quat), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["success"]
+    assert out["position_error"] < 1e-5 and out["rotation_error"] < 1e-5
+
+
+def test_ik_unreachable_pose_exits_1_with_a_reason(capsys):
+    assert main(["ik", "--robot", "ur5", "--pose", "5", "0", "0", "1", "0", "0", "0",
+                 "--method", "numerical"]) == 1
+    assert "FAILED" in capsys.readouterr().out
