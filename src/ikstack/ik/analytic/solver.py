@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik.analytic import _select
+from ikstack.ik.analytic import _path, _select
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family
 from ikstack.ik.result import IKResult, IKStatus, certify
@@ -278,19 +278,67 @@ class AnalyticIK:
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
                         q_all, valid_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None,
+                   compiled: bool = True) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue
         from it. ``max_joint_step`` bounds every joint's change between consecutive frames.
 
+        Strict mode on a chain without coupled-joint constraints runs the whole selection in
+        one compiled loop over frames (the family kernel, representatives, limits, step bound
+        and FK gate per frame, exactly as :meth:`solve` with the previous selection as seed),
+        then certifies the selected path once; other cases solve frame by frame.
+
         Args:
             targets: (T, 4, 4) TCP poses [m].
             seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
                 default.
+            compiled: False forces the frame-by-frame loop (same selections, slower).
         """
         T, _ = self._targets(targets)
         prev = self._seeds(seed, 1)
+        n = T.shape[0]
+        if compiled and n and not self.near and not self.chain.constraints:
+            r = self._compiled_path(T, prev)
+            if r is not None:
+                return r
+        return self._frame_path(T, prev)
+
+    def _gate(self) -> tuple[Any, ...]:
+        cc = self._cc
+        step = np.inf if self.max_joint_step is None else self.max_joint_step
+        return (self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end,
+                self.position_tolerance, self.rotation_tolerance, step, self.weights)
+
+    def _compiled_path(self, T: Array, prev: Array) -> IKResult | None:
+        out = _path.run(self.family, T, np.ascontiguousarray(prev[0]), self._gate())
+        if out is None:
+            return None
+        q, code = out
+        found = code == _path.FOUND
+        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
+                                 self.rotation_tolerance)
+        success = found & ok
+        bad = np.flatnonzero(found & ~ok)
+        if bad.size:
+            # the compiled gate passed a selection certify rejects (round-off at the
+            # tolerance): from that frame on, the frame-by-frame loop decides
+            i = int(bad[0])
+            start = q[i - 1:i] if i else prev
+            rest = self._frame_path(T[i:], np.ascontiguousarray(start))
+            q[i:], success[i:] = rest.q, rest.success
+            perr[i:], rerr[i:] = rest.position_error, rest.rotation_error
+            status = np.empty(T.shape[0], dtype=np.int64)
+            status[:i] = _STATUS[code[:i]]
+            status[i:] = rest.status
+        else:
+            status = _STATUS[code]
+        zeros = np.zeros(T.shape[0], dtype=np.int64)
+        return IKResult(q, success, perr, rerr, status,
+                        self.method, zeros, zeros.copy())
+
+    def _frame_path(self, T: Array, prev: Array) -> IKResult:
         n, dof = T.shape[0], self.chain.dof
         q = np.empty((n, dof))
         success = np.zeros(n, dtype=bool)
@@ -314,3 +362,8 @@ class AnalyticIK:
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros,
                         zeros.copy())
+
+
+#: compiled path outcome code -> IKStatus
+_STATUS = np.array([int(IKStatus.SUCCESS), int(IKStatus.UNREACHABLE),
+                    int(IKStatus.JOINT_LIMITS), int(IKStatus.STEP_LIMIT)], dtype=np.int64)
