@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--episodes", type=int, default=None)
     ap.add_argument("--frames", type=int, default=None)
     ap.add_argument("--robots", nargs="+", default=["ur5", "panda"])
-    ap.add_argument("--solver", choices=["auto", "library", "newton"], default="auto")
+    ap.add_argument("--solver", choices=["auto", "library", "newton"], default="library")
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args(argv)
     episodes = args.episodes or (20 if args.quick else 1000)

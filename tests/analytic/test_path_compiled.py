@@ -24,7 +24,7 @@ def wavy_path(chain, rng, n):
     return q, T
 
 
-@pytest.mark.parametrize("name, samples", [("ur5", 128), ("iiwa14", 8), ("panda", 8)])
+@pytest.mark.parametrize("name, samples", [("ur5", 128), ("iiwa14", 8), ("panda", 32)])
 @pytest.mark.parametrize("max_step", [None, 0.3])
 def test_compiled_path_selects_the_same_frames_as_the_frame_loop(name, samples, max_step):
     chain = robots.load(name)
@@ -68,3 +68,19 @@ def test_compiled_path_hands_a_frame_certify_rejects_to_the_frame_loop():
     np.testing.assert_array_equal(a.q, b.q)
     np.testing.assert_array_equal(a.status, b.status)
     np.testing.assert_array_equal(a.success, b.success)
+
+
+@pytest.mark.parametrize("lock_weight", [0.0, 1e-3, 50.0])
+def test_compiled_locked_joint_path_skips_no_winning_lock_sample(lock_weight):
+    # the compiled loop prunes lock samples by the locked joint's distance alone; with any
+    # weight on that joint the selections stay those of the full candidate set
+    chain = robots.load("panda")
+    rng = np.random.default_rng(11)
+    q, T = wavy_path(chain, rng, 100)
+    w = np.ones(7)
+    w[6] = lock_weight
+    ik = AnalyticIK(chain, num_samples=48, weights=w)
+    a = ik.solve_path(T, q[0])
+    b = ik.solve_path(T, q[0], compiled=False)
+    np.testing.assert_array_equal(a.q, b.q)
+    np.testing.assert_array_equal(a.status, b.status)

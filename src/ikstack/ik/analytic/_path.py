@@ -17,7 +17,7 @@ from numba import njit
 
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.ik.analytic import _srs
-from ikstack.ik.analytic._select import _finalize_one
+from ikstack.ik.analytic._select import TWO_PI, _finalize_one
 from ikstack.ik.analytic._vec import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 
@@ -79,21 +79,82 @@ def path6(fid, var, rev, T, seed, H, P, R6T, sgn, lo, hi, revolute, Rs, ps, kind
 def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, sgn, K, lo, hi,
                 revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W, out,
                 code):  # pragma: no cover - compiled
-    """A 7R arm with an end joint locked at the previous selection's value, then ``vals``."""
+    """A 7R arm with an end joint locked at the previous selection's value, then ``vals``.
+
+    The previous selection's lock value is solved first; a grid value whose lock-joint
+    distance alone (a lower bound of its candidates' weighted distance) is not below that
+    selection's distance cannot win and is skipped. The selection equals the one over all
+    ``K`` candidates (ties go to the earlier slot in both).
+    """
     dof = seed.shape[0]
+    ns = vals.shape[0]
     Q = np.empty((K, dof))
     V = np.empty(K, dtype=np.bool_)
     OK = np.empty(K, dtype=np.bool_)
     FK = np.empty(K, dtype=np.bool_)
     LIM = np.empty(K, dtype=np.bool_)
     D = np.empty(K)
+    Q1 = np.empty((8, dof))
+    V1 = np.empty(8, dtype=np.bool_)
+    OK1 = np.empty(8, dtype=np.bool_)
+    FK1 = np.empty(8, dtype=np.bool_)
+    LIM1 = np.empty(8, dtype=np.bool_)
+    D1 = np.empty(8)
     Tbuf = np.empty((4, 4))
     prev = seed.copy()
     lock_idx = 0 if lock_first else dof - 1
-    vv = np.empty(vals.shape[0] + 1)
+    wl = W[lock_idx]
+    vv = np.empty(ns + 1)
     vv[1:] = vals
+    one = np.empty(1)
+    sub = np.empty(ns)
     for i in range(T.shape[0]):
-        vv[0] = prev[lock_idx]
+        pl = prev[lock_idx]
+        one[0] = pl
+        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev,
+                       Q1, V1)
+        _finalize_one(Q1, V1, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol,
+                      rtol, step, W, True, 0, 0.0, OK1, FK1, LIM1, D1, Tbuf)
+        best = -1
+        for k in range(8):
+            if OK1[k] and (best < 0 or D1[k] < D1[best]):
+                best = k
+        if best >= 0 and wl > 0.0:
+            dstar = D1[best]
+            m = 0
+            for s in range(ns):
+                d = abs(vals[s] - pl)
+                d = abs(d - TWO_PI * np.floor(d / TWO_PI + 0.5))  # distance modulo a turn
+                d = max(d - 1e-5, 0.0)
+                if wl * d * d <= dstar:
+                    sub[m] = vals[s]
+                    m += 1
+            if m > 0:
+                n8 = 8 * m
+                F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, sub[:m], H, P, R6T,
+                               sgn, prev, Q[:n8], V[:n8])
+                _finalize_one(Q[:n8], V[:n8], prev, T[i], lo, hi, revolute, Rs, ps, kinds,
+                              R_end, p_end, ptol, rtol, step, W, True, 0, 0.0, OK[:n8],
+                              FK[:n8], LIM[:n8], D[:n8], Tbuf)
+                b2 = -1
+                for k in range(n8):
+                    if OK[k] and (b2 < 0 or D[k] < D[b2]):
+                        b2 = k
+                if b2 >= 0 and D[b2] < dstar:
+                    for j in range(dof):
+                        prev[j] = Q[b2, j]
+                    code[i] = FOUND
+                    for j in range(dof):
+                        out[i, j] = prev[j]
+                    continue
+            for j in range(dof):
+                prev[j] = Q1[best, j]
+            code[i] = FOUND
+            for j in range(dof):
+                out[i, j] = prev[j]
+            continue
+        # no candidate at the previous lock value (or an unweighted lock joint): all of them
+        vv[0] = pl
         F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q,
                        V)
         _select(Q, V, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
