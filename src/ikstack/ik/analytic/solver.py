@@ -67,7 +67,8 @@ class AnalyticIK:
 
     Raises:
         UnsupportedGeometryError: no family fits (the message names the failed condition),
-            or the chain is only near a family and ``mode`` is ``"strict"``.
+            or the chain is only near a family and ``mode`` is ``"strict"``, or ``mode`` is
+            ``"general"`` and the chain is not a revolute 6R or 7R chain.
         InputError: a bad option.
     """
 
