@@ -5,12 +5,13 @@ robot) for UR5 and Panda, converts it with the job on each engine, and compares 
 single-process loop doing the same read -> solve -> write without the job (the peer: what the
 job's planning, validation, certification, atomic writes and process management cost).
 
-Solver: the library's path solvers when installed (``--solver library``); otherwise (and with
-``--solver newton``) a batched Newton iteration seeded at the posture the benchmark's paths
-move around, run over all of an episode's frames at once and certified by FK. The second is a
-stand-in that measures the job machinery and its scaling, not the library's IK.
+Solver: by default (``--solver library``) the library's path solvers the job uses, i.e. the
+analytic compiled path solver (``AnalyticIK.solve_path``) for UR5 and Panda. ``--solver newton``
+runs a stand-in instead (a batched Newton iteration seeded at the posture the benchmark's paths
+move around, certified by FK) that measures the job machinery and its scaling, not the
+library's IK; ``--solver auto`` uses the library when its solvers are installed.
 
-Usage: ``python benchmarks/bench_solve.py [--quick] [--robots ur5 panda] [--solver auto]``
+Usage: ``python benchmarks/bench_solve.py [--quick] [--robots ur5 panda] [--solver library]``
 Writes ``benchmarks/results/bench_solve.json``.
 """
 
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--episodes", type=int, default=None)
     ap.add_argument("--frames", type=int, default=None)
     ap.add_argument("--robots", nargs="+", default=["ur5", "panda"])
-    ap.add_argument("--solver", choices=["auto", "library", "newton"], default="auto")
+    ap.add_argument("--solver", choices=["auto", "library", "newton"], default="library")
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args(argv)
     episodes = args.episodes or (20 if args.quick else 1000)

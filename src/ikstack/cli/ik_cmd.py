@@ -24,21 +24,24 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--method", default="auto",
                    help="auto (analytic where the family allows, else numerical), analytic, "
                         "numerical, dls, lm")
-    p.add_argument("--all", action="store_true", help="print every valid solution (analytic)")
+    p.add_argument("--all", action="store_true", help="print every valid solution (analytic: closed form, or the "
+                        "algebraic general mode for 6R/7R arms without one)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return p
 
 
 def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult:
-    """Every analytic solution (``--all`` needs an analytic family)."""
+    """Every analytic solution: of the closed-form family, or of the algebraic mode (general 6R
+    elimination, locked-joint 7R) for revolute 6R/7R chains no closed form covers."""
     from ikstack.ik.analytic import AnalyticIK, classify
 
     c = classify(chain)
-    if c.family is None:
+    mode = c.suggested_mode
+    if mode is None:
         raise UnsupportedGeometryError(
-            f"--all lists the analytic solution set, and no analytic family covers "
+            f"--all lists the analytic solution set, and no analytic mode covers "
             f"{chain.name or 'this chain'}: {c.reason}")
-    solver = AnalyticIK(chain, mode="near" if c.needs_near else "strict")
+    solver = AnalyticIK(chain, mode=mode)
     return solver.solve(T[None], seed=seed, return_all=True)
 
 

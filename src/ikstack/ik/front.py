@@ -2,8 +2,10 @@
 
 ``method="auto"`` uses the analytic solver where :mod:`ikstack.ik.analytic` classifies the
 chain's family as supported (its near mode where the classifier says the model only nearly has
-the family's structure), and the numerical solver otherwise. The result's ``method`` says which
-solver ran.
+the family's structure), and the numerical solver otherwise. The algebraic mode of the analytic
+solver (general 6R elimination; locked-joint elimination for 7R arms without a closed form, such
+as Flexiv Rizon 4 / 4s) is explicit: ``method="analytic", mode="general"``; ``"auto"`` never
+picks it (those arms get the numerical solver). The result's ``method`` says which solver ran.
 """
 
 from __future__ import annotations
@@ -72,11 +74,15 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
         seed: (dof,) or (N, dof) joint positions near which to solve [rad or m]; the numerical
             solver starts there (the middle of the limits when None) and the analytic solver
             ranks its branches by distance to it.
-        method: ``"auto"`` (analytic where the family is supported, numerical otherwise),
-            ``"analytic"``, ``"numerical"`` (Levenberg-Marquardt), ``"lm"`` or ``"dls"``.
+        method: ``"auto"`` (a closed-form family where one is supported, numerical
+            otherwise: chains only the algebraic mode solves, e.g. Rizon 4, get the numerical
+            solver), ``"analytic"``, ``"numerical"`` (Levenberg-Marquardt), ``"lm"`` or
+            ``"dls"``.
         **options: numerical options (:class:`~ikstack.ik.numerical.NumericalOptions` fields,
-            and ``damping``/``damping_parameter`` of the step); the analytic solver runs with
-            its defaults, so options are rejected when ``method="analytic"``.
+            and ``damping``/``damping_parameter`` of the step). With ``method="analytic"``
+            the only option is ``mode`` (:class:`~ikstack.ik.analytic.AnalyticIK`'s
+            ``"strict"``, ``"near"`` or ``"general"``; by default the classifier's closed-form
+            mode): ``mode="general"`` solves any revolute 6R/7R chain algebraically.
 
     Returns:
         IKResult whose ``method`` names the solver used (``"numerical:lm"``,
@@ -93,14 +99,19 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     if method in ("auto", "analytic"):
         mod = _analytic_module()
         cls = None if mod is None else mod.classify(chain)
+        if method == "analytic" and set(options) - {"mode"}:
+            raise InputError("method='analytic' takes only the option 'mode'; got "
+                             f"{sorted(options)}")
+        if method == "analytic" and mod is not None and "mode" in options:
+            return mod.AnalyticIK(chain, mode=options["mode"]).solve(T_base_tcp, seed=seed)
         if mod is not None and cls is not None and cls.family is not None:
-            if method == "analytic" and options:
-                raise InputError(f"method='analytic' takes no options; got {sorted(options)}")
             mode = "near" if cls.needs_near else "strict"
             return mod.AnalyticIK(chain, mode=mode).solve(T_base_tcp, seed=seed)
         if method == "analytic":
             why = ("the analytic solvers are not available in this build" if mod is None
-                   else f"no analytic family covers {chain!r}")
+                   else f"no closed-form family covers {chain!r}"
+                   + ("; mode='general' solves it algebraically"
+                      if cls is not None and getattr(cls, "general", False) else ""))
             raise UnsupportedGeometryError(f"method='analytic': {why}; use method='numerical'")
         method = "numerical"
     return _numerical_solver(chain, method, options).solve(T_base_tcp, seed=seed)

@@ -140,9 +140,12 @@ def library_path_solver(chain: Chain, method: str = "auto",
                         max_joint_step: float | None = None) -> PathSolver:
     """The library's continuous-path solver for ``chain``.
 
-    ``auto`` uses the analytic path solver when the chain's family has one, the numerical
-    solver (through :func:`solve_episode`'s seeded loop) otherwise; ``analytic`` and
-    ``numerical`` force one.
+    ``auto`` uses the analytic path solver when a closed-form family accepts the chain (strict
+    mode: one compiled loop over the episode's frames, then one certification of the selected
+    path, see :meth:`AnalyticIK.solve_path`), the numerical solver (through
+    :func:`solve_episode`'s seeded loop) otherwise; ``analytic`` and ``numerical`` force one.
+    Arms only the algebraic mode solves (``AnalyticIK(chain, mode="general")``, e.g. Rizon 4)
+    get the numerical solver here, as with ``solve_ik(method="auto")``.
 
     Raises:
         SolverUnavailableError: the requested solver is not installed.

@@ -9,6 +9,8 @@ Example::
     chain = ikstack.robots.load("ur5")
     classify(chain).family                    # "three_parallel" (None when unsupported)
     ik = AnalyticIK(chain)                    # mode="near" for arms only near a family
+    # 6R/7R arms without a closed form (classify(c).general, e.g. rizon4): explicit
+    # AnalyticIK(c, mode="general") -> "analytic:general6r" / "analytic:locked7r"
     result = ik.solve(chain.fk(chain.middle()), return_all=True)
     result.q, result.success, result.q_all, result.valid_all
 """

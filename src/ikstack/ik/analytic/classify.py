@@ -64,16 +64,30 @@ class Classification:
         needs_near: True when the chain is only near the family (near mode required).
         reason: why: the family's conditions hold, or which condition failed and by how much.
         detections: every family's verdict, best first.
+        general: True when no closed-form family accepts the chain but it is a revolute 6R or
+            7R chain, which the algebraic mode solves (``AnalyticIK(chain, mode="general")``:
+            general 6R elimination, or a locked joint for 7R). Explicit, as near mode is:
+            ``solve_ik(method="auto")`` does not choose it.
     """
 
     family: str | None
     needs_near: bool
     reason: str
     detections: tuple[Detection, ...] = ()
+    general: bool = False
 
     @property
     def supported(self) -> bool:
+        """A closed-form family (exact or near) accepts the chain."""
         return self.family is not None
+
+    @property
+    def suggested_mode(self) -> str | None:
+        """The :class:`AnalyticIK` mode to use: ``"strict"``, ``"near"``, ``"general"`` or
+        None (no analytic mode applies)."""
+        if self.family is not None:
+            return "near" if self.needs_near else "strict"
+        return "general" if self.general else None
 
 
 def _meet(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tuple[float, str]:
@@ -190,7 +204,8 @@ def classify(chain: Chain, tol: float = 1e-8) -> Classification:
     Returns:
         :class:`Classification`: ``family`` None when unsupported, with ``reason`` naming the
         condition that failed by the least (e.g. "axes 4, 5, 6 miss a common point by 2.1 mm;
-        tolerance 1e-08 m").
+        tolerance 1e-08 m") and ``general`` True when the algebraic mode applies (revolute 6R
+        or 7R chains).
     """
     dets, why = _detect(chain, tol)
     if not dets:
@@ -203,4 +218,5 @@ def classify(chain: Chain, tol: float = 1e-8) -> Classification:
         return Classification(best.name, True,
                               f"near {best.name} (near mode needed): {best.reason}", tuple(dets))
     return Classification(None, False, f"no supported family; closest is {best.name}: "
-                          f"{best.reason}", tuple(dets))
+                          f"{best.reason}; the algebraic mode solves it "
+                          "(AnalyticIK(chain, mode='general'))", tuple(dets), general=True)

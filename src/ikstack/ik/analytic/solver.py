@@ -9,7 +9,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik.analytic import _select
+from ikstack.ik.analytic import _path, _select
+from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family
 from ikstack.ik.result import IKResult, IKStatus, certify
@@ -24,6 +25,8 @@ NEAR_ITERATIONS = 12
 NEAR_MAX_STEP = 0.25
 #: candidate scratch bound: targets are solved in chunks of at most this many candidates
 CHUNK_CANDIDATES = 1 << 18
+#: solver modes
+MODES = ("strict", "near", "general")
 #: re-selections after the nearest branch broke a coupled-joint constraint
 CONSTRAINT_RETRIES = 16
 
@@ -39,9 +42,15 @@ class AnalyticIK:
 
     Args:
         chain: a 6R or 7R arm.
-        mode: ``"strict"`` (exact families only) or ``"near"`` (geometric solutions of the
+        mode: ``"strict"`` (exact families only), ``"near"`` (geometric solutions of the
             nearest exact surrogate, then at most 12 bounded monotone Newton corrections on the
-            true model; also accepts exact arms).
+            true model; also accepts exact arms) or ``"general"`` (algebraic: any revolute 6R
+            chain by :class:`~ikstack.ik.analytic.general6r.General6R`'s elimination, method
+            ``"analytic:general6r"``; any revolute 7R chain by
+            :class:`~ikstack.ik.analytic.general6r.LockedJoint7R`, method
+            ``"analytic:locked7r"``). The general mode is explicit: :func:`classify` reports it
+            (``Classification.general``) for chains no closed-form family accepts, but
+            ``solve_ik(method="auto")`` does not pick it.
         position_tolerance: FK gate [m].
         rotation_tolerance: FK gate [rad].
         num_samples: swivel samples (SRS) or locked-joint samples (7R with a locked joint),
@@ -50,19 +59,25 @@ class AnalyticIK:
         max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
             previous frame in :meth:`solve_path`).
         tol: exactness tolerance of the classifier ([rad] parallel, [m] meeting axes).
+        num_locks: general mode, 7R: grid samples of the locked joint.
+        search: general mode, 7R: lock samples ``"fixed"`` (the grid) or ``"seed_local"`` (the
+            grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
+            ``"seed_local"`` for :meth:`solve_path` (each frame samples around the previous
+            selection).
 
     Raises:
         UnsupportedGeometryError: no family fits (the message names the failed condition),
-            or the chain is only near a family and ``mode`` is ``"strict"``.
+            or the chain is only near a family and ``mode`` is ``"strict"``, or ``mode`` is
+            ``"general"`` and the chain is not a revolute 6R or 7R chain.
         InputError: a bad option.
     """
 
     def __init__(self, chain: Chain, mode: str = "strict", position_tolerance: float = 1e-6,
                  rotation_tolerance: float = 1e-6, num_samples: int = 128,
                  weights: ArrayLike | None = None, max_joint_step: float | None = None,
-                 tol: float = 1e-8):
-        if mode not in ("strict", "near"):
-            raise InputError(f"mode must be 'strict' or 'near'; got {mode!r}")
+                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None):
+        if mode not in MODES:
+            raise InputError(f"mode must be one of {MODES}; got {mode!r}")
         for name, v in (("position_tolerance", position_tolerance),
                         ("rotation_tolerance", rotation_tolerance), ("tol", tol)):
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
@@ -86,10 +101,20 @@ class AnalyticIK:
                 raise InputError(f"weights must be ({chain.dof},) and non-negative; got {w}")
         self.weights = np.ascontiguousarray(w, dtype=np.float64)
         self.classification: Classification = classify(chain, tol)
-        det = self._pick(detections(chain, tol))
-        self.family: Family = det.build(self.num_samples)
         self.near = mode == "near"
-        self.method = f"analytic:{det.name}" + (":near" if self.near else "")
+        self.family: Family
+        self._general: GeneralFamily | None = None
+        self._path_search = "seed_local" if search is None else search
+        if mode == "general":
+            self._general = GeneralFamily(chain, self.position_tolerance,
+                                          self.rotation_tolerance, num_locks,
+                                          "fixed" if search is None else search)
+            self.family = self._general
+            self.method = f"analytic:{self._general.name}"
+        else:
+            det = self._pick(detections(chain, tol))
+            self.family = det.build(self.num_samples)
+            self.method = f"analytic:{det.name}" + (":near" if self.near else "")
         self._lo = np.ascontiguousarray(chain.lower + chain.kinematic_margin)
         self._hi = np.ascontiguousarray(chain.upper - chain.kinematic_margin)
         self._revolute = np.ascontiguousarray(chain.is_revolute)
@@ -278,19 +303,76 @@ class AnalyticIK:
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
                         q_all, valid_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None,
+                   compiled: bool = True) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue
         from it. ``max_joint_step`` bounds every joint's change between consecutive frames.
 
+        The general mode solves frame by frame (7R: lock samples around each previous
+        selection unless ``search="fixed"`` was given). Strict mode on a chain without coupled-joint constraints runs the whole selection in
+        one compiled loop over frames (the family kernel, representatives, limits, step bound
+        and FK gate per frame, exactly as :meth:`solve` with the previous selection as seed),
+        then certifies the selected path once; other cases solve frame by frame.
+
         Args:
             targets: (T, 4, 4) TCP poses [m].
             seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
                 default.
+            compiled: False forces the frame-by-frame loop (same selections, slower).
         """
         T, _ = self._targets(targets)
         prev = self._seeds(seed, 1)
+        n = T.shape[0]
+        g = self._general
+        if g is not None:
+            search = g.search
+            g.set_search(self._path_search)
+            try:
+                return self._frame_path(T, prev)
+            finally:
+                g.set_search(search)
+        if compiled and n and not self.near and not self.chain.constraints:
+            r = self._compiled_path(T, prev)
+            if r is not None:
+                return r
+        return self._frame_path(T, prev)
+
+    def _gate(self) -> tuple[Any, ...]:
+        cc = self._cc
+        step = np.inf if self.max_joint_step is None else self.max_joint_step
+        return (self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end,
+                self.position_tolerance, self.rotation_tolerance, step, self.weights)
+
+    def _compiled_path(self, T: Array, prev: Array) -> IKResult | None:
+        out = _path.run(self.family, T, np.ascontiguousarray(prev[0]), self._gate())
+        if out is None:
+            return None
+        q, code = out
+        found = code == _path.FOUND
+        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
+                                 self.rotation_tolerance)
+        success = found & ok
+        bad = np.flatnonzero(found & ~ok)
+        if bad.size:
+            # the compiled gate passed a selection certify rejects (round-off at the
+            # tolerance): from that frame on, the frame-by-frame loop decides
+            i = int(bad[0])
+            start = q[i - 1:i] if i else prev
+            rest = self._frame_path(T[i:], np.ascontiguousarray(start))
+            q[i:], success[i:] = rest.q, rest.success
+            perr[i:], rerr[i:] = rest.position_error, rest.rotation_error
+            status = np.empty(T.shape[0], dtype=np.int64)
+            status[:i] = _STATUS[code[:i]]
+            status[i:] = rest.status
+        else:
+            status = _STATUS[code]
+        zeros = np.zeros(T.shape[0], dtype=np.int64)
+        return IKResult(q, success, perr, rerr, status,
+                        self.method, zeros, zeros.copy())
+
+    def _frame_path(self, T: Array, prev: Array) -> IKResult:
         n, dof = T.shape[0], self.chain.dof
         q = np.empty((n, dof))
         success = np.zeros(n, dtype=bool)
@@ -314,3 +396,8 @@ class AnalyticIK:
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros,
                         zeros.copy())
+
+
+#: compiled path outcome code -> IKStatus
+_STATUS = np.array([int(IKStatus.SUCCESS), int(IKStatus.UNREACHABLE),
+                    int(IKStatus.JOINT_LIMITS), int(IKStatus.STEP_LIMIT)], dtype=np.int64)

@@ -1,0 +1,58 @@
+"""The algebraic mode of :class:`~ikstack.ik.analytic.AnalyticIK` as a family: every root of
+the general 6R elimination (6R chains) or of each locked 6R sub-chain (7R chains) becomes a
+candidate, so representatives, limits, the step bound, the FK gate, weighted selection,
+certification and paths are the same as for the closed-form families."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.errors import InputError
+from ikstack.ik.analytic.general6r import SEARCHES, General6R, LockedJoint7R
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+
+
+class GeneralFamily:
+    """Candidates of :class:`General6R` (16 per target) or :class:`LockedJoint7R`
+    (``(num_locks [+ 9]) * 16`` per target, ``search`` ``"fixed"`` or ``"seed_local"``).
+
+    Candidate slots are the raw pencil roots (unfound roots are masked); the solver gates them.
+    """
+
+    def __init__(self, chain: Chain, position_tolerance: float, rotation_tolerance: float,
+                 num_locks: int, search: str):
+        self.dof = chain.dof
+        self.solver: General6R | LockedJoint7R
+        if chain.dof == 7:
+            self.solver = LockedJoint7R(chain, num_locks=num_locks, search=search,
+                                        position_tolerance=position_tolerance,
+                                        rotation_tolerance=rotation_tolerance)
+            self.name = "locked7r"
+        else:
+            # General6R names the problem for anything but six revolute joints
+            self.solver = General6R(chain, position_tolerance, rotation_tolerance)
+            self.name = "general6r"
+        self.search = search
+        self.K = 0
+        self.set_search(search)
+
+    def set_search(self, search: str) -> None:
+        """Use ``search`` for the lock samples (7R); updates ``K``, candidates per target."""
+        if search not in SEARCHES:
+            raise InputError(f"search must be one of {SEARCHES}; got {search!r}")
+        self.search = search
+        if isinstance(self.solver, LockedJoint7R):
+            self.K = self.solver.candidates_for(search)
+        else:
+            self.K = self.solver.num_candidates
+
+    def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
+        if isinstance(self.solver, LockedJoint7R):
+            Q, V = self.solver._pool(T, seed, self.search)
+        else:
+            Q, V = self.solver._raw(T)
+        V = V & np.all(np.isfinite(Q), axis=-1)
+        return np.ascontiguousarray(Q), np.ascontiguousarray(V)

@@ -1,0 +1,207 @@
+"""Compiled continuous-path selection: one loop over frames calling a family's candidate kernel.
+
+Per frame, the family kernel writes its candidates for the target seeded by the previous
+selection; :func:`._select._finalize_one` (the same code :meth:`AnalyticIK.solve` runs) moves
+them to their representatives within the limits, applies ``max_joint_step`` and the FK gate,
+and the valid candidate nearest the previous selection under the weights is taken. A failed
+frame holds the previous selection and records flags from which the caller derives its status.
+The host certifies the selected path once afterwards (:func:`ikstack.ik.certify`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ikstack.ik.analytic import _families6 as F6
+from ikstack.ik.analytic import _srs
+from ikstack.ik.analytic._select import TWO_PI, _finalize_one
+from ikstack.ik.analytic._vec import m9
+from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
+
+#: frame outcome codes written to ``code`` (the caller maps them to IKStatus values)
+FOUND = 0
+NO_FK = 1
+NO_LIMITS = 2
+NO_STEP = 3
+
+
+@njit(cache=True)
+def _select(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W,
+            OK, FK, LIM, D, Tbuf, out, i, code):  # pragma: no cover - compiled
+    """Gate the candidates of frame ``i``; write the selection (or ``prev``) to ``out[i]``."""
+    _finalize_one(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                  step, W, True, 0, 0.0, OK, FK, LIM, D, Tbuf)
+    best = -1
+    for k in range(Q.shape[0]):
+        if OK[k] and (best < 0 or D[k] < D[best]):
+            best = k
+    if best >= 0:
+        for j in range(Q.shape[1]):
+            prev[j] = Q[best, j]
+        code[i] = FOUND
+    else:
+        fk_any = False
+        fk_lim = False
+        for k in range(Q.shape[0]):
+            fk_any = fk_any or FK[k]
+            fk_lim = fk_lim or (FK[k] and LIM[k])
+        code[i] = NO_FK if not fk_any else (NO_LIMITS if not fk_lim else NO_STEP)
+    for j in range(Q.shape[1]):
+        out[i, j] = prev[j]
+
+
+@njit(cache=True)
+def path6(fid, var, rev, T, seed, H, P, R6T, sgn, lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+          ptol, rtol, step, W, out, code):  # pragma: no cover - compiled
+    """A 6R family along targets ``T`` (n, 4, 4) from ``seed`` (6,)."""
+    K = F6.K6
+    Q = np.empty((K, 6))
+    V = np.empty(K, dtype=np.bool_)
+    OK = np.empty(K, dtype=np.bool_)
+    FK = np.empty(K, dtype=np.bool_)
+    LIM = np.empty(K, dtype=np.bool_)
+    D = np.empty(K)
+    Tbuf = np.empty((4, 4))
+    prev = seed.copy()
+    R6 = m9(R6T)
+    for i in range(T.shape[0]):
+        Ti = T[i]
+        F6.solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, prev, Q,
+                  V)
+        _select(Q, V, prev, Ti, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step,
+                W, OK, FK, LIM, D, Tbuf, out, i, code)
+
+
+@njit(cache=True)
+def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, sgn, K, lo, hi,
+                revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W, out,
+                code):  # pragma: no cover - compiled
+    """A 7R arm with an end joint locked at the previous selection's value, then ``vals``.
+
+    The previous selection's lock value is solved first; a grid value whose lock-joint
+    distance alone (a lower bound of its candidates' weighted distance) is not below that
+    selection's distance cannot win and is skipped. The selection equals the one over all
+    ``K`` candidates (ties go to the earlier slot in both).
+    """
+    dof = seed.shape[0]
+    ns = vals.shape[0]
+    Q = np.empty((K, dof))
+    V = np.empty(K, dtype=np.bool_)
+    OK = np.empty(K, dtype=np.bool_)
+    FK = np.empty(K, dtype=np.bool_)
+    LIM = np.empty(K, dtype=np.bool_)
+    D = np.empty(K)
+    Q1 = np.empty((8, dof))
+    V1 = np.empty(8, dtype=np.bool_)
+    OK1 = np.empty(8, dtype=np.bool_)
+    FK1 = np.empty(8, dtype=np.bool_)
+    LIM1 = np.empty(8, dtype=np.bool_)
+    D1 = np.empty(8)
+    Tbuf = np.empty((4, 4))
+    prev = seed.copy()
+    lock_idx = 0 if lock_first else dof - 1
+    wl = W[lock_idx]
+    vv = np.empty(ns + 1)
+    vv[1:] = vals
+    one = np.empty(1)
+    sub = np.empty(ns)
+    for i in range(T.shape[0]):
+        pl = prev[lock_idx]
+        one[0] = pl
+        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev,
+                       Q1, V1)
+        _finalize_one(Q1, V1, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol,
+                      rtol, step, W, True, 0, 0.0, OK1, FK1, LIM1, D1, Tbuf)
+        best = -1
+        for k in range(8):
+            if OK1[k] and (best < 0 or D1[k] < D1[best]):
+                best = k
+        if best >= 0 and wl > 0.0:
+            dstar = D1[best]
+            m = 0
+            for s in range(ns):
+                d = abs(vals[s] - pl)
+                d = abs(d - TWO_PI * np.floor(d / TWO_PI + 0.5))  # distance modulo a turn
+                d = max(d - 1e-5, 0.0)
+                if wl * d * d <= dstar:
+                    sub[m] = vals[s]
+                    m += 1
+            if m > 0:
+                n8 = 8 * m
+                F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, sub[:m], H, P, R6T,
+                               sgn, prev, Q[:n8], V[:n8])
+                _finalize_one(Q[:n8], V[:n8], prev, T[i], lo, hi, revolute, Rs, ps, kinds,
+                              R_end, p_end, ptol, rtol, step, W, True, 0, 0.0, OK[:n8],
+                              FK[:n8], LIM[:n8], D[:n8], Tbuf)
+                b2 = -1
+                for k in range(n8):
+                    if OK[k] and (b2 < 0 or D[k] < D[b2]):
+                        b2 = k
+                if b2 >= 0 and D[b2] < dstar:
+                    for j in range(dof):
+                        prev[j] = Q[b2, j]
+                    code[i] = FOUND
+                    for j in range(dof):
+                        out[i, j] = prev[j]
+                    continue
+            for j in range(dof):
+                prev[j] = Q1[best, j]
+            code[i] = FOUND
+            for j in range(dof):
+                out[i, j] = prev[j]
+            continue
+        # no candidate at the previous lock value (or an unweighted lock joint): all of them
+        vv[0] = pl
+        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q,
+                       V)
+        _select(Q, V, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                step, W, OK, FK, LIM, D, Tbuf, out, i, code)
+
+
+@njit(cache=True)
+def path_srs(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, slo, shi, arcs, K, lo, hi, revolute, Rs,
+             ps, kinds, R_end, p_end, ptol, rtol, step, W, out,
+             code):  # pragma: no cover - compiled
+    """A 7R spherical-shoulder / spherical-wrist arm (swivel of the previous selection first)."""
+    dof = seed.shape[0]
+    Q = np.empty((K, dof))
+    V = np.empty(K, dtype=np.bool_)
+    OK = np.empty(K, dtype=np.bool_)
+    FK = np.empty(K, dtype=np.bool_)
+    LIM = np.empty(K, dtype=np.bool_)
+    D = np.empty(K)
+    Tbuf = np.empty((4, 4))
+    prev = seed.copy()
+    for i in range(T.shape[0]):
+        _srs._srs_target(T[i], prev, H, Sp, pS3, p3W, p7T, R7T, grid, True, slo, shi, arcs, Q,
+                         V)
+        _select(Q, V, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                step, W, OK, FK, LIM, D, Tbuf, out, i, code)
+
+
+def run(family: object, T: np.ndarray, seed: np.ndarray,
+        gate: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Selected path ``q`` (n, dof) and outcome codes (n,) of ``family`` along ``T``, or None
+    when the family has no compiled path loop. ``gate`` is ``(lo, hi, revolute, Rs, ps, kinds,
+    R_end, p_end, ptol, rtol, step, W)``."""
+    n, dof = T.shape[0], seed.shape[0]
+    out = np.empty((n, dof))
+    code = np.empty(n, dtype=np.int64)
+    if isinstance(family, SixR):
+        path6(*(family.fid, family.var, family.reverse, T, seed, family.H, family.P,
+                family.R6T, family.sgn, *gate, out, code))
+    elif isinstance(family, LockedJoint):
+        s = family.sub
+        path_locked(*(s.fid, s.var, s.reverse, T, seed, family.lock_first, family.lh,
+                      family.lr, family.M, family.grid, s.H, s.P, s.R6T, s.sgn, family.K, *gate,
+                      out, code))
+    elif isinstance(family, SRS):
+        path_srs(*(T, seed, family.H, family.S, family.pS3, family.p3W, family.p7T,
+                   family.R7T, family.grid, family.lo, family.hi, family.arcs, family.K, *gate,
+                   out, code))
+    else:
+        return None
+    return out, code
