@@ -120,7 +120,7 @@ def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.flo
     nb, tb0, tb1 = _circle_line(vb0, vb1, beta)
     x = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     y = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    n = int(0)
+    n = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for i in range(na):
         for j in range(nb):
             ta = ta0
@@ -215,7 +215,7 @@ def sp5(p0: wp.vec3d, p1: wp.vec3d, p2: wp.vec3d, p3: wp.vec3d, k1: wp.vec3d, k2
     n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot3(k2, p2) - dot3(k2, p0),
                   rhs2)
     sc = wp.max(wp.max(F(1.0), norm3(p0) + norm3(p1)), norm3(p2) + norm3(p3))
-    cnt = int(0)
+    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     x1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     x2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     x3 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
@@ -273,7 +273,7 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
     a0 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     a1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     a2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cnt = int(0)
+    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     if var == TWO_PARALLEL:
         m, ls, x0, x1 = sp4(h1, w0, neg3(h0), dot3(h1, add3(add3(P1, P2), P3)))
         if ls:
@@ -343,7 +343,7 @@ def _spherical(i: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
     R06 = mm(Rt, mT(R6T))
     pW = sub3(pt, mv(R06, P[6]))
     n, t0, t1, t2 = _position3(var, pW, H, P)
-    slot = int(0)
+    slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for a in range(n):
         R03 = mm(mm(rotm(H[0], t0[a]), rotm(H[1], t1[a])), rotm(H[2], t2[a]))
         R36 = mm(mT(R03), R06)
@@ -381,7 +381,7 @@ def _three_parallel(i: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
           + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2]))
     n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg3(P5), mv(R06, h5), neg3(h5), d1,
                   F(0.0))
-    slot = int(0)
+    slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for r in range(n):
         q0 = a[r]
         q4 = b[r]

@@ -329,7 +329,7 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
                                       a0 + b1 + b3)
     scale_ = wp.abs(a0) + wp.abs(a1) + wp.abs(a2) + wp.abs(a3) + wp.abs(a4)
     out = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cnt = int(0)
+    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for i in range(n):
         z = r0
         if i == 1:

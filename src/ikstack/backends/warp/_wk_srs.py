@@ -13,8 +13,8 @@ import warp as wp
 
 from ikstack.backends.warp._wk_families import decompose3
 from ikstack.backends.warp._wk_geo import (
-    F,
     TWO_PI,
+    F,
     add3,
     any_perp,
     cross3,
@@ -126,7 +126,7 @@ def srs_swivels_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.floa
     ns = grid.shape[0] + 1
     for s in range(grid.shape[0]):
         psis[i, s + 1] = grid[s]
-    cnt = int(0)
+    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     if arcs != 0:
         h3 = H[3]
         m, ls, el0, el1 = sp3(p3W, neg3(pS3), h3, dw)
