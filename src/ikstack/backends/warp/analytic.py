@@ -184,6 +184,21 @@ class WarpAnalyticIK:
         return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
 
     # ------------------------------------------------------------------ solving
+    def candidates(self, T_base_tcp: ArrayLike,
+                   seed: ArrayLike | None = None) -> tuple[Array, NDArray[np.bool_]]:
+        """The family's raw candidates before representatives, limits and the FK gate.
+
+        Args:
+            T_base_tcp: (4, 4) or (N, 4, 4) targets [m]; seed as in :meth:`solve`.
+
+        Returns:
+            ``(q (N, K_family, dof), exact (N, K_family))``: every slot finite; ``exact``
+            marks branches that exist exactly (not certified; :meth:`solve` certifies).
+        """
+        T, _ = self._ik._targets(T_base_tcp)
+        S = self._ik._seeds(seed, T.shape[0])
+        return self._ik.family.solve(T, S)
+
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
               return_all: bool = False) -> IKResult:
         """Solve targets; the valid solution nearest each seed (see :meth:`AnalyticIK.solve`).
