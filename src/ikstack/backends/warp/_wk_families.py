@@ -1,7 +1,7 @@
 # mypy: ignore-errors
 """Warp float64 ports of subproblems 5 and 6, the three-axis decomposition and the 6R
 families (spherical wrist in every position variant, three parallel axes; either read
-forwards or backwards), mirroring :mod:`ikstack.ik.analytic._families6` operation by
+forwards or backwards; and 7R arms with an end joint locked at sampled values), mirroring :mod:`ikstack.ik.analytic._families6` operation by
 operation. One thread per target writes its 8 candidate slots.
 """
 
@@ -329,15 +329,16 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
 
 
 @wp.func
-def _put(Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, v: wp.float64):
+def _put(Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, off: int,
+         v: wp.float64):
     if rev != 0:
-        Q[i, slot, 5 - j] = v
+        Q[i, slot, off + 5 - j] = v
     else:
-        Q[i, slot, j] = v
+        Q[i, slot, off + j] = v
 
 
 @wp.func
-def _spherical(i: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
+def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
                H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
                s3: wp.float64, Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
     R06 = mm(Rt, mT(R6T))
@@ -350,18 +351,18 @@ def _spherical(i: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
         m, X, Y, Z = decompose3(R36, H[3], H[4], H[5], s3)
         for b in range(m):
             if slot < 8:
-                _put(Q, i, slot, 0, rev, t0[a])
-                _put(Q, i, slot, 1, rev, t1[a])
-                _put(Q, i, slot, 2, rev, t2[a])
-                _put(Q, i, slot, 3, rev, X[b])
-                _put(Q, i, slot, 4, rev, Y[b])
-                _put(Q, i, slot, 5, rev, Z[b])
-                V[i, slot] = 1
+                _put(Q, i, base + slot, 0, rev, off, t0[a])
+                _put(Q, i, base + slot, 1, rev, off, t1[a])
+                _put(Q, i, base + slot, 2, rev, off, t2[a])
+                _put(Q, i, base + slot, 3, rev, off, X[b])
+                _put(Q, i, base + slot, 4, rev, off, Y[b])
+                _put(Q, i, base + slot, 5, rev, off, Z[b])
+                V[i, base + slot] = 1
                 slot += 1
 
 
 @wp.func
-def _three_parallel(i: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
+def _three_parallel(i: int, base: int, off: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
                     H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
                     sgn: wp.array(dtype=wp.float64), s5: wp.float64,
                     Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
@@ -407,16 +408,47 @@ def _three_parallel(i: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
                     phi2 = e1
                 phi1, _l4 = sp1(add3(P2, rot(h1, phi2, P3)), d, h1)
                 phi3 = wrap(theta - phi1 - phi2)
-                _put(Q, i, slot, 0, rev, q0)
-                _put(Q, i, slot, 1, rev, phi1 * sgn[1])
-                _put(Q, i, slot, 2, rev, phi2 * sgn[2])
-                _put(Q, i, slot, 3, rev, phi3 * sgn[3])
-                _put(Q, i, slot, 4, rev, q4)
-                _put(Q, i, slot, 5, rev, q5)
-                V[i, slot] = 1
+                _put(Q, i, base + slot, 0, rev, off, q0)
+                _put(Q, i, base + slot, 1, rev, off, phi1 * sgn[1])
+                _put(Q, i, base + slot, 2, rev, off, phi2 * sgn[2])
+                _put(Q, i, base + slot, 3, rev, off, phi3 * sgn[3])
+                _put(Q, i, base + slot, 4, rev, off, q4)
+                _put(Q, i, base + slot, 5, rev, off, q5)
+                V[i, base + slot] = 1
                 if ls:
-                    V[i, slot] = 0
+                    V[i, base + slot] = 0
                 slot += 1
+
+
+@wp.func
+def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.mat33d,
+            pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d),
+            R6T: wp.mat33d, sgn: wp.array(dtype=wp.float64), S: wp.array2d(dtype=wp.float64),
+            Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+    """Slots ``base .. base + 7`` of target ``i``, joints ``off .. off + 5``: the seed, then
+    the family's candidates (``rev``: ``T^-1`` solved with the chain read backwards)."""
+    for k in range(8):
+        V[i, base + k] = 0
+        for j in range(6):
+            Q[i, base + k, off + j] = S[i, off + j]
+    s3 = S[i, off + 3]
+    s5 = S[i, off + 5]
+    if rev != 0:
+        pt = neg3(mtv(Rt, pt))
+        Rt = mT(Rt)
+        s3 = S[i, off + 2]
+        s5 = S[i, off]
+    if fid == SPHERICAL:
+        _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, s3, Q, V)
+    else:
+        _three_parallel(i, base, off, rev, Rt, pt, H, P, R6T, sgn, s5, Q, V)
+
+
+@wp.func
+def _rt(Ti: wp.mat44d):
+    Rt = wp.mat33d(Ti[0, 0], Ti[0, 1], Ti[0, 2], Ti[1, 0], Ti[1, 1], Ti[1, 2],
+                   Ti[2, 0], Ti[2, 1], Ti[2, 2])
+    return Rt, wp.vec3d(Ti[0, 3], Ti[1, 3], Ti[2, 3])
 
 
 @wp.kernel
@@ -426,23 +458,38 @@ def sixr_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
                 Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
     """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family, one thread a target."""
     i = wp.tid()
+    Rt, pt = _rt(T[i])
+    _solve6(i, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
+
+
+@wp.kernel
+def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
+                  S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
+                  M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
+                  H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
+                  sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
+                  V: wp.array2d(dtype=wp.int32)):
+    """7R with its first or last joint locked: sample ``s`` (0: the seed's own value, then
+    ``grid[s - 1]``) of target ``i`` fills slots ``8 s .. 8 s + 7``."""
+    i, s = wp.tid()
+    lock = 6
+    off = 0
+    if lock_first != 0:
+        lock = 0
+        off = 1
+    v = S[i, lock]
+    if s > 0:
+        v = grid[s - 1]
+    Rt, pt = _rt(T[i])
+    E = rotm(lh, -v)
+    Ep = sub3(lr, mv(E, lr))
+    R2 = mm(E, Rt)
+    p2 = add3(mv(E, pt), Ep)
+    if lock_first == 0:
+        G_R = mm(mm(mT(M_R), E), M_R)
+        G_p = mtv(M_R, sub3(add3(mv(E, M_p), Ep), M_p))
+        R2 = mm(Rt, G_R)
+        p2 = add3(mv(Rt, G_p), pt)
+    _solve6(i, 8 * s, off, fid, var, rev, R2, p2, H, P, R6T, sgn, S, Q, V)
     for k in range(8):
-        V[i, k] = 0
-        for j in range(6):
-            Q[i, k, j] = S[i, j]
-    Ti = T[i]
-    Rt = wp.mat33d(Ti[0, 0], Ti[0, 1], Ti[0, 2], Ti[1, 0], Ti[1, 1], Ti[1, 2],
-                   Ti[2, 0], Ti[2, 1], Ti[2, 2])
-    pt = wp.vec3d(Ti[0, 3], Ti[1, 3], Ti[2, 3])
-    # reversed: solve T^-1 with the chain read backwards and the seed reversed
-    s3 = S[i, 3]
-    s5 = S[i, 5]
-    if rev != 0:
-        pt = neg3(mtv(Rt, pt))
-        Rt = mT(Rt)
-        s3 = S[i, 2]
-        s5 = S[i, 0]
-    if fid == SPHERICAL:
-        _spherical(i, var, rev, Rt, pt, H, P, R6T, s3, Q, V)
-    else:
-        _three_parallel(i, rev, Rt, pt, H, P, R6T, sgn, s5, Q, V)
+        Q[i, 8 * s + k, lock] = v

@@ -10,8 +10,10 @@ there.
 
 Ported families: three parallel axes (forwards and reversed), spherical wrist or shoulder
 (every position variant, subproblem 5 included), and SRS 7R swivel sampling (seed swivel,
-``num_samples`` uniform swivels, and one swivel inside every joint-limit arc). 7R arms with a
-locked joint are refused with :class:`UnsupportedGeometryError`.
+``num_samples`` uniform swivels, and one swivel inside every joint-limit arc), and 7R arms
+that become a 6R family with their first or last joint locked (Panda: the seed's value, then
+``num_samples`` values over the limits). A family without a port is refused with
+:class:`UnsupportedGeometryError` naming it.
 
 Memory: targets are processed in chunks of ``chunk_size``; device scratch holds one chunk
 (``chunk_size * K * dof`` float64 candidates plus masks) and never grows past it. With
@@ -30,7 +32,7 @@ from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.ik.analytic import AnalyticIK
-from ikstack.ik.analytic.families import SRS, SixR
+from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 from ikstack.ik.result import IKResult
 from ikstack.model import Chain
 
@@ -86,7 +88,7 @@ class WarpAnalyticIK:
                               rotation_tolerance=rotation_tolerance, num_samples=num_samples,
                               weights=weights, max_joint_step=max_joint_step, tol=tol)
         base = self._ik.family
-        if not isinstance(base, SixR | SRS):
+        if not isinstance(base, SixR | SRS | LockedJoint):
             raise UnsupportedGeometryError(
                 f"{chain.name or 'chain'}: analytic family {base.name!r} is not in the warp "
                 "backend yet (use ikstack.ik.analytic.AnalyticIK on the CPU)")
@@ -111,6 +113,17 @@ class WarpAnalyticIK:
     # ------------------------------------------------------------------ device data
     def _upload(self, f: Any) -> dict[str, Any]:
         wp, dev = self._wp, self._dev
+        if isinstance(f, LockedJoint):
+            g = self._upload(f.sub)
+            M = np.asarray(f.M, dtype=np.float64)
+            g.update({"lock_first": int(bool(f.lock_first)),
+                      "lh": wp.vec3d(*np.asarray(f.lh, dtype=np.float64).tolist()),
+                      "lr": wp.vec3d(*np.asarray(f.lr, dtype=np.float64).tolist()),
+                      "M_R": wp.mat33d(*M[:3, :3].ravel().tolist()),
+                      "M_p": wp.vec3d(*M[:3, 3].tolist()),
+                      "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64,
+                                       device=dev)})
+            return g
         if isinstance(f, SixR):
             return {"H": wp.array(f.H, dtype=wp.vec3d, device=dev),
                     "P": wp.array(f.P, dtype=wp.vec3d, device=dev),
@@ -172,6 +185,12 @@ class WarpAnalyticIK:
             wp.launch(_wk_families.sixr_kernel, dim=m, device=dev,
                       inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), b["T"][:m],
                               b["S"][:m], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
+        elif isinstance(f, LockedJoint):
+            six = f.sub
+            wp.launch(_wk_families.locked_kernel, dim=(m, f.K // 8), device=dev,
+                      inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), b["T"][:m],
+                              b["S"][:m], g["lock_first"], g["lh"], g["lr"], g["M_R"],
+                              g["M_p"], g["grid"], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
         else:
             common = [b["T"][:m], b["S"][:m], g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"],
                       g["R7T"]]
