@@ -158,3 +158,15 @@ def test_at_wrist_singularities_masks_and_certified_slots_equal_the_cpu_path():
     np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
     assert np.abs(rw.q_all - rc.q_all)[rc.valid_all].max() <= 1e-9
     np.testing.assert_array_equal(rw.success, rc.success)
+
+
+def test_path_following_equals_the_cpu_path():
+    chain = load("ur5")
+    t = np.linspace(0.0, 1.0, 40)[:, None]
+    q0 = np.array([0.3, -1.0, 1.2, -0.5, 1.1, 0.2])  # away from singularities
+    path = chain.fk(q0 + 0.4 * np.sin(3.0 * t) * np.ones(6))
+    rw = WarpAnalyticIK(chain, max_joint_step=0.3).solve_path(path, q0)
+    rc = AnalyticIK(chain, max_joint_step=0.3).solve_path(path, q0)
+    np.testing.assert_array_equal(rw.success, rc.success)
+    assert rw.success.all()
+    assert np.abs(rw.q - rc.q).max() <= 1e-9

@@ -245,3 +245,13 @@ class WarpAnalyticIK:
                         cat("status"), self.method, cat("iterations"), cat("restarts"),
                         cat("q_all") if return_all else None,
                         cat("valid_all") if return_all else None)
+
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+        """A continuous path, each frame seeded by the previous selection (see
+        :meth:`AnalyticIK.solve_path`). Frames are solved one launch at a time with the
+        selection read back per frame; the on-device queue of frame-dependent calls is not
+        built yet.
+        """
+        r = self._ik.solve_path(targets, seed)
+        return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
+                        self.method, r.iterations, r.restarts)
