@@ -1,0 +1,257 @@
+"""Analytic IK with candidate generation on a Warp device (float64, CPU or CUDA).
+
+:class:`WarpAnalyticIK` has the contract of :class:`ikstack.ik.analytic.AnalyticIK`: the same
+:func:`~ikstack.ik.analytic.classify` verdict picks the family, every family has the same
+candidate count ``K`` and slot order, and the closed-form candidates are computed by Warp
+ports of the CPU kernels (same formulas, same order of operations). Representatives, limits,
+the FK gate, the near-mode polish, selection and :func:`ikstack.ik.certify` then run on the
+host through the CPU path's own compiled code, so masks and statuses are decided exactly as
+there.
+
+Ported families: three parallel axes (forwards and reversed), spherical wrist or shoulder
+(every position variant, subproblem 5 included), and SRS 7R swivel sampling (seed swivel,
+``num_samples`` uniform swivels, and one swivel inside every joint-limit arc), and 7R arms
+that become a 6R family with their first or last joint locked (Panda: the seed's value, then
+``num_samples`` values over the limits). A family without a port is refused with
+:class:`UnsupportedGeometryError` naming it.
+
+Memory: targets are processed in chunks of ``chunk_size``; device scratch holds one chunk
+(``chunk_size * K * dof`` float64 candidates plus masks) and never grows past it. With
+``return_all`` the output ``q_all`` is (N, K, dof) float64 on the host, ``8 N K dof`` bytes
+(UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128 samples: K = 1416, ~79 KB a target).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikstack.backends.warp.runtime import device as get_device
+from ikstack.backends.warp.runtime import warp
+from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.ik.analytic import AnalyticIK
+from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
+from ikstack.ik.result import IKResult
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+
+
+class _DeviceFamily:
+    """A family whose ``solve`` runs the Warp port of the CPU family ``base`` in chunks."""
+
+    def __init__(self, owner: WarpAnalyticIK, base: Any):
+        self.owner = owner
+        self.base = base
+        self.name = base.name
+        self.K = int(base.K)
+        self.dof = int(base.dof)
+
+    def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
+        n = T.shape[0]
+        Q = np.empty((n, self.K, self.dof))
+        V = np.empty((n, self.K), dtype=np.bool_)
+        step = self.owner.chunk_size
+        for i in range(0, n, step):
+            j = min(n, i + step)
+            Q[i:j], V[i:j] = self.owner._device_candidates(T[i:j], seed[i:j])
+        return Q, V
+
+
+class WarpAnalyticIK:
+    """Closed-form IK on a Warp device with :class:`~ikstack.ik.analytic.AnalyticIK`'s contract.
+
+    Args:
+        chain: a 6R or 7R arm of a ported family.
+        device: ``"cpu"``, ``"cuda"`` or ``"cuda:<i>"``; no silent fallback.
+        mode, position_tolerance, rotation_tolerance, num_samples, weights, max_joint_step,
+            tol: as for :class:`~ikstack.ik.analytic.AnalyticIK`.
+        chunk_size: targets per device launch; bounds the device scratch.
+
+    Raises:
+        UnsupportedGeometryError: no family fits, or the family is not in the Warp backend
+            yet (named in the message).
+        DeviceUnavailableError: the device does not exist (e.g. CUDA without a GPU).
+        InputError: a bad option.
+    """
+
+    def __init__(self, chain: Chain, device: str = "cpu", mode: str = "strict",
+                 position_tolerance: float = 1e-6, rotation_tolerance: float = 1e-6,
+                 num_samples: int = 128, weights: ArrayLike | None = None,
+                 max_joint_step: float | None = None, tol: float = 1e-8,
+                 chunk_size: int = 512):
+        if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+            raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
+        self._ik = AnalyticIK(chain, mode=mode, position_tolerance=position_tolerance,
+                              rotation_tolerance=rotation_tolerance, num_samples=num_samples,
+                              weights=weights, max_joint_step=max_joint_step, tol=tol)
+        base = self._ik.family
+        if not isinstance(base, SixR | SRS | LockedJoint):
+            raise UnsupportedGeometryError(
+                f"{chain.name or 'chain'}: analytic family {base.name!r} is not in the warp "
+                "backend yet (use ikstack.ik.analytic.AnalyticIK on the CPU)")
+        self._wp = warp()
+        self._dev = get_device(device)
+        self.chain = chain
+        self.device = str(self._dev)
+        self.chunk_size = int(chunk_size)
+        self.family_name = base.name
+        self.method = "warp:" + self._ik.method
+        self._base = base
+        self._geometry = self._upload(base)
+        self._bufs: dict[str, Any] = {}
+        self._capacity = 0
+        self._ik.family = _DeviceFamily(self, base)
+
+    @property
+    def K(self) -> int:
+        """Candidates per target (as :attr:`AnalyticIK.K`)."""
+        return self._ik.K
+
+    # ------------------------------------------------------------------ device data
+    def _upload(self, f: Any) -> dict[str, Any]:
+        wp, dev = self._wp, self._dev
+        if isinstance(f, LockedJoint):
+            g = self._upload(f.sub)
+            M = np.asarray(f.M, dtype=np.float64)
+            g.update({"lock_first": int(bool(f.lock_first)),
+                      "lh": wp.vec3d(*np.asarray(f.lh, dtype=np.float64).tolist()),
+                      "lr": wp.vec3d(*np.asarray(f.lr, dtype=np.float64).tolist()),
+                      "M_R": wp.mat33d(*M[:3, :3].ravel().tolist()),
+                      "M_p": wp.vec3d(*M[:3, 3].tolist()),
+                      "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64,
+                                       device=dev)})
+            return g
+        if isinstance(f, SixR):
+            return {"H": wp.array(f.H, dtype=wp.vec3d, device=dev),
+                    "P": wp.array(f.P, dtype=wp.vec3d, device=dev),
+                    "R6T": wp.mat33d(*np.asarray(f.R6T, dtype=np.float64).ravel().tolist()),
+                    "sgn": wp.array(np.asarray(f.sgn, dtype=np.float64), dtype=wp.float64,
+                                    device=dev)}
+
+        def v(x: Any) -> Any:
+            return wp.vec3d(*np.asarray(x, dtype=np.float64).tolist())
+
+        return {"H": wp.array(f.H, dtype=wp.vec3d, device=dev), "Sp": v(f.S), "pS3": v(f.pS3),
+                "p3W": v(f.p3W), "p7T": v(f.p7T),
+                "R7T": wp.mat33d(*np.asarray(f.R7T, dtype=np.float64).ravel().tolist()),
+                "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64,
+                                 device=dev),
+                "lo": wp.array(np.asarray(f.lo, dtype=np.float64), dtype=wp.float64, device=dev),
+                "hi": wp.array(np.asarray(f.hi, dtype=np.float64), dtype=wp.float64, device=dev),
+                "arcs": int(bool(f.arcs)), "slots": int(f.K) // 8}
+
+    def prepare_buffers(self, max_batch: int) -> None:
+        """Reserve device scratch for batches up to ``max_batch`` targets (capped at
+        ``chunk_size``: larger batches reuse it chunk by chunk)."""
+        if max_batch < 0:
+            raise InputError(f"max_batch must be non-negative; got {max_batch}")
+        cap = min(int(max_batch), self.chunk_size)
+        if cap <= self._capacity:
+            return
+        wp, dev = self._wp, self._dev
+        k, dof = int(self._base.K), int(self._base.dof)
+        b = {"T": wp.empty(cap, dtype=wp.mat44d, device=dev),
+             "S": wp.empty((cap, dof), dtype=wp.float64, device=dev),
+             "Q": wp.empty((cap, k, dof), dtype=wp.float64, device=dev),
+             "V": wp.empty((cap, k), dtype=wp.int32, device=dev)}
+        if isinstance(self._base, SRS):
+            slots = self._geometry["slots"]
+            b["psis"] = wp.empty((cap, slots), dtype=wp.float64, device=dev)
+            b["bounds"] = wp.empty((cap, 48), dtype=wp.float64, device=dev)
+            b["used"] = wp.empty(cap, dtype=wp.int32, device=dev)
+        self._bufs = b
+        self._capacity = cap
+
+    @property
+    def buffer_bytes(self) -> int:
+        """Bytes of device scratch reserved now."""
+        return int(sum(a.capacity for a in self._bufs.values()))
+
+    def _device_candidates(self, T: Array, S: Array) -> tuple[Array, NDArray[np.bool_]]:
+        """Candidates of at most ``chunk_size`` targets, as fresh host arrays."""
+        from ikstack.backends.warp import _wk_families, _wk_srs
+
+        m = T.shape[0]
+        self.prepare_buffers(m)
+        wp, dev, b, g = self._wp, self._dev, self._bufs, self._geometry
+        b["T"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
+        b["S"][:m].assign(np.ascontiguousarray(S, dtype=np.float64))
+        Q, V = b["Q"][:m], b["V"][:m]
+        f = self._base
+        if isinstance(f, SixR):
+            wp.launch(_wk_families.sixr_kernel, dim=m, device=dev,
+                      inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), b["T"][:m],
+                              b["S"][:m], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
+        elif isinstance(f, LockedJoint):
+            six = f.sub
+            wp.launch(_wk_families.locked_kernel, dim=(m, f.K // 8), device=dev,
+                      inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), b["T"][:m],
+                              b["S"][:m], g["lock_first"], g["lh"], g["lr"], g["M_R"],
+                              g["M_p"], g["grid"], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
+        else:
+            common = [b["T"][:m], b["S"][:m], g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"],
+                      g["R7T"]]
+            wp.launch(_wk_srs.srs_swivels_kernel, dim=m, device=dev,
+                      inputs=common + [g["grid"], g["lo"], g["hi"], g["arcs"], b["bounds"][:m],
+                                       b["psis"][:m], b["used"][:m]])
+            wp.launch(_wk_srs.srs_kernel, dim=(m, g["slots"]), device=dev,
+                      inputs=common + [b["psis"][:m], b["used"][:m], Q, V])
+        # copies: later calls reuse the scratch
+        return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
+
+    # ------------------------------------------------------------------ solving
+    def candidates(self, T_base_tcp: ArrayLike,
+                   seed: ArrayLike | None = None) -> tuple[Array, NDArray[np.bool_]]:
+        """The family's raw candidates before representatives, limits and the FK gate.
+
+        Args:
+            T_base_tcp: (4, 4) or (N, 4, 4) targets [m]; seed as in :meth:`solve`.
+
+        Returns:
+            ``(q (N, K_family, dof), exact (N, K_family))``: every slot finite; ``exact``
+            marks branches that exist exactly (not certified; :meth:`solve` certifies).
+        """
+        T, _ = self._ik._targets(T_base_tcp)
+        S = self._ik._seeds(seed, T.shape[0])
+        return self._ik.family.solve(T, S)
+
+    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
+              return_all: bool = False) -> IKResult:
+        """Solve targets; the valid solution nearest each seed (see :meth:`AnalyticIK.solve`).
+
+        Args:
+            T_base_tcp: (4, 4) or (N, 4, 4) rigid TCP poses in the base frame [m].
+            seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
+            return_all: also return every candidate ``q_all`` (N, K, dof) float64 and its
+                certified mask ``valid_all`` (N, K).
+
+        Returns:
+            :class:`~ikstack.ik.IKResult` with ``method`` ``"warp:analytic:<family>"``; its
+            arrays are the caller's (never overwritten by later calls).
+        """
+        T, _ = self._ik._targets(T_base_tcp)
+        n = T.shape[0]
+        S = self._ik._seeds(seed, n)
+        parts = [self._ik.solve(T[i:i + self.chunk_size], S[i:i + self.chunk_size], return_all)
+                 for i in range(0, max(n, 1), self.chunk_size)]
+
+        def cat(field: str) -> Any:
+            return np.concatenate([getattr(p, field) for p in parts])
+
+        return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
+                        cat("status"), self.method, cat("iterations"), cat("restarts"),
+                        cat("q_all") if return_all else None,
+                        cat("valid_all") if return_all else None)
+
+    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+        """A continuous path, each frame seeded by the previous selection (see
+        :meth:`AnalyticIK.solve_path`). Frames are solved one launch at a time with the
+        selection read back per frame; the on-device queue of frame-dependent calls is not
+        built yet.
+        """
+        r = self._ik.solve_path(targets, seed)
+        return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
+                        self.method, r.iterations, r.restarts)
