@@ -43,6 +43,29 @@ def kinematics_kernels() -> dict[str, Any]:
                 p = p + c2 * qi
         return R, p
 
+    @wp.func
+    def jacobian_columns(k: int, n: int, kinds: wp.array(dtype=wp.int32),
+                         zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d),
+                         pe: wp.vec3d, J: wp.array3d(dtype=wp.float64)):
+        """Geometric Jacobian columns at the TCP ``pe`` from recorded joint axes and origins."""
+        for i in range(n):
+            z = zs[k, i]
+            if kinds[i] == 0:
+                v = wp.cross(z, pe - os[k, i])
+                J[k, 0, i] = v[0]
+                J[k, 1, i] = v[1]
+                J[k, 2, i] = v[2]
+                J[k, 3, i] = z[0]
+                J[k, 4, i] = z[1]
+                J[k, 5, i] = z[2]
+            else:
+                J[k, 0, i] = z[0]
+                J[k, 1, i] = z[1]
+                J[k, 2, i] = z[2]
+                J[k, 3, i] = wp.float64(0.0)
+                J[k, 4, i] = wp.float64(0.0)
+                J[k, 5, i] = wp.float64(0.0)
+
     @wp.kernel
     def fk_kernel(q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
                   ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
@@ -71,32 +94,19 @@ def kinematics_kernels() -> dict[str, Any]:
                            Re[1, 0], Re[1, 1], Re[1, 2], pe[1],
                            Re[2, 0], Re[2, 1], Re[2, 2], pe[2],
                            wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0))
-        for i in range(Rs.shape[0]):
-            z = zs[k, i]
-            if kinds[i] == 0:
-                v = wp.cross(z, pe - os[k, i])
-                J[k, 0, i] = v[0]
-                J[k, 1, i] = v[1]
-                J[k, 2, i] = v[2]
-                J[k, 3, i] = z[0]
-                J[k, 4, i] = z[1]
-                J[k, 5, i] = z[2]
-            else:
-                J[k, 0, i] = z[0]
-                J[k, 1, i] = z[1]
-                J[k, 2, i] = z[2]
-                J[k, 3, i] = wp.float64(0.0)
-                J[k, 4, i] = wp.float64(0.0)
-                J[k, 5, i] = wp.float64(0.0)
+        jacobian_columns(k, Rs.shape[0], kinds, zs, os, pe, J)
 
-    return {"fk": fk_kernel, "jac": jac_kernel, "pose": chain_pose}
+    return {"fk": fk_kernel, "jac": jac_kernel, "pose": chain_pose,
+            "jacobian_columns": jacobian_columns}
 
 
 @lru_cache(maxsize=1)
 def numerical_kernels() -> dict[str, Any]:
     """Batched Levenberg-Marquardt IK (Sugihara's damping) with restarts, one thread a target."""
     wp = warp()
-    fk_pose = _pose_func()
+    shared = kinematics_kernels()
+    fk_pose = shared["pose"]
+    jacobian_columns = shared["jacobian_columns"]
 
     @wp.func
     def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.float64),
@@ -167,24 +177,7 @@ def numerical_kernels() -> dict[str, Any]:
                         if perr <= pos_tol and rerr <= rot_tol:
                             done = 1
                         else:
-                            # Jacobian columns at the TCP
-                            for i in range(n):
-                                z = zs[k, i]
-                                if kinds[i] == 0:
-                                    v = wp.cross(z, pe - os[k, i])
-                                    J[k, 0, i] = v[0]
-                                    J[k, 1, i] = v[1]
-                                    J[k, 2, i] = v[2]
-                                    J[k, 3, i] = z[0]
-                                    J[k, 4, i] = z[1]
-                                    J[k, 5, i] = z[2]
-                                else:
-                                    J[k, 0, i] = z[0]
-                                    J[k, 1, i] = z[1]
-                                    J[k, 2, i] = z[2]
-                                    J[k, 3, i] = wp.float64(0.0)
-                                    J[k, 4, i] = wp.float64(0.0)
-                                    J[k, 5, i] = wp.float64(0.0)
+                            jacobian_columns(k, n, kinds, zs, os, pe, J)
                             E = wp.float64(0.0)
                             for r in range(6):
                                 E += wp.float64(0.5) * e[k, r] * e[k, r]
@@ -231,8 +224,3 @@ def numerical_kernels() -> dict[str, Any]:
         ok_out[k] = done
 
     return {"lm": lm_kernel}
-
-
-@lru_cache(maxsize=1)
-def _pose_func() -> Any:
-    return kinematics_kernels()["pose"]
