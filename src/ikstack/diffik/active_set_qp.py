@@ -18,8 +18,7 @@ from numpy.typing import NDArray
 
 from ikstack.diffik.qp_config import DiffQPConfig, QPData
 from ikstack.diffik.qp_step import VelocityQPStepper
-from ikstack.diffik.solver import DiffIKRequest, DiffIKResult
-from ikstack.errors import ShapeError
+from ikstack.diffik.solver import DiffIKRequest, DiffIKResult, dense_qp
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -182,28 +181,13 @@ class ActiveSetQPSolver(VelocityQPStepper):
 
     def solve(self, request: DiffIKRequest) -> DiffIKResult:
         """Solve a generic velocity request (rows ``A_ineq dq <= b_ineq`` honoured)."""
-        J = np.asarray(request.jacobian, dtype=np.float64)
         n = self.dof
-        if J.ndim != 2 or J.shape[1] != n:
-            raise ShapeError("request.jacobian", J.shape, f"(m, {n})")
-        A = np.zeros((0, n)) if request.A_ineq is None else np.atleast_2d(
-            np.asarray(request.A_ineq, dtype=np.float64))
-        b = np.zeros(0) if request.b_ineq is None else np.atleast_1d(
-            np.asarray(request.b_ineq, dtype=np.float64))
-        if A.shape[1:] != (n,) or b.shape != (A.shape[0],):
-            raise ShapeError("request.A_ineq/b_ineq", A.shape, f"(k, {n}) with b_ineq (k,)")
-        lo = np.ascontiguousarray(request.lower, dtype=np.float64)
-        hi = np.ascontiguousarray(request.upper, dtype=np.float64)
-        if np.any(lo > hi):
+        qp = dense_qp(request, n)
+        if qp.empty_box:
             return DiffIKResult(np.zeros(n), False, "empty velocity box")
-        d2 = float(request.damping) ** 2
-        P = J.T @ J + d2 * np.eye(n)
-        c = -J.T @ np.asarray(request.task, dtype=np.float64) \
-            - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
         x = np.zeros(n)
-        status, iters = solve_dense_qp(np.ascontiguousarray(P), np.ascontiguousarray(c), lo, hi,
-                                       np.ascontiguousarray(A), np.ascontiguousarray(b), x,
+        status, iters = solve_dense_qp(qp.P, qp.c, qp.lower, qp.upper, qp.A, qp.b, x,
                                        self.max_iter)
         if status != SOLVED or not np.all(np.isfinite(x)):
             return DiffIKResult(np.zeros(n), False, STATUS_TEXT[status], int(iters))
-        return DiffIKResult(np.clip(x, lo, hi), True, "ok", int(iters))
+        return DiffIKResult(np.clip(x, qp.lower, qp.upper), True, "ok", int(iters))

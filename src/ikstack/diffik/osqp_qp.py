@@ -18,8 +18,7 @@ from numpy.typing import NDArray
 from ikstack.diffik._qp_workspace import INF, upper_pattern
 from ikstack.diffik.qp_config import DiffQPConfig, QPData
 from ikstack.diffik.qp_step import VelocityQPStepper
-from ikstack.diffik.solver import DiffIKRequest, DiffIKResult
-from ikstack.errors import ShapeError
+from ikstack.diffik.solver import DiffIKRequest, DiffIKResult, dense_qp
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -95,24 +94,11 @@ class OsqpQPSolver(VelocityQPStepper):
         Minimizes ``1/2 ||J dq - task||^2 + 1/2 damping^2 ||dq - preferred||^2`` subject to the
         request's box and rows. Failures come back as ``success=False`` with zeros.
         """
-        J = np.asarray(request.jacobian, dtype=np.float64)
         n = self.dof
-        if J.ndim != 2 or J.shape[1] != n:
-            raise ShapeError("request.jacobian", J.shape, f"(m, {n})")
-        A = np.zeros((0, n)) if request.A_ineq is None else np.atleast_2d(
-            np.asarray(request.A_ineq, dtype=np.float64))
-        b = np.zeros(0) if request.b_ineq is None else np.atleast_1d(
-            np.asarray(request.b_ineq, dtype=np.float64))
-        if A.shape[1:] != (n,) or b.shape != (A.shape[0],):
-            raise ShapeError("request.A_ineq/b_ineq", A.shape, f"(k, {n}) with b_ineq (k,)")
-        lo = np.asarray(request.lower, dtype=np.float64)
-        hi = np.asarray(request.upper, dtype=np.float64)
-        if np.any(lo > hi):
+        qp = dense_qp(request, n)
+        if qp.empty_box:
             return DiffIKResult(np.zeros(n), False, "empty velocity box")
-        d2 = float(request.damping) ** 2
-        P = J.T @ J + d2 * np.eye(n)
-        c = -J.T @ np.asarray(request.task, dtype=np.float64) \
-            - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
+        P, c, lo, hi, A, b = qp.P, qp.c, qp.lower, qp.upper, qp.A, qp.b
         key = (n, A.shape[0], 0)
         if key not in self._generic:
             Pm, pr, pc = upper_pattern(n)

@@ -129,3 +129,46 @@ def check_request(request: DiffIKRequest) -> tuple[Array, Array, Array, Array, A
     if not (np.isfinite(request.damping) and request.damping >= 0):
         raise InputError(f"damping must be finite and >= 0; got {request.damping}")
     return J, t, out[2], out[3], out[4]
+
+
+@dataclass(frozen=True)
+class DenseQP:
+    """A request as the dense QP ``min 1/2 x^T P x + c^T x`` s.t. ``lower <= x <= upper`` and
+    ``A x <= b`` (``P = J^T J + lambda^2 I``, ``c = -J^T task - lambda^2 preferred``)."""
+
+    P: Array
+    c: Array
+    lower: Array
+    upper: Array
+    A: Array
+    b: Array
+
+    @property
+    def empty_box(self) -> bool:
+        """Whether some lower bound exceeds its upper bound (no feasible point)."""
+        return bool(np.any(self.lower > self.upper))
+
+
+def dense_qp(request: DiffIKRequest, dof: int) -> DenseQP:
+    """The request's QP in dense form, contiguous float64 arrays.
+
+    Raises:
+        ShapeError: a Jacobian without ``dof`` columns, or inequality rows that do not match.
+    """
+    J = np.asarray(request.jacobian, dtype=np.float64)
+    if J.ndim != 2 or J.shape[1] != dof:
+        raise ShapeError("request.jacobian", J.shape, f"(m, {dof})")
+    A = np.zeros((0, dof)) if request.A_ineq is None else np.atleast_2d(
+        np.asarray(request.A_ineq, dtype=np.float64))
+    b = np.zeros(0) if request.b_ineq is None else np.atleast_1d(
+        np.asarray(request.b_ineq, dtype=np.float64))
+    if A.shape[1:] != (dof,) or b.shape != (A.shape[0],):
+        raise ShapeError("request.A_ineq/b_ineq", A.shape, f"(k, {dof}) with b_ineq (k,)")
+    d2 = float(request.damping) ** 2
+    P = J.T @ J + d2 * np.eye(dof)
+    c = -J.T @ np.asarray(request.task, dtype=np.float64) \
+        - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
+    return DenseQP(np.ascontiguousarray(P), np.ascontiguousarray(c),
+                   np.ascontiguousarray(request.lower, dtype=np.float64),
+                   np.ascontiguousarray(request.upper, dtype=np.float64),
+                   np.ascontiguousarray(A), np.ascontiguousarray(b))
