@@ -123,8 +123,9 @@ def random_paths(chain: Chain, rng: np.random.Generator, n_paths: int, frames: i
         yield q0, q0 + s * (q1 - q0)
 
 
-def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: int) -> list[dict]:
-    chain = robots.load("rizon4s")
+def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: int,
+                name: str = "rizon4s") -> list[dict]:
+    chain = robots.load(name)
     LockedJoint7R(chain)
     t_build = construction_s(lambda: LockedJoint7R(chain), reps)
     solver = LockedJoint7R(chain)
@@ -137,7 +138,7 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
                                samples=10 * reps, warmup=2)
         batch = batched_us(lambda mode=mode: solver.solve(T[:n_batch], seed=q[:n_batch],
                                                           search=mode), n_batch, reps)
-        row = {"case": f"rizon4s {mode} ({solver.candidates_for(mode)} slots)",
+        row = {"case": f"{name} {mode} ({solver.candidates_for(mode)} slots)",
                "construct_s": t_build, "single_us": single.median * 1e6, "batched_us": batch}
         if mode == "fixed":
             res = solver.solve(T, search="fixed")
@@ -164,11 +165,17 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sample counts (smoke test)")
+    ap.add_argument("--skip-6r", action="store_true", help="only the locked-joint 7R rows")
     args = ap.parse_args()
+    rows = []
     if args.quick:
-        rows = bench_6r(200, 100, 20, 2) + bench_rizon(50, 20, 2, 10, 2)
+        rows += [] if args.skip_6r else bench_6r(200, 100, 20, 2)
+        for name in ("rizon4", "rizon4s"):
+            rows += bench_rizon(50, 20, 2, 10, 2, name)
     else:
-        rows = bench_6r(10_000, 1000, 1000, 5) + bench_rizon(10_000, 200, 100, 100, 3)
+        rows += [] if args.skip_6r else bench_6r(10_000, 1000, 1000, 5)
+        for name in ("rizon4", "rizon4s"):
+            rows += bench_rizon(10_000, 200, 100, 100, 3, name)
     cols = ["case", "construct_s", "single_us", "batched_us", "targets", "recovered",
             "worst_fk_m", "worst_fk_rad", "peer", "peer_us", "peer_recovered",
             "peer_recovered_1e3", "ratio"]
