@@ -96,9 +96,15 @@ def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
 
 def write_report(name: str, payload: dict[str, Any], folder: str | Path | None = None,
                  packages: Sequence[str] = ("ikstack", "numpy", "numba")) -> Path:
-    """Write ``payload`` with machine and version info to ``<folder>/<name>.json``."""
+    """Write ``payload`` with machine and version info to ``<folder>/<name>.json``.
+
+    A smoke run (``payload["quick"]`` true) goes to ``<name>-quick.json`` instead, so it never
+    overwrites a full run's recorded figures.
+    """
     folder = Path(folder) if folder is not None else Path("benchmarks") / "results"
     folder.mkdir(parents=True, exist_ok=True)
+    if payload.get("quick"):
+        name = f"{name}-quick"
     doc = {"benchmark": name, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "machine": machine_info(), "versions": versions(packages), **payload}
     path = folder / f"{name}.json"
