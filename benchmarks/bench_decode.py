@@ -16,18 +16,14 @@ Run: ``python benchmarks/bench_decode.py [--quick]``; writes
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import osqp
-import scipy
 
+from ikstack.bench import write_report
 from ikstack.chunk import ArmSpec, ChunkDecoder, ChunkRequest, ParallelChunkDecoder
 from ikstack.diffik import ActiveSetQPSolver, DiffQPConfig, OsqpQPSolver
 from ikstack.diffik.active_set_qp import solve_dense_qp
@@ -184,14 +180,11 @@ def main() -> int:
               f"{r['concurrent_share']:>10.2f}")
     print(f"(two-arm target: within 1.3x of one arm; {os.cpu_count()} CPUs here, load average "
           f"{os.getloadavg()[0]:.1f})")
-    result = {"steps": steps, "decodes": dec, "environment": {
-        "python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
-        "osqp": osqp.__version__, "machine": platform.platform(),
-        "processor": platform.processor(), "cpu_count": os.cpu_count(), "quick": args.quick,
-        "load_average": os.getloadavg()}}
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
+    written = write_report(out.stem, {"steps": steps, "decodes": dec, "quick": args.quick,
+                                      "load_average": os.getloadavg()},
+                           folder=out.parent, packages=("ikstack", "numpy", "scipy", "osqp"))
+    print(f"wrote {written}")
     return 0
 
 

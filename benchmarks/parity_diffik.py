@@ -16,18 +16,14 @@ Run: ``python benchmarks/parity_diffik.py [--quick]``; writes
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import osqp
-import scipy
 from scipy.optimize import lsq_linear
 
+from ikstack.bench import write_report
 from ikstack.diffik import ActiveSetQPSolver, DiffQPConfig, OsqpQPSolver
 from ikstack.robots import load
 
@@ -274,14 +270,12 @@ def main() -> int:
         ok &= r["verdicts_agree"] == s["steps"] and r["max_joint_diff_deg"] < 1e-4
     print(f"{'reference':<12} {'':>12} {'':>16} {'':>16} {s['reference_mean_step_us']:>9.1f}")
     print("PASS" if ok else "FAIL", "(all verdicts agree and joint differences < 1e-4 deg)")
-    res["environment"] = {"python": sys.version.split()[0], "numpy": np.__version__,
-                          "scipy": scipy.__version__, "osqp": osqp.__version__,
-                          "machine": platform.platform(), "processor": platform.processor(),
-                          "quick": args.quick}
     res["pass"] = bool(ok)
+    res["quick"] = args.quick
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1) + "\n")
+    written = write_report(out.stem, res, folder=out.parent,
+                           packages=("ikstack", "numpy", "scipy", "osqp"))
+    print(f"wrote {written}")
     return 0 if ok else 1
 
 
