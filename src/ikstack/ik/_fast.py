@@ -1,0 +1,118 @@
+"""Compiled single-call helpers: the rigid-target check and the FK gate without numpy glue.
+
+These give the same answers, bit for bit, as :func:`ikstack.spatial.as_transforms` and
+:func:`ikstack.ik.certify` (same formulas in the same order), so solvers use them on their
+hot single-target paths and keep the numpy versions for messages and unusual shapes:
+
+- :func:`rigid_code` classifies a (4, 4) target: 0 rigid, anything else means "let the numpy
+  checker decide" (it raises the named error, or accepts a target within round-off of the
+  tolerance);
+- :func:`certify_rows` is the FK gate for rows ``Q (n, dof)`` against targets ``T (n or 1, 4, 4)``,
+  with the coupled-joint constraints whose coefficients can be read as arrays
+  (:class:`~ikstack.model.QuadrantPolynomialConstraint`, :class:`~ikstack.model.LinearJointConstraint`)
+  evaluated in the same kernel; any other constraint type is evaluated by its own Python code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.ik._gate import certify_rows
+from ikstack.ik.result import certify
+from ikstack.kinematics import compile_chain
+from ikstack.model import Chain
+from ikstack.model.constraints import LinearJointConstraint, QuadrantPolynomialConstraint
+
+Array = NDArray[np.float64]
+
+@dataclass(frozen=True)
+class ConstraintTables:
+    """A chain's coupled-joint constraints as arrays for :func:`certify_rows`."""
+
+    qidx: NDArray[np.int64]  #: (m, 2) joints (i, j) of each quadrant-polynomial constraint
+    qcoef: Array  #: (m, 2, 2, 4) rows [a0, a1, a2, +1 upper / -1 lower] by (q_i >= 0, q_j >= 0)
+    A: Array  #: (r, dof) linear rows A q <= b
+    b: Array  #: (r,)
+    compiled: bool  #: every constraint is in the tables (else Python evaluates them all)
+
+
+def constraint_tables(chain: Chain) -> ConstraintTables:
+    """The chain's constraints as arrays (cached on the chain)."""
+    cached = chain._cache.get("constraint_tables")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    qidx: list[tuple[int, int]] = []
+    qcoef: list[Array] = []
+    rows_A: list[Array] = []
+    rows_b: list[float] = []
+    compiled = True
+    for c in chain.constraints:
+        if type(c) is QuadrantPolynomialConstraint:
+            table = np.zeros((2, 2, 4))
+            for r in c.rows:
+                table[int(r.i_nonneg), int(r.j_nonneg)] = (r.a0, r.a1, r.a2,
+                                                           1.0 if r.upper else -1.0)
+            qidx.append((c.joint_i, c.joint_j))
+            qcoef.append(table)
+        elif type(c) is LinearJointConstraint and c.A.shape[1] == chain.dof:
+            rows_A.extend(np.asarray(c.A, dtype=np.float64))
+            rows_b.extend(float(v) for v in c.b)
+        else:
+            compiled = False
+    dof = chain.dof
+    tabs = ConstraintTables(
+        np.array(qidx, dtype=np.int64).reshape(-1, 2),
+        np.array(qcoef, dtype=np.float64).reshape(-1, 2, 2, 4),
+        np.array(rows_A, dtype=np.float64).reshape(-1, dof),
+        np.array(rows_b, dtype=np.float64).reshape(-1),
+        compiled)
+    if not compiled:  # Python evaluates every constraint: the kernel sees none
+        tabs = ConstraintTables(np.zeros((0, 2), np.int64), np.zeros((0, 2, 2, 4)),
+                                np.zeros((0, dof)), np.zeros(0), False)
+    chain._cache["constraint_tables"] = tabs
+    return tabs
+
+
+class FastGate:
+    """:func:`ikstack.ik.certify` for one chain and fixed tolerances, on compiled code.
+
+    Args:
+        chain: the chain.
+        position_tolerance: [m].
+        rotation_tolerance: [rad].
+        limit_tolerance: allowed excess over the limits (representation round-off).
+    """
+
+    def __init__(self, chain: Chain, position_tolerance: float, rotation_tolerance: float,
+                 limit_tolerance: float = 0.0):
+        self.chain = chain
+        self.ptol = float(position_tolerance)
+        self.rtol = float(rotation_tolerance)
+        self.limit_tolerance = float(limit_tolerance)
+        # the same bounds as Chain.within_limits(q, tol) computes
+        self.lo = np.ascontiguousarray(chain.lower + 0.0 - self.limit_tolerance)
+        self.hi = np.ascontiguousarray(chain.upper - 0.0 + self.limit_tolerance)
+        self.cc = compile_chain(chain)
+        self.tabs = constraint_tables(chain)
+        self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
+        self._Tbuf = np.empty((4, 4))
+
+    def __call__(self, Q: Array, T: Array) -> tuple[NDArray[np.bool_], Array, Array]:
+        """``(ok, position_error, rotation_error)`` of rows ``Q (n, dof)`` (C-contiguous
+        float64) against ``T (n or 1, 4, 4)`` (C-contiguous float64): fresh arrays."""
+        n = Q.shape[0]
+        ok = np.empty(n, dtype=np.bool_)
+        perr = np.empty(n)
+        rerr = np.empty(n)
+        c, t = self.cc, self.tabs
+        undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
+                                 c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok, perr,
+                                 rerr, self._Tbuf)
+        if undecided or self._python_constraints:
+            # the general gate decides (same numbers; its constraint verdicts are authoritative)
+            return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,
+                           self.limit_tolerance)
+        return ok, perr, rerr
