@@ -41,9 +41,9 @@ def targets(chain, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     return T, seeds
 
 
-@pytest.mark.parametrize("robot, mode, n", [("ur5", "strict", 1500), ("iiwa14", "strict", 150),
-                                            ("panda", "strict", 60),
-                                            ("marvin_left", "near", 150)])
+@pytest.mark.parametrize("robot, mode, n", [("ur5", "strict", 2000), ("iiwa14", "strict", 1000),
+                                            ("panda", "strict", 300),
+                                            ("marvin_left", "near", 1000)])
 def test_analytic_single_target_equals_batch_of_one(robot: str, mode: str, n: int) -> None:
     chain = robots.load(robot)
     rng = np.random.default_rng(7)

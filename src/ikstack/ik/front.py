@@ -54,6 +54,23 @@ def _numerical_solver(chain: Chain, method: str, options: dict[str, Any]) -> Num
     return solver
 
 
+def _analytic_solver(chain: Chain) -> tuple[bool, Any | None]:
+    """``(analytic package available, its solver for the chain or None)``, classified once per
+    chain (cached on the immutable chain, so a single-target call pays no classification)."""
+    cache = chain._cache.setdefault("front_door", {})
+    hit = cache.get("analytic")
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    mod = _analytic_module()
+    cls = None if mod is None else mod.classify(chain)
+    solver = None
+    if mod is not None and cls is not None and cls.family is not None:
+        mode = "near" if cls.needs_near else "strict"
+        solver = mod.AnalyticIK(chain, mode=mode)
+    cache["analytic"] = (mod is not None, solver)
+    return cache["analytic"]  # type: ignore[no-any-return]
+
+
 def _hashable(v: Any) -> Any:
     if isinstance(v, list | tuple):
         return tuple(_hashable(x) for x in v)
@@ -91,15 +108,13 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     if method not in METHODS:
         raise InputError(f"method {method!r} is unknown; valid methods: {', '.join(METHODS)}")
     if method in ("auto", "analytic"):
-        mod = _analytic_module()
-        cls = None if mod is None else mod.classify(chain)
-        if mod is not None and cls is not None and cls.family is not None:
+        available, solver = _analytic_solver(chain)
+        if solver is not None:
             if method == "analytic" and options:
                 raise InputError(f"method='analytic' takes no options; got {sorted(options)}")
-            mode = "near" if cls.needs_near else "strict"
-            return mod.AnalyticIK(chain, mode=mode).solve(T_base_tcp, seed=seed)
+            return solver.solve(T_base_tcp, seed=seed)
         if method == "analytic":
-            why = ("the analytic solvers are not available in this build" if mod is None
+            why = ("the analytic solvers are not available in this build" if not available
                    else f"no analytic family covers {chain!r}")
             raise UnsupportedGeometryError(f"method='analytic': {why}; use method='numerical'")
         method = "numerical"

@@ -26,6 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError
+from ikstack.ik._fast import FastGate
+from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics import compile_chain, fk
@@ -157,6 +159,9 @@ class NumericalIK:
         self._any_p = bool(active[:3].any())
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
+        # certify on compiled code for small batches (the same numbers as certify)
+        self._fast_gate = FastGate(chain, o.position_tolerance if self._full_p else math.inf,
+                                   o.rotation_tolerance if self._full_r else math.inf)
 
     @property
     def method(self) -> str:
@@ -179,9 +184,12 @@ class NumericalIK:
             ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
         """
         T = T_base_tcp
-        if not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
-                and T.shape[-2:] == (4, 4)
-                and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+        if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype == np.float64 and (
+                rigid_code(T, RIGID_ATOL) == RIGID):
+            pass  # one rigid target: the compiled check accepted it
+        elif not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
+                  and T.shape[-2:] == (4, 4)
+                  and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
             T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
         Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
@@ -207,9 +215,15 @@ class NumericalIK:
             self._retry_constraints(Tt, Q, codes, iters, rest, ok)
             ok, perr, rerr = self._gate(Q, Tt)
         status = codes
-        status[ok] = IKStatus.SUCCESS
-        # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
-        status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        if n == 1:  # the same rule as below, without the mask arithmetic
+            if ok[0]:
+                status[0] = IKStatus.SUCCESS
+            elif codes[0] == K.CODE_SUCCESS:
+                status[0] = IKStatus.ITERATION_LIMIT
+        else:
+            status[ok] = IKStatus.SUCCESS
+            # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
+            status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
         return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
                         method=self.method, iterations=iters, restarts=rest)
 
@@ -273,7 +287,10 @@ class NumericalIK:
         o = self.options
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
-        ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
+        if Q.shape[0] < PARALLEL_THRESHOLD:
+            ok, perr, rerr = self._fast_gate(Q, Tt)
+        else:
+            ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
         if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
