@@ -7,6 +7,8 @@ reachable targets, unreachable ones, out-of-limit seeds and chains with coupled 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -157,3 +159,14 @@ def test_solve_ik_reuses_one_solver_per_chain_and_matches_the_solver() -> None:
     for i in range(50):
         assert_identical(solve_ik(chain, T[i], seed=seeds[i]), ik.solve(T[i], seed=seeds[i]))
     assert len(chain._cache["front_door"]) == 1
+
+
+def test_fast_result_object_is_an_ordinary_ikresult() -> None:
+    chain = robots.load("ur5")
+    r = AnalyticIK(chain).solve(chain.fk(chain.middle()))
+    assert isinstance(r, IKResult) and len(r) == 1 and r.success_rate == 1.0
+    assert r.q_all is None and r.valid_all is None and r.reason(0) == r.reasons()[0]
+    twin = dataclasses.replace(r)
+    assert_identical(twin, r)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.method = "x"  # type: ignore[misc]

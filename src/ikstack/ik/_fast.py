@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.ik._gate import certify_rows
-from ikstack.ik.result import certify
+from ikstack.ik.result import IKResult, certify
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain
 from ikstack.model.constraints import LinearJointConstraint, QuadrantPolynomialConstraint
@@ -116,3 +116,16 @@ class FastGate:
             return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,
                            self.limit_tolerance)
         return ok, perr, rerr
+
+
+def result_one(q: Array, ok: NDArray[np.bool_], perr: Array, rerr: Array,
+               status: NDArray[np.int64], method: str, iterations: NDArray[np.int64],
+               restarts: NDArray[np.int64]) -> IKResult:
+    """``IKResult(q, ok, perr, rerr, status, method, iterations, restarts)`` without the frozen
+    dataclass's per-field ``object.__setattr__`` (IKResult has no ``__post_init__``: the
+    object is the same)."""
+    r = object.__new__(IKResult)
+    r.__dict__.update(q=q, success=ok, position_error=perr, rotation_error=rerr, status=status,
+                      method=method, iterations=iterations, restarts=restarts, q_all=None,
+                      valid_all=None)
+    return r

@@ -30,13 +30,20 @@ GENERAL = 1  #: let the general path decide
 def pack(lo: Array, hi: Array, W: Array, glo: Array, ghi: Array, ptol: float, rtol: float,
          step: float, max_dq: float, Rs: Array, ps: Array, kinds: NDArray[np.int64],
          R_end: Array, p_end: Array, revolute: NDArray[np.bool_], qidx: NDArray[np.int64],
-         qcoef: Array, A: Array, b: Array) -> tuple[Array, NDArray[np.int64]]:
-    """A solver's constant data as ``(floats, ints)`` in :func:`_unpack`'s layout."""
+         qcoef: Array, A: Array, b: Array, family: tuple[int, int, bool, Array, Array, Array,
+                                                          Array] | None = None,
+         ) -> tuple[Array, NDArray[np.int64]]:
+    """A solver's constant data as ``(floats, ints)`` in :func:`_unpack`'s layout; ``family``
+    appends a 6R family's ``(fid, var, reverse, H, P, R6T, sgn)`` for :func:`six_one`."""
     dof = lo.shape[0]
     fl = np.concatenate([lo, hi, W, glo, ghi, [ptol, rtol, step, max_dq], R_end.ravel(), p_end,
                          Rs.ravel(), ps.ravel(), qcoef.ravel(), A.ravel(), b]).astype(np.float64)
     il = np.concatenate([[dof, qidx.shape[0], A.shape[0]], kinds, revolute.astype(np.int64),
                          qidx.ravel()]).astype(np.int64)
+    if family is not None:
+        fid, var, rev, H, P, R6T, sgn = family
+        fl = np.concatenate([fl, H.ravel(), P.ravel(), R6T.ravel(), sgn])
+        il = np.concatenate([il, [fid, var, int(rev)]])
     return np.ascontiguousarray(fl), np.ascontiguousarray(il)
 
 
@@ -68,7 +75,7 @@ def _unpack(fl, il):  # pragma: no cover - compiled
     o += nl * dof
     b = fl[o:o + nl]
     return (lo, hi, W, glo, ghi, ptol, rtol, step, max_dq, R_end, p_end, Rs, ps, kinds,
-            revolute, qidx, qcoef, A, b)
+            revolute, qidx, qcoef, A, b, o + nl, 3 + 2 * dof + 2 * nq)
 
 
 @njit(cache=True)
@@ -77,7 +84,7 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     the (dof,) seed, ``T`` the (1, 4, 4) target); on success write ``q (1, dof)``, ``ok``,
     ``perr`` and ``rerr`` (each (1,)) and return :data:`DONE`."""
     (lo, hi, W, glo, ghi, ptol, rtol, step, max_dq, R_end, p_end, Rs, ps, kinds, revolute, qidx,
-     qcoef, A, b) = _unpack(fl, il)
+     qcoef, A, b, _, _) = _unpack(fl, il)
     k = Q.shape[0]
     OK = np.empty(k, dtype=np.bool_)
     FK = np.empty(k, dtype=np.bool_)
@@ -97,10 +104,15 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
 
 
 @njit(cache=True)
-def six_one(fid, var, rev, H, P, R6T, sgn, S, T, fl, il, q, ok, perr,
-            rerr):  # pragma: no cover - compiled
-    """A 6R family's candidates for one target (``S`` (1, 6), ``T`` (1, 4, 4)), then
-    :func:`select_one`."""
+def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """A 6R family's candidates for one target (``S`` (1, 6), ``T`` (1, 4, 4); the family's data
+    packed after the solver's), then :func:`select_one`."""
+    fo, io = _unpack(fl, il)[-2:]
+    H = fl[fo:fo + 18].reshape((6, 3))
+    P = fl[fo + 18:fo + 39].reshape((7, 3))
+    R6T = fl[fo + 39:fo + 48].reshape((3, 3))
+    sgn = fl[fo + 48:fo + 54]
+    fid, var, rev = il[io], il[io + 1], il[io + 2] != 0
     Q = np.empty((1, K6, 6))
     V = np.empty((1, K6), dtype=np.bool_)
     _batch6_range(0, 1, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._fast import constraint_tables
+from ikstack.ik._fast import constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.analytic import _one, _select
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
@@ -21,6 +21,7 @@ from ikstack.model import Chain
 from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors
 
 Array = NDArray[np.float64]
+_F64 = np.dtype(np.float64)
 
 #: near mode: at most this many Newton corrections, each moving no joint more than this [rad]
 NEAR_ITERATIONS = 12
@@ -104,16 +105,15 @@ class AnalyticIK:
         tabs = constraint_tables(chain)
         self._fast = tabs.compiled or not chain.constraints
         cc = self._cc
+        fam = self.family
+        self._six = isinstance(fam, SixR) and not self.near
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
             np.inf if self.max_joint_step is None else self.max_joint_step, NEAR_MAX_STEP,
             cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
-            tabs.A, tabs.b)
-        fam = self.family
-        self._six = None
-        if isinstance(fam, SixR) and not self.near:
-            self._six = (fam.fid, fam.var, fam.reverse, fam.H, fam.P, fam.R6T, fam.sgn)
+            tabs.A, tabs.b,
+            (fam.fid, fam.var, fam.reverse, fam.H, fam.P, fam.R6T, fam.sgn) if self._six else None)
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
@@ -263,7 +263,7 @@ class AnalyticIK:
         general path's result, number for number.
         """
         T = T_base_tcp
-        if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype == np.float64
+        if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64
                 and rigid_code(T, RIGID_ATOL) == RIGID):
             return None
         dof = self.chain.dof
@@ -280,8 +280,8 @@ class AnalyticIK:
         perr = np.empty(1)
         rerr = np.empty(1)
         fl, il = self._pack
-        if self._six is not None:
-            code = _one.six_one(*self._six, S, T1, fl, il, q, ok, perr, rerr)
+        if self._six:
+            code = _one.six_one(S, T1, fl, il, q, ok, perr, rerr)
         else:
             Q, V = self.family.solve(T1, S)
             piters = 0
@@ -294,8 +294,8 @@ class AnalyticIK:
             code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, piters, q, ok, perr, rerr)
         if code != _one.DONE:
             return None
-        zeros = np.zeros(1, dtype=np.int64)
-        return IKResult(q, ok, perr, rerr, zeros, self.method, zeros.copy(), zeros.copy())
+        return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
+                          np.zeros(1, np.int64), np.zeros(1, np.int64))
 
     def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
         n, dof, k = T.shape[0], self.chain.dof, self.K

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError
-from ikstack.ik._fast import FastGate
+from ikstack.ik._fast import FastGate, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.result import IKResult, IKStatus, certify
@@ -36,6 +36,7 @@ from ikstack.model import Chain
 from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
+_F64 = np.dtype(np.float64)
 
 #: batches at least this large run on all cores
 PARALLEL_THRESHOLD = 64
@@ -184,7 +185,7 @@ class NumericalIK:
             ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
         """
         T = T_base_tcp
-        if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype == np.float64 and (
+        if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64 and (
                 rigid_code(T, RIGID_ATOL) == RIGID):
             pass  # one rigid target: the compiled check accepted it
         elif not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
@@ -224,6 +225,8 @@ class NumericalIK:
             status[ok] = IKStatus.SUCCESS
             # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
             status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        if n == 1:
+            return result_one(Q, ok, perr, rerr, status, self.method, iters, rest)
         return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
                         method=self.method, iterations=iters, restarts=rest)
 
