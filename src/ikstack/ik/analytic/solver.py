@@ -106,14 +106,16 @@ class AnalyticIK:
         self._fast = tabs.compiled or not chain.constraints
         cc = self._cc
         fam = self.family
-        self._six = isinstance(fam, SixR) and not self.near
+        six = fam if isinstance(fam, SixR) and not self.near else None
+        self._six = six is not None
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
             np.inf if self.max_joint_step is None else self.max_joint_step, NEAR_MAX_STEP,
             cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
             tabs.A, tabs.b,
-            (fam.fid, fam.var, fam.reverse, fam.H, fam.P, fam.R6T, fam.sgn) if self._six else None)
+            None if six is None else (six.fid, six.var, six.reverse, six.H, six.P, six.R6T,
+                                      six.sgn))
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
