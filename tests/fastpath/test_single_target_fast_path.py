@@ -16,7 +16,7 @@ import ikstack.robots as robots
 from ikstack.errors import NonFiniteError, NotRigidTransformError, ShapeError
 from ikstack.ik import IKResult, certify, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
-from ikstack.ik.numerical import LevenbergMarquardt
+from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, LimitMode
 from ikstack.spatial import as_transforms, so3
 
 FIELDS = ("q", "success", "position_error", "rotation_error", "status", "iterations", "restarts")
@@ -70,17 +70,29 @@ def test_analytic_fast_path_respects_max_joint_step() -> None:
         assert_identical(ik.solve(T[i], seed=seeds[i]), ik.solve(T[i:i + 1], seed=seeds[i]))
 
 
+NUMERICAL = {
+    "lm": lambda c: LevenbergMarquardt(c, max_restarts=3),
+    "lm_sugihara_clamp": lambda c: LevenbergMarquardt(c, damping="sugihara", max_restarts=2,
+                                                      limits=LimitMode.CLAMP_STEP),
+    "dls_position": lambda c: DampedLeastSquares(c, max_restarts=2, mask="position"),
+}
+
+
 @pytest.mark.parametrize("robot", ["ur5", "panda", "marvin_left"])
-def test_numerical_single_target_equals_batch_of_one(robot: str) -> None:
+@pytest.mark.parametrize("config", sorted(NUMERICAL))
+def test_numerical_single_target_equals_batch_of_one(robot: str, config: str) -> None:
     chain = robots.load(robot)
     rng = np.random.default_rng(11)
-    ik = LevenbergMarquardt(chain, max_restarts=3)
-    T, seeds = targets(chain, 120, rng)
-    for i in range(120):
+    ik = NUMERICAL[config](chain)
+    T, seeds = targets(chain, 100, rng)
+    solved = 0
+    for i in range(100):
         seed = None if i % 2 else seeds[i]
         fast = ik.solve(T[i], seed=seed)
         general = ik.solve(T[i:i + 1], seed=None if seed is None else seed[None])
         assert_identical(fast, general)
+        solved += int(fast.success[0])
+    assert 0 < solved < 100
 
 
 @pytest.mark.parametrize("robot", ["ur5", "iiwa14", "panda", "marvin_left"])

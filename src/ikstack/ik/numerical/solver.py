@@ -26,9 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError
-from ikstack.ik._fast import FastGate, result_one
+from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
+from ikstack.ik.numerical import _one as one
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite
@@ -161,8 +162,17 @@ class NumericalIK:
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
         # certify on compiled code for small batches (the same numbers as certify)
-        self._fast_gate = FastGate(chain, o.position_tolerance if self._full_p else math.inf,
-                                   o.rotation_tolerance if self._full_r else math.inf)
+        tp = o.position_tolerance if self._full_p else math.inf
+        tr = o.rotation_tolerance if self._full_r else math.inf
+        self._fast_gate = FastGate(chain, tp, tr)
+        self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
+        tabs = constraint_tables(chain)
+        c = self._cc
+        self._pack = None if (chain.constraints and not tabs.compiled) else one.pack(
+            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo, self._shi,
+            self._w, o.position_tolerance, o.rotation_tolerance, self.damping, self.step_kind,
+            int(o.limits), o.max_iterations, o.max_restarts, chain.lower, chain.upper, tp, tr,
+            tabs.qidx, tabs.qcoef, tabs.A, tabs.b)
 
     @property
     def method(self) -> str:
@@ -210,8 +220,19 @@ class NumericalIK:
         codes = np.empty(n, dtype=np.int64)
         iters = np.empty(n, dtype=np.int64)
         rest = np.empty(n, dtype=np.int64)
-        self._run(Tt, Q0, Q, codes, iters, rest)
-        ok, perr, rerr = self._gate(Q, Tt)
+        if n == 1 and self._pack is not None:
+            # the same search and gate as below, in one compiled call
+            ok = np.empty(1, dtype=np.bool_)
+            perr = np.empty(1)
+            rerr = np.empty(1)
+            tb = self.options.time_budget
+            budget = math.inf if tb is None else float(tb)
+            if one.solve_gate_one(Tt, Q0, *self._pack, self._key(1), budget, Q, codes, iters,
+                                  rest, ok, perr, rerr) or self._partial:
+                ok, perr, rerr = self._gate(Q, Tt)
+        else:
+            self._run(Tt, Q0, Q, codes, iters, rest)
+            ok, perr, rerr = self._gate(Q, Tt)
         if self.chain.constraints and not ok.all():
             self._retry_constraints(Tt, Q, codes, iters, rest, ok)
             ok, perr, rerr = self._gate(Q, Tt)
