@@ -8,6 +8,8 @@ reachable targets, unreachable ones, out-of-limit seeds and chains with coupled 
 from __future__ import annotations
 
 import dataclasses
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,3 +184,34 @@ def test_fast_result_object_is_an_ordinary_ikresult() -> None:
     assert_identical(twin, r)
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.method = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("structure", ["spherical_wrist", "spherical_two_parallel",
+                                       "spherical_two_intersecting", "three_parallel",
+                                       "spherical_shoulder", "three_parallel_reversed"])
+def test_analytic_fast_path_on_random_arms_of_every_6r_structure(structure: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analytic"))
+    from analytic_arms import random_arm
+
+    rng = np.random.default_rng(17)
+    chain = random_arm(structure, rng)
+    ik = AnalyticIK(chain)
+    T, seeds = targets(chain, 200, rng)
+    for i in range(200):
+        seed = None if i % 4 == 0 else seeds[i]
+        assert_identical(ik.solve(T[i], seed=seed),
+                         ik.solve(T[i:i + 1], seed=None if seed is None else seed[None]))
+
+
+@pytest.mark.parametrize("solver", ["analytic", "numerical"])
+def test_read_only_and_non_contiguous_targets_take_the_fast_path_too(solver: str) -> None:
+    chain = robots.load("ur5")
+    ik = AnalyticIK(chain) if solver == "analytic" else LevenbergMarquardt(chain)
+    T = chain.fk(chain.random_q(np.random.default_rng(4), 3))
+    ro = T[0].copy()
+    ro.flags.writeable = False
+    fortran = np.asfortranarray(T[1])
+    for target in (ro, fortran):
+        assert_identical(ik.solve(target), ik.solve(np.ascontiguousarray(target)[None]))
+    seed = np.asfortranarray(np.tile(chain.middle(), (2, 1)))[0]
+    assert_identical(ik.solve(T[2], seed=seed), ik.solve(T[2:3], seed=seed.copy()))
