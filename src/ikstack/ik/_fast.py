@@ -1,16 +1,13 @@
-"""Compiled single-call helpers: the rigid-target check and the FK gate without numpy glue.
+"""Single-target helpers around the compiled FK gate (:mod:`ikstack.ik._gate`).
 
-These give the same answers, bit for bit, as :func:`ikstack.spatial.as_transforms` and
-:func:`ikstack.ik.certify` (same formulas in the same order), so solvers use them on their
-hot single-target paths and keep the numpy versions for messages and unusual shapes:
-
-- :func:`rigid_code` classifies a (4, 4) target: 0 rigid, anything else means "let the numpy
-  checker decide" (it raises the named error, or accepts a target within round-off of the
-  tolerance);
-- :func:`certify_rows` is the FK gate for rows ``Q (n, dof)`` against targets ``T (n or 1, 4, 4)``,
-  with the coupled-joint constraints whose coefficients can be read as arrays
-  (:class:`~ikstack.model.QuadrantPolynomialConstraint`, :class:`~ikstack.model.LinearJointConstraint`)
-  evaluated in the same kernel; any other constraint type is evaluated by its own Python code.
+- :func:`constraint_tables`: a chain's coupled-joint constraints as arrays the compiled gate
+  evaluates (:class:`~ikstack.model.QuadrantPolynomialConstraint`,
+  :class:`~ikstack.model.LinearJointConstraint`); any other constraint type makes the callers
+  evaluate every constraint with its own Python code;
+- :class:`FastGate`: :func:`ikstack.ik.certify` for fixed tolerances on compiled code, with the
+  same numbers and verdicts (it falls back to ``certify`` when a constraint cannot be decided);
+- :func:`result_one`: an :class:`~ikstack.ik.IKResult` built without the frozen dataclass's
+  per-field overhead.
 """
 
 from __future__ import annotations
@@ -98,7 +95,6 @@ class FastGate:
         self.cc = compile_chain(chain)
         self.tabs = constraint_tables(chain)
         self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
-        self._Tbuf = np.empty((4, 4))
 
     def __call__(self, Q: Array, T: Array) -> tuple[NDArray[np.bool_], Array, Array]:
         """``(ok, position_error, rotation_error)`` of rows ``Q (n, dof)`` (C-contiguous
@@ -110,7 +106,7 @@ class FastGate:
         c, t = self.cc, self.tabs
         undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
                                  c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok, perr,
-                                 rerr, self._Tbuf)
+                                 rerr, np.empty((4, 4)))
         if undecided or self._python_constraints:
             # the general gate decides (same numbers; its constraint verdicts are authoritative)
             return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,
