@@ -77,7 +77,7 @@ def fk_error_one(T, Tt):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
+def constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
     """1 satisfied, 0 violated, -1 too close to call (a linear row within round-off of 0)."""
     for m in range(qidx.shape[0]):
         qi = q[qidx[m, 0]]
@@ -128,7 +128,7 @@ def certify_rows(Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qc
             if not (q[j] >= lo[j] and q[j] <= hi[j]):
                 good = False
         if good:
-            c = _constraints_row(q, qidx, qcoef, A, b)
+            c = constraints_row(q, qidx, qcoef, A, b)
             if c < 0:
                 undecided += 1
             else:

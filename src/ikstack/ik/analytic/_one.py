@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from ikstack.ik._gate import _constraints_row, certify_rows
+from ikstack.ik._gate import certify_rows, constraints_row
 from ikstack.ik.analytic._families6 import K6, _batch6_range
 from ikstack.ik.analytic._select import lazy_one
 
@@ -96,7 +96,7 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     if best < 0:
         return GENERAL
     q[0, :] = Q[best]
-    if _constraints_row(q[0], qidx, qcoef, A, b) != 1:
+    if constraints_row(q[0], qidx, qcoef, A, b) != 1:
         return GENERAL  # broken (the general path re-selects) or too close to call here
     certify_rows(q, T, ptol, rtol, glo, ghi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok,
                  perr, rerr, Tbuf)
