@@ -168,7 +168,10 @@ class NumericalIK:
         self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
         tabs = constraint_tables(chain)
         c = self._cc
-        self._pack = None if (chain.constraints and not tabs.compiled) else one.pack(
+        # one compiled call for a single target, unless the constraints need Python or a
+        # subclass replaced the search or the gate
+        own = type(self)._run is NumericalIK._run and type(self)._gate is NumericalIK._gate
+        self._pack = None if (chain.constraints and not tabs.compiled) or not own else one.pack(
             c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo, self._shi,
             self._w, o.position_tolerance, o.rotation_tolerance, self.damping, self.step_kind,
             int(o.limits), o.max_iterations, o.max_restarts, chain.lower, chain.upper, tp, tr,
