@@ -56,6 +56,27 @@ def _numerical_solver(chain: Chain, method: str, options: dict[str, Any]) -> Num
     return solver
 
 
+def _analytic_solver(chain: Chain, mode: str | None = None) -> tuple[bool, Any, Any]:
+    """``(analytic package available, its solver for the chain or None, classification)``,
+    built once per chain and mode (cached on the immutable chain, so a single-target call pays
+    no classification). ``mode=None`` takes the classifier's closed-form mode, if any."""
+    cache = chain._cache.setdefault("front_door", {})
+    key = ("analytic", mode)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    mod = _analytic_module()
+    cls = None if mod is None else mod.classify(chain)
+    solver = None
+    if mod is not None:
+        if mode is not None:
+            solver = mod.AnalyticIK(chain, mode=mode)
+        elif cls is not None and cls.family is not None:
+            solver = mod.AnalyticIK(chain, mode="near" if cls.needs_near else "strict")
+    cache[key] = (mod is not None, solver, cls)
+    return cache[key]  # type: ignore[no-any-return]
+
+
 def _hashable(v: Any) -> Any:
     if isinstance(v, list | tuple):
         return tuple(_hashable(x) for x in v)
@@ -97,18 +118,15 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     if method not in METHODS:
         raise InputError(f"method {method!r} is unknown; valid methods: {', '.join(METHODS)}")
     if method in ("auto", "analytic"):
-        mod = _analytic_module()
-        cls = None if mod is None else mod.classify(chain)
         if method == "analytic" and set(options) - {"mode"}:
             raise InputError("method='analytic' takes only the option 'mode'; got "
                              f"{sorted(options)}")
-        if method == "analytic" and mod is not None and "mode" in options:
-            return mod.AnalyticIK(chain, mode=options["mode"]).solve(T_base_tcp, seed=seed)
-        if mod is not None and cls is not None and cls.family is not None:
-            mode = "near" if cls.needs_near else "strict"
-            return mod.AnalyticIK(chain, mode=mode).solve(T_base_tcp, seed=seed)
+        mode = options.get("mode") if method == "analytic" else None
+        available, solver, cls = _analytic_solver(chain, mode)
+        if solver is not None:
+            return solver.solve(T_base_tcp, seed=seed)
         if method == "analytic":
-            why = ("the analytic solvers are not available in this build" if mod is None
+            why = ("the analytic solvers are not available in this build" if not available
                    else f"no closed-form family covers {chain!r}"
                    + ("; mode='general' solves it algebraically"
                       if cls is not None and getattr(cls, "general", False) else ""))

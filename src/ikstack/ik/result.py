@@ -13,6 +13,7 @@ from enum import IntEnum
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.ik._gate import fk_errors_rows
 from ikstack.kinematics import fk
 from ikstack.model import Chain
 
@@ -96,19 +97,18 @@ def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
 
     The same numbers as :func:`ikstack.spatial.position_rotation_error`, computed directly: the
     angle of ``R_target R^T`` is ``atan2(|axial part|, (trace - 1) / 2)``, accurate near 0 and
-    pi, without the quaternion round trip (this gate runs on every IK candidate).
+    pi, without the quaternion round trip (this gate runs on every IK candidate). One compiled
+    kernel computes them for every solver path, so a number never depends on the path taken.
     """
     T = fk(chain, q)
     Tt = np.asarray(T_target, dtype=np.float64)
-    dp = Tt[..., :3, 3] - T[..., :3, 3]
-    perr = np.sqrt(np.einsum("...i,...i->...", dp, dp))
-    M = np.einsum("...ij,...kj->...ik", Tt[..., :3, :3], T[..., :3, :3])
-    c = 0.5 * (M[..., 0, 0] + M[..., 1, 1] + M[..., 2, 2] - 1.0)
-    vx = M[..., 2, 1] - M[..., 1, 2]
-    vy = M[..., 0, 2] - M[..., 2, 0]
-    vz = M[..., 1, 0] - M[..., 0, 1]
-    rerr = np.arctan2(0.5 * np.sqrt(vx * vx + vy * vy + vz * vz), c)
-    return perr, rerr
+    shape = np.broadcast_shapes(T.shape[:-2], Tt.shape[:-2])
+    F = np.ascontiguousarray(np.broadcast_to(T, shape + (4, 4)).reshape(-1, 4, 4))
+    G = np.ascontiguousarray(np.broadcast_to(Tt, shape + (4, 4)).reshape(-1, 4, 4))
+    perr = np.empty(F.shape[0])
+    rerr = np.empty(F.shape[0])
+    fk_errors_rows(F, G, perr, rerr)
+    return perr.reshape(shape)[()], rerr.reshape(shape)[()]
 
 
 def certify(

@@ -246,3 +246,17 @@ def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  
         jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
         _err6(Tq, Tt, e)
     return used
+
+
+@njit(cache=True)
+def lazy_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
+             W, piters, max_dq, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
+    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)``; returns the index of
+    the selected candidate (the valid one nearest the seed), or -1 if none passed."""
+    _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                  max_step, W, True, piters, max_dq, OK, FK, LIM, D, Tbuf)
+    best = -1
+    for k in range(Q.shape[0]):
+        if OK[k] and (best < 0 or D[k] < D[best]):
+            best = k
+    return best

@@ -9,16 +9,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik.analytic import _path, _select
+from ikstack.ik._fast import constraint_tables, result_one
+from ikstack.ik._gate import RIGID, rigid_code
+from ikstack.ik.analytic import _one, _path, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
-from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family
+from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
 from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
-from ikstack.spatial import as_transforms, as_vectors
+from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors
 
 Array = NDArray[np.float64]
+_F64 = np.dtype(np.float64)
 
 #: near mode: at most this many Newton corrections, each moving no joint more than this [rad]
 NEAR_ITERATIONS = 12
@@ -120,6 +124,23 @@ class AnalyticIK:
         self._revolute = np.ascontiguousarray(chain.is_revolute)
         self._middle = np.minimum(np.maximum(chain.middle(), self._lo), self._hi)
         self._cc = compile_chain(chain)
+        # single-target fast path (:meth:`_solve_one`): constant data packed for one compiled
+        # call; chains with constraints the compiled gate cannot read take the general path
+        self._middle1 = np.ascontiguousarray(self._middle[None])
+        tabs = constraint_tables(chain)
+        self._fast = tabs.compiled or not chain.constraints
+        cc = self._cc
+        fam = self.family
+        six = fam if isinstance(fam, SixR) and not self.near else None
+        self._six = six is not None
+        self._pack = _one.pack(
+            self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
+            self.position_tolerance, self.rotation_tolerance,
+            np.inf if self.max_joint_step is None else self.max_joint_step, NEAR_MAX_STEP,
+            cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
+            tabs.A, tabs.b,
+            None if six is None else (six.fid, six.var, six.reverse, six.H, six.P, six.R6T,
+                                      six.sgn))
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
@@ -242,6 +263,10 @@ class AnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
             hold the limit-projected seed and a status saying why.
         """
+        if not return_all:
+            fast = self._solve_one(T_base_tcp, seed)
+            if fast is not None:
+                return fast
         T, _ = self._targets(T_base_tcp)
         S = self._seeds(seed, T.shape[0])
         n = T.shape[0]
@@ -256,6 +281,48 @@ class AnalyticIK:
         return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
                         cat("status"), self.method, np.zeros(n, dtype=np.int64),
                         np.zeros(n, dtype=np.int64))
+
+    def _solve_one(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
+        """One (4, 4) float64 target solved to a certified success without numpy glue, or None
+        (then the general path runs and decides: bad input, failures and every other shape).
+
+        The same kernels in the same order as :meth:`_solve`, so a success here is the
+        general path's result, number for number.
+        """
+        T = T_base_tcp
+        if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64
+                and rigid_code(T, RIGID_ATOL) == RIGID):
+            return None
+        dof = self.chain.dof
+        if seed is None:
+            S = self._middle1
+        elif (type(seed) is np.ndarray and seed.dtype == np.float64 and seed.size == dof
+              and seed.shape[-1] == dof and all_finite(seed)):
+            S = np.minimum(np.maximum(seed.reshape(1, dof), self._lo), self._hi)
+        else:
+            return None
+        T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
+        q = np.empty((1, dof))
+        ok = np.empty(1, dtype=np.bool_)
+        perr = np.empty(1)
+        rerr = np.empty(1)
+        fl, il = self._pack
+        if self._six:
+            code = _one.six_one(S, T1, fl, il, q, ok, perr, rerr)
+        else:
+            Q, V = self.family.solve(T1, S)
+            piters = 0
+            if self.near:
+                written = V | np.any(Q != S[:, None, :], axis=2)
+                Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
+                V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
+                V[:, -1] = False  # the seed initialization is the general path's second pass
+                piters = NEAR_ITERATIONS
+            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, piters, q, ok, perr, rerr)
+        if code != _one.DONE:
+            return None
+        return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
+                          np.zeros(1, np.int64), np.zeros(1, np.int64))
 
     def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
         n, dof, k = T.shape[0], self.chain.dof, self.K

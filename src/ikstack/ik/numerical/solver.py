@@ -26,7 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError
+from ikstack.ik._fast import FastGate, constraint_tables, result_one
+from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
+from ikstack.ik.numerical import _one as one
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite
@@ -34,6 +37,7 @@ from ikstack.model import Chain
 from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
+_F64 = np.dtype(np.float64)
 
 #: batches at least this large run on all cores
 PARALLEL_THRESHOLD = 64
@@ -157,6 +161,21 @@ class NumericalIK:
         self._any_p = bool(active[:3].any())
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
+        # certify on compiled code for small batches (the same numbers as certify)
+        tp = o.position_tolerance if self._full_p else math.inf
+        tr = o.rotation_tolerance if self._full_r else math.inf
+        self._fast_gate = FastGate(chain, tp, tr)
+        self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
+        tabs = constraint_tables(chain)
+        c = self._cc
+        # one compiled call for a single target, unless the constraints need Python or a
+        # subclass replaced the search or the gate
+        own = type(self)._run is NumericalIK._run and type(self)._gate is NumericalIK._gate
+        self._pack = None if (chain.constraints and not tabs.compiled) or not own else one.pack(
+            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo, self._shi,
+            self._w, o.position_tolerance, o.rotation_tolerance, self.damping, self.step_kind,
+            int(o.limits), o.max_iterations, o.max_restarts, chain.lower, chain.upper, tp, tr,
+            tabs.qidx, tabs.qcoef, tabs.A, tabs.b)
 
     @property
     def method(self) -> str:
@@ -179,9 +198,12 @@ class NumericalIK:
             ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
         """
         T = T_base_tcp
-        if not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
-                and T.shape[-2:] == (4, 4)
-                and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+        if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64 and (
+                rigid_code(T, RIGID_ATOL) == RIGID):
+            pass  # one rigid target: the compiled check accepted it
+        elif not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
+                  and T.shape[-2:] == (4, 4)
+                  and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
             T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
         Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
@@ -201,15 +223,34 @@ class NumericalIK:
         codes = np.empty(n, dtype=np.int64)
         iters = np.empty(n, dtype=np.int64)
         rest = np.empty(n, dtype=np.int64)
-        self._run(Tt, Q0, Q, codes, iters, rest)
-        ok, perr, rerr = self._gate(Q, Tt)
+        if n == 1 and self._pack is not None:
+            # the same search and gate as below, in one compiled call
+            ok = np.empty(1, dtype=np.bool_)
+            perr = np.empty(1)
+            rerr = np.empty(1)
+            tb = self.options.time_budget
+            budget = math.inf if tb is None else float(tb)
+            if one.solve_gate_one(Tt, Q0, *self._pack, self._key(1), budget, Q, codes, iters,
+                                  rest, ok, perr, rerr) or self._partial:
+                ok, perr, rerr = self._gate(Q, Tt)
+        else:
+            self._run(Tt, Q0, Q, codes, iters, rest)
+            ok, perr, rerr = self._gate(Q, Tt)
         if self.chain.constraints and not ok.all():
             self._retry_constraints(Tt, Q, codes, iters, rest, ok)
             ok, perr, rerr = self._gate(Q, Tt)
         status = codes
-        status[ok] = IKStatus.SUCCESS
-        # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
-        status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        if n == 1:  # the same rule as below, without the mask arithmetic
+            if ok[0]:
+                status[0] = IKStatus.SUCCESS
+            elif codes[0] == K.CODE_SUCCESS:
+                status[0] = IKStatus.ITERATION_LIMIT
+        else:
+            status[ok] = IKStatus.SUCCESS
+            # a loop "success" the FK gate rejects (round-off at the tolerance) is a failure
+            status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
+        if n == 1:
+            return result_one(Q, ok, perr, rerr, status, self.method, iters, rest)
         return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
                         method=self.method, iterations=iters, restarts=rest)
 
@@ -273,7 +314,10 @@ class NumericalIK:
         o = self.options
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
-        ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
+        if Q.shape[0] < PARALLEL_THRESHOLD:
+            ok, perr, rerr = self._fast_gate(Q, Tt)
+        else:
+            ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
         if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance

@@ -1,0 +1,127 @@
+"""Single-target helpers around the compiled FK gate (:mod:`ikstack.ik._gate`).
+
+- :func:`constraint_tables`: a chain's coupled-joint constraints as arrays the compiled gate
+  evaluates (:class:`~ikstack.model.QuadrantPolynomialConstraint`,
+  :class:`~ikstack.model.LinearJointConstraint`); any other constraint type makes the callers
+  evaluate every constraint with its own Python code;
+- :class:`FastGate`: :func:`ikstack.ik.certify` for fixed tolerances on compiled code, with the
+  same numbers and verdicts (it falls back to ``certify`` when a constraint cannot be decided);
+- :func:`result_one`: an :class:`~ikstack.ik.IKResult` built without the frozen dataclass's
+  per-field overhead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.ik._gate import certify_rows
+from ikstack.ik.result import IKResult, certify
+from ikstack.kinematics import compile_chain
+from ikstack.model import Chain
+from ikstack.model.constraints import LinearJointConstraint, QuadrantPolynomialConstraint
+
+Array = NDArray[np.float64]
+
+@dataclass(frozen=True)
+class ConstraintTables:
+    """A chain's coupled-joint constraints as arrays for :func:`certify_rows`."""
+
+    qidx: NDArray[np.int64]  #: (m, 2) joints (i, j) of each quadrant-polynomial constraint
+    qcoef: Array  #: (m, 2, 2, 4) rows [a0, a1, a2, +1 upper / -1 lower] by (q_i >= 0, q_j >= 0)
+    A: Array  #: (r, dof) linear rows A q <= b
+    b: Array  #: (r,)
+    compiled: bool  #: every constraint is in the tables (else Python evaluates them all)
+
+
+def constraint_tables(chain: Chain) -> ConstraintTables:
+    """The chain's constraints as arrays (cached on the chain)."""
+    cached = chain._cache.get("constraint_tables")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    qidx: list[tuple[int, int]] = []
+    qcoef: list[Array] = []
+    rows_A: list[Array] = []
+    rows_b: list[float] = []
+    compiled = True
+    for c in chain.constraints:
+        if type(c) is QuadrantPolynomialConstraint:
+            table = np.zeros((2, 2, 4))
+            for r in c.rows:
+                table[int(r.i_nonneg), int(r.j_nonneg)] = (r.a0, r.a1, r.a2,
+                                                           1.0 if r.upper else -1.0)
+            qidx.append((c.joint_i, c.joint_j))
+            qcoef.append(table)
+        elif type(c) is LinearJointConstraint and c.A.shape[1] == chain.dof:
+            rows_A.extend(np.asarray(c.A, dtype=np.float64))
+            rows_b.extend(float(v) for v in c.b)
+        else:
+            compiled = False
+    dof = chain.dof
+    tabs = ConstraintTables(
+        np.array(qidx, dtype=np.int64).reshape(-1, 2),
+        np.array(qcoef, dtype=np.float64).reshape(-1, 2, 2, 4),
+        np.array(rows_A, dtype=np.float64).reshape(-1, dof),
+        np.array(rows_b, dtype=np.float64).reshape(-1),
+        compiled)
+    if not compiled:  # Python evaluates every constraint: the kernel sees none
+        tabs = ConstraintTables(np.zeros((0, 2), np.int64), np.zeros((0, 2, 2, 4)),
+                                np.zeros((0, dof)), np.zeros(0), False)
+    chain._cache["constraint_tables"] = tabs
+    return tabs
+
+
+class FastGate:
+    """:func:`ikstack.ik.certify` for one chain and fixed tolerances, on compiled code.
+
+    Args:
+        chain: the chain.
+        position_tolerance: [m].
+        rotation_tolerance: [rad].
+        limit_tolerance: allowed excess over the limits (representation round-off).
+    """
+
+    def __init__(self, chain: Chain, position_tolerance: float, rotation_tolerance: float,
+                 limit_tolerance: float = 0.0):
+        self.chain = chain
+        self.ptol = float(position_tolerance)
+        self.rtol = float(rotation_tolerance)
+        self.limit_tolerance = float(limit_tolerance)
+        # the same bounds as Chain.within_limits(q, tol) computes
+        self.lo = np.ascontiguousarray(chain.lower + 0.0 - self.limit_tolerance)
+        self.hi = np.ascontiguousarray(chain.upper - 0.0 + self.limit_tolerance)
+        self.cc = compile_chain(chain)
+        self.tabs = constraint_tables(chain)
+        self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
+
+    def __call__(self, Q: Array, T: Array) -> tuple[NDArray[np.bool_], Array, Array]:
+        """``(ok, position_error, rotation_error)`` of rows ``Q (n, dof)`` (C-contiguous
+        float64) against ``T (n or 1, 4, 4)`` (C-contiguous float64): fresh arrays."""
+        n = Q.shape[0]
+        ok = np.empty(n, dtype=np.bool_)
+        perr = np.empty(n)
+        rerr = np.empty(n)
+        c, t = self.cc, self.tabs
+        undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
+                                 c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok, perr,
+                                 rerr, np.empty((4, 4)))
+        if undecided or self._python_constraints:
+            # the general gate decides (same numbers; its constraint verdicts are authoritative)
+            return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,
+                           self.limit_tolerance)
+        return ok, perr, rerr
+
+
+def result_one(q: Array, ok: NDArray[np.bool_], perr: Array, rerr: Array,
+               status: NDArray[np.int64], method: str, iterations: NDArray[np.int64],
+               restarts: NDArray[np.int64]) -> IKResult:
+    """``IKResult(q, ok, perr, rerr, status, method, iterations, restarts)`` without the frozen
+    dataclass's per-field ``object.__setattr__`` (IKResult has no ``__post_init__``: the
+    object is the same)."""
+    r = object.__new__(IKResult)
+    r.__dict__.update(q=q, success=ok, position_error=perr, rotation_error=rerr, status=status,
+                      method=method, iterations=iterations, restarts=restarts, q_all=None,
+                      valid_all=None)
+    return r
