@@ -51,9 +51,10 @@ def rigid_code(T, atol):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def fk_error_one(T, Tt):  # pragma: no cover - compiled
-    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, computed as
-    :func:`ikstack.ik.fk_errors` does (same operations, same order)."""
+def pose_residual(T, Tt):  # pragma: no cover - compiled
+    """``(perr, c, vx, vy, vz)`` of ``T`` against ``Tt``: position error [m], and of
+    ``M = R_t R^T`` the cosine ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice
+    ``sin(angle) * axis``). Every compiled FK gate and pose error in ikstack starts here."""
     dp0 = Tt[0, 3] - T[0, 3]
     dp1 = Tt[1, 3] - T[1, 3]
     dp2 = Tt[2, 3] - T[2, 3]
@@ -69,9 +70,14 @@ def fk_error_one(T, Tt):  # pragma: no cover - compiled
     m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
     m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
     c = 0.5 * (m00 + m11 + m22 - 1.0)
-    vx = m21 - m12
-    vy = m02 - m20
-    vz = m10 - m01
+    return perr, c, m21 - m12, m02 - m20, m10 - m01
+
+
+@njit(cache=True)
+def fk_error_one(T, Tt):  # pragma: no cover - compiled
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, computed as
+    :func:`ikstack.ik.fk_errors` does (same operations, same order)."""
+    perr, c, vx, vy, vz = pose_residual(T, Tt)
     rerr = math.atan2(0.5 * math.sqrt(vx * vx + vy * vy + vz * vz), c)
     return perr, rerr
 

@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
 
 TWO_PI = 2.0 * math.pi
@@ -21,27 +22,14 @@ LIMIT_SNAP = 1e-6
 
 @njit(cache=True)
 def pose_err(T, Tt):  # pragma: no cover - compiled
-    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``."""
-    dx = Tt[0, 3] - T[0, 3]
-    dy = Tt[1, 3] - T[1, 3]
-    dz = Tt[2, 3] - T[2, 3]
-    pe = math.sqrt(dx * dx + dy * dy + dz * dz)
-    # M = Tt_R @ T_R^T
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    tr = m00 + m11 + m22
-    v0 = 0.5 * (m21 - m12)
-    v1 = 0.5 * (m02 - m20)
-    v2 = 0.5 * (m10 - m01)
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, with half the
+    axial vector ``(v0, v1, v2)`` (``sin(angle) * axis``) and its norm ``s``."""
+    pe, c, vx, vy, vz = pose_residual(T, Tt)
+    v0 = 0.5 * vx
+    v1 = 0.5 * vy
+    v2 = 0.5 * vz
     s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    return pe, math.atan2(s, 0.5 * (tr - 1.0)), v0, v1, v2, s
+    return pe, math.atan2(s, c), v0, v1, v2, s
 
 
 @njit(cache=True)
