@@ -121,3 +121,63 @@ def test_outputs_match_the_bytes_pinned_before_the_overhead_work(tmp_path, robot
     assert s.frames_solved == 4 * sum(n - failed for n in FRAMES)
     assert math.isfinite(s.worst_position_error)
     assert _combined(digests) == GOLDEN[(robot, recertify)], digests
+
+
+def waiting_factory(config):
+    """The replay solver naming the process that solved each episode in its method; the process
+    named by IKSTACK_TEST_WAIT_PID solves nothing until another process has solved an episode
+    (it waits for the file IKSTACK_TEST_MARK, which the others create)."""
+    import os
+    import time
+    from pathlib import Path
+
+    inner = replay_factory(config)
+    mark = Path(os.environ["IKSTACK_TEST_MARK"])
+    here = os.environ.get("IKSTACK_TEST_WAIT_PID") == str(os.getpid())
+
+    def solve(T_path, seed):
+        t0 = time.monotonic()
+        while here and not mark.exists() and time.monotonic() - t0 < 120:
+            time.sleep(0.01)
+        r = inner(T_path, seed)
+        if not here:
+            mark.touch()
+        return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
+                        f"replay@{os.getpid()}", r.iterations, r.restarts)
+
+    return solve
+
+
+def test_pool_workers_share_the_episodes_and_write_the_same_bytes(tmp_path, monkeypatch):
+    import os
+
+    _write_inputs(tmp_path / "in", "ur5")
+    monkeypatch.setenv("IKSTACK_TEST_WAIT_PID", str(os.getpid()))
+    monkeypatch.setenv("IKSTACK_TEST_MARK", str(tmp_path / "mark"))
+    cfg = SolveConfig(load("ur5"), path_solver_factory=waiting_factory)
+    two = run_job(tmp_path / "in", tmp_path / "two", cfg, workers=2, progress=Progress.silent())
+    solvers = {e["method"] for e in two.per_episode}
+    assert f"replay@{os.getpid()}" in solvers  # this process works too ...
+    assert len(solvers) == 2  # ... and so does the spawned worker
+    run_job(tmp_path / "in", tmp_path / "one", SolveConfig(
+        load("ur5"), path_solver_factory=replay_factory), workers=1, progress=Progress.silent())
+    assert _digests(tmp_path / "two") == _digests(tmp_path / "one")
+    assert _combined(_digests(tmp_path / "one")) == GOLDEN[("ur5", False)]
+
+
+def test_a_bad_episode_in_a_spawned_worker_stops_the_job(tmp_path, monkeypatch):
+    import os
+
+    from ikstack.jobs import DatasetError
+
+    _write_inputs(tmp_path / "in", "ur5")
+    (tmp_path / "in" / "part0" / "pq_ep.parquet").write_bytes(b"not parquet")
+    monkeypatch.setenv("IKSTACK_TEST_WAIT_PID", str(os.getpid()))
+    monkeypatch.setenv("IKSTACK_TEST_MARK", str(tmp_path / "mark"))
+    cfg = SolveConfig(load("ur5"), path_solver_factory=waiting_factory)
+    # batches of two: this process takes part0's first two files and waits for the worker,
+    # which solves npz_mats.npz and then meets the broken file
+    with pytest.raises(DatasetError, match=r"pq_ep\.parquet: not a readable Parquet file"):
+        run_job(tmp_path / "in", tmp_path / "out", cfg, workers=2, progress=Progress.silent())
+    assert (tmp_path / "mark").exists()
+    assert not (tmp_path / "out" / "part0" / "pq_ep.parquet").exists()
