@@ -158,7 +158,8 @@ def run_job(
         output_path: the output folder (created).
         config: chain, method and limits.
         engine: ``local`` (process pool) or ``ray``.
-        workers: local processes, or CPUs of a local Ray runtime (default: all cores).
+        workers: local worker processes, this one included, or CPUs of a local Ray runtime
+            (default: all cores).
         ray_address: a Ray cluster to join; None starts a local runtime.
         overwrite: solve every episode again.
         progress: where to report progress (default: a :class:`Progress` on stderr).
