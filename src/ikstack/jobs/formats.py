@@ -341,6 +341,27 @@ def _write_csv(tmp: Path, s: SolvedEpisode) -> None:
     tmp.write_text(buf.getvalue())
 
 
+#: ``.npy`` headers written before, by (dtype, shape) of the C-ordered array
+_NPY_OUT_HEADERS: dict[tuple[str, tuple[int, ...]], bytes] = {}
+
+
+def _npy_bytes(arr: np.ndarray[Any, Any]) -> bytes:
+    """The bytes :func:`numpy.lib.format.write_array` writes for ``arr`` in C order; the header
+    of a (dtype, shape) it wrote before is reused."""
+    arr = np.ascontiguousarray(arr)
+    key = (arr.dtype.str, tuple(arr.shape))
+    head = _NPY_OUT_HEADERS.get(key)
+    if head is not None:
+        return head + arr.tobytes()
+    b = io.BytesIO()
+    np.lib.format.write_array(b, arr, allow_pickle=False)
+    data = b.getvalue()
+    if len(_NPY_OUT_HEADERS) >= 256:  # many distinct shapes: start over
+        _NPY_OUT_HEADERS.clear()
+    _NPY_OUT_HEADERS[key] = data[: len(data) - arr.nbytes]
+    return data
+
+
 def _write_npz(tmp: Path, s: SolvedEpisode) -> None:
     arrays = {
         TIME_COLUMN: s.timestamps,
@@ -354,12 +375,10 @@ def _write_npz(tmp: Path, s: SolvedEpisode) -> None:
     out = io.BytesIO()  # one write to the file instead of several per member
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as zf:
         for key, arr in arrays.items():
-            b = io.BytesIO()
-            np.lib.format.write_array(b, np.ascontiguousarray(arr), allow_pickle=False)
             info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_STORED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, b.getvalue())
+            zf.writestr(info, _npy_bytes(arr))
     tmp.write_bytes(out.getbuffer())
 
 
