@@ -120,7 +120,9 @@ def machine() -> dict[str, object]:
                 break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform()}
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
+            "load_average_1_5_15_min_at_end": load}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -182,11 +184,15 @@ def main(argv: list[str] | None = None) -> None:
                  f"{'solver alone: ':>9}{r['solver_frames_per_second']:,.0f} frames/s"))
     print("per core: frames per second of worker time; overhead: reading, gating and writing "
           "per frame (worker time minus the solver's time in the peer loop)")
+    info = machine()
+    print(f"machine: {info['cores']} cores, load average {info['load_average_1_5_15_min_at_end']}"
+          " (other processes share the cores: per-core numbers of 2 workers drop when the "
+          "load is above cores - 2)")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
         "benchmark": "bench_solve", "episodes": episodes, "frames": frames,
         "solver": solver_name, "quick": args.quick, "rows": rows, "versions": versions(),
-        "machine": machine(), "argv": sys.argv[1:]}, indent=2) + "\n")
+        "machine": info, "argv": sys.argv[1:]}, indent=2) + "\n")
     print(f"wrote {RESULTS}")
 
 

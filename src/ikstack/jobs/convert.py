@@ -195,6 +195,11 @@ def skipped_stats(task: EpisodeTask) -> EpisodeStats:
     return _stats(task, solved, "skipped", 0.0, skipped=True)
 
 
+def warm_worker(config: SolveConfig) -> None:
+    """Build this process's path solver for ``config`` ahead of its first episode."""
+    _path_solver(config)
+
+
 def convert_batch(config: SolveConfig, tasks: list[EpisodeTask]) -> list[EpisodeStats]:
     """Convert several episodes in order (the engines' unit of work)."""
     return [convert_episode(config, t) for t in tasks]

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from ikstack.errors import IKStackError, InputError, MissingExtraError
-from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_batch
+from ikstack.jobs.convert import (
+    EpisodeStats,
+    EpisodeTask,
+    SolveConfig,
+    convert_batch,
+    warm_worker,
+)
 
 ENGINES = ("local", "ray")
 
@@ -65,31 +73,164 @@ def _portable(config: SolveConfig) -> SolveConfig:
     return replace(config, chain=config.chain.replace())
 
 
+#: batches queued ahead to each started pool worker (keeps it busy between refills)
+QUEUED_PER_WORKER = 2
+#: thread-count variables capped in pool workers so ``workers`` processes do not oversubscribe
+#: the cores with compiled-kernel and BLAS threads (a value the user set is kept)
+THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                    "MKL_NUM_THREADS")
+
+
 def run_local(config: SolveConfig, batches: list[Batch], workers: int,
               on_done: OnDone) -> list[list[EpisodeStats]]:
-    """Run in this process (one worker) or a pool of ``workers`` spawned processes."""
+    """Run in this process (one worker), or here and in ``workers - 1`` spawned processes.
+
+    This process works through the batches itself; each spawned process gets batches only once
+    it has started and built its solver (imports and compiled-code loading take a good part of
+    a second), a couple at a time from a feeder thread, so a small job never waits for workers
+    to start and a large one keeps every worker busy. Each worker runs its compiled kernels on
+    ``cores / workers`` threads.
+    """
     results: list[list[EpisodeStats]] = [[] for _ in batches]
     if workers == 1 or len(batches) <= 1:
         for i, b in enumerate(batches):
             results[i] = convert_batch(config, b)
             on_done(results[i])
         return results
+    helpers = min(workers, len(batches)) - 1
+    threads = str(max(1, default_workers() // workers))
     ctx = multiprocessing.get_context("spawn")  # fork is unsafe once numba threads exist
-    with ProcessPoolExecutor(max_workers=min(workers, len(batches)), mp_context=ctx) as pool:
-        futures: dict[Future[list[EpisodeStats]], int] = {
-            pool.submit(convert_batch, config, b): i for i, b in enumerate(batches)}
-        pending = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    results[futures[f]] = f.result()
-                    on_done(results[futures[f]])
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            raise
+    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    for k in THREAD_VARIABLES:  # read by the spawned processes at their start
+        os.environ.setdefault(k, threads)
+    try:
+        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx)
+        feeder = _Feeder(pool, config, batches, helpers)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    received = 0
+    try:
+        with _numba_threads(int(threads)):
+            while received < len(batches):
+                mine = feeder.take()
+                if mine is not None:
+                    results[mine] = convert_batch(config, batches[mine])
+                    on_done(results[mine])
+                    received += 1
+                while received < len(batches):
+                    got = feeder.next_result(block=mine is None)
+                    if got is None:
+                        break
+                    results[got[0]] = got[1]
+                    on_done(got[1])
+                    received += 1
+    finally:
+        feeder.stop()
+        # workers still starting get nothing to do; they exit on their own
+        pool.shutdown(wait=False, cancel_futures=True)
     return results
+
+
+class _Feeder:
+    """Hands batches to pool workers once they are warm, from a background thread; this
+    process takes the rest with :meth:`take`."""
+
+    def __init__(self, pool: ProcessPoolExecutor, config: SolveConfig, batches: list[Batch],
+                 helpers: int):
+        self.pool = pool
+        self.config = config
+        self.batches = batches
+        self.todo = list(range(len(batches)))[::-1]  # pop() takes the next batch in order
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.results: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        self.warming: set[Future[None]] = {pool.submit(warm_worker, config)
+                                           for _ in range(helpers)}
+        self.running: dict[Future[list[EpisodeStats]], int] = {}
+        self.thread = threading.Thread(target=self._run, name="ikstack-feeder", daemon=True)
+        self.thread.start()
+
+    def take(self) -> int | None:
+        """The next batch for this process, or None when every batch is handed out."""
+        with self.lock:
+            return self.todo.pop() if self.todo else None
+
+    def next_result(self, block: bool) -> tuple[int, list[EpisodeStats]] | None:
+        """A batch a worker finished (waits for one when ``block``), or None; re-raises a
+        worker's error."""
+        try:
+            i, value = self.results.get(block=block)
+        except queue.Empty:
+            return None
+        if isinstance(value, BaseException):
+            raise value
+        return i, value
+
+    def stop(self) -> None:
+        """Hand out nothing more; cancel what no worker has started."""
+        with self.lock:
+            self.stopped = True
+            for f in self.running:
+                f.cancel()
+            for w in self.warming:
+                w.cancel()
+
+    def _run(self) -> None:
+        ready = 0
+        while True:
+            with self.lock:
+                pending: set[Future[Any]] = set(self.warming) | set(self.running)
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            with self.lock:
+                for f in done:
+                    if f in self.warming:
+                        self.warming.discard(f)
+                        if f.cancelled():
+                            continue
+                        exc = f.exception()
+                        if exc is not None:  # a worker that cannot build the solver says why
+                            self.results.put((-1, exc))
+                        else:
+                            ready += 1
+                    else:
+                        i = self.running.pop(f)
+                        if not f.cancelled():
+                            exc = f.exception()
+                            self.results.put((i, exc if exc is not None else f.result()))
+                while not self.stopped and self.todo and len(self.running) < (
+                        QUEUED_PER_WORKER * ready):
+                    i = self.todo.pop()
+                    self.running[self.pool.submit(convert_batch, self.config,
+                                                  self.batches[i])] = i
+
+
+class _numba_threads:
+    """Run compiled kernels of this thread on at most ``n`` threads inside the block."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.saved: int | None = None
+
+    def __enter__(self) -> None:
+        try:
+            import numba
+
+            self.saved = int(numba.get_num_threads())
+            numba.set_num_threads(max(1, min(self.n, self.saved)))
+        except (ImportError, ValueError):
+            self.saved = None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is not None:
+            import numba
+
+            numba.set_num_threads(self.saved)
 
 
 def _ray() -> Any:
@@ -112,8 +253,10 @@ def run_ray(config: SolveConfig, batches: list[Batch], workers: int, on_done: On
         if address is None:
             # a local runtime's workers import what this process imports
             kwargs["num_cpus"] = workers
-            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
-                p for p in sys.path if p)}}
+            # ... and run their compiled kernels on one thread each (one task per CPU)
+            env = {k: os.environ.get(k, "1") for k in THREAD_VARIABLES}
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+            kwargs["runtime_env"] = {"env_vars": env}
         ray.init(**kwargs)
         started = True
     results: list[list[EpisodeStats]] = [[] for _ in batches]

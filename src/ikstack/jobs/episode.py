@@ -67,12 +67,17 @@ class DatasetError(InputError):
         self.path = str(path)
         self.row = row
         self.field = field
+        self.message = message
         where = self.path
         if row is not None:
             where += f", row {row}"
         if field is not None:
             where += f", field {field!r}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # rebuilt from the constructor's arguments when a worker process sends it back
+        return (type(self), (self.path, self.message, self.row, self.field))
 
 
 @dataclass(frozen=True)

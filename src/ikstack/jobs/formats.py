@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import warnings
 import zipfile
@@ -162,20 +163,82 @@ def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict
     return out
 
 
-def _read_npz_episode(path: Path, name: str) -> Episode:
+#: parsed ``.npy`` headers (the bytes before the data) -> (dtype, shape, Fortran order); the
+#: episodes of a dataset share a handful of headers, so each is parsed once per process
+_NPY_HEADERS: dict[bytes, tuple[np.dtype[Any], tuple[int, ...], bool]] = {}
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def _npy_from_bytes(data: bytes) -> np.ndarray[Any, Any]:
+    """The array in the bytes of one ``.npy`` member (``np.load`` semantics, no pickles).
+
+    A header seen before is not parsed again and the array is a read-only view of ``data``;
+    anything else goes through :func:`numpy.lib.format.read_array`, which raises its usual
+    errors for malformed members.
+    """
+    if data[:6] == _NPY_MAGIC and len(data) >= 12:
+        start = 10 + int.from_bytes(data[8:10], "little") if data[6] == 1 else (
+            12 + int.from_bytes(data[8:12], "little"))
+        known = _NPY_HEADERS.get(data[:start])
+        if known is not None:
+            dtype, shape, fortran = known
+            count = math.prod(shape)
+            if len(data) - start == count * dtype.itemsize:
+                flat = np.frombuffer(data, dtype=dtype, count=count, offset=start)
+                return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
+    arr = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
+    if data[:6] == _NPY_MAGIC and not arr.dtype.hasobject and len(data) >= 12:
+        major = data[6]
+        start = 10 + int.from_bytes(data[8:10], "little") if major == 1 else (
+            12 + int.from_bytes(data[8:12], "little"))
+        fortran = bool(arr.flags.f_contiguous and not arr.flags.c_contiguous)
+        if major in (1, 2, 3):
+            if len(_NPY_HEADERS) >= 256:  # many distinct shapes: start over
+                _NPY_HEADERS.clear()
+            _NPY_HEADERS[data[:start]] = (arr.dtype, tuple(arr.shape), fortran)
+    return arr
+
+
+def _npz_members(path: Path, keys: tuple[str, ...] | None = None
+                 ) -> tuple[list[str], dict[str, np.ndarray[Any, Any]]]:
+    """The member names of an NPZ file (as ``np.load(...).files``) and the arrays of ``keys``
+    (all ``.npy`` members when None; keys that are absent are left out).
+
+    Raises:
+        DatasetError: not a readable zip file, or a member that is not a readable array.
+    """
     try:
-        z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            files = [n[:-4] if n.endswith(".npy") else n for n in names]
+            want = files if keys is None else [k for k in keys if k in files]
+            out = {}
+            for k in want:
+                if f"{k}.npy" not in names:
+                    raise DatasetError(path, "is not an array", field=k)
+                out[k] = _npy_from_bytes(zf.read(f"{k}.npy"))
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise DatasetError(path, f"not a readable NPZ file ({exc})") from None
-    with z:
-        keys = list(z.files)
-        if MATRIX_KEY in keys:
-            _missing(path, keys, (TIME_COLUMN, MATRIX_KEY))
-            t = np.asarray(z[TIME_COLUMN], dtype=np.float64).reshape(-1)
-            T = np.asarray(z[MATRIX_KEY], dtype=np.float64)
-            return _episode_from_matrices(path, name, t, T)
-        _missing(path, keys, POSE_COLUMNS)
-        cols = {c: np.asarray(z[c], dtype=np.float64).reshape(-1) for c in POSE_COLUMNS}
+    return files, out
+
+
+def npz_rows(path: Path, key: str) -> int:
+    """Rows of the array ``key`` of an NPZ file (raises :class:`DatasetError`)."""
+    _, arrays = _npz_members(path, (key,))
+    if key not in arrays:
+        raise DatasetError(path, "missing", field=key)
+    return int(arrays[key].shape[0])
+
+
+def _read_npz_episode(path: Path, name: str) -> Episode:
+    keys, arrays = _npz_members(path, (*POSE_COLUMNS, MATRIX_KEY))
+    if MATRIX_KEY in keys:
+        _missing(path, keys, (TIME_COLUMN, MATRIX_KEY))
+        t = np.asarray(arrays[TIME_COLUMN], dtype=np.float64).reshape(-1)
+        T = np.asarray(arrays[MATRIX_KEY], dtype=np.float64)
+        return _episode_from_matrices(path, name, t, T)
+    _missing(path, keys, POSE_COLUMNS)
+    cols = {c: np.asarray(arrays[c], dtype=np.float64).reshape(-1) for c in POSE_COLUMNS}
     n = {c: v.shape[0] for c, v in cols.items()}
     if len(set(n.values())) != 1:
         raise DatasetError(path, f"columns have different lengths {n}")
@@ -278,6 +341,27 @@ def _write_csv(tmp: Path, s: SolvedEpisode) -> None:
     tmp.write_text(buf.getvalue())
 
 
+#: ``.npy`` headers written before, by (dtype, shape) of the C-ordered array
+_NPY_OUT_HEADERS: dict[tuple[str, tuple[int, ...]], bytes] = {}
+
+
+def _npy_bytes(arr: np.ndarray[Any, Any]) -> bytes:
+    """The bytes :func:`numpy.lib.format.write_array` writes for ``arr`` in C order; the header
+    of a (dtype, shape) it wrote before is reused."""
+    arr = np.ascontiguousarray(arr)
+    key = (arr.dtype.str, tuple(arr.shape))
+    head = _NPY_OUT_HEADERS.get(key)
+    if head is not None:
+        return head + arr.tobytes()
+    b = io.BytesIO()
+    np.lib.format.write_array(b, arr, allow_pickle=False)
+    data = b.getvalue()
+    if len(_NPY_OUT_HEADERS) >= 256:  # many distinct shapes: start over
+        _NPY_OUT_HEADERS.clear()
+    _NPY_OUT_HEADERS[key] = data[: len(data) - arr.nbytes]
+    return data
+
+
 def _write_npz(tmp: Path, s: SolvedEpisode) -> None:
     arrays = {
         TIME_COLUMN: s.timestamps,
@@ -288,14 +372,14 @@ def _write_npz(tmp: Path, s: SolvedEpisode) -> None:
         "rotation_error": s.rotation_error,
         "status": s.status.astype(np.int64),
     }
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
+    out = io.BytesIO()  # one write to the file instead of several per member
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as zf:
         for key, arr in arrays.items():
-            b = io.BytesIO()
-            np.lib.format.write_array(b, np.ascontiguousarray(arr), allow_pickle=False)
             info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_DATE)
             info.compress_type = zipfile.ZIP_STORED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, b.getvalue())
+            zf.writestr(info, _npy_bytes(arr))
+    tmp.write_bytes(out.getbuffer())
 
 
 def _write_parquet(tmp: Path, s: SolvedEpisode) -> None:

@@ -19,7 +19,8 @@ from ikstack.jobs.convert import (
     skipped_stats,
 )
 from ikstack.jobs.engines import check_engine, default_workers, run_engine
-from ikstack.jobs.formats import SUFFIXES, atomic_write, remove_partials
+from ikstack.jobs.episode import TIME_COLUMN
+from ikstack.jobs.formats import SUFFIXES, atomic_write, npz_rows, remove_partials
 from ikstack.jobs.progress import Progress
 
 #: name of the JSON summary written into the output folder
@@ -157,7 +158,8 @@ def run_job(
         output_path: the output folder (created).
         config: chain, method and limits.
         engine: ``local`` (process pool) or ``ray``.
-        workers: local processes, or CPUs of a local Ray runtime (default: all cores).
+        workers: local worker processes, this one included, or CPUs of a local Ray runtime
+            (default: all cores).
         ray_address: a Ray cluster to join; None starts a local runtime.
         overwrite: solve every episode again.
         progress: where to report progress (default: a :class:`Progress` on stderr).
@@ -200,10 +202,7 @@ def _count_frames(tasks: list[EpisodeTask]) -> int:
                 with p.open("rb") as f:
                     total += max(0, sum(1 for _ in f) - 1)
             elif p.suffix.lower() == ".npz":
-                import numpy as np
-
-                with np.load(p, allow_pickle=False) as z:
-                    total += int(np.asarray(z["timestamp"]).shape[0])
+                total += npz_rows(p, TIME_COLUMN)
             else:
                 import pyarrow.parquet as pq
 
