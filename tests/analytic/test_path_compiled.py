@@ -84,3 +84,17 @@ def test_compiled_locked_joint_path_skips_no_winning_lock_sample(lock_weight):
     b = ik.solve_path(T, q[0], compiled=False)
     np.testing.assert_array_equal(a.q, b.q)
     np.testing.assert_array_equal(a.status, b.status)
+
+
+def test_without_a_seed_max_joint_step_binds_between_frames_not_to_the_middle_of_the_limits():
+    chain = robots.load("panda")
+    t = np.linspace(0.0, 1.0, 40)[:, None]
+    q0 = np.array([1.6, 0.9, -1.4, -0.9, 1.5, 2.9, 1.2])  # > 0.5 rad from mid-limits
+    Q = q0 + 0.15 * np.sin(2 * np.pi * t * np.arange(1, 8) / 5)
+    T = chain.fk(Q)
+    ik = AnalyticIK(chain, max_joint_step=0.5)
+    free = ik.solve_path(T)  # no seed: the first solved frame starts the path
+    assert free.success.all()
+    assert np.abs(np.diff(free.q, axis=0)).max() <= 0.5
+    pinned = ik.solve_path(T, seed=chain.middle())  # an explicit seed binds the first frame
+    assert not pinned.success[0] and pinned.status[0] == IKStatus.STEP_LIMIT

@@ -392,6 +392,11 @@ class AnalyticIK:
         T, _ = self._targets(targets)
         prev = self._seeds(seed, 1)
         n = T.shape[0]
+        if seed is None and self.max_joint_step is not None and n:
+            # nothing to step from yet: the bound holds between frames, not against the
+            # default seed (the middle of the limits), so frames up to the first success are
+            # solved without it
+            return self._path_from_first_success(T, prev, compiled)
         g = self._general
         if g is not None:
             search = g.search
@@ -405,6 +410,24 @@ class AnalyticIK:
             if r is not None:
                 return r
         return self._frame_path(T, prev)
+
+    def _path_from_first_success(self, T: Array, prev: Array, compiled: bool) -> IKResult:
+        saved = self.max_joint_step
+        self.max_joint_step = None
+        try:
+            first = None
+            for i in range(T.shape[0]):
+                r = self._solve(T[i:i + 1], prev, False)
+                if r.success[0]:
+                    first = i
+                    break
+        finally:
+            self.max_joint_step = saved
+        if first is None:
+            return self._frame_path(T, prev)
+        parts = [self._frame_path(T[:first], prev)] if first else []
+        parts.append(self.solve_path(T[first:], seed=r.q[0], compiled=compiled))
+        return _concat(parts, self.method)
 
     def _gate(self) -> tuple[Any, ...]:
         cc = self._cc
@@ -463,6 +486,16 @@ class AnalyticIK:
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros,
                         zeros.copy())
+
+
+def _concat(parts: list[IKResult], method: str) -> IKResult:
+    """Results of consecutive path pieces as one result."""
+    if len(parts) == 1:
+        return parts[0]
+    cat = {f: np.concatenate([getattr(r, f) for r in parts]) for f in
+           ("q", "success", "position_error", "rotation_error", "status", "iterations",
+            "restarts")}
+    return IKResult(method=method, **cat)
 
 
 #: compiled path outcome code -> IKStatus
