@@ -4,6 +4,9 @@ Layout: :mod:`.episode` (schema, errors), :mod:`.formats` (CSV/NPZ/Parquet reade
 writers), :mod:`.path` (continuous-path solving), :mod:`.convert` (one episode),
 :mod:`.engines` (process pool, Ray), :mod:`.job` (the job and its summary),
 :mod:`.progress`, :mod:`.samples` (the bundled sample dataset), :mod:`.cli_support`.
+
+Layer: below :mod:`ikstack.backends` (jobs drive the ``numpy`` and ``warp`` backends) and above
+:mod:`ikstack.bench` and the CLI.
 """
 
 from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ikstack.backends import choose
 from ikstack.errors import IKStackError, InputError, MissingExtraError, ShapeError
 from ikstack.ik import IKStatus, certify, fk_errors
 from ikstack.jobs.episode import DatasetError, SolvedEpisode
@@ -61,10 +62,6 @@ class SolveConfig:
     def __post_init__(self) -> None:
         check_method(self.method)
         check_backend(self.backend, self.device)
-        if self.backend != "numpy" and self.path_solver_factory is None:
-            from ikstack.jobs.path import SolverUnavailableError, no_backend_solver
-
-            raise SolverUnavailableError(no_backend_solver(self.backend))
         if self.max_joint_step is not None and not (
                 math.isfinite(self.max_joint_step) and self.max_joint_step > 0):
             raise InputError(f"max_joint_step must be a positive number [rad]; got "
@@ -76,22 +73,21 @@ class SolveConfig:
 
 
 def check_backend(backend: str, device: str) -> None:
-    """Validate a backend/device pair; Warp must be installed to be chosen.
+    """Validate a backend/device pair through the backend registry; Warp must be installed,
+    and a CUDA device must exist, before a job starts.
 
     Raises:
         InputError: an unknown name, or ``cuda`` with the numpy backend.
         MissingExtraError: ``warp`` chosen without warp-lang (extra ``warp``).
+        DeviceUnavailableError: ``cuda`` asked for on a machine without a GPU.
     """
-    if backend not in BACKENDS:
-        raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if device not in DEVICES:
-        raise InputError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
-    if backend == "numpy" and device != "cpu":
-        raise InputError(f"device {device!r} needs --backend warp; the numpy backend runs on "
-                         "the CPU")
+    choose(backend, device)
     if backend == "warp":
         if importlib.util.find_spec("warp") is None:
             raise MissingExtraError("warp-lang", "warp")
+        from ikstack.backends.warp.runtime import device as warp_device
+
+        warp_device(device)
 
 
 @dataclass(frozen=True)

@@ -181,9 +181,43 @@ def library_path_solver(chain: Chain, method: str = "auto",
     return path
 
 
+def warp_path_solver(chain: Chain, method: str = "auto", max_joint_step: float | None = None,
+                     device: str = "cpu") -> PathSolver:
+    """The Warp backend's continuous-path solver on ``device`` (extra ``warp``).
+
+    ``auto``/``analytic``: :class:`~ikstack.backends.warp.WarpAnalyticIK` where a closed-form
+    family accepts the chain; ``numerical`` (or ``auto`` otherwise): Warp's batched LM, one
+    frame at a time seeded by the last certified solution. Asking for CUDA without a GPU is an
+    error; nothing falls back to another device or backend.
+    """
+    check_method(method)
+    from ikstack.backends.warp import WarpAnalyticIK, numerical
+
+    if method in ("auto", "analytic"):
+        try:
+            solver = WarpAnalyticIK(chain, device=device, mode="strict",
+                                    max_joint_step=max_joint_step)
+        except UnsupportedGeometryError:
+            if method == "analytic":
+                raise
+        else:
+            return solver.solve_path  # type: ignore[no-any-return]
+
+    def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
+        return numerical.solve(chain_, T, seed=seed, device=device)
+
+    def path(T_path: Array, seed: Array | None) -> IKResult:
+        return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)
+
+    return path
+
+
 def default_path_solver_factory(config: Any) -> PathSolver:
     """The factory jobs use unless given another: :func:`library_path_solver` on the numpy
-    backend (other backends need a factory of their own; :class:`SolveConfig` checks)."""
+    backend, :func:`warp_path_solver` on the Warp backend."""
+    if config.backend == "warp":
+        return warp_path_solver(config.chain, config.method, config.max_joint_step,
+                                config.device)
     if config.backend != "numpy":
         raise SolverUnavailableError(no_backend_solver(config.backend))
     return library_path_solver(config.chain, config.method, config.max_joint_step)
