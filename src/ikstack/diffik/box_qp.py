@@ -23,9 +23,10 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from ikstack.diffik._linalg import cholesky_inplace, cholesky_solve_inplace, normal_matrices
+from ikstack.diffik._linalg import normal_matrices
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
 from ikstack.errors import InputError
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
 # outcome codes of the kernel
 CONVERGED = 0

@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import cholesky_inplace, cholesky_solve_inplace, scale_into_box
+from ikstack.diffik._linalg import scale_into_box
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
 from ikstack.errors import InputError
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
 
 @njit(cache=True)

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, objmode, prange
 
 from ikstack.kinematics._kernels import _jac_into
+from ikstack.spatial._dense import spd_solve
 
 # step kinds
 STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
@@ -158,34 +159,6 @@ def _cost(e, w):  # pragma: no cover - compiled
     for r in range(6):
         E += w[r] * e[r] * e[r]
     return 0.5 * E
-
-
-@njit(cache=True)
-def _cholesky_solve(A, b, x, L):  # pragma: no cover - compiled
-    """Solve SPD ``A x = b`` in place (``L`` scratch); False when not positive definite."""
-    n = A.shape[0]
-    for i in range(n):
-        for j in range(i + 1):
-            s = A[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            if i == j:
-                if not s > 0.0:
-                    return False
-                L[i, i] = np.sqrt(s)
-            else:
-                L[i, j] = s / L[j, j]
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= L[i, k] * x[k]
-        x[i] = s / L[i, i]
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, n):
-            s -= L[k, i] * x[k]
-        x[i] = s / L[i, i]
-    return True
 
 
 @njit(cache=True)
@@ -352,7 +325,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                     A[a, b] = s
                     A[b, a] = s
                 A[a, a] += lam
-            if not _cholesky_solve(A, g, dq, L):
+            if not spd_solve(A, g, dq, L):
                 singular = True
                 break
             if limit_mode == LIMITS_PROJECT:
@@ -374,7 +347,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                                 A[b, i] = 0.0
                             A[i, i] = 1.0
                             g[i] = 0.0
-                    if not _cholesky_solve(A, g, dq, L):
+                    if not spd_solve(A, g, dq, L):
                         break
                 for i in range(n):
                     held[i] = False
