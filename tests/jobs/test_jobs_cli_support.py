@@ -10,14 +10,13 @@ from jobs_standin import SEEN, recording_factory, standin_factory
 
 from ikstack.backends.warp.runtime import DeviceUnavailableError
 from ikstack.errors import IKStackError, InputError, MissingExtraError
-from ikstack.jobs import SolverUnavailableError, sample_path
+from ikstack.jobs import sample_path
 from ikstack.jobs.cli_support import (
     add_solve_arguments,
     chain_from_options,
     input_from_options,
     run_solve,
 )
-from ikstack.jobs.path import library_solvers_available
 from ikstack.jobs.progress import Progress
 from ikstack.robots import data_path
 
@@ -73,15 +72,6 @@ def test_run_solve_converts_the_bundled_sample(tmp_path):
                   progress=Progress.silent(), path_solver_factory=standin_factory)
     assert (s.robot, s.episodes, s.frames, s.success_rate) == ("ur5", 3, 600, 1.0)
     assert (tmp_path / "out" / "summary.json").exists()
-
-
-@pytest.mark.skipif(library_solvers_available()["numerical"],
-                    reason="the library's solvers are installed")
-def test_run_solve_without_the_library_solvers_says_so(tmp_path):
-    with pytest.raises(SolverUnavailableError, match="not available in this installation"):
-        run_solve(parse("--robot", "ur5", "sample:ur5", "-o", str(tmp_path / "o"),
-                        "--workers", "1", "--method", "numerical"),
-                  progress=Progress.silent())
 
 
 def test_warp_backend_is_validated_before_any_work(tmp_path):

@@ -8,8 +8,8 @@ from jobs_standin import CALLS, gn_frame
 
 from ikstack.errors import InputError
 from ikstack.ik import IKStatus
-from ikstack.jobs import SolverUnavailableError, library_path_solver, read_episode, sample_path
-from ikstack.jobs.path import library_solvers_available, solve_episode
+from ikstack.jobs import read_episode, sample_path
+from ikstack.jobs.path import solve_episode
 from ikstack.kinematics import fk
 from ikstack.robots import load
 from ikstack.spatial import position_rotation_error
@@ -68,17 +68,6 @@ def test_unknown_method_is_rejected(panda_path):
     chain, T = panda_path
     with pytest.raises(InputError, match="auto, analytic, numerical"):
         solve_episode(chain, T, method="magic", frame_solver=gn_frame)
-
-
-@pytest.mark.skipif(library_solvers_available()["numerical"],
-                    reason="the library's solvers are installed")
-def test_missing_library_solvers_raise_a_clear_error(panda_path):
-    chain, _ = panda_path
-    with pytest.raises(SolverUnavailableError, match="numerical IK solver"):
-        library_path_solver(chain, "auto")
-    if not library_solvers_available()["analytic"]:
-        with pytest.raises(SolverUnavailableError, match="analytic IK solver"):
-            library_path_solver(chain, "analytic")
 
 
 def test_chunked_tracking_matches_frame_by_frame_with_fewer_calls(panda_path):

@@ -8,7 +8,6 @@ solution forward as the next seed and refuses steps above ``max_joint_step``.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
-from ikstack.ik import IKResult, IKStatus, fk_errors
+from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
+from ikstack.ik.analytic import AnalyticIK
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -148,32 +148,20 @@ def library_path_solver(chain: Chain, method: str = "auto",
     get the numerical solver here, as with ``solve_ik(method="auto")``.
 
     Raises:
-        SolverUnavailableError: the requested solver is not installed.
         UnsupportedGeometryError: ``analytic`` was forced on a chain without a closed form.
     """
     check_method(method)
     if method in ("auto", "analytic"):
-        analytic = _optional("ikstack.ik.analytic", "AnalyticIK")
-        if analytic is None and method == "analytic":
-            raise SolverUnavailableError(
-                "the analytic IK solver (ikstack.ik.analytic.AnalyticIK) is not available in "
-                "this installation; use --method numerical")
-        if analytic is not None:
-            try:
-                solver = analytic(chain, mode="strict", max_joint_step=max_joint_step)
-            except UnsupportedGeometryError:
-                if method == "analytic":
-                    raise
-            else:
-                return solver.solve_path  # type: ignore[no-any-return]
-    solve_ik = _optional("ikstack.ik", "solve_ik")
-    if solve_ik is None:
-        raise SolverUnavailableError(
-            "the numerical IK solver (ikstack.ik.solve_ik) is not available in this "
-            "installation")
+        try:
+            solver = AnalyticIK(chain, mode="strict", max_joint_step=max_joint_step)
+        except UnsupportedGeometryError:
+            if method == "analytic":
+                raise
+        else:
+            return solver.solve_path
 
     def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
-        return solve_ik(chain_, T, seed=seed, method="numerical")  # type: ignore[no-any-return]
+        return solve_ik(chain_, T, seed=seed, method="numerical")
 
     def path(T_path: Array, seed: Array | None) -> IKResult:
         return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)
@@ -227,18 +215,3 @@ def no_backend_solver(backend: str) -> str:
     """The message for a backend the jobs have no built-in path solver for."""
     return (f"`ikstack solve` has no built-in path solver on the {backend!r} backend in this "
             "installation; use --backend numpy (or pass a path_solver_factory that uses it)")
-
-
-def library_solvers_available() -> dict[str, bool]:
-    """Which library solvers are installed: ``{"analytic": bool, "numerical": bool}``."""
-    return {"analytic": _optional("ikstack.ik.analytic", "AnalyticIK") is not None,
-            "numerical": _optional("ikstack.ik", "solve_ik") is not None}
-
-
-def _optional(module: str, attr: str) -> Any:
-    """``module.attr``, or None when the module or attribute is not installed."""
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return None
-    return getattr(mod, attr, None)
