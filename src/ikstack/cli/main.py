@@ -11,20 +11,21 @@ from ikstack.errors import IKStackError
 
 #: subcommand name -> module defining ``add_parser(subparsers)`` and ``run(args) -> int``
 COMMANDS = {
-    "robots": "ikstack.cli.robots_cmd",
-    "fk": "ikstack.cli.fk_cmd",
-    "decode": "ikstack.cli.decode_cmd",
     "solve": "ikstack.cli.solve_cmd",
-    "servo-demo": "ikstack.cli.servo_demo_cmd",
     "ik": "ikstack.cli.ik_cmd",
+    "fk": "ikstack.cli.fk_cmd",
+    "robots": "ikstack.cli.robots_cmd",
     "validate": "ikstack.cli.validate_cmd",
+    "servo-demo": "ikstack.cli.servo_demo_cmd",
+    "decode": "ikstack.cli.decode_cmd",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand registered."""
     parser = argparse.ArgumentParser(
-        prog="ikstack", description="Robot-arm kinematics: FK, IK, servo, decoding, validation."
+        prog="ikstack", description="Robot-arm kinematics: dataset conversion, IK, FK, model checks, "
+                                   "servo, action-chunk decoding."
     )
     from ikstack import __version__
 
