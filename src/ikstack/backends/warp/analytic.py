@@ -1,12 +1,29 @@
-"""Analytic IK with candidate generation on a Warp device (float64, CPU or CUDA).
+"""Analytic IK on a Warp device (float64, CPU or CUDA): candidates, selection and the FK gate.
 
 :class:`WarpAnalyticIK` has the contract of :class:`ikstack.ik.analytic.AnalyticIK`: the same
 :func:`~ikstack.ik.analytic.classify` verdict picks the family, every family has the same
 candidate count ``K`` and slot order, and the closed-form candidates are computed by Warp
-ports of the CPU kernels (same formulas, same order of operations). Representatives, limits,
-the FK gate, the near-mode polish, selection and :func:`ikstack.ik.certify` then run on the
-host through the CPU path's own compiled code, so masks and statuses are decided exactly as
-there.
+ports of the CPU kernels (same formulas, same order of operations).
+
+What runs where (``device_selection`` says which case a solver is in):
+
+* Strict mode on a chain without coupled-joint constraints (UR5, iiwa14, Panda, ARX X5,
+  random 6R/7R arms of the ported families): everything runs on the device. One kernel per
+  target moves each candidate to its ``2 pi`` representative nearest the seed within the
+  limits (reduced by ``kinematic_margin``), checks the limits and ``max_joint_step``, FK-gates
+  the candidates in order of weighted seed distance until one passes (the CPU path's lazy
+  gate; every candidate with ``return_all``), and certifies the selection: finite, within the
+  chain's limits, FK within both tolerances under the error definition of
+  :func:`ikstack.ik.certify` (:func:`ikstack.ik.fk_errors`). Only ``q`` (N, dof), the status
+  and the two errors come back (plus ``q_all`` and its certified mask with ``return_all``).
+  With ``certify="host"`` the host runs :func:`ikstack.ik.certify` on the returned
+  selections as well (a rejected one becomes a failure, as on the CPU path).
+* Near mode (the bounded Newton polish) and chains with coupled-joint constraints (Marvin):
+  the candidates come from the device; representatives, limits, the FK gate, the polish,
+  the constraint checks, selection and :func:`ikstack.ik.certify` run on the host through
+  the CPU path's own compiled code.
+
+Either way masks, selections and statuses equal the CPU path's (joint values to rounding).
 
 Ported families: three parallel axes (forwards and reversed), spherical wrist or shoulder
 (every position variant, subproblem 5 included), and SRS 7R swivel sampling (seed swivel,
@@ -16,24 +33,28 @@ that become a 6R family with their first or last joint locked (Panda: the seed's
 :class:`UnsupportedGeometryError` naming it.
 
 Memory: targets are processed in chunks of ``chunk_size``; device scratch holds one chunk
-(``chunk_size * K * dof`` float64 candidates plus masks) and never grows past it. With
-``return_all`` the output ``q_all`` is (N, K, dof) float64 on the host, ``8 N K dof`` bytes
-(UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128 samples: K = 1416, ~79 KB a target).
+(``chunk_size * K * dof`` float64 candidates plus per-slot flags) and never grows past it.
+With ``return_all`` the output ``q_all`` is (N, K, dof) float64 on the host, ``8 N K dof``
+bytes (UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128 samples: K = 1416, ~79 KB a
+target).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack.backends.warp.kinematics import _prepare
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
-from ikstack.ik.result import IKResult
+from ikstack.ik.result import IKResult, IKStatus
+from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -69,6 +90,8 @@ class WarpAnalyticIK:
         mode, position_tolerance, rotation_tolerance, num_samples, weights, max_joint_step,
             tol: as for :class:`~ikstack.ik.analytic.AnalyticIK`.
         chunk_size: targets per device launch; bounds the device scratch.
+        certify: ``"device"`` (the device's gate certifies; see the module) or ``"host"``
+            (:func:`ikstack.ik.certify` on the host as well).
 
     Raises:
         UnsupportedGeometryError: no family fits, or the family is not in the Warp backend
@@ -81,7 +104,7 @@ class WarpAnalyticIK:
                  position_tolerance: float = 1e-6, rotation_tolerance: float = 1e-6,
                  num_samples: int = 128, weights: ArrayLike | None = None,
                  max_joint_step: float | None = None, tol: float = 1e-8,
-                 chunk_size: int = 512):
+                 chunk_size: int = 512, certify: str = "device"):
         if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
             raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
         self._ik = AnalyticIK(chain, mode=mode, position_tolerance=position_tolerance,
@@ -104,6 +127,28 @@ class WarpAnalyticIK:
         self._bufs: dict[str, Any] = {}
         self._capacity = 0
         self._ik.family = _DeviceFamily(self, base)
+        #: selection and certification run on the device (else on the host, see the module)
+        self.device_selection = not self._ik.near and not chain.constraints
+        if certify not in ("device", "host"):
+            raise InputError(f"certify must be 'device' or 'host'; got {certify!r}")
+        self.certify = certify
+        wp, _dev, _flat, _batch, d = _prepare(chain, np.zeros((1, chain.dof)), device)
+        f64 = wp.float64
+
+        def arr(x: Any, dtype: Any = f64) -> Any:
+            return wp.array(np.ascontiguousarray(x), dtype=dtype, device=self._dev)
+
+        ik = self._ik
+        dummy = wp.empty((1, 1), dtype=wp.vec3d, device=self._dev)
+        self._gate_args = [arr(ik._lo), arr(ik._hi), arr(chain.lower), arr(chain.upper),
+                           arr(ik._revolute.astype(np.int32), wp.int32), arr(ik.weights),
+                           d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], dummy, dummy,
+                           ik.position_tolerance, ik.rotation_tolerance]
+
+    @property
+    def _step(self) -> float:
+        s = self._ik.max_joint_step
+        return math.inf if s is None else float(s)
 
     @property
     def K(self) -> int:
@@ -157,6 +202,16 @@ class WarpAnalyticIK:
              "S": wp.empty((cap, dof), dtype=wp.float64, device=dev),
              "Q": wp.empty((cap, k, dof), dtype=wp.float64, device=dev),
              "V": wp.empty((cap, k), dtype=wp.int32, device=dev)}
+        if self.device_selection:
+            i32, f64 = wp.int32, wp.float64
+            b["Qf"] = b["Q"].reshape((cap * k, dof))
+            for name in ("OK", "FK", "LIM", "VALID"):
+                b[name] = wp.empty((cap, k), dtype=i32, device=dev)
+            b["D"] = wp.empty((cap, k), dtype=f64, device=dev)
+            b["q"] = wp.empty((cap, dof), dtype=f64, device=dev)
+            b["status"] = wp.empty(cap, dtype=i32, device=dev)
+            b["perr"] = wp.empty(cap, dtype=f64, device=dev)
+            b["rerr"] = wp.empty(cap, dtype=f64, device=dev)
         if isinstance(self._base, SRS):
             slots = self._geometry["slots"]
             b["psis"] = wp.empty((cap, slots), dtype=wp.float64, device=dev)
@@ -168,10 +223,11 @@ class WarpAnalyticIK:
     @property
     def buffer_bytes(self) -> int:
         """Bytes of device scratch reserved now."""
-        return int(sum(a.capacity for a in self._bufs.values()))
+        return int(sum(a.capacity for name, a in self._bufs.items() if name != "Qf"))
 
-    def _device_candidates(self, T: Array, S: Array) -> tuple[Array, NDArray[np.bool_]]:
-        """Candidates of at most ``chunk_size`` targets, as fresh host arrays."""
+    def _launch_candidates(self, T: Array, S: Array) -> tuple[Any, Any]:
+        """Upload at most ``chunk_size`` targets and seeds and launch the family kernels;
+        returns the device candidates ``(Q, V)`` (views of the scratch)."""
         from ikstack.backends.warp import _wk_families, _wk_srs
 
         m = T.shape[0]
@@ -199,8 +255,35 @@ class WarpAnalyticIK:
                                        b["psis"][:m], b["used"][:m]])
             wp.launch(_wk_srs.srs_kernel, dim=(m, g["slots"]), device=dev,
                       inputs=common + [b["psis"][:m], b["used"][:m], Q, V])
+        return Q, V
+
+    def _device_candidates(self, T: Array, S: Array) -> tuple[Array, NDArray[np.bool_]]:
+        """Candidates of at most ``chunk_size`` targets, as fresh host arrays."""
+        Q, V = self._launch_candidates(T, S)
         # copies: later calls reuse the scratch
         return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
+
+    def _device_select(self, T: Array, S: Array, return_all: bool) -> tuple[Any, ...]:
+        """Candidates, selection and certification of at most ``chunk_size`` targets on the
+        device; ``(q, status, perr, rerr, q_all, valid_all)`` as fresh host arrays (the last
+        two None unless ``return_all``: only (m, dof) and three (m,) arrays come back)."""
+        from ikstack.backends.warp import _wk_select
+
+        m = T.shape[0]
+        Q, V = self._launch_candidates(T, S)
+        wp, b, k = self._wp, self._bufs, self.K
+        wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
+                  inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
+                          self._step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
+                          b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["q"][:m], b["status"][:m],
+                          b["perr"][:m], b["rerr"][:m]])
+        q_all = valid_all = None
+        if return_all:
+            q_all = np.array(Q.numpy(), dtype=np.float64)
+            valid_all = np.array(b["VALID"][:m].numpy() != 0)
+        return (np.array(b["q"][:m].numpy(), dtype=np.float64),
+                b["status"][:m].numpy().astype(np.int64), np.array(b["perr"][:m].numpy()),
+                np.array(b["rerr"][:m].numpy()), q_all, valid_all)
 
     # ------------------------------------------------------------------ solving
     def candidates(self, T_base_tcp: ArrayLike,
@@ -235,6 +318,8 @@ class WarpAnalyticIK:
         T, _ = self._ik._targets(T_base_tcp)
         n = T.shape[0]
         S = self._ik._seeds(seed, n)
+        if self.device_selection and n:
+            return self._solve_device(T, S, return_all)
         parts = [self._ik.solve(T[i:i + self.chunk_size], S[i:i + self.chunk_size], return_all)
                  for i in range(0, max(n, 1), self.chunk_size)]
 
@@ -245,6 +330,39 @@ class WarpAnalyticIK:
                         cat("status"), self.method, cat("iterations"), cat("restarts"),
                         cat("q_all") if return_all else None,
                         cat("valid_all") if return_all else None)
+
+    def _solve_device(self, T: Array, S: Array, return_all: bool) -> IKResult:
+        n, step = T.shape[0], self.chunk_size
+        parts = [self._device_select(T[i:i + step], S[i:i + step], return_all)
+                 for i in range(0, n, step)]
+        q, status, perr, rerr = (np.concatenate([p[f] for p in parts]) for f in range(4))
+        q_all = np.concatenate([p[4] for p in parts]) if return_all else None
+        valid_all = np.concatenate([p[5] for p in parts]) if return_all else None
+        if self.certify == "host":
+            q, status, perr, rerr = self._host_certify(T, S, q, status, perr, rerr)
+            if q_all is not None and valid_all is not None:
+                okc, _, _ = host_certify(self.chain, q_all, T[:, None],
+                                         self._ik.position_tolerance,
+                                         self._ik.rotation_tolerance)
+                valid_all = valid_all & okc
+        zeros = np.zeros(n, dtype=np.int64)
+        return IKResult(q, status == IKStatus.SUCCESS, perr, rerr, status, self.method, zeros,
+                        zeros.copy(), q_all, valid_all)
+
+    def _host_certify(self, T: Array, S: Array, q: Array, status: NDArray[np.int64],
+                      perr: Array, rerr: Array) -> tuple[Array, NDArray[np.int64], Array, Array]:
+        """:func:`ikstack.ik.certify` of the device's selections on the host; a selection it
+        rejects becomes a failure as in :meth:`AnalyticIK.solve` (seed, ``UNREACHABLE``)."""
+        ik = self._ik
+        ok, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
+                                  ik.rotation_tolerance)
+        bad = (status == IKStatus.SUCCESS) & ~ok
+        q = np.where(bad[:, None], S, q)
+        status = np.where(bad, int(IKStatus.UNREACHABLE), status).astype(np.int64)
+        if bad.any():
+            _, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
+                                     ik.rotation_tolerance)
+        return q, status, pe, re
 
     def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
         """A continuous path, each frame seeded by the previous selection (see

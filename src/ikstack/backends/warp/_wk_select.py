@@ -1,0 +1,306 @@
+# mypy: ignore-errors
+"""Warp float64 port of the analytic path's selection and FK gate.
+
+Mirrors :mod:`ikstack.ik.analytic._select` (periodic representatives, limits with the same
+snap, the lazy FK gate in order of seed distance, the full pass that explains a failure) and
+the error definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
+position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
+target's mask, selection and status are decided on the device exactly as on the host.
+Coupled-joint constraints are not ported (chains with constraints select on the host).
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from ikstack.backends.warp._kernels import kinematics_kernels
+from ikstack.backends.warp._wk_geo import PI, TWO_PI, F
+
+#: candidates this close outside a limit [rad] are projected onto it (as the CPU path)
+SNAP = wp.constant(wp.float64(1e-6))
+
+#: outcome codes (IKStatus values)
+SUCCESS = wp.constant(0)
+JOINT_LIMITS = wp.constant(3)
+UNREACHABLE = wp.constant(5)
+STEP_LIMIT = wp.constant(6)
+
+_pose = kinematics_kernels()["pose"]
+
+
+@wp.func
+def representative(q: wp.float64, seed: wp.float64, lo: wp.float64, hi: wp.float64):
+    """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
+    d = q - seed
+    base = seed + d - TWO_PI * wp.floor((d + PI) / TWO_PI)
+    out = base
+    if base >= lo - SNAP and base <= hi + SNAP:
+        out = base
+    elif base < lo:
+        c = base + TWO_PI * wp.ceil((lo - SNAP - base) / TWO_PI)
+        if c <= hi + SNAP:
+            out = c
+        elif lo - base <= c - hi:
+            out = base
+        else:
+            out = c
+    else:
+        c = base - TWO_PI * wp.ceil((base - hi - SNAP) / TWO_PI)
+        if c >= lo - SNAP:
+            out = c
+        elif base - hi <= lo - c:
+            out = base
+        else:
+            out = c
+    return out
+
+
+@wp.func
+def limits_row(Q: wp.array3d(dtype=wp.float64), i: int, k: int,
+               S: wp.array2d(dtype=wp.float64), lo: wp.array(dtype=wp.float64),
+               hi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
+               W: wp.array(dtype=wp.float64)):
+    """Move slot ``k`` to its representatives in place; ``(within limits, distance, step)``."""
+    lim = int(1)  # noqa: UP018 (a mutable Warp variable)
+    d = F(0.0)
+    step = F(0.0)
+    for j in range(S.shape[1]):
+        x = Q[i, k, j]
+        if revolute[j] != 0:
+            x = representative(x, S[i, j], lo[j], hi[j])
+        if x < lo[j]:
+            if x >= lo[j] - SNAP:
+                x = lo[j]
+            else:
+                lim = 0
+        if x > hi[j]:
+            if x <= hi[j] + SNAP:
+                x = hi[j]
+            else:
+                lim = 0
+        Q[i, k, j] = x
+        dd = x - S[i, j]
+        d += W[j] * dd * dd
+        step = wp.max(step, wp.abs(dd))
+    return lim, d, step
+
+
+@wp.func
+def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d,
+                Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d),
+                kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d,
+                zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d)):
+    """FK of ``q[row]`` against ``Tt``: ``(position error, rotation error of the candidate
+    gate, rotation error of certify)`` (the two angles differ only in rounding)."""
+    R0, p0 = _pose(q, row, Rs, ps, kinds, zs, os, 0)
+    p = p0 + R0 * p_end
+    T = R0 * R_end
+    dp0 = Tt[0, 3] - p[0]
+    dp1 = Tt[1, 3] - p[1]
+    dp2 = Tt[2, 3] - p[2]
+    perr = wp.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    c = F(0.5) * (m00 + m11 + m22 - F(1.0))
+    vx = m21 - m12
+    vy = m02 - m20
+    vz = m10 - m01
+    v0 = F(0.5) * vx
+    v1 = F(0.5) * vy
+    v2 = F(0.5) * vz
+    gate = wp.atan2(wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2), c)
+    cert = wp.atan2(F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz), c)
+    return perr, gate, cert
+
+
+@wp.func
+def certified(q: wp.array2d(dtype=wp.float64), row: int, perr: wp.float64, rerr: wp.float64,
+              ptol: wp.float64, rtol: wp.float64, clo: wp.array(dtype=wp.float64),
+              chi: wp.array(dtype=wp.float64)):
+    """:func:`ikstack.ik.certify` without constraints: finite, within the chain's limits
+    (tolerance 0) and FK within both tolerances."""
+    ok = int(0)  # noqa: UP018 (a mutable Warp variable)
+    if perr <= ptol and rerr <= rtol:
+        ok = 1
+    for j in range(clo.shape[0]):
+        x = q[row, j]
+        if not (wp.isfinite(x) and x >= clo[j] and x <= chi[j]):
+            ok = 0
+    return ok
+
+
+@wp.func
+def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
+                  Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
+                  V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
+                  hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
+                  chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
+                  W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
+                  ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
+                  R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
+                  os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
+                  max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
+                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
+                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32)):
+    """Gate the ``K`` candidate slots of row ``i`` (seeded by ``S[i]``) as
+    ``_select._finalize_one`` (without polish) does; returns ``(selected slot or -1, status)``.
+
+    ``lazy``: FK-check in order of seed distance until one passes (the nearest-solution mode);
+    otherwise every slot, with ``VALID`` the certified mask of every slot (``return_all``).
+    """
+    K = Q.shape[1]
+    dof = S.shape[1]
+    for k in range(K):
+        v = V[i, k]
+        for j in range(dof):
+            if not wp.isfinite(Q[i, k, j]):
+                Q[i, k, j] = S[i, j]
+                v = 0
+        V[i, k] = v
+        lim, d, step = limits_row(Q, i, k, S, lo, hi, revolute, W)
+        LIM[i, k] = lim
+        D[i, k] = d
+        ok = int(0)  # noqa: UP018 (a mutable Warp variable)
+        if v != 0 and lim != 0 and step <= max_step:
+            ok = 1
+        OK[i, k] = ok
+        FK[i, k] = 0
+        VALID[i, k] = 0
+    best = int(-1)  # noqa: UP018 (a mutable Warp variable)
+    if lazy != 0:
+        searching = int(1)  # noqa: UP018 (a mutable Warp variable)
+        while searching != 0:
+            cand = int(-1)  # noqa: UP018 (a mutable Warp variable)
+            for k in range(K):
+                if OK[i, k] != 0 and FK[i, k] == 0:
+                    if cand < 0:
+                        cand = k
+                    elif D[i, k] < D[i, cand]:
+                        cand = k
+            if cand < 0:
+                searching = 0
+            else:
+                pe, rg, rc = pose_errors(Qf, i * K + cand, Tt, Rs, ps, kinds, R_end, p_end, zs,
+                                         os)
+                if pe <= ptol and rg <= rtol:
+                    FK[i, cand] = 1
+                    for k in range(K):
+                        OK[i, k] = 0
+                    OK[i, cand] = 1
+                    best = cand
+                    searching = 0
+                else:
+                    OK[i, cand] = 0
+    if best < 0:
+        # every slot: the flags explain a failure (and return_all needs every mask)
+        for k in range(K):
+            step = F(0.0)
+            for j in range(dof):
+                step = wp.max(step, wp.abs(Q[i, k, j] - S[i, j]))
+            fk = int(0)  # noqa: UP018 (a mutable Warp variable)
+            if V[i, k] != 0:
+                pe, rg, rc = pose_errors(Qf, i * K + k, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+                if pe <= ptol and rg <= rtol:
+                    fk = 1
+                    if LIM[i, k] != 0 and step <= max_step:
+                        VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtol, clo, chi)
+            FK[i, k] = fk
+            ok = int(0)  # noqa: UP018 (a mutable Warp variable)
+            if fk != 0 and LIM[i, k] != 0 and step <= max_step:
+                ok = 1
+            OK[i, k] = ok
+            if ok != 0:
+                if best < 0:
+                    best = k
+                elif D[i, k] < D[i, best]:
+                    best = k
+    for k in range(K):
+        if LIM[i, k] == 0:
+            for j in range(dof):
+                Q[i, k, j] = wp.min(wp.max(Q[i, k, j], lo[j]), hi[j])
+    code = SUCCESS
+    if best < 0:
+        fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
+        fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
+        for k in range(K):
+            if FK[i, k] != 0:
+                fk_any = 1
+                if LIM[i, k] != 0:
+                    fk_lim = 1
+        code = STEP_LIMIT
+        if fk_any == 0:
+            code = UNREACHABLE
+        elif fk_lim == 0:
+            code = JOINT_LIMITS
+    return best, code
+
+
+@wp.func
+def finish_row(i: int, best: int, code: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
+               Qf: wp.array2d(dtype=wp.float64), K: int, clo: wp.array(dtype=wp.float64),
+               chi: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
+               ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
+               R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
+               os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
+               q_out: wp.array2d(dtype=wp.float64), r: int):
+    """Certify the selection of row ``i`` and write it (or the seed ``S[i]``, with a status)
+    to ``q_out[r]``; returns ``(status, position error, rotation error)`` of what was written,
+    as :meth:`AnalyticIK._solve` decides them."""
+    status = code
+    sel = int(0)  # noqa: UP018 (a mutable Warp variable)
+    perr = F(0.0)
+    rerr = F(0.0)
+    if best >= 0:
+        pe, rg, rc = pose_errors(Qf, i * K + best, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+        if certified(Qf, i * K + best, pe, rc, ptol, rtol, clo, chi) != 0:
+            sel = 1
+            perr = pe
+            rerr = rc
+        else:
+            status = UNREACHABLE  # gate passed, certify did not (round-off at the tolerance)
+    for j in range(S.shape[1]):
+        if sel != 0:
+            q_out[r, j] = Qf[i * K + best, j]
+        else:
+            q_out[r, j] = S[i, j]
+    if sel == 0:
+        pe, rg, rc = pose_errors(S, i, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+        perr = pe
+        rerr = rc
+    return status, perr, rerr
+
+
+@wp.kernel
+def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
+                  Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
+                  V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
+                  hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
+                  chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
+                  W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
+                  ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
+                  R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
+                  os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
+                  max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
+                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
+                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                  q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
+                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+    """One thread a target: gate its candidates, select, certify, write ``(q, status,
+    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof)."""
+    i = wp.tid()
+    Tt = T[i]
+    best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
+                               R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
+                               VALID)
+    st, pe, re = finish_row(i, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
+                            p_end, zs, os, ptol, rtol, q_out, i)
+    status[i] = st
+    perr[i] = pe
+    rerr[i] = re
