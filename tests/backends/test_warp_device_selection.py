@@ -115,3 +115,46 @@ def test_bad_certify_option_is_an_input_error():
 
     with pytest.raises(InputError, match="certify"):
         WarpAnalyticIK(load("ur5"), certify="gpu")
+
+
+def _path(chain, frames=40):
+    q0 = chain.middle() + 0.2
+    t = np.linspace(0.0, 1.0, frames)[:, None]
+    path = chain.fk(q0 + 0.6 * np.sin(3.0 * t) * np.linspace(1.0, 0.5, chain.dof))
+    path[15:18, :3, 3] *= 40.0  # unreachable frames hold the previous pose
+    return path, q0
+
+
+@pytest.mark.parametrize("name,opts", [
+    ("ur5", {"max_joint_step": 0.3}),
+    ("iiwa14", {"num_samples": 8, "max_joint_step": 0.5}),
+    ("panda", {"num_samples": 8}),
+])
+def test_device_path_in_one_launch_equals_the_cpu_path(name, opts):
+    chain = load(name)
+    path, q0 = _path(chain)
+    w, c = WarpAnalyticIK(chain, **opts), AnalyticIK(chain, **opts)
+    for seed in (q0, None):  # None: the step bound binds from the first solved frame on
+        rw, rc = w.solve_path(path, seed), c.solve_path(path, seed)
+        _same(rw, rc)
+        assert rw.success.mean() > 0.9 and not rw.success[15:18].any()
+    ok, _, _ = certify(chain, rw.q, path, 1e-6, 1e-6)
+    np.testing.assert_array_equal(ok, rw.success)
+
+
+def test_many_paths_in_one_launch_equal_each_path_solved_alone():
+    chain = random_arm("spherical_wrist", np.random.default_rng(5))
+    path, q0 = _path(chain, 25)
+    paths = np.stack([path, path[::-1], path[::2].repeat(2, axis=0)[:25]])
+    seeds = np.stack([q0, chain.middle(), q0 - 0.1])
+    w, c = WarpAnalyticIK(chain, max_joint_step=1.0), AnalyticIK(chain, max_joint_step=1.0)
+    for p, r in enumerate(w.solve_paths(paths, seeds)):
+        _same(r, c.solve_path(paths[p], seeds[p]))
+
+
+def test_marvin_path_runs_the_cpu_loop_with_device_candidates():
+    chain = load("marvin_left")
+    path, q0 = _path(chain, 20)
+    q0 = chain.clip(q0)
+    w, c = WarpAnalyticIK(chain, num_samples=8), AnalyticIK(chain, num_samples=8)
+    _same(w.solve_path(path, q0), c.solve_path(path, q0))

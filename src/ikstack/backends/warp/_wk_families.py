@@ -462,16 +462,15 @@ def sixr_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
     _solve6(i, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
 
 
-@wp.kernel
-def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
-                  S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
-                  M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
-                  H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-                  sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
-                  V: wp.array2d(dtype=wp.int32)):
+@wp.func
+def locked_slots(i: int, s: int, Ti: wp.mat44d, fid: int, var: int, rev: int,
+                 S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
+                 M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
+                 H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
+                 sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
+                 V: wp.array2d(dtype=wp.int32)):
     """7R with its first or last joint locked: sample ``s`` (0: the seed's own value, then
-    ``grid[s - 1]``) of target ``i`` fills slots ``8 s .. 8 s + 7``."""
-    i, s = wp.tid()
+    ``grid[s - 1]``) of row ``i`` (target ``Ti``, seed ``S[i]``) fills slots ``8 s .. 8 s + 7``."""
     lock = 6
     off = 0
     if lock_first != 0:
@@ -480,7 +479,7 @@ def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
     v = S[i, lock]
     if s > 0:
         v = grid[s - 1]
-    Rt, pt = _rt(T[i])
+    Rt, pt = _rt(Ti)
     E = rotm(lh, -v)
     Ep = sub3(lr, mv(E, lr))
     R2 = mm(E, Rt)
@@ -493,3 +492,16 @@ def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
     _solve6(i, 8 * s, off, fid, var, rev, R2, p2, H, P, R6T, sgn, S, Q, V)
     for k in range(8):
         Q[i, 8 * s + k, lock] = v
+
+
+@wp.kernel
+def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
+                  S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
+                  M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
+                  H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
+                  sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
+                  V: wp.array2d(dtype=wp.int32)):
+    """:func:`locked_slots` of sample ``s`` of target ``i``, one thread a pair."""
+    i, s = wp.tid()
+    locked_slots(i, s, T[i], fid, var, rev, S, lock_first, lh, lr, M_R, M_p, grid, H, P, R6T,
+                 sgn, Q, V)

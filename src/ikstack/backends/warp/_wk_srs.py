@@ -107,16 +107,16 @@ def _swivel_roots(what: wp.vec3d, R0: wp.mat33d, psi0: wp.float64, x: wp.vec3d, 
     return cnt
 
 
-@wp.kernel
-def srs_swivels_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
-                       H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-                       p7T: wp.vec3d, R7T: wp.mat33d, grid: wp.array(dtype=wp.float64),
-                       lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
-                       arcs: int, bounds: wp.array2d(dtype=wp.float64),
-                       psis: wp.array2d(dtype=wp.float64), used: wp.array(dtype=wp.int32)):
-    """Swivel angles of target ``i``: the seed's, the grid, then the arc midpoints."""
-    i = wp.tid()
-    Rt, pt = _target(T[i])
+@wp.func
+def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
+                H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
+                p7T: wp.vec3d, R7T: wp.mat33d, grid: wp.array(dtype=wp.float64),
+                lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
+                arcs: int, bounds: wp.array2d(dtype=wp.float64),
+                psis: wp.array2d(dtype=wp.float64), used: wp.array(dtype=wp.int32)):
+    """Swivel angles of row ``i`` (target ``Ti``, seed ``S[i]``): the seed's, the grid, then
+    the arc midpoints."""
+    Rt, pt = _target(Ti)
     R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
     e1, e2 = _frame(what)
     # the seed's swivel
@@ -186,20 +186,19 @@ def srs_swivels_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.floa
     used[i] = ns + cnt
 
 
-@wp.kernel
-def srs_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
-               H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-               p7T: wp.vec3d, R7T: wp.mat33d, psis: wp.array2d(dtype=wp.float64),
-               used: wp.array(dtype=wp.int32), Q: wp.array3d(dtype=wp.float64),
-               V: wp.array2d(dtype=wp.int32)):
-    """The 8 candidate slots of swivel ``s`` of target ``i`` (unused swivels keep the seed)."""
-    i, s = wp.tid()
+@wp.func
+def srs_slots(i: int, s: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
+              H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
+              p7T: wp.vec3d, R7T: wp.mat33d, psis: wp.array2d(dtype=wp.float64),
+              used: wp.array(dtype=wp.int32), Q: wp.array3d(dtype=wp.float64),
+              V: wp.array2d(dtype=wp.int32)):
+    """The 8 candidate slots of swivel ``s`` of row ``i`` (unused swivels keep the seed)."""
     for k in range(8):
         V[i, s * 8 + k] = 0
         for j in range(7):
             Q[i, s * 8 + k, j] = S[i, j]
     if s < used[i]:
-        Rt, pt = _target(T[i])
+        Rt, pt = _target(Ti)
         R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
         e1, e2 = _frame(what)
         h3 = H[3]
@@ -227,3 +226,26 @@ def srs_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
                     V[i, slot] = 1
                     if ls:
                         V[i, slot] = 0
+
+
+@wp.kernel
+def srs_swivels_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
+                       H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
+                       p7T: wp.vec3d, R7T: wp.mat33d, grid: wp.array(dtype=wp.float64),
+                       lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
+                       arcs: int, bounds: wp.array2d(dtype=wp.float64),
+                       psis: wp.array2d(dtype=wp.float64), used: wp.array(dtype=wp.int32)):
+    """:func:`srs_swivels` of target ``i``, one thread a target."""
+    i = wp.tid()
+    srs_swivels(i, T[i], S, H, Sp, pS3, p3W, p7T, R7T, grid, lo, hi, arcs, bounds, psis, used)
+
+
+@wp.kernel
+def srs_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
+               H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
+               p7T: wp.vec3d, R7T: wp.mat33d, psis: wp.array2d(dtype=wp.float64),
+               used: wp.array(dtype=wp.int32), Q: wp.array3d(dtype=wp.float64),
+               V: wp.array2d(dtype=wp.int32)):
+    """:func:`srs_slots` of swivel ``s`` of target ``i``, one thread a pair."""
+    i, s = wp.tid()
+    srs_slots(i, s, T[i], S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)

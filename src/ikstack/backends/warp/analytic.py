@@ -50,12 +50,14 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.backends.warp.kinematics import _prepare
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
-from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
+from ikstack.ik.analytic.solver import _concat
 from ikstack.ik.result import IKResult, IKStatus
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
+from ikstack.spatial import as_transforms
 
 Array = NDArray[np.float64]
 
@@ -365,11 +367,114 @@ class WarpAnalyticIK:
         return q, status, pe, re
 
     def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
-        """A continuous path, each frame seeded by the previous selection (see
-        :meth:`AnalyticIK.solve_path`). Frames are solved one launch at a time with the
-        selection read back per frame; the on-device queue of frame-dependent calls is not
-        built yet.
+        """A continuous path, each frame seeded by the previous selection; the selections of
+        :meth:`AnalyticIK.solve_path` (failed frames hold the previous pose, with a status).
+
+        With device selection (see the module) the whole path is one launch: one device
+        thread loops over the frames (candidates, selection, certification), so nothing goes
+        back to the host between frames. Otherwise the CPU path's loop runs with candidates
+        from the device.
+
+        Args:
+            targets: (F, 4, 4) TCP poses [m].
+            seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
+                default (then, as on the CPU path, ``max_joint_step`` binds only from the
+                first solved frame on).
         """
-        r = self._ik.solve_path(targets, seed)
-        return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
-                        self.method, r.iterations, r.restarts)
+        if not self.device_selection:
+            r = self._ik.solve_path(targets, seed)
+            return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
+                            self.method, r.iterations, r.restarts)
+        T, _ = self._ik._targets(targets)
+        prev = self._ik._seeds(seed, 1)
+        n = T.shape[0]
+        if seed is None and self._ik.max_joint_step is not None and n:
+            # nothing to step from yet: frames up to the first success are solved without it
+            saved = self._ik.max_joint_step
+            self._ik.max_joint_step = None
+            try:
+                first = next((i for i in range(n)
+                              if self._solve_device(T[i:i + 1], prev, False).success[0]), None)
+                if first is not None:
+                    start = self._solve_device(T[first:first + 1], prev, False).q
+            finally:
+                self._ik.max_joint_step = saved
+            if first is not None:
+                parts = [self._device_paths(T[None, :first], prev)[0]] if first else []
+                parts.append(self._device_paths(T[None, first:], start)[0])
+                return _concat(parts, self.method)
+        return self._device_paths(T[None], prev)[0]
+
+    def solve_paths(self, targets: ArrayLike, seed: ArrayLike | None = None) -> list[IKResult]:
+        """Many continuous paths at once, one device thread each (:meth:`solve_path` of every
+        path; one launch per ``chunk_size`` paths with device selection).
+
+        Args:
+            targets: (P, F, 4, 4) TCP poses [m]: P paths of F frames.
+            seed: (dof,), (1, dof) or (P, dof) start configurations [rad].
+
+        Returns:
+            One :class:`~ikstack.ik.IKResult` of F rows per path.
+        """
+        T = as_transforms(targets, "targets")
+        if T.ndim != 4:
+            raise ShapeError("targets", T.shape, "(P, F, 4, 4)")
+        P = T.shape[0]
+        if not self.device_selection or (seed is None and self._ik.max_joint_step is not None):
+            S = None if seed is None else self._ik._seeds(seed, P)
+            return [self.solve_path(T[p], None if S is None else S[p]) for p in range(P)]
+        S = self._ik._seeds(seed, P)
+        out: list[IKResult] = []
+        for i in range(0, P, self.chunk_size):
+            out += self._device_paths(np.ascontiguousarray(T[i:i + self.chunk_size]),
+                                      S[i:i + self.chunk_size])
+        return out
+
+    def _device_paths(self, T: Array, S: Array) -> list[IKResult]:
+        """Paths ``T`` (P, F, 4, 4) from seeds ``S`` (P, dof) in one launch."""
+        from ikstack.backends.warp import _wk_path
+
+        P, nf = T.shape[0], T.shape[1]
+        dof, k = self.chain.dof, self.K
+        if nf == 0:
+            z = np.zeros(0)
+            zi = np.zeros(0, dtype=np.int64)
+            return [IKResult(np.zeros((0, dof)), np.zeros(0, bool), z, z, zi, self.method, zi,
+                             zi) for _ in range(P)]
+        wp, dev, g, f = self._wp, self._dev, self._geometry, self._base
+        i32, f64 = wp.int32, wp.float64
+        seeds = wp.array(np.ascontiguousarray(S, dtype=np.float64), dtype=f64, device=dev)
+        Q = wp.empty((P, k, dof), dtype=f64, device=dev)
+        flags = [wp.empty((P, k), dtype=i32, device=dev) for _ in range(4)]
+        q = wp.empty((P * nf, dof), dtype=f64, device=dev)
+        status = wp.empty(P * nf, dtype=i32, device=dev)
+        perr = wp.empty(P * nf, dtype=f64, device=dev)
+        rerr = wp.empty(P * nf, dtype=f64, device=dev)
+        gate = [seeds, Q, Q.reshape((P * k, dof)), flags[0], *self._gate_args, self._step,
+                flags[1], flags[2], flags[3], wp.empty((P, k), dtype=f64, device=dev),
+                wp.empty((P, k), dtype=i32, device=dev), q, status, perr, rerr]
+        Td = wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev)
+        if isinstance(f, SixR):
+            wp.launch(_wk_path.path6_kernel, dim=P, device=dev,
+                      inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), Td, g["H"], g["P"],
+                              g["R6T"], g["sgn"], *gate])
+        elif isinstance(f, LockedJoint):
+            six = f.sub
+            wp.launch(_wk_path.path_locked_kernel, dim=P, device=dev,
+                      inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), Td,
+                              g["lock_first"], g["lh"], g["lr"], g["M_R"], g["M_p"], g["grid"],
+                              g["H"], g["P"], g["R6T"], g["sgn"], *gate])
+        else:
+            wp.launch(_wk_path.path_srs_kernel, dim=P, device=dev,
+                      inputs=[Td, g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"], g["R7T"],
+                              g["grid"], g["lo"], g["hi"], g["arcs"],
+                              wp.empty((P, 48), dtype=f64, device=dev),
+                              wp.empty((P, g["slots"]), dtype=f64, device=dev),
+                              wp.empty(P, dtype=i32, device=dev), *gate])
+        qh = q.numpy().reshape(P, nf, dof).astype(np.float64)
+        st = status.numpy().reshape(P, nf).astype(np.int64)
+        pe = perr.numpy().reshape(P, nf).astype(np.float64)
+        re = rerr.numpy().reshape(P, nf).astype(np.float64)
+        zeros = np.zeros(nf, dtype=np.int64)
+        return [IKResult(qh[p], st[p] == IKStatus.SUCCESS, pe[p], re[p], st[p], self.method,
+                         zeros, zeros.copy()) for p in range(P)]
