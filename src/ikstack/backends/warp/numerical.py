@@ -1,136 +1,122 @@
-"""Batched numerical IK on Warp: Levenberg-Marquardt with restarts, one thread per target.
+"""Batched numerical IK on Warp: the CPU path's Levenberg-Marquardt, one thread per target.
 
-Each target iterates ``q <- clip(q + (J^T J + (E + damping) I)^{-1} J^T e)`` (Sugihara's
-damping, ``E = 1/2 |e|^2``) from the seed, then from random in-limit restarts drawn by Warp's
-counter-based generator (deterministic for a given ``rng_seed``). Success is certified on the
-host by :func:`ikstack.ik.certify`, the same FK gate and limits as the CPU path.
+:class:`WarpLevenbergMarquardt` is :class:`ikstack.ik.numerical.LevenbergMarquardt` with its
+compiled loop replaced by a Warp port (:mod:`._wk_lm`): the same step (Chan's damping by
+default, Sugihara's on request), the same limit handling (active-set ``PROJECT`` by default),
+stall rule, step cap and failure codes, and random restarts drawn from the same MT19937
+sequence seeded by the same per-target key, so each target starts every restart where the CPU
+path does. Everything around the loop is the CPU class's own code: option validation,
+:func:`ikstack.ik.certify` of every result on the host, the statuses, and the coupled-joint
+constraint retries. Success rates therefore match the CPU path (identical iterates up to FK
+rounding; a rare chaotic search may end elsewhere).
+
+Not supported on the device: ``time_budget`` (a wall-clock check inside the loop).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from ikstack.backends.warp._kernels import numerical_kernels
 from ikstack.backends.warp.kinematics import _prepare
-from ikstack.errors import InputError, ShapeError
-from ikstack.ik import IKResult, IKStatus, certify
+from ikstack.errors import InputError
+from ikstack.ik import IKResult
+from ikstack.ik.numerical import LevenbergMarquardt
 from ikstack.model import Chain
-from ikstack.spatial import as_transforms, as_vectors
+
+Array = NDArray[np.float64]
 
 
-def solve(
-    chain: Chain,
-    T_base_tcp: ArrayLike,
-    seed: ArrayLike | None = None,
-    *,
-    device: str = "cpu",
-    max_iterations: int = 100,
-    max_restarts: int = 30,
-    position_tolerance: float = 1e-5,
-    rotation_tolerance: float = 1e-5,
-    damping: float = 1e-4,
-    rng_seed: int = 0,
-    constraint_rounds: int = 3,
-) -> IKResult:
-    """Solve N targets on ``device``; see the module docstring.
+class WarpLevenbergMarquardt(LevenbergMarquardt):
+    """:class:`~ikstack.ik.numerical.LevenbergMarquardt` whose searches run on a Warp device.
 
-    Targets that converge onto a configuration violating a coupled-joint constraint are solved
-    again from fresh random restarts, up to ``constraint_rounds`` times (the kernel itself knows
-    only the box limits).
+    Args:
+        chain: the chain to solve for.
+        device: ``"cpu"``, ``"cuda"`` or ``"cuda:<i>"``; no silent fallback.
+        damping, damping_parameter: as for :class:`LevenbergMarquardt`.
+        chunk_size: targets per launch (device scratch is about 3 KB a target, most of it
+            the restart generator's state).
+        **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields except
+            ``time_budget``.
+
+    Raises:
+        InputError: a bad option, or ``time_budget`` (not supported on the device).
+        DeviceUnavailableError: the device does not exist.
+    """
+
+    def __init__(self, chain: Chain, device: str = "cpu", damping: str = "chan",
+                 damping_parameter: float | None = None, chunk_size: int = 65536,
+                 **options: Any) -> None:
+        if options.get("time_budget") is not None:
+            raise InputError("time_budget is not supported by the warp backend's numerical IK "
+                             "(no wall clock inside a device kernel)")
+        if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
+            raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
+        super().__init__(chain, damping, damping_parameter, **options)
+        wp, dev, _flat, _batch, data = _prepare(chain, np.zeros((1, chain.dof)), device)
+        self._wp, self._dev, self._data = wp, dev, data
+        self.device = str(dev)
+        self.chunk_size = int(chunk_size)
+        f64 = wp.float64
+        self._consts = [wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
+                        for a in (self._lo, self._hi, self._slo, self._shi, self._w)]
+
+    @property
+    def method(self) -> str:
+        """``"warp:numerical:lm"``."""
+        return "warp:numerical:lm"
+
+    def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
+             iters: NDArray[np.int64], rest: NDArray[np.int64],
+             max_restarts: int | None = None) -> None:
+        from ikstack.backends.warp import _wk_lm
+
+        o = self.options
+        restarts = o.max_restarts if max_restarts is None else max_restarts
+        n, dof = Tt.shape[0], self.chain.dof
+        key = self._key(n)  # one key a call, as on the CPU path
+        if n == 0:
+            return
+        wp, dev, d = self._wp, self._dev, self._data
+        f64, i32 = wp.float64, wp.int32
+        for a in range(0, n, self.chunk_size):
+            b = min(n, a + self.chunk_size)
+            m = b - a
+            s = {"q": (m, dof), "J": (m, 6, dof), "Jb": (m, 6, dof), "e": (m, 6),
+                 "A": (m, dof, dof), "L": (m, dof, dof), "g": (m, dof), "dq": (m, dof),
+                 "Jw": (m, 6, dof), "G": (m, 6, 6), "out": (m, dof)}
+            buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
+            vec = [wp.empty((m, dof), dtype=wp.vec3d, device=dev) for _ in range(2)]
+            held = wp.zeros((m, dof), dtype=i32, device=dev)
+            mt = wp.empty((m, 624), dtype=wp.uint32, device=dev)
+            out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
+            wp.launch(_wk_lm.lm_kernel, dim=m, device=dev, inputs=[
+                wp.array(np.ascontiguousarray(Tt[a:b]), dtype=wp.mat44d, device=dev),
+                wp.array(np.ascontiguousarray(Q0[a:b], dtype=np.float64), dtype=f64,
+                         device=dev),
+                d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], *self._consts,
+                o.position_tolerance, o.rotation_tolerance, int(self.step_kind), self.damping,
+                int(o.limits), int(o.max_iterations), int(restarts), key, buf["q"], vec[0],
+                vec[1], buf["J"], buf["Jb"], buf["e"], buf["A"], buf["L"], buf["g"], buf["dq"],
+                held, buf["Jw"], buf["G"], mt, buf["out"], *out_i])
+            Q[a:b] = buf["out"].numpy()
+            codes[a:b] = out_i[0].numpy()
+            iters[a:b] = out_i[1].numpy()
+            rest[a:b] = out_i[2].numpy()
+
+
+def solve(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None, *,
+          device: str = "cpu", damping: str = "chan", damping_parameter: float | None = None,
+          rng_seed: int | np.random.Generator | None = 0, **options: Any) -> IKResult:
+    """Solve N targets on ``device`` with :class:`WarpLevenbergMarquardt` (one-shot helper).
 
     Args:
         T_base_tcp: (N, 4, 4) or (4, 4) targets in the base frame.
-        seed: (N, dof), (1, dof) or (dof,); default the middle of the limits.
-        max_iterations: iterations per attempt; max_restarts: random restarts after the seed.
-        position_tolerance [m], rotation_tolerance [rad]: the FK gate.
+        seed: (N, dof), (1, dof) or (dof,) first guesses; default the middle of the limits.
+        rng_seed: the restarts' seed (``NumericalOptions.seed``).
+        **options: other :class:`~ikstack.ik.numerical.NumericalOptions` fields.
     """
-    if max_iterations < 1 or max_restarts < 0:
-        raise InputError("max_iterations must be >= 1 and max_restarts >= 0")
-    opts = _Options(device, int(max_iterations), int(max_restarts), float(position_tolerance),
-                    float(rotation_tolerance), float(damping))
-    res = _solve_once(chain, T_base_tcp, seed, rng_seed, opts)
-    T = as_transforms(T_base_tcp, "T_base_tcp").reshape(-1, 4, 4)
-    for r in range(constraint_rounds):
-        redo = np.flatnonzero(res.status == IKStatus.CONSTRAINT)
-        if redo.size == 0:
-            break
-        rng = np.random.default_rng(rng_seed + 1000 + r)
-        again = _solve_once(chain, T[redo], chain.random_q(rng, redo.size), rng_seed + 1 + r,
-                            opts)
-        fields = {f: getattr(res, f).copy() for f in
-                  ("q", "success", "position_error", "rotation_error", "status", "iterations",
-                   "restarts")}
-        fields["iterations"][redo] += again.iterations
-        fields["restarts"][redo] += again.restarts + 1
-        take = redo[again.success | (again.status != IKStatus.CONSTRAINT)]
-        sel = np.isin(redo, take)
-        for f in ("q", "success", "position_error", "rotation_error", "status"):
-            fields[f][take] = getattr(again, f)[sel]
-        res = IKResult(method=res.method, **fields)
-    return res
-
-
-@dataclass(frozen=True)
-class _Options:
-    """The kernel's settings (see :func:`solve`)."""
-
-    device: str
-    max_iterations: int
-    max_restarts: int
-    position_tolerance: float
-    rotation_tolerance: float
-    damping: float
-
-
-def _solve_once(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None, rng_seed: int,
-                o: _Options) -> IKResult:
-    """One kernel launch over every target, certified on the host."""
-    T = as_transforms(T_base_tcp, "T_base_tcp").reshape(-1, 4, 4)
-    n = T.shape[0]
-    dof = chain.dof
-    s0 = np.atleast_2d(chain.middle() if seed is None else as_vectors(seed, "seed", dof))
-    if s0.ndim != 2 or s0.shape[0] not in (1, n):
-        raise ShapeError("seed", s0.shape, f"({n}, {dof}), (1, {dof}) or ({dof},)")
-    s = chain.clip(np.ascontiguousarray(np.broadcast_to(s0, (n, dof)), dtype=np.float64))
-    wp, dev, _flat, _b, d = _prepare(chain, np.zeros((1, dof)), o.device)
-    lo = np.where(np.isfinite(chain.lower), chain.lower, -np.pi)
-    hi = np.where(np.isfinite(chain.upper), chain.upper, np.pi)
-    if n == 0:
-        z = np.zeros(0)
-        return IKResult(np.zeros((0, dof)), np.zeros(0, bool), z, z, np.zeros(0, np.int64),
-                        "warp:lm", np.zeros(0, np.int64), np.zeros(0, np.int64))
-    f64 = wp.float64
-    arrays = dict(
-        q=wp.empty((n, dof), dtype=f64, device=dev), zs=wp.empty((n, dof), dtype=wp.vec3d, device=dev),
-        os=wp.empty((n, dof), dtype=wp.vec3d, device=dev), J=wp.empty((n, 6, dof), dtype=f64, device=dev),
-        A=wp.empty((n, dof, dof), dtype=f64, device=dev), e=wp.empty((n, 6), dtype=f64, device=dev),
-        g=wp.empty((n, dof), dtype=f64, device=dev), q_out=wp.empty((n, dof), dtype=f64, device=dev),
-        iters=wp.empty(n, dtype=wp.int32, device=dev), restarts=wp.empty(n, dtype=wp.int32, device=dev),
-        ok=wp.empty(n, dtype=wp.int32, device=dev),
-    )
-    wp.launch(
-        numerical_kernels()["lm"], dim=n, device=dev,
-        inputs=[wp.array(T, dtype=wp.mat44d, device=dev), wp.array(s, dtype=f64, device=dev),
-                wp.array(lo, dtype=f64, device=dev), wp.array(hi, dtype=f64, device=dev),
-                d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], o.max_iterations,
-                o.max_restarts, o.position_tolerance, o.rotation_tolerance, o.damping,
-                int(rng_seed), arrays["q"], arrays["zs"], arrays["os"],
-                arrays["J"], arrays["A"], arrays["e"], arrays["g"], arrays["q_out"],
-                arrays["iters"], arrays["restarts"], arrays["ok"]],
-    )
-    q = arrays["q_out"].numpy().astype(np.float64)
-    finite = np.all(np.isfinite(q), axis=1)
-    q = np.where(finite[:, None], q, s)
-    ok, perr, rerr = certify(chain, q, T, o.position_tolerance, o.rotation_tolerance)
-    reached = (perr <= o.position_tolerance) & (rerr <= o.rotation_tolerance)
-    status = np.full(n, int(IKStatus.ITERATION_LIMIT), dtype=np.int64)
-    status[reached & ~chain.within_limits(q)] = IKStatus.JOINT_LIMITS
-    status[reached & chain.within_limits(q) & ~ok] = IKStatus.CONSTRAINT
-    status[ok] = IKStatus.SUCCESS
-    q = np.where(ok[:, None], q, chain.clip(q))
-    return IKResult(q, ok, perr, rerr, status, "warp:lm",
-                    arrays["iters"].numpy().astype(np.int64),
-                    arrays["restarts"].numpy().astype(np.int64))
+    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, seed=rng_seed,
+                                  **options).solve(T_base_tcp, seed)
