@@ -4,10 +4,11 @@ Usage: python benchmarks/gpu_check.py [--device cuda] [--max-batch 1000000] [--q
 
 Where no GPU is present it says so and exits 0. With a GPU it:
 1. checks parity with the CPU path on fresh random configurations and targets (FK and
-   Jacobians to 1e-12; numerical IK success rates side by side);
+   Jacobians to 1e-12; the numerical LM's success rates and statuses side by side);
 2. measures throughput (targets per second) for batches of 1,000 to 1,000,000: FK, Jacobians,
-   Panda numerical IK, UR5 analytic all solutions (iiwa14 SRS with 128 swivel samples up to
-   10,000: 1416 candidates a target), each after a parity check with the CPU path;
+   Panda numerical IK, UR5 analytic (iiwa14 SRS with 128 swivel samples up to 100,000: 1416
+   candidates a target): raw candidates and the device-side selection and certification,
+   and whole paths in one launch, each after a parity check with the CPU path;
 3. times 10,000 streaming single-target IK calls with previous-result seeds (median, p99);
 4. records device memory before and after.
 It prints a table and writes benchmarks/results/gpu_check.json (with the GPU's name).
@@ -28,43 +29,64 @@ from ikstack.robots import load
 
 def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: list[int],
                   rows: list[dict], parity: list[dict]) -> None:
-    """UR5 analytic (all solutions) and iiwa14 SRS (128 swivel samples): parity with the CPU
-    path on fresh random targets (joint values of matching slots, masks), then throughput of
-    the raw device candidates and of the certified solve (gating and certify on the host)."""
+    """UR5 analytic and iiwa14 SRS (128 swivel samples): parity with the CPU path on fresh
+    random targets (nearest-solution selections and statuses; every candidate's mask), then
+    throughput of the raw device candidates and of the device-side selection and
+    certification (only (N, dof) and the statuses come back), and of whole paths (one device
+    thread a path)."""
     from ikstack.backends.warp import WarpAnalyticIK
     from ikstack.ik.analytic import AnalyticIK
 
-    for name, return_all, label, cap in (
-            ("ur5", True, "ur5 analytic (all solutions)", 1_000_000),
-            ("iiwa14", False, "iiwa14 SRS, 128 swivel samples", 10_000)):
+    for name, label, cap in (("ur5", "ur5 analytic", 1_000_000),
+                             ("iiwa14", "iiwa14 SRS, 128 swivel samples", 100_000)):
         chain = load(name)
         w = WarpAnalyticIK(chain, device=args.device, chunk_size=1 << 16 if name == "ur5"
-                           else 512)
+                           else 4096)
         c = AnalyticIK(chain)
         m = 200 if args.quick else 2000
         T = chain.fk(chain.random_q(rng, m))
         S = chain.random_q(rng, m)
+        rw, rc = w.solve(T, S), c.solve(T, S)
+        same = bool((rw.status == rc.status).all())
+        dq = float(np.abs(rw.q - rc.q).max())
+        parity.append({"robot": name, "check": f"analytic {w.family_name} (device selection): "
+                       "statuses identical / max |dq| selected", "value": f"{same} / {dq:.2e}"})
         rw, rc = w.solve(T, S, return_all=True), c.solve(T, S, return_all=True)
-        same = bool((rw.valid_all == rc.valid_all).all())
-        dq = float(np.abs(rw.q_all - rc.q_all)[rc.valid_all].max()) if rc.valid_all.any() \
-            else 0.0
-        parity.append({"robot": name, "check": f"analytic {w.family_name}: masks identical / "
-                       "max |dq| valid slots", "value": f"{same} / {dq:.2e}"})
+        parity.append({"robot": name, "check": "analytic all solutions: masks identical",
+                       "value": str(bool((rw.valid_all == rc.valid_all).all()))})
         for n in [s for s in sizes if s <= cap]:
             Q = chain.random_q(rng, n)
             Tt = chain.fk(Q)
             w.prepare_buffers(n)
-            w.candidates(Tt[:1000])
+            w.solve(Tt[:1000], Q[:1000])
             t0 = time.perf_counter()
             w.candidates(Tt, Q)
             dt = time.perf_counter() - t0
-            rows.append({"workload": f"{label}: device candidates + copy", "batch": n,
-                         "targets_per_s": n / dt, "success": None})
+            rows.append({"workload": f"{label}: device candidates + copy (N, K, dof)",
+                         "batch": n, "targets_per_s": n / dt, "success": None})
             t0 = time.perf_counter()
-            res = w.solve(Tt, Q, return_all=return_all)
+            res = w.solve(Tt, Q)
             dt = time.perf_counter() - t0
-            rows.append({"workload": f"{label}: certified (host gate)", "batch": n,
-                         "targets_per_s": n / dt, "success": float(res.success.mean())})
+            rows.append({"workload": f"{label}: device selection + certification (N, dof)",
+                         "batch": n, "targets_per_s": n / dt, "success": float(res.success.mean())})
+        # whole paths: one device thread loops over a path's frames
+        n_paths, frames = (100, 50) if args.quick else (10_000, 100)
+        q0 = chain.random_q(rng, n_paths)
+        t = np.linspace(0.0, 1.0, frames)[None, :, None]
+        paths = chain.fk(q0[:, None, :] + 0.3 * np.sin(3.0 * t))
+        w.solve_paths(paths[:2], q0[:2])
+        t0 = time.perf_counter()
+        res_p = w.solve_paths(paths, q0)
+        dt = time.perf_counter() - t0
+        ok = float(np.mean([r.success.mean() for r in res_p]))
+        rows.append({"workload": f"{label}: {n_paths} paths x {frames} frames, one launch",
+                     "batch": n_paths * frames, "targets_per_s": n_paths * frames / dt,
+                     "success": ok})
+        one = c.solve_path(paths[0], q0[0])
+        parity.append({"robot": name, "check": "solve_paths vs CPU solve_path: statuses "
+                       "identical / max |dq|",
+                       "value": f"{bool((one.status == res_p[0].status).all())} / "
+                                f"{float(np.abs(one.q - res_p[0].q).max()):.2e}"})
 
 
 def main() -> int:
@@ -108,13 +130,20 @@ def main() -> int:
         T0, J0 = fk_jacobian(chain, Q)
         parity.append({"robot": name, "check": "fk/jacobian max |diff|",
                        "value": float(max(np.abs(T - T0).max(), np.abs(J - J0).max()))})
+    from ikstack.ik.numerical import LevenbergMarquardt
+
+    for name in ("panda", "iiwa14", "ur5"):
+        chain = load(name)
+        Tt = chain.fk(chain.random_q(rng, 2000))
+        opts = {"position_tolerance": 1e-6, "rotation_tolerance": 1e-6}
+        r_gpu = wn.WarpLevenbergMarquardt(chain, device=args.device, **opts).solve(Tt)
+        r_cpu = LevenbergMarquardt(chain, **opts).solve(Tt)
+        parity.append({"robot": name, "check": "numerical LM success rate gpu / cpu path; "
+                       "targets with different status",
+                       "value": f"{r_gpu.success.mean():.4f} / {r_cpu.success.mean():.4f}; "
+                                f"{int((r_gpu.status != r_cpu.status).sum())}"})
     chain = load("panda")
-    Q = chain.random_q(rng, 2000 if args.quick else 20_000)
-    Tt = chain.fk(Q)
-    r_gpu = wn.solve(chain, Tt, device=args.device)
-    r_cpu = wn.solve(chain, Tt[:1000], device="cpu")
-    parity.append({"robot": "panda", "check": "numerical success rate gpu / cpu",
-                   "value": f"{r_gpu.success.mean():.4f} / {r_cpu.success.mean():.4f}"})
+    lm = wn.WarpLevenbergMarquardt(chain, device=args.device)
     # 2. throughput
     sizes = [1000, 10_000, 100_000, 1_000_000]
     sizes = [s for s in sizes if s <= args.max_batch][: 2 if args.quick else None]
@@ -131,10 +160,9 @@ def main() -> int:
             rows.append({"workload": f"panda {label}", "batch": n, "targets_per_s": n / dt,
                          "success": None})
         Tt = chain.fk(Q)
-        wn.solve(chain, Tt[:1000], device=args.device)
+        lm.solve(Tt[:1000])
         t0 = time.perf_counter()
-        res = wn.solve(chain, Tt, device=args.device, position_tolerance=1e-5,
-                       rotation_tolerance=1e-5)
+        res = lm.solve(Tt)
         dt = time.perf_counter() - t0
         rows.append({"workload": "panda numerical IK (LM, restarts)", "batch": n,
                      "targets_per_s": n / dt, "success": float(res.success.mean())})
@@ -146,7 +174,7 @@ def main() -> int:
     lat = np.empty(m)
     for i in range(m):
         t0 = time.perf_counter()
-        r = wn.solve(chain, path[i], seed=qs, device=args.device)
+        r = lm.solve(path[i], seed=qs)
         lat[i] = time.perf_counter() - t0
         if r.success[0]:
             qs = r.q[0]
