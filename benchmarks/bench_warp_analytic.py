@@ -3,8 +3,10 @@
 Usage: python benchmarks/bench_warp_analytic.py [--quick]
 
 For each bundled analytic arm: parity on random reachable targets (certified masks identical,
-largest joint difference over every candidate slot and over certified slots, selected
-solutions) and throughput of both paths, best solution and all solutions. The GPU numbers
+largest joint difference over every candidate slot, selected solutions and statuses) and
+throughput of both paths, best solution and all solutions; ``selection`` says whether the
+Warp solver selected and certified on the device or on the host (chains with coupled-joint
+constraints). The GPU numbers
 come from benchmarks/gpu_check.py where a GPU is present.
 Writes benchmarks/results/bench_warp_analytic.json.
 """
@@ -60,14 +62,16 @@ def main() -> int:
                    "warp_cpu_per_s": n / (t1 - t0), "cpu_path_per_s": n / (t2 - t1),
                    "success_warp": float(rw.success.mean()),
                    "success_cpu": float(rc.success.mean()),
-                   "max_dq_selected": float(np.abs(rw.q - rc.q).max())}
+                   "max_dq_selected": float(np.abs(rw.q - rc.q).max()),
+                   "selection": "device" if w.device_selection else "host",
+                   "statuses_identical": bool((rw.status == rc.status).all())}
             if return_all:
                 row["masks_identical"] = bool((rw.valid_all == rc.valid_all).all())
                 row["max_dq_all_slots"] = float(np.abs(rw.q_all - rc.q_all).max())
             rows.append(row)
-    cols = ["arm", "family", "K", "N", "mode", "warp_cpu_per_s", "cpu_path_per_s",
-            "success_warp", "success_cpu", "max_dq_selected", "masks_identical",
-            "max_dq_all_slots"]
+    cols = ["arm", "family", "K", "N", "mode", "selection", "warp_cpu_per_s", "cpu_path_per_s",
+            "success_warp", "success_cpu", "statuses_identical", "max_dq_selected",
+            "masks_identical", "max_dq_all_slots"]
     print(format_table(rows, cols))
     out = write_report("bench_warp_analytic", {"rows": rows, "quick": args.quick},
                        packages=("ikstack", "numpy", "numba", "warp-lang"))
