@@ -4,6 +4,7 @@ selected joint values (within 1e-9), statuses and errors; the device gate agrees
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -102,12 +103,48 @@ def test_device_certification_agrees_with_certify_on_every_success():
         _same(rh, r)
 
 
-def test_chains_with_constraints_or_near_mode_select_on_the_host():
-    chain = load("marvin_left")  # SRS with a coupled joint-6/7 constraint
-    w = WarpAnalyticIK(chain, num_samples=8)
-    assert not w.device_selection
-    T, seed = _targets(chain, 60)
-    _same(w.solve(T, seed), AnalyticIK(chain, num_samples=8).solve(T, seed))
+@pytest.mark.parametrize("name,opts", [
+    ("marvin_left", {"num_samples": 8}),  # SRS with a coupled joint-6/7 constraint
+    ("marvin_right", {"num_samples": 8, "max_joint_step": 1.0}),
+])
+def test_coupled_constraints_are_gated_on_the_device_like_the_cpu_path(name, opts):
+    chain = load(name)
+    T, seed = _targets(chain, 120)
+    w, c = WarpAnalyticIK(chain, **opts), AnalyticIK(chain, **opts)
+    assert w.device_selection
+    for return_all in (False, True):
+        rw, rc = w.solve(T, seed, return_all=return_all), c.solve(T, seed, return_all=return_all)
+        _same(rw, rc, return_all)
+    assert (rc.status == IKStatus.CONSTRAINT).any() or name == "marvin_right"
+    path, q0 = _path(chain, 20)
+    _same(w.solve_path(path, chain.clip(q0)), c.solve_path(path, chain.clip(q0)))
+
+
+def test_linear_constraints_and_undecidable_rows_match_the_cpu_path():
+    from ikstack.model.constraints import LinearJointConstraint
+
+    base = load("ur5")
+    # joint 1 at most 0.5 (targets built exactly on that bound: too close to call on the
+    # device, so those rows go to the host), joints 2 + 3 at most 1
+    chain = dataclasses.replace(base, constraints=[LinearJointConstraint(
+        np.array([[1.0, 0, 0, 0, 0, 0], [0, 1.0, 1.0, 0, 0, 0]]), np.array([0.5, 1.0]))])
+    rng = np.random.default_rng(2)
+    Q = chain.random_q(rng, N)
+    Q[:20, 0] = 0.5
+    T, seed = chain.fk(Q), chain.random_q(rng, N)
+    w, c = WarpAnalyticIK(chain), AnalyticIK(chain)
+    assert w.device_selection
+    for return_all in (False, True):
+        _same(w.solve(T, seed, return_all=return_all), c.solve(T, seed, return_all=return_all),
+              return_all)
+
+
+def test_near_mode_selects_on_the_host():
+    chain = random_arm("spherical_wrist", np.random.default_rng(5))
+    origins = chain.origins.copy()
+    origins[4, :3, 3] += 0.002
+    near = dataclasses.replace(chain, origins=origins)
+    assert not WarpAnalyticIK(near, mode="near").device_selection
 
 
 def test_bad_certify_option_is_an_input_error():
@@ -152,9 +189,11 @@ def test_many_paths_in_one_launch_equal_each_path_solved_alone():
         _same(r, c.solve_path(paths[p], seeds[p]))
 
 
-def test_marvin_path_runs_the_cpu_loop_with_device_candidates():
-    chain = load("marvin_left")
-    path, q0 = _path(chain, 20)
-    q0 = chain.clip(q0)
-    w, c = WarpAnalyticIK(chain, num_samples=8), AnalyticIK(chain, num_samples=8)
+def test_near_mode_path_runs_the_cpu_loop_with_device_candidates():
+    chain = random_arm("spherical_wrist", np.random.default_rng(5))
+    origins = chain.origins.copy()
+    origins[4, :3, 3] += 0.002
+    near = dataclasses.replace(chain, origins=origins)
+    path, q0 = _path(near, 15)
+    w, c = WarpAnalyticIK(near, mode="near"), AnalyticIK(near, mode="near")
     _same(w.solve_path(path, q0), c.solve_path(path, q0))

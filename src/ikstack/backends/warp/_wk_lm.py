@@ -444,7 +444,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                     if limit_mode != LIMITS_IGNORE and (
                                             q[k, i] - lo[i] < AT_LIMIT
                                             or hi[i] - q[k, i] < AT_LIMIT):
-                                        best_pinned = int(1)  # noqa: UP018 (a mutable Warp variable)
+                                        best_pinned = int(1)  # noqa: UP018
                                 for r in range(6):
                                     for c in range(n):
                                         J_best[k, r, c] = J[k, r, c]

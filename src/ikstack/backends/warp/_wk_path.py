@@ -13,7 +13,7 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._wk_families import _rt, _solve6, locked_slots
-from ikstack.backends.warp._wk_select import SUCCESS, finish_row, select_target
+from ikstack.backends.warp._wk_select import SUCCESS, UNDECIDED, finish_row, gate_row
 from ikstack.backends.warp._wk_srs import srs_slots, srs_swivels
 
 
@@ -30,18 +30,23 @@ def _frame_done(p: int, f: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 max_step: wp.float64, OK: wp.array2d(dtype=wp.int32),
                 FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                 D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
+                bc: wp.array(dtype=wp.float64), nl: int,
                 q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                 perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
     """Select frame ``f`` of path ``p`` and move the seed ``S[p]`` to a certified selection."""
     r = p * (status.shape[0] // S.shape[0]) + f  # row of frame f in the (P F, dof) output
-    best, code = select_target(p, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
-                               R_end, p_end, zs, os, ptol, rtol, max_step, 1, OK, FK, LIM, D,
-                               VALID)
+    best, code = gate_row(p, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
+                          p_end, zs, os, ptol, rtol, max_step, 1, OK, FK, LIM, D, VALID, CON, qidx,
+                          qcoef, nq, Ac, bc, nl)
     st, pe, re = finish_row(p, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
                             p_end, zs, os, ptol, rtol, q_out, r)
     status[r] = st
     perr[r] = pe
     rerr[r] = re
+    if code == UNDECIDED:
+        st = UNDECIDED  # the host solves the path again from this frame
     if st == SUCCESS:
         for j in range(S.shape[1]):
             S[p, j] = q_out[r, j]
@@ -62,6 +67,9 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
                  max_step: wp.float64, OK: wp.array2d(dtype=wp.int32),
                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                 CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                 qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
+                 bc: wp.array(dtype=wp.float64), nl: int,
                  q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
     """A 6R family along the frames ``T[p]`` of path ``p``."""
@@ -71,8 +79,8 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
         Rt, pt = _rt(Tt)
         _solve6(p, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
-                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, q_out, status,
-                    perr, rerr)
+                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)
 
 
 @wp.kernel
@@ -92,6 +100,9 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
                        max_step: wp.float64, OK: wp.array2d(dtype=wp.int32),
                        FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                        D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                       CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                       qcoef: wp.array2d(dtype=wp.float64), nq: int,
+                       Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
                        q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                        perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
     """A 7R arm with an end joint locked (the previous selection's value, then the grid)."""
@@ -102,8 +113,8 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
             locked_slots(p, s, Tt, fid, var, rev, S, lock_first, lh, lr, M_R, M_p, grid, H, P,
                          R6T, sgn, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
-                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, q_out, status,
-                    perr, rerr)
+                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)
 
 
 @wp.kernel
@@ -124,6 +135,9 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
                     max_step: wp.float64, OK: wp.array2d(dtype=wp.int32),
                     FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                     D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                    CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                    qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
+                    bc: wp.array(dtype=wp.float64), nl: int,
                     q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                     perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
     """A 7R SRS arm (the previous selection's swivel first, then the grid and the arcs)."""
@@ -135,5 +149,5 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
         for s in range(Q.shape[1] // 8):
             srs_slots(p, s, Tt, S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
-                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, q_out, status,
-                    perr, rerr)
+                    p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)

@@ -6,7 +6,10 @@ snap, the lazy FK gate in order of seed distance, the full pass that explains a 
 the error definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
 position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
 target's mask, selection and status are decided on the device exactly as on the host.
-Coupled-joint constraints are not ported (chains with constraints select on the host).
+Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fast.constraint_tables`:
+quadrant polynomials and linear rows) are checked as :func:`ikstack.ik._gate.constraints_row`
+does, with the CPU path's retries (drop the nearest branch that breaks one, re-gate, up to 16
+times, then gate every slot); a linear row within round-off of zero is left to the host.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ SUCCESS = wp.constant(0)
 JOINT_LIMITS = wp.constant(3)
 UNREACHABLE = wp.constant(5)
 STEP_LIMIT = wp.constant(6)
+CONSTRAINT = wp.constant(7)
+#: a row whose coupled-joint constraints the device cannot decide (the host solves it)
+UNDECIDED = wp.constant(-1)
+#: a linear constraint's residual this close to zero (relative) is left to Python
+LINEAR_AMBIGUOUS = wp.constant(wp.float64(1e-12))
+#: re-selections after the nearest branch broke a coupled-joint constraint (as the CPU path)
+CONSTRAINT_RETRIES = wp.constant(16)
 
 _pose = kinematics_kernels()["pose"]
 
@@ -243,6 +253,149 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.func
+def constraints_row(q: wp.array2d(dtype=wp.float64), row: int, qidx: wp.array2d(dtype=wp.int32),
+                    qcoef: wp.array2d(dtype=wp.float64), nq: int,
+                    Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int):
+    """1 satisfied, 0 violated, -1 too close to call (as ``_gate.constraints_row``)."""
+    out = int(1)  # noqa: UP018 (a mutable Warp variable)
+    done = int(0)  # noqa: UP018 (a mutable Warp variable)
+    for m in range(nq):
+        if done == 0:
+            qi = q[row, qidx[m, 0]]
+            qj = q[row, qidx[m, 1]]
+            base = int(0)  # noqa: UP018 (a mutable Warp variable)
+            if qi >= F(0.0):
+                base = 8
+            if qj >= F(0.0):
+                base += 4
+            bound = qcoef[m, base] * qi * qi + qcoef[m, base + 1] * qi + qcoef[m, base + 2]
+            g = bound - qj
+            if qcoef[m, base + 3] > F(0.0):
+                g = qj - bound
+            if not g <= F(0.0):
+                out = 0
+                done = 1
+    for m in range(nl):
+        if done == 0:
+            g = F(0.0)
+            scale = wp.abs(bc[m])
+            for j in range(Ac.shape[1]):
+                g += q[row, j] * Ac[m, j]
+                scale += wp.abs(q[row, j] * Ac[m, j])
+            g -= bc[m]
+            if wp.abs(g) <= LINEAR_AMBIGUOUS * scale:
+                out = -1
+            elif g > F(0.0):
+                out = 0
+                done = 1
+    return out
+
+
+@wp.func
+def _constraints_all(i: int, Qf: wp.array2d(dtype=wp.float64), K: int,
+                     CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                     qcoef: wp.array2d(dtype=wp.float64), nq: int,
+                     Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64),
+                     nl: int):
+    """``CON[i]`` of every slot; 1 when some slot could not be decided."""
+    und = int(0)  # noqa: UP018 (a mutable Warp variable)
+    for k in range(K):
+        c = constraints_row(Qf, i * K + k, qidx, qcoef, nq, Ac, bc, nl)
+        if c < 0:
+            und = 1
+            c = 0
+        CON[i, k] = c
+    return und
+
+
+@wp.func
+def _breaks(i: int, best: int, CON: wp.array2d(dtype=wp.int32)):
+    """1 when slot ``best`` exists and breaks a constraint."""
+    out = int(0)  # noqa: UP018 (a mutable Warp variable)
+    if best >= 0:
+        if CON[i, best] == 0:
+            out = 1
+    return out
+
+
+@wp.func
+def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
+             Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
+             V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
+             hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
+             chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
+             W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
+             ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
+             R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
+             os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
+             max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
+             FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
+             D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+             CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+             qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
+             bc: wp.array(dtype=wp.float64), nl: int):
+    """:func:`select_target` plus the coupled-joint constraints, as
+    :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
+    ``UNDECIDED`` when a constraint was too close to call here."""
+    best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
+                               R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
+                               VALID)
+    K = Q.shape[1]
+    if nq + nl > 0:
+        und = _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+        if lazy != 0:
+            tries = int(0)  # noqa: UP018 (a mutable Warp variable)
+            bad = _breaks(i, best, CON)
+            while bad != 0 and tries < CONSTRAINT_RETRIES:
+                # the nearest branch breaks a constraint: drop it and gate again
+                V[i, best] = 0
+                best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
+                                           ps, kinds, R_end, p_end, zs, os, ptol, rtol,
+                                           max_step, 1, OK, FK, LIM, D, VALID)
+                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+                bad = _breaks(i, best, CON)
+                tries += 1
+            if bad != 0:
+                # still breaking constraints after the retries: every slot
+                best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
+                                           ps, kinds, R_end, p_end, zs, os, ptol, rtol,
+                                           max_step, 0, OK, FK, LIM, D, VALID)
+                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+        best = int(-1)  # noqa: UP018 (a mutable Warp variable)
+        fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
+        fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
+        fk_lim_con = int(0)  # noqa: UP018 (a mutable Warp variable)
+        for k in range(K):
+            if CON[i, k] == 0:
+                OK[i, k] = 0
+                VALID[i, k] = 0
+            if OK[i, k] != 0:
+                if best < 0:
+                    best = k
+                elif D[i, k] < D[i, best]:
+                    best = k
+            if FK[i, k] != 0:
+                fk_any = 1
+                if LIM[i, k] != 0:
+                    fk_lim = 1
+                    if CON[i, k] != 0:
+                        fk_lim_con = 1
+        code = int(SUCCESS)
+        if best < 0:
+            code = STEP_LIMIT
+            if fk_any == 0:
+                code = UNREACHABLE
+            elif fk_lim == 0:
+                code = JOINT_LIMITS
+            elif fk_lim_con == 0:
+                code = CONSTRAINT
+        if und != 0:
+            best = -1
+            code = UNDECIDED
+    return best, code
+
+
+@wp.func
 def finish_row(i: int, best: int, code: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                Qf: wp.array2d(dtype=wp.float64), K: int, clo: wp.array(dtype=wp.float64),
                chi: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
@@ -290,15 +443,18 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
                   max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
                   FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                   D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                  CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
+                  qcoef: wp.array2d(dtype=wp.float64), nq: int,
+                  Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
                   q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                   perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
     """One thread a target: gate its candidates, select, certify, write ``(q, status,
     errors)``; ``Qf`` is ``Q`` viewed as (N K, dof)."""
     i = wp.tid()
     Tt = T[i]
-    best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
-                               R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
-                               VALID)
+    best, code = gate_row(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
+                          p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D, VALID, CON,
+                          qidx, qcoef, nq, Ac, bc, nl)
     st, pe, re = finish_row(i, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
                             p_end, zs, os, ptol, rtol, q_out, i)
     status[i] = st

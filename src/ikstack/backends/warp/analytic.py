@@ -7,21 +7,24 @@ ports of the CPU kernels (same formulas, same order of operations).
 
 What runs where (``device_selection`` says which case a solver is in):
 
-* Strict mode on a chain without coupled-joint constraints (UR5, iiwa14, Panda, ARX X5,
-  random 6R/7R arms of the ported families): everything runs on the device. One kernel per
-  target moves each candidate to its ``2 pi`` representative nearest the seed within the
-  limits (reduced by ``kinematic_margin``), checks the limits and ``max_joint_step``, FK-gates
-  the candidates in order of weighted seed distance until one passes (the CPU path's lazy
-  gate; every candidate with ``return_all``), and certifies the selection: finite, within the
-  chain's limits, FK within both tolerances under the error definition of
+* Strict mode (UR5, iiwa14, Panda, ARX X5, Marvin, random 6R/7R arms of the ported
+  families): everything runs on the device. One kernel per target moves each candidate to its
+  ``2 pi`` representative nearest the seed within the limits (reduced by
+  ``kinematic_margin``), checks the limits and ``max_joint_step``, FK-gates the candidates in
+  order of weighted seed distance until one passes (the CPU path's lazy gate; every
+  candidate with ``return_all``), checks the coupled-joint constraints with the CPU path's
+  retries, and certifies the selection: finite, within the chain's limits, constraints
+  satisfied, FK within both tolerances under the error definition of
   :func:`ikstack.ik.certify` (:func:`ikstack.ik.fk_errors`). Only ``q`` (N, dof), the status
   and the two errors come back (plus ``q_all`` and its certified mask with ``return_all``).
   With ``certify="host"`` the host runs :func:`ikstack.ik.certify` on the returned
   selections as well (a rejected one becomes a failure, as on the CPU path).
-* Near mode (the bounded Newton polish) and chains with coupled-joint constraints (Marvin):
-  the candidates come from the device; representatives, limits, the FK gate, the polish,
-  the constraint checks, selection and :func:`ikstack.ik.certify` run on the host through
-  the CPU path's own compiled code.
+  :meth:`solve_path` and :meth:`solve_paths` run a whole path in one launch (one thread a
+  path, looping over its frames).
+* On the host, through the CPU path's own compiled code with candidates from the device:
+  near mode (the bounded Newton polish on the true model is not ported), chains with a
+  constraint type outside the compiled tables, and the rare row whose linear constraint is
+  within round-off of zero (Python decides it, as on the CPU path).
 
 Either way masks, selections and statuses equal the CPU path's (joint values to rounding).
 
@@ -51,6 +54,7 @@ from ikstack.backends.warp.kinematics import _prepare
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
+from ikstack.ik._fast import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 from ikstack.ik.analytic.solver import _concat
@@ -130,7 +134,8 @@ class WarpAnalyticIK:
         self._capacity = 0
         self._ik.family = _DeviceFamily(self, base)
         #: selection and certification run on the device (else on the host, see the module)
-        self.device_selection = not self._ik.near and not chain.constraints
+        tabs = constraint_tables(chain)
+        self.device_selection = not self._ik.near and (tabs.compiled or not chain.constraints)
         if certify not in ("device", "host"):
             raise InputError(f"certify must be 'device' or 'host'; got {certify!r}")
         self.certify = certify
@@ -146,6 +151,17 @@ class WarpAnalyticIK:
                            arr(ik._revolute.astype(np.int32), wp.int32), arr(ik.weights),
                            d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], dummy, dummy,
                            ik.position_tolerance, ik.rotation_tolerance]
+        # coupled-joint constraint tables (padded to one row; the counts say how many count)
+        nq, nl = tabs.qidx.shape[0], tabs.A.shape[0]
+        qidx = np.zeros((max(nq, 1), 2), dtype=np.int32)
+        qidx[:nq] = tabs.qidx
+        qcoef = np.zeros((max(nq, 1), 16))
+        qcoef[:nq] = tabs.qcoef.reshape(nq, 16)
+        A = np.zeros((max(nl, 1), chain.dof))
+        A[:nl] = tabs.A
+        bc = np.zeros(max(nl, 1))
+        bc[:nl] = tabs.b
+        self._con_args = [arr(qidx, wp.int32), arr(qcoef), nq, arr(A), arr(bc), nl]
 
     @property
     def _step(self) -> float:
@@ -207,7 +223,7 @@ class WarpAnalyticIK:
         if self.device_selection:
             i32, f64 = wp.int32, wp.float64
             b["Qf"] = b["Q"].reshape((cap * k, dof))
-            for name in ("OK", "FK", "LIM", "VALID"):
+            for name in ("OK", "FK", "LIM", "VALID", "CON"):
                 b[name] = wp.empty((cap, k), dtype=i32, device=dev)
             b["D"] = wp.empty((cap, k), dtype=f64, device=dev)
             b["q"] = wp.empty((cap, dof), dtype=f64, device=dev)
@@ -277,8 +293,9 @@ class WarpAnalyticIK:
         wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
                           self._step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
-                          b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["q"][:m], b["status"][:m],
-                          b["perr"][:m], b["rerr"][:m]])
+                          b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
+                          *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
+                          b["rerr"][:m]])
         q_all = valid_all = None
         if return_all:
             q_all = np.array(Q.numpy(), dtype=np.float64)
@@ -340,6 +357,14 @@ class WarpAnalyticIK:
         q, status, perr, rerr = (np.concatenate([p[f] for p in parts]) for f in range(4))
         q_all = np.concatenate([p[4] for p in parts]) if return_all else None
         valid_all = np.concatenate([p[5] for p in parts]) if return_all else None
+        und = np.flatnonzero(status < 0)
+        if und.size:
+            # a linear constraint within round-off of zero: Python decides, on the host path
+            r = self._ik.solve(T[und], S[und], return_all)
+            q[und], status[und], perr[und], rerr[und] = (r.q, r.status, r.position_error,
+                                                         r.rotation_error)
+            if q_all is not None and valid_all is not None:
+                q_all[und], valid_all[und] = r.q_all, r.valid_all
         if self.certify == "host":
             q, status, perr, rerr = self._host_certify(T, S, q, status, perr, rerr)
             if q_all is not None and valid_all is not None:
@@ -452,7 +477,8 @@ class WarpAnalyticIK:
         rerr = wp.empty(P * nf, dtype=f64, device=dev)
         gate = [seeds, Q, Q.reshape((P * k, dof)), flags[0], *self._gate_args, self._step,
                 flags[1], flags[2], flags[3], wp.empty((P, k), dtype=f64, device=dev),
-                wp.empty((P, k), dtype=i32, device=dev), q, status, perr, rerr]
+                wp.empty((P, k), dtype=i32, device=dev), wp.empty((P, k), dtype=i32, device=dev),
+                *self._con_args, q, status, perr, rerr]
         Td = wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev)
         if isinstance(f, SixR):
             wp.launch(_wk_path.path6_kernel, dim=P, device=dev,
@@ -476,5 +502,20 @@ class WarpAnalyticIK:
         pe = perr.numpy().reshape(P, nf).astype(np.float64)
         re = rerr.numpy().reshape(P, nf).astype(np.float64)
         zeros = np.zeros(nf, dtype=np.int64)
-        return [IKResult(qh[p], st[p] == IKStatus.SUCCESS, pe[p], re[p], st[p], self.method,
-                         zeros, zeros.copy()) for p in range(P)]
+        out = []
+        for p in range(P):
+            r = IKResult(qh[p], st[p] == IKStatus.SUCCESS, pe[p], re[p], st[p], self.method,
+                         zeros, zeros.copy())
+            und = np.flatnonzero(st[p] < 0)
+            if und.size:
+                # a constraint too close to call on the device: the host loop from that frame
+                f0 = int(und[0])
+                start = qh[p, f0 - 1:f0] if f0 else S[p:p + 1]
+                rest = self._ik.solve_path(T[p, f0:], start)
+                head = IKResult(qh[p, :f0], r.success[:f0], pe[p, :f0], re[p, :f0],
+                                st[p, :f0], self.method, zeros[:f0], zeros[:f0])
+                r = _concat([head, IKResult(rest.q, rest.success, rest.position_error,
+                                            rest.rotation_error, rest.status, self.method,
+                                            rest.iterations, rest.restarts)], self.method)
+            out.append(r)
+        return out
