@@ -197,3 +197,10 @@ def test_near_mode_path_runs_the_cpu_loop_with_device_candidates():
     path, q0 = _path(near, 15)
     w, c = WarpAnalyticIK(near, mode="near"), AnalyticIK(near, mode="near")
     _same(w.solve_path(path, q0), c.solve_path(path, q0))
+
+
+def test_solve_paths_wants_paths_of_frames():
+    from ikstack.errors import ShapeError
+
+    with pytest.raises(ShapeError, match="targets"):
+        WarpAnalyticIK(load("ur5")).solve_paths(np.broadcast_to(np.eye(4), (3, 4, 4)))
