@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import scale_into_box
+from ikstack.diffik._linalg import scale_into_box, view2, view3
 from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task
 from ikstack.diffik.dls import dls_kernel
 from ikstack.servo.commands import ServoStatus
@@ -63,8 +63,11 @@ N_INFO = 7
 @njit(cache=True)
 def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps, kinds,
                   R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U,
-                  s, Vh, N, box, pos_bind, info):  # pragma: no cover - compiled
-    """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags."""
+                  s, Vh, N, box, pos_bind, info, tmp):  # pragma: no cover - compiled
+    """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags.
+
+    ``tmp`` is scratch of at least :func:`tmp_size` values.
+    """
     flags = 0
     code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], cfg[C_MARGIN],
                         lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pos_bind)
@@ -80,7 +83,7 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
             q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist, tool,
             cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], posture, cfg[C_POSTURE], lim[L_LO],
             lim[L_HI], lim[L_CONT] != 0.0, cfg[C_CENTER], cfg[C_RCOND], Jfull, T, Jsel, task,
-            pref, U, s, Vh, N)
+            pref, U, s, Vh, N, tmp)
         info[I_KAPPA] = kappa
         info[I_PERR] = perr
         info[I_RERR] = rerr
@@ -173,18 +176,18 @@ def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
 def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
                 max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end, lim, axes, weights,
                 posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind, info,
-                desired, out, prev_flags):  # pragma: no cover - compiled
+                desired, out, prev_flags, tmp):  # pragma: no cover - compiled
     """prepare -> built-in solver -> finish in one call. Returns ``(flags, moving, solver_ok)``."""
     flags = cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps,
                           kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
-                          task, pref, U, s, Vh, N, box, pos_bind, info)
+                          task, pref, U, s, Vh, N, box, pos_bind, info, tmp)
     n = q.shape[0]
     ok = True
     if mode == 0 or mode == 1:
         if solver_kind == DLS:
             m = Jsel.shape[0]
             ok, _ = dls_kernel(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
-                               np.empty((m, m)), np.empty(m))
+                               view2(tmp[0:m * m], m, m), tmp[m * m:m * m + m])
             info[I_ITERS] = 1
         else:
             code, it = box_qp_from_task(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
@@ -215,19 +218,25 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
 # ``Workspace`` share one layout.
 
 @njit(cache=True)
+def tmp_size(n, m):  # pragma: no cover - compiled
+    """Scratch values a cycle needs (SVD work, task vectors, the DLS normal matrix)."""
+    return n * m + n * n + 2 * n + 24 + m * m + m
+
+
+@njit(cache=True)
 def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
     """Views into the packed constant and work buffers (see :class:`Workspace`)."""
     k = min(m, n)
     o = 0
-    Rs = const_f[o:o + 9 * n].reshape((n, 3, 3))
+    Rs = view3(const_f[o:o + 9 * n], n, 3, 3)
     o += 9 * n
-    ps = const_f[o:o + 3 * n].reshape((n, 3))
+    ps = view2(const_f[o:o + 3 * n], n, 3)
     o += 3 * n
-    R_end = const_f[o:o + 9].reshape((3, 3))
+    R_end = view2(const_f[o:o + 9], 3, 3)
     o += 9
     p_end = const_f[o:o + 3]
     o += 3
-    lim = const_f[o:o + 6 * n].reshape((6, n))
+    lim = view2(const_f[o:o + 6 * n], 6, n)
     o += 6 * n
     weights = const_f[o:o + 6]
     o += 6
@@ -237,33 +246,35 @@ def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
     kinds = const_i[0:n]
     axes = const_i[n:n + m]
     o = 0
-    Jfull = ws[o:o + 6 * n].reshape((6, n))
+    Jfull = view2(ws[o:o + 6 * n], 6, n)
     o += 6 * n
-    T = ws[o:o + 16].reshape((4, 4))
+    T = view2(ws[o:o + 16], 4, 4)
     o += 16
-    Jsel = ws[o:o + m * n].reshape((m, n))
+    Jsel = view2(ws[o:o + m * n], m, n)
     o += m * n
     task = ws[o:o + m]
     o += m
     pref = ws[o:o + n]
     o += n
-    U = ws[o:o + m * k].reshape((m, k))
+    U = view2(ws[o:o + m * k], m, k)
     o += m * k
     s = ws[o:o + k]
     o += k
-    Vh = ws[o:o + n * n].reshape((n, n))
+    Vh = view2(ws[o:o + n * n], n, n)
     o += n * n
-    N = ws[o:o + n * n].reshape((n, n))
+    N = view2(ws[o:o + n * n], n, n)
     o += n * n
-    box = ws[o:o + 2 * n].reshape((2, n))
+    box = view2(ws[o:o + 2 * n], 2, n)
     o += 2 * n
     info = ws[o:o + N_INFO]
     o += N_INFO
     desired = ws[o:o + n]
+    o += n
+    tmp = ws[o:o + tmp_size(n, m)]
     pos_bind = iws[0:n]
     qp_state = iws[n:2 * n]
     return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state)
+            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state, tmp)
 
 
 @njit(cache=True)
@@ -272,11 +283,12 @@ def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, 
                  out):  # pragma: no cover - compiled
     """:func:`fused_cycle` on the packed buffers."""
     (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
-     U, s, Vh, N, box, pos_bind, info, desired, qp_state) = unpack(const_f, const_i, ws, iws, n, m)
+     U, s, Vh, N, box, pos_bind, info, desired, qp_state,
+     tmp) = unpack(const_f, const_i, ws, iws, n, m)
     return fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog,
                        solver_kind, max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end,
                        lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh,
-                       N, box, pos_bind, info, desired, out, prev_flags)
+                       N, box, pos_bind, info, desired, out, prev_flags, tmp)
 
 
 def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):
@@ -293,6 +305,7 @@ def work_buffers(n, m):
     """Zeroed work buffers ``(ws, iws)`` in :func:`unpack`'s layout (``Vh`` starts at I)."""
     k = min(m, n)
     size = 6 * n + 16 + m * n + m + n + m * k + k + 2 * n * n + 2 * n + N_INFO + n
+    size += tmp_size(n, m)
     ws = np.zeros(size)
-    iws = np.zeros(2 * n, dtype=np.int8)
+    iws = np.zeros(2 * n, dtype=np.int64)
     return ws, iws

@@ -38,11 +38,13 @@ from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, refere
 from ikstack.servo.motion import MotionGenerator
 from ikstack.servo.pose_cycle import (
     FALLBACK,
+    FAR_TIME,
     M_HAS_PREV_DQ,
     M_PREV_DT,
     M_PREV_FLAGS,
     N_MEM_SCALARS,
     NO_TIME,
+    SAFE_TIME,
     check_state,
     mem_size,
     pose_step,
@@ -171,20 +173,27 @@ class Servo:
         const_f, const_i = C.pack_constants(
             c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
             self._posture, cv)
-        # pose_cycle's trailing scalars, and its memory block at the tail of the work buffer
-        self._const_f = np.concatenate([const_f, [cfg.state_tolerance, cfg.max_dt,
-                                                  cfg.command_timeout * 1e9, self._qp_tol]])
-        self._const_i = np.concatenate([const_i, np.array(
-            [n, m, self._solver_kind, self._max_iter, self._has_jerk], dtype=np.int64)])
-        ws, self._iws = C.work_buffers(n, m)
-        self._ws = np.concatenate([ws, np.zeros(mem_size(n))])
+        # one float and one int buffer (pose_cycle's layout): constants, work, memory, clock
+        const_f = np.concatenate([const_f, [cfg.state_tolerance, cfg.max_dt,
+                                            cfg.command_timeout * 1e9, self._qp_tol]])
+        ws, iws = C.work_buffers(n, m)
+        nf, ni = const_f.shape[0], const_i.shape[0]
+        self._fbuf = np.concatenate([const_f, ws, np.zeros(mem_size(n))])
+        self._ibuf = np.concatenate([const_i, iws, np.array(
+            [n, m, self._solver_kind, self._max_iter, self._has_jerk, nf, ni, NO_TIME, NO_TIME],
+            dtype=np.int64)])
+        self._const_f, self._ws = self._fbuf[:nf], self._fbuf[nf:]
+        self._const_i, self._iws = self._ibuf[:ni], self._ibuf[ni:ni + 2 * n]
+        self._clock = self._ibuf[self._ibuf.shape[0] - 2:]
+        self._clock_far: list[int] = [0, 0]
         self._mem = self._ws[self._ws.shape[0] - mem_size(n):]
         self._prev_dq = self._mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
-        self._out_shape = (2, n)
+        self._n = n
         (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
          self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
          self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
-         self._qp_state) = C.unpack(self._const_f, self._const_i, self._ws, self._iws, n, m)
+         self._qp_state, self._tmp) = C.unpack(self._const_f, self._const_i, self._ws, self._iws,
+                                               n, m)
         self._cc = (Rs, ps, kinds, R_end, p_end)
         self._m = m
         self._zero6 = np.zeros(6)
@@ -199,12 +208,45 @@ class Servo:
         # PoseCommand cycles with a built-in solver and no generator run pose_cycle.pose_step
         self._pose_fast = self._fast and self.motion_generator is None
         self._Vh[:] = np.eye(self.chain.dof)
-        self._last_now: int | None = None
-        self._last_stamp: int | None = None
+        self._last_now = None
+        self._last_stamp = None
         self._mem[:] = 0.0  # previous dt, flags and velocity (for the jerk bound)
         self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
         if self.motion_generator is not None:
             self.motion_generator.reset()
+
+    # the last accepted times live in the int buffer (pose_step reads and writes them there);
+    # Python ints beyond its range are held here and make pose_step defer to the general path
+    def _clock_get(self, i: int) -> int | None:
+        v = int(self._clock[i])
+        if v == NO_TIME:
+            return None
+        return self._clock_far[i] if v == FAR_TIME else v
+
+    def _clock_set(self, i: int, v: int | None) -> None:
+        if v is None:
+            self._clock[i] = NO_TIME
+        elif -SAFE_TIME <= v <= SAFE_TIME:
+            self._clock[i] = v
+        else:
+            self._clock[i] = FAR_TIME
+            self._clock_far[i] = v
+
+    @property
+    def _last_now(self) -> int | None:
+        return self._clock_get(0)
+
+    @_last_now.setter
+    def _last_now(self, v: int | None) -> None:
+        self._clock_set(0, v)
+
+    @property
+    def _last_stamp(self) -> int | None:
+        return self._clock_get(1)
+
+    @_last_stamp.setter
+    def _last_stamp(self, v: int | None) -> None:
+        self._clock_set(1, v)
 
     @property
     def faulted(self) -> bool:
@@ -233,21 +275,16 @@ class Servo:
             stamp = state.stamp_ns
             cstamp = command.stamp_ns
             if type(stamp) is int and type(cstamp) is int:
-                ln = self._last_now
-                ls = self._last_stamp
-                out = np.empty(self._out_shape)
+                n = self._n
+                q_ref = np.empty(n)
+                v = np.empty(n)
                 try:
                     r = pose_step(state.q, state.dq, command.T_base_target, dt, now_ns, stamp,
-                                  cstamp, NO_TIME if ln is None else ln,
-                                  NO_TIME if ls is None else ls, self._const_f, self._const_i,
-                                  self._ws, self._iws, out)
+                                  cstamp, self._fbuf, self._ibuf, q_ref, v)
                 except (TypeError, ValueError, OverflowError):  # not plain arrays / int64s
                     r = None
                 if r is not None and r[0] != FALLBACK:
                     code, flags, moving, kappa, perr, rerr, ns, resid, iters = r
-                    self._last_now = now_ns
-                    self._last_stamp = stamp
-                    q_ref, v = out
                     self._last_ref = (q_ref, v)
                     if code:
                         message = self._latch(self._solver_failure())
@@ -361,7 +398,7 @@ class Servo:
             C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
             self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
             self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
-            out, 0)
+            out, 0, self._tmp)
 
     def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                        dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
@@ -374,7 +411,7 @@ class Servo:
             q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, *self._cc, self._lim,
             self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
             self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
-            self._pos_bind, info)
+            self._pos_bind, info, self._tmp)
         if mode in (POSE, TWIST):
             ok, iters, reason = self._solve(q, dt, desired)
             info[C.I_ITERS] = iters

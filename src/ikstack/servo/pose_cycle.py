@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 from numba import types as nt
 
+from ikstack.diffik._linalg import view2
 from ikstack.servo.cycle import (
     BOX_QP,
     DLS,
@@ -46,14 +47,18 @@ SOLVER_FAILED = 2
 
 #: "no timestamp seen yet" (every int64 is >= it)
 NO_TIME = -(2**63)
-_SAFE_TIME = 2**61  # |stamps| beyond this go the general path (no int64 overflow in differences)
+#: a time only the general path can compare (a Python int beyond SAFE_TIME is held there)
+FAR_TIME = 2**63 - 1
+SAFE_TIME = 2**61  # |stamps| beyond this go the general path (no int64 overflow in differences)
 _EXACT = 2**53  # stale-age differences beyond this go the general path (exact float compare)
 
-# trailing scalars of the constant buffers (after cycle.unpack's layout)
+# trailing scalars of the float constants (after cycle.unpack's layout)
 (PF_STATE_TOL, PF_MAX_DT, PF_TIMEOUT_NS, PF_QP_TOL) = range(4)
 N_PF = 4
-(PI_N, PI_M, PI_SOLVER, PI_MAX_ITER, PI_HAS_JERK) = range(5)
-N_PI = 5
+# the tail of the int buffer: sizes and solver settings, then the clock (last now, last stamp)
+(PI_N, PI_M, PI_SOLVER, PI_MAX_ITER, PI_HAS_JERK, PI_NF, PI_NI, PI_LAST_NOW,
+ PI_LAST_STAMP) = range(9)
+N_PI = 9
 
 # the per-servo memory at the tail of the work buffer: scalars, then three (n,) rows
 (M_PREV_DT, M_PREV_FLAGS, M_HAS_PREV_DQ) = range(3)
@@ -62,7 +67,7 @@ N_MEM_SCALARS = 3
 
 def mem_size(n: int) -> int:
     """Length of the memory block at the tail of the work buffer."""
-    return N_MEM_SCALARS + 3 * n
+    return N_MEM_SCALARS + 5 * n
 
 
 @njit(cache=True)
@@ -105,18 +110,19 @@ _F1 = nt.Array(nt.float64, 1, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
 _RESULT = nt.Tuple((nt.int64, nt.int64, nt.boolean, nt.float64, nt.float64, nt.float64,
                     nt.float64, nt.float64, nt.int64))
-_SIGNATURE = _RESULT(_F1, _F1, _F2, nt.float64, nt.int64, nt.int64, nt.int64, nt.int64,
-                     nt.int64, _F1, nt.Array(nt.int64, 1, "C"), _F1,
-                     nt.Array(nt.int8, 1, "C"), _F2)
+_SIGNATURE = _RESULT(_F1, _F1, _F2, nt.float64, nt.int64, nt.int64, nt.int64, _F1,
+                     nt.Array(nt.int64, 1, "C"), _F1, _F1)
 
 
 @njit(_SIGNATURE, cache=True)
-def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, last_now, last_stamp, const_f,
-              const_i, ws, iws, out):  # pragma: no cover - compiled
+def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, fbuf, ibuf, q_ref,
+              v_ref):  # pragma: no cover - compiled
     """Validate one PoseCommand cycle and run it; see the module docstring.
 
-    ``last_now`` / ``last_stamp`` are the previous accepted times (``NO_TIME`` for none).
-    Writes the reference to ``out`` (2, n) and updates the memory block of ``ws``.
+    ``fbuf`` holds the float constants then the work buffer (memory block at its tail);
+    ``ibuf`` the int constants, the int work buffer, then the ``PI_*`` tail (with the clock:
+    the previous accepted times, ``NO_TIME`` for none). Writes the reference to ``q_ref``,
+    ``v_ref`` (n,) and updates the memory block and the clock.
 
     Returns ``(code, flags, moving, kappa, position_error, orientation_error,
     nullspace_speed, task_residual, iterations)``; only ``code`` is meaningful for
@@ -124,34 +130,44 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, last_now, last_stam
     produced the reference; the caller latches the fault.
     """
     fail = (FALLBACK, 0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
-    ki = const_i.shape[0] - N_PI
-    n = const_i[ki + PI_N]
-    m = const_i[ki + PI_M]
-    kf = const_f.shape[0] - N_PF
+    ki = ibuf.shape[0] - N_PI
+    n = ibuf[ki + PI_N]
+    m = ibuf[ki + PI_M]
+    nf = ibuf[ki + PI_NF]
+    ni = ibuf[ki + PI_NI]
+    const_f = fbuf[:nf]
+    ws = fbuf[nf:]
+    const_i = ibuf[:ni]
+    iws = ibuf[ni:ni + 2 * n]
+    kf = nf - N_PF
     # ---- validate (no state is touched before every check passed)
     if not (dt > 0.0 and dt <= const_f[kf + PF_MAX_DT]):
         return fail
-    if now_ns < last_now or stamp < last_stamp or cstamp > now_ns:
+    if now_ns < ibuf[ki + PI_LAST_NOW] or stamp < ibuf[ki + PI_LAST_STAMP] or cstamp > now_ns:
         return fail
-    if (now_ns > _SAFE_TIME or now_ns < -_SAFE_TIME or cstamp > _SAFE_TIME
-            or cstamp < -_SAFE_TIME or now_ns - cstamp > _EXACT):
+    if (now_ns > SAFE_TIME or now_ns < -SAFE_TIME or cstamp > SAFE_TIME
+            or cstamp < -SAFE_TIME or stamp > SAFE_TIME or stamp < -SAFE_TIME
+            or now_ns - cstamp > _EXACT):
         return fail
-    if q_in.shape[0] != n or dq.shape[0] != n or out.shape[0] != 2 or out.shape[1] != n:
+    if q_in.shape[0] != n or dq.shape[0] != n or q_ref.shape[0] != n or v_ref.shape[0] != n:
         return fail
     if T_target.shape[0] != 4 or T_target.shape[1] != 4 or not rigid_ok(T_target):
         return fail
     (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
-     U, s, Vh, N, box, pos_bind, info, desired, qp_state) = unpack(const_f, const_i, ws, iws, n,
-                                                                   m)
-    mem = ws[ws.shape[0] - (N_MEM_SCALARS + 3 * n):]
+     U, s, Vh, N, box, pos_bind, info, desired, qp_state,
+     tmp) = unpack(const_f, const_i, ws, iws, n, m)
+    mem = ws[ws.shape[0] - (N_MEM_SCALARS + 5 * n):]
+    out = view2(mem[N_MEM_SCALARS + 3 * n:N_MEM_SCALARS + 5 * n], 2, n)
     prev_dq = mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
     a_buf = mem[N_MEM_SCALARS + n:N_MEM_SCALARS + 2 * n]
     q = mem[N_MEM_SCALARS + 2 * n:N_MEM_SCALARS + 3 * n]
     if check_state(q_in, dq, lim[L_LO], lim[L_HI], const_f[kf + PF_STATE_TOL], q) != -1:
         return fail
     # ---- accepted: the general path's bookkeeping
+    ibuf[ki + PI_LAST_NOW] = now_ns
+    ibuf[ki + PI_LAST_STAMP] = stamp
     mode = STALE if float(now_ns - cstamp) > const_f[kf + PF_TIMEOUT_NS] else POSE
-    has_jerk = const_i[ki + PI_HAS_JERK] != 0
+    has_jerk = ibuf[ki + PI_HAS_JERK] != 0
     prev_dt = mem[M_PREV_DT]
     use_jerk = has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and prev_dt > 0
     a_prev = dq
@@ -165,20 +181,23 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, last_now, last_stam
         mem[M_HAS_PREV_DQ] = 1.0
     mem[M_PREV_DT] = dt
     prev_flags = int(mem[M_PREV_FLAGS])
-    solver = const_i[ki + PI_SOLVER]
+    solver = ibuf[ki + PI_SOLVER]
     flags, moving, ok = fused_cycle(
         q, dq, a_prev, use_jerk, dt, mode, T_target, q, False, q, solver,
-        const_i[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], qp_state, Rs, ps, kinds, R_end,
+        ibuf[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], qp_state, Rs, ps, kinds, R_end,
         p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box,
-        pos_bind, info, desired, out, prev_flags)
+        pos_bind, info, desired, out, prev_flags, tmp)
     code = OK
     if not ok:
         code = SOLVER_FAILED
         flags, moving, _ = fused_cycle(
             q, dq, a_prev, use_jerk, dt, FAULT, T_target, q, False, q, DLS, 1, 1.0, qp_state,
             Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, box, pos_bind, info, desired, out, 0)
+            pref, U, s, Vh, N, box, pos_bind, info, desired, out, 0, tmp)
     mem[M_PREV_FLAGS] = flags if mode == POSE else 0
+    for i in range(n):
+        q_ref[i] = out[0, i]
+        v_ref[i] = out[1, i]
     return (code, flags, moving, info[I_KAPPA], info[I_PERR], info[I_RERR], info[I_NS],
             info[I_RESID], int(info[I_ITERS]))
 
