@@ -8,6 +8,8 @@ the same action, status, message and bit-identical references.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from servo_helpers import arm
@@ -19,6 +21,7 @@ from ikstack.servo import (
     JointState,
     PoseCommand,
     Servo,
+    ServoResult,
     ServoStatus,
     TwistCommand,
 )
@@ -121,6 +124,8 @@ def test_fast_path_and_public_interface_give_identical_references(name, solver_c
                 ra.solver_iterations) == (rb.condition_number, rb.position_error,
                                           rb.task_residual, rb.solver_iterations), k
         assert type(ra.task_residual) is float and type(ra.solver_iterations) is int
+        for f in fields(ServoResult):  # every field set, with the same type on both paths
+            assert type(getattr(ra, f.name)) is type(getattr(rb, f.name)), f.name
 
 
 def test_fast_path_with_jerk_limits_matches_public_interface():

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ikstack.diffik._linalg import scale_into_box, view2, view3
-from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task
+from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task_into
 from ikstack.diffik.dls import dls_kernel
 from ikstack.servo.commands import ServoStatus
 from ikstack.servo.limits import (
@@ -190,8 +190,12 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
                                view2(tmp[0:m * m], m, m), tmp[m * m:m * m + m])
             info[I_ITERS] = 1
         else:
-            code, it = box_qp_from_task(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
-                                        qp_state, max_iter, qp_tol)
+            nn = n * n
+            code, it = box_qp_from_task_into(
+                Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired, qp_state, max_iter,
+                qp_tol, view2(tmp[0:nn], n, n), tmp[nn:nn + n],
+                view2(tmp[nn + n:2 * nn + n], n, n), tmp[2 * nn + n:2 * nn + 2 * n],
+                np.empty(n, dtype=np.int64), tmp[2 * nn + 2 * n:2 * nn + 3 * n])
             ok = code == CONVERGED
             info[I_ITERS] = it
         if not ok:
@@ -219,8 +223,8 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
 
 @njit(cache=True)
 def tmp_size(n, m):  # pragma: no cover - compiled
-    """Scratch values a cycle needs (SVD work, task vectors, the DLS normal matrix)."""
-    return n * m + n * n + 2 * n + 24 + m * m + m
+    """Scratch values a cycle needs (SVD work and task vectors, then the solver's matrices)."""
+    return max(n * m + n * n + 2 * n + 24, m * m + m, 2 * n * n + 3 * n)
 
 
 @njit(cache=True)

@@ -56,6 +56,7 @@ S = ServoStatus
 _FLAGS: dict[int, ServoStatus] = {0: S.NONE}  # IntFlag construction is slow; flags repeat
 _BUILTIN = (DampedLeastSquares, BoxQPSolver)
 _TRACK, _HOLD = Action.TRACK, Action.HOLD
+_new = object.__new__
 
 
 def _array(x: Any, n: int) -> np.ndarray | None:
@@ -295,8 +296,23 @@ class Servo:
                     status = _FLAGS.get(flags)
                     if status is None:
                         status = _FLAGS.setdefault(flags, S(flags))
-                    return ServoResult(_TRACK if moving else _HOLD, Reference(q_ref, v), status,
-                                       message, resid, ns, kappa, perr, rerr, iters)
+                    # the records' fields set directly: a third cheaper than their __init__
+                    # (test_servo_fast_path checks every field is set)
+                    ref = _new(Reference)
+                    ref.q = q_ref
+                    ref.dq = v
+                    res = _new(ServoResult)
+                    res.action = _TRACK if moving else _HOLD
+                    res.reference = ref
+                    res.status = status
+                    res.message = message
+                    res.task_residual = resid
+                    res.nullspace_speed = ns
+                    res.condition_number = kappa
+                    res.position_error = perr
+                    res.orientation_error = rerr
+                    res.solver_iterations = iters
+                    return res
         return self._step(state, command, dt, now_ns)
 
     def _step(self, state: Any, command: Any, dt: Any, now_ns: Any) -> ServoResult:
