@@ -49,6 +49,7 @@ from ikstack.servo.pose_cycle import (
     mem_size,
     pose_step,
     rigid_ok,
+    split_buffer,
 )
 from ikstack.servo.task import POSE, TWIST
 
@@ -57,6 +58,7 @@ _FLAGS: dict[int, ServoStatus] = {0: S.NONE}  # IntFlag construction is slow; fl
 _BUILTIN = (DampedLeastSquares, BoxQPSolver)
 _TRACK, _HOLD = Action.TRACK, Action.HOLD
 _new = object.__new__
+_empty = np.empty
 
 
 def _array(x: Any, n: int) -> np.ndarray | None:
@@ -179,13 +181,15 @@ class Servo:
                                             cfg.command_timeout * 1e9, self._qp_tol]])
         ws, iws = C.work_buffers(n, m)
         nf, ni = const_f.shape[0], const_i.shape[0]
-        self._fbuf = np.concatenate([const_f, ws, np.zeros(mem_size(n))])
-        self._ibuf = np.concatenate([const_i, iws, np.array(
-            [n, m, self._solver_kind, self._max_iter, self._has_jerk, nf, ni, NO_TIME, NO_TIME],
-            dtype=np.int64)])
+        ints = np.concatenate([const_i, iws, np.array(
+            [n, m, self._solver_kind, self._max_iter, self._has_jerk, nf, ni, NO_TIME, NO_TIME,
+             0], dtype=np.int64)])
+        ints[-1] = ints.shape[0]
+        self._buf = np.concatenate([const_f, ws, np.zeros(mem_size(n)), ints.view(np.float64)])
+        self._fbuf, self._ibuf = split_buffer(self._buf)
         self._const_f, self._ws = self._fbuf[:nf], self._fbuf[nf:]
         self._const_i, self._iws = self._ibuf[:ni], self._ibuf[ni:ni + 2 * n]
-        self._clock = self._ibuf[self._ibuf.shape[0] - 2:]
+        self._clock = self._ibuf[self._ibuf.shape[0] - 3:self._ibuf.shape[0] - 1]
         self._clock_far: list[int] = [0, 0]
         self._mem = self._ws[self._ws.shape[0] - mem_size(n):]
         self._prev_dq = self._mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
@@ -277,15 +281,15 @@ class Servo:
             cstamp = command.stamp_ns
             if type(stamp) is int and type(cstamp) is int:
                 n = self._n
-                q_ref = np.empty(n)
-                v = np.empty(n)
+                q_ref = _empty(n)
+                v = _empty(n)
                 try:
-                    r = pose_step(state.q, state.dq, command.T_base_target, dt, now_ns, stamp,
-                                  cstamp, self._fbuf, self._ibuf, q_ref, v)
+                    code, flags, moving, kappa, perr, rerr, ns, resid, iters = pose_step(
+                        state.q, state.dq, command.T_base_target, dt, now_ns, stamp, cstamp,
+                        self._buf, q_ref, v)
                 except (TypeError, ValueError, OverflowError):  # not plain arrays / int64s
-                    r = None
-                if r is not None and r[0] != FALLBACK:
-                    code, flags, moving, kappa, perr, rerr, ns, resid, iters = r
+                    code = FALLBACK
+                if code != FALLBACK:
                     self._last_ref = (q_ref, v)
                     if code:
                         message = self._latch(self._solver_failure())

@@ -57,8 +57,8 @@ _EXACT = 2**53  # stale-age differences beyond this go the general path (exact f
 N_PF = 4
 # the tail of the int buffer: sizes and solver settings, then the clock (last now, last stamp)
 (PI_N, PI_M, PI_SOLVER, PI_MAX_ITER, PI_HAS_JERK, PI_NF, PI_NI, PI_LAST_NOW,
- PI_LAST_STAMP) = range(9)
-N_PI = 9
+ PI_LAST_STAMP, PI_LEN) = range(10)
+N_PI = 10
 
 # the per-servo memory at the tail of the work buffer: scalars, then three (n,) rows
 (M_PREV_DT, M_PREV_FLAGS, M_HAS_PREV_DQ) = range(3)
@@ -110,19 +110,26 @@ _F1 = nt.Array(nt.float64, 1, "C")
 _F2 = nt.Array(nt.float64, 2, "C")
 _RESULT = nt.Tuple((nt.int64, nt.int64, nt.boolean, nt.float64, nt.float64, nt.float64,
                     nt.float64, nt.float64, nt.int64))
-_SIGNATURE = _RESULT(_F1, _F1, _F2, nt.float64, nt.int64, nt.int64, nt.int64, _F1,
-                     nt.Array(nt.int64, 1, "C"), _F1, _F1)
+_SIGNATURE = _RESULT(_F1, _F1, _F2, nt.float64, nt.int64, nt.int64, nt.int64, _F1, _F1, _F1)
+
+
+def split_buffer(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float part and the int64 part (a view of the trailing ``PI_LEN`` values)."""
+    total = buf.shape[0]
+    length = int(buf[total - 1:].view(np.int64)[0])
+    return buf[:total - length], buf[total - length:].view(np.int64)
 
 
 @njit(_SIGNATURE, cache=True)
-def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, fbuf, ibuf, q_ref,
+def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
               v_ref):  # pragma: no cover - compiled
     """Validate one PoseCommand cycle and run it; see the module docstring.
 
-    ``fbuf`` holds the float constants then the work buffer (memory block at its tail);
-    ``ibuf`` the int constants, the int work buffer, then the ``PI_*`` tail (with the clock:
-    the previous accepted times, ``NO_TIME`` for none). Writes the reference to ``q_ref``,
-    ``v_ref`` (n,) and updates the memory block and the clock.
+    ``buf`` is one float64 buffer (one argument costs less than two): the float constants,
+    the work buffer (memory block at its tail), then int64 values stored bitwise (see
+    :func:`split_buffer`): the int constants, the int work buffer and the ``PI_*`` tail (with
+    the clock: the previous accepted times, ``NO_TIME`` for none). Writes the reference to
+    ``q_ref``, ``v_ref`` (n,) and updates the memory block and the clock.
 
     Returns ``(code, flags, moving, kappa, position_error, orientation_error,
     nullspace_speed, task_residual, iterations)``; only ``code`` is meaningful for
@@ -130,6 +137,10 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, fbuf, ibuf, q_ref,
     produced the reference; the caller latches the fault.
     """
     fail = (FALLBACK, 0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+    total = buf.shape[0]
+    length = buf[total - 1:].view(np.int64)[0]
+    fbuf = buf[:total - length]
+    ibuf = buf[total - length:].view(np.int64)
     ki = ibuf.shape[0] - N_PI
     n = ibuf[ki + PI_N]
     m = ibuf[ki + PI_M]
@@ -203,4 +214,4 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, fbuf, ibuf, q_ref,
 
 
 __all__ = ["BOX_QP", "DLS", "FALLBACK", "NO_TIME", "OK", "SOLVER_FAILED", "check_state",
-           "mem_size", "pose_step", "rigid_ok"]
+           "mem_size", "pose_step", "rigid_ok", "split_buffer"]
