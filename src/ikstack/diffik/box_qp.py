@@ -102,20 +102,28 @@ def box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx,
     if _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
         x[:] = 0.0
         return NOT_CONVEX, 0
+    clipped = False
     for i in range(n):
         if state[i] == 0:
             if y[i] <= lower[i]:
                 x[i] = lower[i]
                 state[i] = -1
+                clipped = True
             elif y[i] >= upper[i]:
                 x[i] = upper[i]
                 state[i] = 1
+                clipped = True
             else:
                 x[i] = y[i]
     it = 0
+    # with nothing clipped, the first iteration's equality problem is the one just solved
+    # (same working set, same fixed values), so its solution y is reused as is
+    fresh = not clipped
     while it < max_iter:
         it += 1
-        if _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
+        if fresh:
+            fresh = False
+        elif _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
             x[:] = 0.0
             return NOT_CONVEX, it
         alpha = 1.0
