@@ -141,9 +141,6 @@ def svd_jacobi_into(A, U, s, Vh, warm, Wt, Vt, norms, order):  # pragma: no cove
     m, n = A.shape
     k = min(m, n)
     # rows of Wt are the columns of A being rotated; rows of Vt the columns of V
-    for i in range(n):
-        for c in range(n):
-            Vt[i, c] = 0.0
     fro2 = 0.0
     for i in range(n):
         for r in range(m):
@@ -159,6 +156,8 @@ def svd_jacobi_into(A, U, s, Vh, warm, Wt, Vt, norms, order):  # pragma: no cove
                 Wt[i, r] = x
     else:
         for i in range(n):
+            for c in range(n):
+                Vt[i, c] = 0.0
             Vt[i, i] = 1.0
             for r in range(m):
                 Wt[i, r] = A[r, i]
