@@ -2,7 +2,7 @@
 
 ``cycle_prepare`` computes the velocity box and the task (Jacobian, SVD, task velocity,
 projected secondary velocity); the solver runs; ``cycle_finish`` applies singularity scaling,
-smoothing, the box and integration, and decides the action and status flags. ``fused_cycle``
+smoothing, the box and integration, and decides the action and status flags. ``packed_cycle``
 runs all three for the built-in solvers in a single call, so a 1 kHz loop pays Python's call
 overhead once. The kernel (:mod:`ikstack.servo.kernel`) validates input and output around it.
 """
@@ -60,14 +60,17 @@ HALT_FLAG = int(ServoStatus.SINGULARITY_HALT)
 N_INFO = 7
 
 
-@njit(cache=True)
-def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps, kinds,
-                  R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U,
-                  s, Vh, N, box, pos_bind, info, tmp):  # pragma: no cover - compiled
+@njit(cache=True, inline="always")
+def cycle_prepare(q, dq, a_prev, ctl, T_target, twist, Rs, ps, kinds, R_end, p_end, lim, axes,
+                  weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind,
+                  info, tmp):  # pragma: no cover - compiled
     """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags.
 
-    ``tmp`` is scratch of at least :func:`tmp_size` values.
+    ``ctl`` is ``(use_jerk, dt, mode, tool_frame)``; ``tmp`` is scratch of at least
+    :func:`tmp_size` values. (Calls here stay under 31 arguments: past that Python passes
+    them as one ``*args`` tuple, and every array is reference-counted into it.)
     """
+    use_jerk, dt, mode, tool = ctl
     flags = 0
     code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], cfg[C_MARGIN],
                         lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pos_bind)
@@ -81,9 +84,9 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
     if mode == 0 or mode == 1:
         kappa, perr, rerr, ns = cartesian_prepare(
             q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist, tool,
-            cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], posture, cfg[C_POSTURE], lim[L_LO],
-            lim[L_HI], lim[L_CONT] != 0.0, cfg[C_CENTER], cfg[C_RCOND], Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, tmp)
+            (cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], cfg[C_POSTURE], cfg[C_CENTER], cfg[C_RCOND]),
+            posture, lim[L_LO], lim[L_HI], lim[L_CONT] != 0.0, Jfull, T, Jsel, task, pref, U, s,
+            Vh, N, tmp)
         info[I_KAPPA] = kappa
         info[I_PERR] = perr
         info[I_RERR] = rerr
@@ -93,7 +96,7 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
     return flags
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim, axes,
                  weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out, generate,
                  prev_flags):  # pragma: no cover - compiled
@@ -172,50 +175,6 @@ def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
     return flags, max_abs(out[1]) > 0.0
 
 
-@njit(cache=True)
-def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
-                max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end, lim, axes, weights,
-                posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind, info,
-                desired, out, prev_flags, tmp):  # pragma: no cover - compiled
-    """prepare -> built-in solver -> finish in one call. Returns ``(flags, moving, solver_ok)``."""
-    flags = cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps,
-                          kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
-                          task, pref, U, s, Vh, N, box, pos_bind, info, tmp)
-    n = q.shape[0]
-    ok = True
-    if mode == 0 or mode == 1:
-        if solver_kind == DLS:
-            m = Jsel.shape[0]
-            ok, _ = dls_kernel(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
-                               view2(tmp[0:m * m], m, m), tmp[m * m:m * m + m])
-            info[I_ITERS] = 1
-        else:
-            nn = n * n
-            code, it = box_qp_from_task_into(
-                Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired, qp_state, max_iter,
-                qp_tol, view2(tmp[0:nn], n, n), tmp[nn:nn + n],
-                view2(tmp[nn + n:2 * nn + n], n, n), tmp[2 * nn + n:2 * nn + 2 * n],
-                np.empty(n, dtype=np.int64), tmp[2 * nn + 2 * n:2 * nn + 3 * n])
-            ok = code == CONVERGED
-            info[I_ITERS] = it
-        if not ok:
-            return flags | SOLVER, False, False
-    elif mode == JOG:
-        for i in range(n):
-            desired[i] = jog[i]
-    else:
-        for i in range(n):
-            desired[i] = 0.0
-        if mode == FAULT:
-            flags |= SOLVER
-        else:
-            flags |= STALE_FLAG
-    fl, moving = cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim,
-                              axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
-                              out, True, prev_flags)
-    return fl, moving, True
-
-
 # ---------------------------------------------------------------------- packed workspace
 # A 1 kHz loop pays numba's argument unboxing per array argument (~80 ns each), so the fast
 # path receives three flat buffers and cuts them into views here. ``unpack`` and
@@ -227,7 +186,7 @@ def tmp_size(n, m):  # pragma: no cover - compiled
     return max(n * m + n * n + 2 * n + 24, m * m + m, 2 * n * n + 3 * n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
     """Views into the packed constant and work buffers (see :class:`Workspace`)."""
     k = min(m, n)
@@ -285,14 +244,46 @@ def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
 def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
                  max_iter, qp_tol, prev_flags, const_f, const_i, ws, iws, n, m,
                  out):  # pragma: no cover - compiled
-    """:func:`fused_cycle` on the packed buffers."""
+    """prepare -> built-in solver -> finish in one call, on the packed buffers (see
+    :func:`unpack`). Returns ``(flags, moving, solver_ok)``."""
     (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
      U, s, Vh, N, box, pos_bind, info, desired, qp_state,
      tmp) = unpack(const_f, const_i, ws, iws, n, m)
-    return fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog,
-                       solver_kind, max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end,
-                       lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh,
-                       N, box, pos_bind, info, desired, out, prev_flags, tmp)
+    flags = cycle_prepare(q, dq, a_prev, (use_jerk, dt, mode, tool), T_target, twist, Rs, ps,
+                          kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
+                          task, pref, U, s, Vh, N, box, pos_bind, info, tmp)
+    ok = True
+    if mode == 0 or mode == 1:
+        if solver_kind == DLS:
+            m = Jsel.shape[0]
+            ok, _ = dls_kernel(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
+                               view2(tmp[0:m * m], m, m), tmp[m * m:m * m + m])
+            info[I_ITERS] = 1
+        else:
+            nn = n * n
+            code, it = box_qp_from_task_into(
+                Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired, qp_state, max_iter,
+                qp_tol, view2(tmp[0:nn], n, n), tmp[nn:nn + n],
+                view2(tmp[nn + n:2 * nn + n], n, n), tmp[2 * nn + n:2 * nn + 2 * n],
+                np.empty(n, dtype=np.int64), tmp[2 * nn + 2 * n:2 * nn + 3 * n])
+            ok = code == CONVERGED
+            info[I_ITERS] = it
+        if not ok:
+            return flags | SOLVER, False, False
+    elif mode == JOG:
+        for i in range(n):
+            desired[i] = jog[i]
+    else:
+        for i in range(n):
+            desired[i] = 0.0
+        if mode == FAULT:
+            flags |= SOLVER
+        else:
+            flags |= STALE_FLAG
+    fl, moving = cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim,
+                              axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
+                              out, True, prev_flags)
+    return fl, moving, True
 
 
 def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):

@@ -413,12 +413,11 @@ class Servo:
     def _fault_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                      dt: float, out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, bool]:
         """A smooth halt under a latched fault (no solver, no generator)."""
-        return C.fused_cycle(
+        # packed_cycle's desired-velocity buffer is ``desired`` (self._desired)
+        return C.packed_cycle(
             q, dq, a_prev, use_jerk, dt, C.FAULT, self._eye4, self._zero6, False, self._zero_n,
-            C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
-            self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
-            self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
-            out, 0, self._tmp)
+            C.DLS, 1, 1.0, 0, self._const_f, self._const_i, self._ws, self._iws, self._n,
+            self._m, out)
 
     def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                        dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
@@ -428,7 +427,8 @@ class Servo:
         n = self.chain.dof
         info = self._info
         flags = C.cycle_prepare(
-            q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, *self._cc, self._lim,
+            q, dq, a_prev, (bool(use_jerk), float(dt), int(mode), bool(tool)), target, twist,
+            *self._cc, self._lim,
             self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
             self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
             self._pos_bind, info, self._tmp)

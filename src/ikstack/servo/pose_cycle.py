@@ -4,7 +4,7 @@
 already float64 and contiguous straight to :func:`pose_step`. It runs the same checks as the
 general path (``dt`` range, timestamps, shapes, finiteness, joint limits within the state
 tolerance, a rigid target, staleness) and, when all pass, the same compiled cycle
-(:func:`ikstack.servo.cycle.fused_cycle`) on the packed buffers. When any check fails it
+(:func:`ikstack.servo.cycle.packed_cycle`) on the packed buffers. When any check fails it
 returns ``FALLBACK`` *before* touching any state, and the kernel reruns the step on its
 general path, which builds the REJECT message. A cycle therefore pays one call into compiled
 code, and the message-building code runs only when something is wrong.
@@ -35,7 +35,7 @@ from ikstack.servo.cycle import (
     L_HI,
     L_LO,
     STALE,
-    fused_cycle,
+    packed_cycle,
     unpack,
 )
 from ikstack.servo.task import POSE
@@ -193,18 +193,16 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
     mem[M_PREV_DT] = dt
     prev_flags = int(mem[M_PREV_FLAGS])
     solver = ibuf[ki + PI_SOLVER]
-    flags, moving, ok = fused_cycle(
+    flags, moving, ok = packed_cycle(
         q, dq, a_prev, use_jerk, dt, mode, T_target, q, False, q, solver,
-        ibuf[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], qp_state, Rs, ps, kinds, R_end,
-        p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box,
-        pos_bind, info, desired, out, prev_flags, tmp)
+        ibuf[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], prev_flags, const_f, const_i, ws, iws,
+        n, m, out)
     code = OK
     if not ok:
         code = SOLVER_FAILED
-        flags, moving, _ = fused_cycle(
-            q, dq, a_prev, use_jerk, dt, FAULT, T_target, q, False, q, DLS, 1, 1.0, qp_state,
-            Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, box, pos_bind, info, desired, out, 0, tmp)
+        flags, moving, _ = packed_cycle(
+            q, dq, a_prev, use_jerk, dt, FAULT, T_target, q, False, q, DLS, 1, 1.0, 0, const_f,
+            const_i, ws, iws, n, m, out)
     mem[M_PREV_FLAGS] = flags if mode == POSE else 0
     for i in range(n):
         q_ref[i] = out[0, i]

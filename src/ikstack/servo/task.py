@@ -67,12 +67,15 @@ def _cap(vel, lo, max_norm):  # pragma: no cover - compiled
         vel[lo + 2] *= f
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist,
-                      tool_frame, gain, v_lin, v_ang, posture, posture_gain, lower, upper,
-                      continuous, centering_gain, rcond, Jfull, T, Jsel, task, pref, U, s, Vh,
-                      N, tmp):  # pragma: no cover - compiled
+                      tool_frame, gains, posture, lower, upper, continuous, Jfull, T, Jsel, task,
+                      pref, U, s, Vh, N, tmp):  # pragma: no cover - compiled
     """One cycle's task: Jacobians, task velocity, SVD, projected secondary velocity.
+
+    ``gains`` is ``(pose_gain, max_linear_speed, max_angular_speed, posture_gain,
+    centering_gain, rcond)`` (a tuple keeps the call under 31 arguments, past which Python
+    passes them as one ``*args`` tuple and every array is reference-counted into it).
 
     ``tmp`` is scratch of at least ``n m + n^2 + 2 n + 24`` values.
 
@@ -80,6 +83,7 @@ def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_tar
     ``N`` (when a secondary term is on). Returns ``(kappa, position_error, orientation_error,
     nullspace_speed)``; errors are over the selected axes (0 for twists).
     """
+    gain, v_lin, v_ang, posture_gain, centering_gain, rcond = gains
     n = q.shape[0]
     m = axes.shape[0]
     task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
