@@ -140,7 +140,7 @@ def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, l
     return finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
                      integrate_q):  # pragma: no cover - compiled
     """Stop detection and flags for the reference in ``out`` (velocity already in the box).

@@ -39,7 +39,7 @@ ESCAPE = int(ServoStatus.SINGULARITY_ESCAPE)
 SINGULAR_RCOND = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T,
                   Jsel):  # pragma: no cover - compiled
     """Full Jacobian (6, n) and tool pose into ``Jfull``/``T``; selected, weighted rows to ``Jsel``."""
@@ -207,7 +207,7 @@ def _scale(kappa, k_dec, upper):  # pragma: no cover - compiled
     return 1.0 - (kappa - k_dec) / (upper - k_dec)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0, Rs, ps, kinds,
                       R_end, p_end, axes, weights, k_dec, k_halt, k_leave, probe, min_leave,
                       escape_speed, halted, halt_scale):  # pragma: no cover - compiled
