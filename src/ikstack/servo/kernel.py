@@ -19,7 +19,6 @@ from ikstack.diffik.nullspace import RCOND
 from ikstack.diffik.solver import as_result
 from ikstack.errors import InputError
 from ikstack.kinematics import compile_chain
-from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain, JointType
 from ikstack.servo import cycle as C
 from ikstack.servo.commands import (
@@ -31,9 +30,9 @@ from ikstack.servo.commands import (
     ServoResult,
     ServoStatus,
     TwistCommand,
-    TwistFrame,
 )
 from ikstack.servo.config import ServoConfig
+from ikstack.servo.inputs import as_array, parse_command
 from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, reference_violation
 from ikstack.servo.motion import MotionGenerator
 from ikstack.servo.pose_cycle import (
@@ -48,7 +47,6 @@ from ikstack.servo.pose_cycle import (
     check_state,
     mem_size,
     pose_step,
-    rigid_ok,
     split_buffer,
 )
 from ikstack.servo.task import POSE, TWIST
@@ -59,30 +57,6 @@ _BUILTIN = (DampedLeastSquares, BoxQPSolver)
 _TRACK, _HOLD = Action.TRACK, Action.HOLD
 _new = object.__new__
 _empty = np.empty
-
-
-def _array(x: Any, n: int) -> np.ndarray | None:
-    """``x`` as a float64 (n,) array (finiteness not checked), or None."""
-    if type(x) is not np.ndarray or x.dtype != np.float64:
-        try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            return None
-    if x.shape != (n,):
-        return None
-    return x
-
-
-def _vector(x: Any, n: int) -> np.ndarray | None:
-    """``x`` as a finite float64 (n,) array, or None."""
-    if type(x) is not np.ndarray or x.dtype != np.float64:
-        try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            return None
-    if x.shape != (n,) or not all_finite(x):
-        return None
-    return x
 
 
 class Servo:
@@ -336,8 +310,8 @@ class Servo:
             return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
         if type(state) is not JointState and not isinstance(state, JointState):
             return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
-        q_in = _array(state.q, n)
-        dq = _array(state.dq, n)
+        q_in = as_array(state.q, n)
+        dq = as_array(state.dq, n)
         if q_in is None or dq is None:
             return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
         q = np.empty(n)
@@ -353,7 +327,8 @@ class Servo:
         if j >= 0:
             return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
                                 f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
-        mode, target, twist, tool, jog, bad = self._parse_command(command, now_ns)
+        mode, target, twist, tool, jog, bad = parse_command(
+            command, now_ns, n, cfg.command_timeout, self._eye4, self._zero6, self._zero_n)
         if bad:
             return self._reject(state, bad)
         self._last_now = now_ns
@@ -497,55 +472,6 @@ class Servo:
             return False, res.iterations, f"{type(solver).__name__}: {res.message}"
         out[:] = res.dq
         return True, res.iterations, ""
-
-    def _parse_command(self, command: Any, now_ns: int) -> tuple[int, Any, Any, bool, Any, str]:
-        """``(mode, target, twist, tool_frame, jog, error)``."""
-        n = self.chain.dof
-        eye, z6, zn = self._eye4, self._zero6, self._zero_n
-        if command is None:
-            return C.MISSING, eye, z6, False, zn, ""
-        if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
-            return 0, None, None, False, None, \
-                f"unknown command type {type(command).__name__}; use PoseCommand, " \
-                "TwistCommand, JointJogCommand or None"
-        stamp = getattr(command, "stamp_ns", None)
-        if type(stamp) is not int and not isinstance(stamp, np.integer):
-            return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"
-        if stamp > now_ns:
-            return 0, None, None, False, None, f"command stamped in the future ({stamp} > {now_ns})"
-        stale = (now_ns - stamp) > self.config.command_timeout * 1e9
-        if type(command) is PoseCommand or isinstance(command, PoseCommand):
-            T = command.T_base_target
-            if type(T) is not np.ndarray or T.dtype != np.float64:
-                try:
-                    T = np.asarray(T, dtype=np.float64)
-                except (TypeError, ValueError):
-                    return 0, None, None, False, None, "T_base_target must be a (4, 4) array"
-            if T.shape != (4, 4) or not rigid_ok(T):
-                return 0, None, None, False, None, \
-                    "T_base_target must be a finite (4, 4) rigid transform"
-            if not T.flags.c_contiguous:
-                T = np.ascontiguousarray(T)
-            return (C.STALE if stale else POSE), T, z6, False, zn, ""
-        if isinstance(command, TwistCommand):
-            tw = _vector(command.twist, 6)
-            if tw is None:
-                return 0, None, None, False, None, "twist must be a finite (6,) array [v; w]"
-            try:
-                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
-                    else TwistFrame(command.frame)
-            except (KeyError, ValueError):
-                return 0, None, None, False, None, \
-                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'"
-            return (C.STALE if stale else TWIST), eye, tw, frame == TwistFrame.TOOL, zn, ""
-        if isinstance(command, JointJogCommand):
-            v = _vector(command.velocities, n)
-            if v is None:
-                return 0, None, None, False, None, f"jog velocities must be a finite ({n},) array"
-            return (C.STALE if stale else C.JOG), eye, z6, False, v, ""
-        return 0, None, None, False, None, \
-            f"unknown command type {type(command).__name__}; use PoseCommand, TwistCommand, " \
-            "JointJogCommand or None"
 
     def _message(self, flags: int, moving: bool) -> str:
         if flags & C.SOLVER:
