@@ -82,10 +82,16 @@ def box_qp_kernel(H, g, lower, upper, x, state, max_iter, tol):  # pragma: no co
     zeros otherwise.
     """
     n = H.shape[0]
-    L = np.empty((n, n))
-    rhs = np.empty(n)
-    idx = np.empty(n, dtype=np.int64)
-    y = np.empty(n)
+    return box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, np.empty((n, n)),
+                              np.empty(n), np.empty(n, dtype=np.int64), np.empty(n))
+
+
+@njit(cache=True)
+def box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx,
+                       y):  # pragma: no cover - compiled
+    """:func:`box_qp_kernel` with caller-provided scratch ``L`` (n, n), ``rhs``, ``idx``
+    (int) and ``y`` (n,)."""
+    n = H.shape[0]
     for i in range(n):
         if lower[i] > upper[i] or np.isnan(lower[i]) or np.isnan(upper[i]):
             x[:] = 0.0
@@ -96,20 +102,28 @@ def box_qp_kernel(H, g, lower, upper, x, state, max_iter, tol):  # pragma: no co
     if _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
         x[:] = 0.0
         return NOT_CONVEX, 0
+    clipped = False
     for i in range(n):
         if state[i] == 0:
             if y[i] <= lower[i]:
                 x[i] = lower[i]
                 state[i] = -1
+                clipped = True
             elif y[i] >= upper[i]:
                 x[i] = upper[i]
                 state[i] = 1
+                clipped = True
             else:
                 x[i] = y[i]
     it = 0
+    # with nothing clipped, the first iteration's equality problem is the one just solved
+    # (same working set, same fixed values), so its solution y is reused as is
+    fresh = not clipped
     while it < max_iter:
         it += 1
-        if _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
+        if fresh:
+            fresh = False
+        elif _solve_free(H, g, x, state, L, rhs, idx, y) < 0:
             x[:] = 0.0
             return NOT_CONVEX, it
         alpha = 1.0
@@ -197,6 +211,15 @@ def box_qp_from_task(J, task, preferred, damping, lower, upper, x, state, max_it
     g = np.empty(n)
     normal_matrices(J, task, preferred, damping, H, g)
     return box_qp_kernel(H, g, lower, upper, x, state, max_iter, tol)
+
+
+@njit(cache=True)
+def box_qp_from_task_into(J, task, preferred, damping, lower, upper, x, state, max_iter, tol,
+                          H, g, L, rhs, idx, y):  # pragma: no cover - compiled
+    """:func:`box_qp_from_task` with caller-provided scratch (``H``, ``L`` (n, n); ``g``,
+    ``rhs``, ``idx`` (int), ``y`` (n,))."""
+    normal_matrices(J, task, preferred, damping, H, g)
+    return box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx, y)
 
 
 def solve_box_qp(H: Array, g: Array, lower: Array, upper: Array, max_iterations: int = 100,

@@ -2,7 +2,7 @@
 
 ``cycle_prepare`` computes the velocity box and the task (Jacobian, SVD, task velocity,
 projected secondary velocity); the solver runs; ``cycle_finish`` applies singularity scaling,
-smoothing, the box and integration, and decides the action and status flags. ``fused_cycle``
+smoothing, the box and integration, and decides the action and status flags. ``packed_cycle``
 runs all three for the built-in solvers in a single call, so a 1 kHz loop pays Python's call
 overhead once. The kernel (:mod:`ikstack.servo.kernel`) validates input and output around it.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import scale_into_box
-from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task
+from ikstack.diffik._linalg import scale_into_box, view2, view3
+from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task_into
 from ikstack.diffik.dls import dls_kernel
 from ikstack.servo.commands import ServoStatus
 from ikstack.servo.limits import (
@@ -60,11 +60,17 @@ HALT_FLAG = int(ServoStatus.SINGULARITY_HALT)
 N_INFO = 7
 
 
-@njit(cache=True)
-def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps, kinds,
-                  R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U,
-                  s, Vh, N, box, pos_bind, info):  # pragma: no cover - compiled
-    """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags."""
+@njit(cache=True, inline="always")
+def cycle_prepare(q, dq, a_prev, ctl, T_target, twist, Rs, ps, kinds, R_end, p_end, lim, axes,
+                  weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind,
+                  info, tmp):  # pragma: no cover - compiled
+    """Velocity box into ``box`` (2, n) and, for Cartesian modes, the task. Returns flags.
+
+    ``ctl`` is ``(use_jerk, dt, mode, tool_frame)``; ``tmp`` is scratch of at least
+    :func:`tmp_size` values. (Calls here stay under 31 arguments: past that Python passes
+    them as one ``*args`` tuple, and every array is reference-counted into it.)
+    """
+    use_jerk, dt, mode, tool = ctl
     flags = 0
     code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], cfg[C_MARGIN],
                         lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pos_bind)
@@ -78,9 +84,9 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
     if mode == 0 or mode == 1:
         kappa, perr, rerr, ns = cartesian_prepare(
             q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist, tool,
-            cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], posture, cfg[C_POSTURE], lim[L_LO],
-            lim[L_HI], lim[L_CONT] != 0.0, cfg[C_CENTER], cfg[C_RCOND], Jfull, T, Jsel, task,
-            pref, U, s, Vh, N)
+            (cfg[C_GAIN], cfg[C_VLIN], cfg[C_VANG], cfg[C_POSTURE], cfg[C_CENTER], cfg[C_RCOND]),
+            posture, lim[L_LO], lim[L_HI], lim[L_CONT] != 0.0, Jfull, T, Jsel, task, pref, U, s,
+            Vh, N, tmp)
         info[I_KAPPA] = kappa
         info[I_PERR] = perr
         info[I_RERR] = rerr
@@ -90,7 +96,7 @@ def cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, 
     return flags
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim, axes,
                  weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out, generate,
                  prev_flags):  # pragma: no cover - compiled
@@ -134,7 +140,7 @@ def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, l
     return finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
                      integrate_q):  # pragma: no cover - compiled
     """Stop detection and flags for the reference in ``out`` (velocity already in the box).
@@ -169,26 +175,97 @@ def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
     return flags, max_abs(out[1]) > 0.0
 
 
+# ---------------------------------------------------------------------- packed workspace
+# A 1 kHz loop pays numba's argument unboxing per array argument (~80 ns each), so the fast
+# path receives three flat buffers and cuts them into views here. ``unpack`` and
+# ``Workspace`` share one layout.
+
 @njit(cache=True)
-def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
-                max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end, lim, axes, weights,
-                posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh, N, box, pos_bind, info,
-                desired, out, prev_flags):  # pragma: no cover - compiled
-    """prepare -> built-in solver -> finish in one call. Returns ``(flags, moving, solver_ok)``."""
-    flags = cycle_prepare(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, Rs, ps,
+def tmp_size(n, m):  # pragma: no cover - compiled
+    """Scratch values a cycle needs (SVD work and task vectors, then the solver's matrices)."""
+    return max(n * m + n * n + 2 * n + 24, m * m + m, 2 * n * n + 3 * n)
+
+
+@njit(cache=True, inline="always")
+def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
+    """Views into the packed constant and work buffers (see :class:`Workspace`)."""
+    k = min(m, n)
+    o = 0
+    Rs = view3(const_f[o:o + 9 * n], n, 3, 3)
+    o += 9 * n
+    ps = view2(const_f[o:o + 3 * n], n, 3)
+    o += 3 * n
+    R_end = view2(const_f[o:o + 9], 3, 3)
+    o += 9
+    p_end = const_f[o:o + 3]
+    o += 3
+    lim = view2(const_f[o:o + 6 * n], 6, n)
+    o += 6 * n
+    weights = const_f[o:o + 6]
+    o += 6
+    posture = const_f[o:o + n]
+    o += n
+    cfg = const_f[o:o + N_CONFIG]
+    kinds = const_i[0:n]
+    axes = const_i[n:n + m]
+    o = 0
+    Jfull = view2(ws[o:o + 6 * n], 6, n)
+    o += 6 * n
+    T = view2(ws[o:o + 16], 4, 4)
+    o += 16
+    Jsel = view2(ws[o:o + m * n], m, n)
+    o += m * n
+    task = ws[o:o + m]
+    o += m
+    pref = ws[o:o + n]
+    o += n
+    U = view2(ws[o:o + m * k], m, k)
+    o += m * k
+    s = ws[o:o + k]
+    o += k
+    Vh = view2(ws[o:o + n * n], n, n)
+    o += n * n
+    N = view2(ws[o:o + n * n], n, n)
+    o += n * n
+    box = view2(ws[o:o + 2 * n], 2, n)
+    o += 2 * n
+    info = ws[o:o + N_INFO]
+    o += N_INFO
+    desired = ws[o:o + n]
+    o += n
+    tmp = ws[o:o + tmp_size(n, m)]
+    pos_bind = iws[0:n]
+    qp_state = iws[n:2 * n]
+    return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
+            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state, tmp)
+
+
+@njit(cache=True)
+def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
+                 max_iter, qp_tol, prev_flags, const_f, const_i, ws, iws, n, m,
+                 out):  # pragma: no cover - compiled
+    """prepare -> built-in solver -> finish in one call, on the packed buffers (see
+    :func:`unpack`). Returns ``(flags, moving, solver_ok)``."""
+    (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
+     U, s, Vh, N, box, pos_bind, info, desired, qp_state,
+     tmp) = unpack(const_f, const_i, ws, iws, n, m)
+    flags = cycle_prepare(q, dq, a_prev, (use_jerk, dt, mode, tool), T_target, twist, Rs, ps,
                           kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
-                          task, pref, U, s, Vh, N, box, pos_bind, info)
-    n = q.shape[0]
+                          task, pref, U, s, Vh, N, box, pos_bind, info, tmp)
     ok = True
     if mode == 0 or mode == 1:
         if solver_kind == DLS:
             m = Jsel.shape[0]
             ok, _ = dls_kernel(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
-                               np.empty((m, m)), np.empty(m))
+                               view2(tmp[0:m * m], m, m), tmp[m * m:m * m + m])
             info[I_ITERS] = 1
         else:
-            code, it = box_qp_from_task(Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired,
-                                        qp_state, max_iter, qp_tol)
+            nn = n * n
+            code, it = box_qp_from_task_into(
+                Jsel, task, pref, cfg[C_DAMP], box[0], box[1], desired, qp_state, max_iter,
+                qp_tol, view2(tmp[0:nn], n, n), tmp[nn:nn + n],
+                view2(tmp[nn + n:2 * nn + n], n, n), tmp[2 * nn + n:2 * nn + 2 * n],
+                np.empty(n, dtype=np.int64), tmp[2 * nn + 2 * n:2 * nn + 3 * n])
             ok = code == CONVERGED
             info[I_ITERS] = it
         if not ok:
@@ -209,76 +286,6 @@ def fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, s
     return fl, moving, True
 
 
-# ---------------------------------------------------------------------- packed workspace
-# A 1 kHz loop pays numba's argument unboxing per array argument (~80 ns each), so the fast
-# path receives three flat buffers and cuts them into views here. ``unpack`` and
-# ``Workspace`` share one layout.
-
-@njit(cache=True)
-def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
-    """Views into the packed constant and work buffers (see :class:`Workspace`)."""
-    k = min(m, n)
-    o = 0
-    Rs = const_f[o:o + 9 * n].reshape((n, 3, 3))
-    o += 9 * n
-    ps = const_f[o:o + 3 * n].reshape((n, 3))
-    o += 3 * n
-    R_end = const_f[o:o + 9].reshape((3, 3))
-    o += 9
-    p_end = const_f[o:o + 3]
-    o += 3
-    lim = const_f[o:o + 6 * n].reshape((6, n))
-    o += 6 * n
-    weights = const_f[o:o + 6]
-    o += 6
-    posture = const_f[o:o + n]
-    o += n
-    cfg = const_f[o:o + N_CONFIG]
-    kinds = const_i[0:n]
-    axes = const_i[n:n + m]
-    o = 0
-    Jfull = ws[o:o + 6 * n].reshape((6, n))
-    o += 6 * n
-    T = ws[o:o + 16].reshape((4, 4))
-    o += 16
-    Jsel = ws[o:o + m * n].reshape((m, n))
-    o += m * n
-    task = ws[o:o + m]
-    o += m
-    pref = ws[o:o + n]
-    o += n
-    U = ws[o:o + m * k].reshape((m, k))
-    o += m * k
-    s = ws[o:o + k]
-    o += k
-    Vh = ws[o:o + n * n].reshape((n, n))
-    o += n * n
-    N = ws[o:o + n * n].reshape((n, n))
-    o += n * n
-    box = ws[o:o + 2 * n].reshape((2, n))
-    o += 2 * n
-    info = ws[o:o + N_INFO]
-    o += N_INFO
-    desired = ws[o:o + n]
-    pos_bind = iws[0:n]
-    qp_state = iws[n:2 * n]
-    return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state)
-
-
-@njit(cache=True)
-def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, solver_kind,
-                 max_iter, qp_tol, prev_flags, const_f, const_i, ws, iws, n, m,
-                 out):  # pragma: no cover - compiled
-    """:func:`fused_cycle` on the packed buffers."""
-    (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
-     U, s, Vh, N, box, pos_bind, info, desired, qp_state) = unpack(const_f, const_i, ws, iws, n, m)
-    return fused_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog,
-                       solver_kind, max_iter, qp_tol, qp_state, Rs, ps, kinds, R_end, p_end,
-                       lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref, U, s, Vh,
-                       N, box, pos_bind, info, desired, out, prev_flags)
-
-
 def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):
     """The constant buffers ``(const_f, const_i)`` in :func:`unpack`'s layout."""
     const_f = np.concatenate([np.ravel(Rs), np.ravel(ps), np.ravel(R_end), np.ravel(p_end),
@@ -293,6 +300,7 @@ def work_buffers(n, m):
     """Zeroed work buffers ``(ws, iws)`` in :func:`unpack`'s layout (``Vh`` starts at I)."""
     k = min(m, n)
     size = 6 * n + 16 + m * n + m + n + m * k + k + 2 * n * n + 2 * n + N_INFO + n
+    size += tmp_size(n, m)
     ws = np.zeros(size)
-    iws = np.zeros(2 * n, dtype=np.int8)
+    iws = np.zeros(2 * n, dtype=np.int64)
     return ws, iws

@@ -13,14 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
 from ikstack.diffik.nullspace import RCOND
 from ikstack.diffik.solver import as_result
 from ikstack.errors import InputError
 from ikstack.kinematics import compile_chain
-from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain, JointType
 from ikstack.servo import cycle as C
 from ikstack.servo.commands import (
@@ -32,76 +30,33 @@ from ikstack.servo.commands import (
     ServoResult,
     ServoStatus,
     TwistCommand,
-    TwistFrame,
 )
 from ikstack.servo.config import ServoConfig
+from ikstack.servo.inputs import as_array, parse_command
 from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, reference_violation
 from ikstack.servo.motion import MotionGenerator
+from ikstack.servo.pose_cycle import (
+    FALLBACK,
+    FAR_TIME,
+    M_HAS_PREV_DQ,
+    M_PREV_DT,
+    M_PREV_FLAGS,
+    N_MEM_SCALARS,
+    NO_TIME,
+    SAFE_TIME,
+    check_state,
+    mem_size,
+    pose_step,
+    split_buffer,
+)
 from ikstack.servo.task import POSE, TWIST
 
 S = ServoStatus
-_FLAGS: dict[int, ServoStatus] = {}  # IntFlag construction is slow; flags repeat
+_FLAGS: dict[int, ServoStatus] = {0: S.NONE}  # IntFlag construction is slow; flags repeat
 _BUILTIN = (DampedLeastSquares, BoxQPSolver)
-
-
-@njit(cache=True)
-def _rigid_ok(T):  # pragma: no cover - compiled
-    """A finite 4x4 rigid transform (orthonormal rotation, det +1, last row 0 0 0 1)."""
-    for i in range(4):
-        for j in range(4):
-            if not np.isfinite(T[i, j]):
-                return False
-    if T[3, 0] != 0.0 or T[3, 1] != 0.0 or T[3, 2] != 0.0 or abs(T[3, 3] - 1.0) > 1e-9:
-        return False
-    for i in range(3):
-        for j in range(3):
-            d = T[0, i] * T[0, j] + T[1, i] * T[1, j] + T[2, i] * T[2, j]
-            if abs(d - (1.0 if i == j else 0.0)) > 1e-6:
-                return False
-    det = (T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
-           - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
-           + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0]))
-    return det > 0.0
-
-
-@njit(cache=True)
-def _check_state(q, dq, lo, hi, tol, out):  # pragma: no cover - compiled
-    """-2 if q or dq is not finite; the first joint outside its limits (+-tol); else -1.
-
-    Writes ``q`` clipped into the limits to ``out``.
-    """
-    bad = -1
-    for i in range(q.shape[0]):
-        if not (np.isfinite(q[i]) and np.isfinite(dq[i])):
-            return -2
-        if bad < 0 and (q[i] < lo[i] - tol or q[i] > hi[i] + tol):
-            bad = i
-        out[i] = min(max(q[i], lo[i]), hi[i])
-    return bad
-
-
-def _array(x: Any, n: int) -> np.ndarray | None:
-    """``x`` as a float64 (n,) array (finiteness not checked), or None."""
-    if type(x) is not np.ndarray or x.dtype != np.float64:
-        try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            return None
-    if x.shape != (n,):
-        return None
-    return x
-
-
-def _vector(x: Any, n: int) -> np.ndarray | None:
-    """``x`` as a finite float64 (n,) array, or None."""
-    if type(x) is not np.ndarray or x.dtype != np.float64:
-        try:
-            x = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            return None
-    if x.shape != (n,) or not all_finite(x):
-        return None
-    return x
+_TRACK, _HOLD = Action.TRACK, Action.HOLD
+_new = object.__new__
+_empty = np.empty
 
 
 class Servo:
@@ -149,8 +104,8 @@ class Servo:
         self.motion_generator = motion_generator
         self._fast = type(solver) in _BUILTIN
         self._solver_kind = C.BOX_QP if type(solver) is BoxQPSolver else C.DLS
-        self._max_iter = getattr(solver, "max_iterations", 100)
-        self._qp_tol = getattr(solver, "tolerance", 1e-12)
+        self._max_iter = int(getattr(solver, "max_iterations", 100))
+        self._qp_tol = float(getattr(solver, "tolerance", 1e-12))
         c = compile_chain(chain)
         km = chain.kinematic_margin
         lim = np.empty((6, n))
@@ -163,7 +118,6 @@ class Servo:
         self._lim = lim
         self._lo = np.ascontiguousarray(lim[C.L_LO])
         self._hi = np.ascontiguousarray(lim[C.L_HI])
-        self._lim = lim
         self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
         self._axes = np.array(cfg.task_axes, dtype=np.int64)
         self._weights = np.array(cfg.task_weights, dtype=np.float64)
@@ -175,7 +129,9 @@ class Servo:
         cv[C.C_VANG] = cfg.max_angular_speed
         cv[C.C_POSTURE] = cfg.nullspace_gain if cfg.posture is not None else 0.0
         cv[C.C_CENTER] = cfg.joint_centering_gain
-        cv[C.C_DAMP] = cfg.damping
+        # the fused path calls the built-in kernels directly: DLS's damping floor applies here
+        cv[C.C_DAMP] = max(cfg.damping, getattr(solver, "min_damping", 0.0)) \
+            if type(solver) is DampedLeastSquares else cfg.damping
         cv[C.C_MARGIN] = cfg.joint_limit_margin
         cv[C.C_PTOL] = cfg.position_tolerance
         cv[C.C_RTOL] = cfg.orientation_tolerance
@@ -191,14 +147,32 @@ class Servo:
         cv[C.C_HALTSCALE] = cfg.halt_scale
         m = len(cfg.task_axes)
         # packed buffers for the compiled fast path, and named views of them for the rest
-        self._const_f, self._const_i = C.pack_constants(
+        const_f, const_i = C.pack_constants(
             c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
             self._posture, cv)
-        self._ws, self._iws = C.work_buffers(n, m)
+        # one float and one int buffer (pose_cycle's layout): constants, work, memory, clock
+        const_f = np.concatenate([const_f, [cfg.state_tolerance, cfg.max_dt,
+                                            cfg.command_timeout * 1e9, self._qp_tol]])
+        ws, iws = C.work_buffers(n, m)
+        nf, ni = const_f.shape[0], const_i.shape[0]
+        ints = np.concatenate([const_i, iws, np.array(
+            [n, m, self._solver_kind, self._max_iter, self._has_jerk, nf, ni, NO_TIME, NO_TIME,
+             0], dtype=np.int64)])
+        ints[-1] = ints.shape[0]
+        self._buf = np.concatenate([const_f, ws, np.zeros(mem_size(n)), ints.view(np.float64)])
+        self._fbuf, self._ibuf = split_buffer(self._buf)
+        self._const_f, self._ws = self._fbuf[:nf], self._fbuf[nf:]
+        self._const_i, self._iws = self._ibuf[:ni], self._ibuf[ni:ni + 2 * n]
+        self._clock = self._ibuf[self._ibuf.shape[0] - 3:self._ibuf.shape[0] - 1]
+        self._clock_far: list[int] = [0, 0]
+        self._mem = self._ws[self._ws.shape[0] - mem_size(n):]
+        self._prev_dq = self._mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
+        self._n = n
         (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
          self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
          self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
-         self._qp_state) = C.unpack(self._const_f, self._const_i, self._ws, self._iws, n, m)
+         self._qp_state, self._tmp) = C.unpack(self._const_f, self._const_i, self._ws, self._iws,
+                                               n, m)
         self._cc = (Rs, ps, kinds, R_end, p_end)
         self._m = m
         self._zero6 = np.zeros(6)
@@ -210,15 +184,48 @@ class Servo:
     def reset(self) -> None:
         """Clear a latched SOLVER_ERROR and forget timing history (call before a new session)."""
         self._fault: str | None = None
+        # PoseCommand cycles with a built-in solver and no generator run pose_cycle.pose_step
+        self._pose_fast = self._fast and self.motion_generator is None
         self._Vh[:] = np.eye(self.chain.dof)
-        self._last_now: int | None = None
-        self._last_stamp: int | None = None
-        self._prev_dq: np.ndarray | None = None
-        self._prev_dt = 0.0
+        self._last_now = None
+        self._last_stamp = None
+        self._mem[:] = 0.0  # previous dt, flags and velocity (for the jerk bound)
         self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
-        self._prev_flags = 0
         if self.motion_generator is not None:
             self.motion_generator.reset()
+
+    # the last accepted times live in the int buffer (pose_step reads and writes them there);
+    # Python ints beyond its range are held here and make pose_step defer to the general path
+    def _clock_get(self, i: int) -> int | None:
+        v = int(self._clock[i])
+        if v == NO_TIME:
+            return None
+        return self._clock_far[i] if v == FAR_TIME else v
+
+    def _clock_set(self, i: int, v: int | None) -> None:
+        if v is None:
+            self._clock[i] = NO_TIME
+        elif -SAFE_TIME <= v <= SAFE_TIME:
+            self._clock[i] = v
+        else:
+            self._clock[i] = FAR_TIME
+            self._clock_far[i] = v
+
+    @property
+    def _last_now(self) -> int | None:
+        return self._clock_get(0)
+
+    @_last_now.setter
+    def _last_now(self, v: int | None) -> None:
+        self._clock_set(0, v)
+
+    @property
+    def _last_stamp(self) -> int | None:
+        return self._clock_get(1)
+
+    @_last_stamp.setter
+    def _last_stamp(self, v: int | None) -> None:
+        self._clock_set(1, v)
 
     @property
     def faulted(self) -> bool:
@@ -239,6 +246,55 @@ class Servo:
         Returns:
             :class:`ServoResult`. Never raises for bad input: it answers ``Action.REJECT``.
         """
+        # hot path: a pose command with plain float64 arrays and a built-in solver is checked
+        # and run in one compiled call; anything it does not accept takes the general path,
+        # which repeats every check and builds the messages
+        if (self._pose_fast and type(command) is PoseCommand and type(state) is JointState
+                and type(dt) is float and type(now_ns) is int):
+            stamp = state.stamp_ns
+            cstamp = command.stamp_ns
+            if type(stamp) is int and type(cstamp) is int:
+                n = self._n
+                q_ref = _empty(n)
+                v = _empty(n)
+                try:
+                    code, flags, moving, kappa, perr, rerr, ns, resid, iters = pose_step(
+                        state.q, state.dq, command.T_base_target, dt, now_ns, stamp, cstamp,
+                        self._buf, q_ref, v)
+                except (TypeError, ValueError, OverflowError):  # not plain arrays / int64s
+                    code = FALLBACK
+                if code != FALLBACK:
+                    self._last_ref = (q_ref, v)
+                    if code:
+                        message = self._latch(self._solver_failure())
+                    elif flags:
+                        message = self._message(flags, moving)
+                    else:
+                        message = "ok"
+                    status = _FLAGS.get(flags)
+                    if status is None:
+                        status = _FLAGS.setdefault(flags, S(flags))
+                    # the records' fields set directly: a third cheaper than their __init__
+                    # (test_servo_fast_path checks every field is set)
+                    ref = _new(Reference)
+                    ref.q = q_ref
+                    ref.dq = v
+                    res = _new(ServoResult)
+                    res.action = _TRACK if moving else _HOLD
+                    res.reference = ref
+                    res.status = status
+                    res.message = message
+                    res.task_residual = resid
+                    res.nullspace_speed = ns
+                    res.condition_number = kappa
+                    res.position_error = perr
+                    res.orientation_error = rerr
+                    res.solver_iterations = iters
+                    return res
+        return self._step(state, command, dt, now_ns)
+
+    def _step(self, state: Any, command: Any, dt: Any, now_ns: Any) -> ServoResult:
+        """The general path of :meth:`step` (every command type, solver and generator)."""
         n = self.chain.dof
         cfg = self.config
         # ---- validate
@@ -254,13 +310,13 @@ class Servo:
             return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
         if type(state) is not JointState and not isinstance(state, JointState):
             return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
-        q_in = _array(state.q, n)
-        dq = _array(state.dq, n)
+        q_in = as_array(state.q, n)
+        dq = as_array(state.dq, n)
         if q_in is None or dq is None:
             return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
         q = np.empty(n)
         lo, hi = self._lo, self._hi
-        j = _check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
+        j = check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
         if j == -2:
             return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
         stamp = state.stamp_ns
@@ -271,18 +327,22 @@ class Servo:
         if j >= 0:
             return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
                                 f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
-        mode, target, twist, tool, jog, bad = self._parse_command(command, now_ns)
+        mode, target, twist, tool, jog, bad = parse_command(
+            command, now_ns, n, cfg.command_timeout, self._eye4, self._zero6, self._zero_n)
         if bad:
             return self._reject(state, bad)
         self._last_now = now_ns
         self._last_stamp = int(stamp)
         if self._fault is not None:
             mode = C.FAULT
-        use_jerk = self._has_jerk and self._prev_dq is not None and self._prev_dt > 0
-        a_prev = (dq - self._prev_dq) / self._prev_dt if use_jerk else dq
+        mem = self._mem
+        use_jerk = self._has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and mem[M_PREV_DT] > 0
+        a_prev = (dq - self._prev_dq) / mem[M_PREV_DT] if use_jerk else dq
         if self._has_jerk:
-            self._prev_dq = dq.copy()
-        self._prev_dt = dt
+            self._prev_dq[:] = dq
+            mem[M_HAS_PREV_DQ] = 1.0
+        mem[M_PREV_DT] = dt
+        prev_flags = int(mem[M_PREV_FLAGS])
 
         # ---- the compiled cycle
         out = np.empty((2, n))
@@ -292,55 +352,61 @@ class Servo:
         if (self._fast or mode not in (POSE, TWIST)) and self.motion_generator is None:
             flags, moving, ok = C.packed_cycle(
                 q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, jog, self._solver_kind,
-                self._max_iter, self._qp_tol, self._prev_flags, self._const_f, self._const_i,
+                self._max_iter, self._qp_tol, prev_flags, self._const_f, self._const_i,
                 self._ws, self._iws, n, self._m, out)
             if not ok:
-                message = self._latch(f"{type(self.differential_ik).__name__} failed (iteration "
-                                      "cap, empty box or singular normal matrix)")
+                message = self._latch(self._solver_failure())
                 flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
         else:
             flags, moving, message = self._general_cycle(q, dq, a_prev, use_jerk, dt, mode,
-                                                         target, twist, tool, jog, out, desired)
+                                                         target, twist, tool, jog, out, desired,
+                                                         prev_flags)
         q_ref = out[0]
         v = out[1]
         self._last_ref = (q_ref, v)
-        self._prev_flags = flags if mode in (POSE, TWIST) else 0
+        mem[M_PREV_FLAGS] = flags if mode in (POSE, TWIST) else 0
         if not message:
             message = self._message(flags, moving)
         status = _FLAGS.get(flags)
         if status is None:
             status = _FLAGS.setdefault(flags, S(flags))
-        return ServoResult(Action.TRACK if moving else Action.HOLD, Reference(q_ref, v),
-                           status, message, float(info[C.I_RESID]), float(info[C.I_NS]),
-                           float(info[C.I_KAPPA]), float(info[C.I_PERR]), float(info[C.I_RERR]),
-                           int(info[C.I_ITERS]))
+        x = info.tolist()
+        return ServoResult(_TRACK if moving else _HOLD, Reference(q_ref, v), status, message,
+                           x[C.I_RESID], x[C.I_NS], x[C.I_KAPPA], x[C.I_PERR], x[C.I_RERR],
+                           int(x[C.I_ITERS]))
 
     # ------------------------------------------------------------------ pieces
     def _latch(self, reason: str) -> str:
         self._fault = f"solver error: {reason}" if not reason.startswith("motion") else reason
+        self._pose_fast = False
         return self._fault
+
+    def _solver_failure(self) -> str:
+        return (f"{type(self.differential_ik).__name__} failed (iteration cap, empty box or "
+                "singular normal matrix)")
 
     def _fault_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                      dt: float, out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, bool]:
         """A smooth halt under a latched fault (no solver, no generator)."""
-        return C.fused_cycle(
+        # packed_cycle's desired-velocity buffer is ``desired`` (self._desired)
+        return C.packed_cycle(
             q, dq, a_prev, use_jerk, dt, C.FAULT, self._eye4, self._zero6, False, self._zero_n,
-            C.DLS, 1, 1.0, self._qp_state, *self._cc, self._lim, self._axes, self._weights,
-            self._posture, self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref,
-            self._U, self._s, self._Vh, self._N, self._box, self._pos_bind, self._info, desired,
-            out, 0)
+            C.DLS, 1, 1.0, 0, self._const_f, self._const_i, self._ws, self._iws, self._n,
+            self._m, out)
 
     def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
                        dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
-                       out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, str]:
+                       out: np.ndarray, desired: np.ndarray,
+                       prev_flags: int) -> tuple[int, bool, str]:
         """The cycle with a Python solver and/or a motion generator in the loop."""
         n = self.chain.dof
         info = self._info
         flags = C.cycle_prepare(
-            q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, *self._cc, self._lim,
+            q, dq, a_prev, (bool(use_jerk), float(dt), int(mode), bool(tool)), target, twist,
+            *self._cc, self._lim,
             self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
             self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
-            self._pos_bind, info)
+            self._pos_bind, info, self._tmp)
         if mode in (POSE, TWIST):
             ok, iters, reason = self._solve(q, dt, desired)
             info[C.I_ITERS] = iters
@@ -357,7 +423,7 @@ class Servo:
         flags, moving = C.cycle_finish(
             q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
             self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
-            self._pos_bind, info, out, gen is None or mode == C.FAULT, self._prev_flags)
+            self._pos_bind, info, out, gen is None or mode == C.FAULT, prev_flags)
         if gen is None or mode == C.FAULT:
             return flags, moving, ""
         lower, upper = self._box[0].copy(), self._box[1].copy()
@@ -407,55 +473,6 @@ class Servo:
         out[:] = res.dq
         return True, res.iterations, ""
 
-    def _parse_command(self, command: Any, now_ns: int) -> tuple[int, Any, Any, bool, Any, str]:
-        """``(mode, target, twist, tool_frame, jog, error)``."""
-        n = self.chain.dof
-        eye, z6, zn = self._eye4, self._zero6, self._zero_n
-        if command is None:
-            return C.MISSING, eye, z6, False, zn, ""
-        if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
-            return 0, None, None, False, None, \
-                f"unknown command type {type(command).__name__}; use PoseCommand, " \
-                "TwistCommand, JointJogCommand or None"
-        stamp = getattr(command, "stamp_ns", None)
-        if type(stamp) is not int and not isinstance(stamp, np.integer):
-            return 0, None, None, False, None, "command.stamp_ns must be an integer [ns]"
-        if stamp > now_ns:
-            return 0, None, None, False, None, f"command stamped in the future ({stamp} > {now_ns})"
-        stale = (now_ns - stamp) > self.config.command_timeout * 1e9
-        if type(command) is PoseCommand or isinstance(command, PoseCommand):
-            T = command.T_base_target
-            if type(T) is not np.ndarray or T.dtype != np.float64:
-                try:
-                    T = np.asarray(T, dtype=np.float64)
-                except (TypeError, ValueError):
-                    return 0, None, None, False, None, "T_base_target must be a (4, 4) array"
-            if T.shape != (4, 4) or not _rigid_ok(T):
-                return 0, None, None, False, None, \
-                    "T_base_target must be a finite (4, 4) rigid transform"
-            if not T.flags.c_contiguous:
-                T = np.ascontiguousarray(T)
-            return (C.STALE if stale else POSE), T, z6, False, zn, ""
-        if isinstance(command, TwistCommand):
-            tw = _vector(command.twist, 6)
-            if tw is None:
-                return 0, None, None, False, None, "twist must be a finite (6,) array [v; w]"
-            try:
-                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
-                    else TwistFrame(command.frame)
-            except (KeyError, ValueError):
-                return 0, None, None, False, None, \
-                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'"
-            return (C.STALE if stale else TWIST), eye, tw, frame == TwistFrame.TOOL, zn, ""
-        if isinstance(command, JointJogCommand):
-            v = _vector(command.velocities, n)
-            if v is None:
-                return 0, None, None, False, None, f"jog velocities must be a finite ({n},) array"
-            return (C.STALE if stale else C.JOG), eye, z6, False, v, ""
-        return 0, None, None, False, None, \
-            f"unknown command type {type(command).__name__}; use PoseCommand, TwistCommand, " \
-            "JointJogCommand or None"
-
     def _message(self, flags: int, moving: bool) -> str:
         if flags & C.SOLVER:
             return self._fault or "solver error"
@@ -484,7 +501,8 @@ class Servo:
         if self._last_ref is not None:
             q0, v0 = self._last_ref
             lower, upper, pb = np.empty(n), np.empty(n), np.empty(n, dtype=np.int8)
-            dt = self._prev_dt if self._prev_dt > 0 else 0.01
+            prev_dt = float(self._mem[M_PREV_DT])
+            dt = prev_dt if prev_dt > 0 else 0.01
             cycle_bounds(q0, v0, v0, False, dt, self._lo, self._hi, self.config.joint_limit_margin,
                          self._lim[C.L_VMAX], self._lim[C.L_AMAX], self._lim[C.L_JMAX], lower,
                          upper, pb)

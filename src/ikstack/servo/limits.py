@@ -49,6 +49,23 @@ def braking_speed(dist, c, dt):  # pragma: no cover - compiled
     return v
 
 
+@njit(cache=True, inline="always")
+def _braking_cap(dist, c, dt, cap):  # pragma: no cover - compiled
+    """:func:`braking_speed`, or ``inf`` when it is certainly at least ``cap``.
+
+    The sampled braking path of ``v`` is at most ``dt (v^2/(2c) + v/2 + c/8)``, so a distance
+    covering that for ``X = (cap + c) (1 + 1e-9)`` admits a speed of at least ``X`` (the
+    ``c/2`` and the factor cover :func:`braking_speed`'s rounding guard). Every use of the
+    result in :func:`cycle_bounds` is a ``min``/comparison with values at most ``cap``, so
+    ``inf`` decides exactly as the value would, without the square root and divisions.
+    """
+    if c > 0.0 and c < np.inf and cap < np.inf:
+        x = (cap + c) * (1.0 + 1e-9)
+        if dist * (2.0 * c) >= dt * (x * x + x * c + 0.25 * c * c) * (1.0 + 1e-9):
+            return np.inf
+    return braking_speed(dist, c, dt)
+
+
 @njit(cache=True)
 def braking_path(v, c, dt):  # pragma: no cover - compiled
     """Distance covered from velocity ``|v|`` (this cycle included) braking at ``c`` per cycle."""
@@ -79,12 +96,12 @@ def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, l
         # 1. hard position (braking)
         if np.isfinite(hi[i]):
             span = hi[i] - lo[i] if np.isfinite(lo[i]) else abs(hi[i]) + 1.0
-            ub_p = braking_speed(hi[i] - qi - _EPS * (1.0 + abs(hi[i]) + span), c, dt)
+            ub_p = _braking_cap(hi[i] - qi - _EPS * (1.0 + abs(hi[i]) + span), c, dt, vmax[i])
         else:
             ub_p = np.inf
         if np.isfinite(lo[i]):
             span = hi[i] - lo[i] if np.isfinite(hi[i]) else abs(lo[i]) + 1.0
-            lb_p = -braking_speed(qi - lo[i] - _EPS * (1.0 + abs(lo[i]) + span), c, dt)
+            lb_p = -_braking_cap(qi - lo[i] - _EPS * (1.0 + abs(lo[i]) + span), c, dt, vmax[i])
         else:
             lb_p = -np.inf
         # 2. velocity
@@ -112,9 +129,9 @@ def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, l
         lb_s = -np.inf
         if mg > 0.0:
             if np.isfinite(hi[i]):
-                ub_s = braking_speed(hi[i] - mg - qi, c, dt)
+                ub_s = _braking_cap(hi[i] - mg - qi, c, dt, vmax[i])
             if np.isfinite(lo[i]):
-                lb_s = -braking_speed(qi - lo[i] - mg, c, dt)
+                lb_s = -_braking_cap(qi - lo[i] - mg, c, dt, vmax[i])
         s_lo = max(h_lo, lb_s)
         s_hi = min(h_hi, ub_s)
         if s_lo > s_hi:

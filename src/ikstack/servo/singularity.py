@@ -39,7 +39,7 @@ ESCAPE = int(ServoStatus.SINGULARITY_ESCAPE)
 SINGULAR_RCOND = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T,
                   Jsel):  # pragma: no cover - compiled
     """Full Jacobian (6, n) and tool pose into ``Jfull``/``T``; selected, weighted rows to ``Jsel``."""
@@ -89,6 +89,42 @@ def kappa_near(q, Vh, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no
     Jsel = np.empty((m, n))
     task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
     k = min(m, n)
+    s = np.empty(k)
+    V = Vh.copy()
+    svd_jacobi(Jsel, np.empty((m, k)), s, V, True)
+    return condition(s)
+
+
+@njit(cache=True)
+def kappa_near_capped(q, Vh, J0, s0, cap, Rs, ps, kinds, R_end, p_end, axes,
+                      weights):  # pragma: no cover - compiled
+    """:func:`kappa_near`, or an upper bound of it below ``cap`` when one is cheap.
+
+    ``J0`` is the task Jacobian at a nearby configuration and ``s0`` its singular values.
+    Weyl's inequality bounds the singular values of ``J(q)`` within ``d = ||J(q) - J0||_F`` of
+    ``s0``, so ``kappa(q) <= (s0_max + d) / (s0_min - d)``. When that bound (with a margin
+    for rounding) is below ``cap`` it is returned and the SVD is skipped; a caller that only
+    compares the result with ``cap`` and above decides exactly as with the true value.
+    """
+    n = q.shape[0]
+    Jfull = np.empty((6, n))
+    T = np.empty((4, 4))
+    m = axes.shape[0]
+    Jsel = np.empty((m, n))
+    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
+    k = min(m, n)
+    if k > 0 and s0[k - 1] > 0.0:
+        d2 = 0.0
+        for r in range(m):
+            for i in range(n):
+                x = Jsel[r, i] - J0[r, i]
+                d2 += x * x
+        d = np.sqrt(d2) * (1.0 + 1e-9) + 1e-12 * s0[0]
+        lo = s0[k - 1] - d
+        if lo > 0.0:
+            bound = (s0[0] + d) / lo * (1.0 + 1e-9)
+            if bound < cap:
+                return bound
     s = np.empty(k)
     V = Vh.copy()
     svd_jacobi(Jsel, np.empty((m, k)), s, V, True)
@@ -171,7 +207,7 @@ def _scale(kappa, k_dec, upper):  # pragma: no cover - compiled
     return 1.0 - (kappa - k_dec) / (upper - k_dec)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0, Rs, ps, kinds,
                       R_end, p_end, axes, weights, k_dec, k_halt, k_leave, probe, min_leave,
                       escape_speed, halted, halt_scale):  # pragma: no cover - compiled
@@ -202,7 +238,9 @@ def singularity_scale(q, dq, dq_meas, amax, task, Jsel, U, s, Vh, kappa0, dt, T0
         if dq_meas[i] != 0.0:
             moving = True
     if moving:
-        kappa_a = kappa_near(qn, Vh, Rs, ps, kinds, R_end, p_end, axes, weights)
+        # only a value above k_dec matters here, so a certified bound below it will do
+        kappa_a = kappa_near_capped(qn, Vh, Jsel, s, k_dec, Rs, ps, kinds, R_end, p_end, axes,
+                                    weights)
         if kappa_a > kappa0 and kappa_a > k_dec:
             ahead = max(_scale(kappa_a, k_dec, k_halt), 0.0)
     if not kappa0 > k_dec:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.diffik._linalg import svd_jacobi
+from ikstack.diffik._linalg import svd_jacobi_into, view2
 from ikstack.diffik.nullspace import project, projector_from_svd, secondary_velocity
 from ikstack.servo.singularity import condition, task_jacobian
 
@@ -67,32 +67,40 @@ def _cap(vel, lo, max_norm):  # pragma: no cover - compiled
         vel[lo + 2] *= f
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist,
-                      tool_frame, gain, v_lin, v_ang, posture, posture_gain, lower, upper,
-                      continuous, centering_gain, rcond, Jfull, T, Jsel, task, pref, U, s, Vh,
-                      N):  # pragma: no cover - compiled
+                      tool_frame, gains, posture, lower, upper, continuous, Jfull, T, Jsel, task,
+                      pref, U, s, Vh, N, tmp):  # pragma: no cover - compiled
     """One cycle's task: Jacobians, task velocity, SVD, projected secondary velocity.
+
+    ``gains`` is ``(pose_gain, max_linear_speed, max_angular_speed, posture_gain,
+    centering_gain, rcond)`` (a tuple keeps the call under 31 arguments, past which Python
+    passes them as one ``*args`` tuple and every array is reference-counted into it).
+
+    ``tmp`` is scratch of at least ``n m + n^2 + 2 n + 24`` values.
 
     Writes the SVD of the task Jacobian into ``U, s, Vh`` and the nullspace projector into
     ``N`` (when a secondary term is on). Returns ``(kappa, position_error, orientation_error,
     nullspace_speed)``; errors are over the selected axes (0 for twists).
     """
+    gain, v_lin, v_ang, posture_gain, centering_gain, rcond = gains
     n = q.shape[0]
     m = axes.shape[0]
     task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
-    vel = np.empty(6)
+    o = n * m + n * n + 2 * n  # the SVD's scratch comes first
+    vel = tmp[o:o + 6]
+    M = view2(tmp[o + 6:o + 15], 3, 3)
+    rv = tmp[o + 15:o + 18]
+    sel = tmp[o + 18:o + 24]
     perr = 0.0
     rerr = 0.0
     if mode == POSE:
         for c in range(3):
             vel[c] = T_target[c, 3] - T[c, 3]
-        M = np.empty((3, 3))
         for i in range(3):
             for j in range(3):
                 M[i, j] = (T_target[i, 0] * T[j, 0] + T_target[i, 1] * T[j, 1]
                            + T_target[i, 2] * T[j, 2])
-        rv = np.empty(3)
         rotvec_of(M, rv)
         vel[3], vel[4], vel[5] = rv[0], rv[1], rv[2]
         for r in range(m):
@@ -114,7 +122,8 @@ def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_tar
             for c in range(6):
                 vel[c] = twist[c]
     # cap only what the task controls
-    sel = np.zeros(6)
+    for c in range(6):
+        sel[c] = 0.0
     for r in range(m):
         sel[axes[r]] = 1.0
     for c in range(6):
@@ -124,7 +133,10 @@ def cartesian_prepare(q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_tar
     for r in range(m):
         a = axes[r]
         task[r] = weights[a] * vel[a]
-    svd_jacobi(Jsel, U, s, Vh, True)  # warm: Vh holds the previous cycle's
+    # warm: Vh holds the previous cycle's
+    svd_jacobi_into(Jsel, U, s, Vh, True, view2(tmp[0:n * m], n, m),
+                    view2(tmp[n * m:n * m + n * n], n, n), tmp[n * m + n * n:n * m + n * n + n],
+                    tmp[n * m + n * n + n:n * m + n * n + 2 * n])
     kappa = condition(s)
     ns = 0.0
     if posture_gain != 0.0 or centering_gain != 0.0:
