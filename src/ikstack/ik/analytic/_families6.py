@@ -28,6 +28,7 @@ from ikstack.ik.analytic._vec import (
     norm,
     rot,
     rotm,
+    scale,
     sub,
     v3,
     wrap,
@@ -81,6 +82,9 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
 #: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
 #: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
+#: three-parallel variant: axes 5 and 6 (1-based) meet (joints 1 and 5 by subproblem 4 each
+#: instead of subproblem 6; the general variant is :data:`GENERAL`)
+LAST_MEET = 1
 
 
 @njit(cache=True)
@@ -175,11 +179,45 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
 
 
 @njit(cache=True)
-def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
+    """``(count, q0 (4,), q4 (4,))`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
+    ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
+    and its component along ``h1`` gives joint 1 by subproblem 4; then
+    ``h1 . R(h4, q4) h5 = h1 . R01^T R06 h5`` gives joint 5 by subproblem 4."""
+    z4 = (0.0, 0.0, 0.0, 0.0)
+    g = dot(h4, h5)
+    den = 1.0 - g * g
+    a5 = dot(P5, h4)
+    b5 = dot(P5, h5)
+    al = (a5 - g * b5) / den
+    be = (b5 - g * a5) / den
+    v = mv(R06, h5)
+    w = sub(p16, scale(v, be))
+    m, ls, x0, x1 = sp4(h1, w, neg(h0), d1 + al * dot(h1, h4))
+    if ls:
+        return 0, z4, z4
+    a = [0.0, 0.0, 0.0, 0.0]
+    b = [0.0, 0.0, 0.0, 0.0]
+    cnt = 0
+    for i in range(m):
+        q0 = x0 if i == 0 else x1
+        k, ls2, y0, y1 = sp4(h1, h5, h4, dot(h1, rot(h0, -q0, v)))
+        if ls2:
+            continue
+        for j in range(k):
+            a[cnt] = q0
+            b[cnt] = y0 if j == 0 else y1
+            cnt += 1
+    return cnt, (a[0], a[1], a[2], a[3]), (b[0], b[1], b[2], b[3])
+
+
+@njit(cache=True)
+def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
     """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
 
-    Subproblem 6 gives joints 1 and 5, subproblem 1 the sum of the parallel joints and joint
-    6, subproblem 3 the elbow (two branches), subproblem 1 the shoulder.
+    Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
+    :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
+    the elbow (two branches), subproblem 1 the shoulder.
     """
     _fill_seed(Q, V, seed)
     R06 = mm(Rt, mT(R6T))
@@ -189,7 +227,11 @@ def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - co
     m0 = neg(h0)
     d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
         + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    if var == LAST_MEET:
+        n, a, b = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
+    else:
+        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
+                      0.0)
     slot = 0
     for i in range(n):
         q0 = a[i]
@@ -236,14 +278,14 @@ def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cov
         if fid == SPHERICAL:
             spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
         else:
-            three_parallel(Rr, pr, H, P, R6T, sgn, sr, Qr, V)
+            three_parallel(var, Rr, pr, H, P, R6T, sgn, sr, Qr, V)
         for k in range(Q.shape[0]):
             for j in range(6):
                 Q[k, j] = Qr[k, 5 - j]
     elif fid == SPHERICAL:
         spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
     else:
-        three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V)
+        three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V)
 
 
 @njit(cache=True)

@@ -1,10 +1,14 @@
-"""The single-target fast path of :class:`~ikstack.ik.analytic.AnalyticIK`, compiled.
+"""The compiled fast paths of :class:`~ikstack.ik.analytic.AnalyticIK`.
 
-One call selects the valid candidate nearest the seed (:func:`._select.lazy_one`, the same
-kernel as the batched path), checks it against the coupled-joint constraints and certifies it
-(:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`), so a
-success here carries exactly the general path's numbers. Anything else (no candidate, a broken
-constraint, a failed certificate) returns a nonzero code and the general path decides.
+:func:`select_one` selects one target's valid candidate nearest the seed
+(:func:`._select.lazy_one`, the same kernel as the batched path), checks it against the
+coupled-joint constraints and certifies it (:func:`ikstack.ik._gate.certify_rows`, the kernel
+behind :func:`ikstack.ik.certify`), so a success here carries exactly the general path's
+numbers. :func:`six_batch` (and :func:`six_one`, the same row kernel for one target) does the
+whole solve of a 6R family per row in one pass: rigid check, candidates, representatives,
+limits, lazy FK gate, certificate, with no scratch allocated per row. Anything else (no
+candidate, a broken constraint, a failed certificate, a target to check with numpy) returns a
+nonzero code and the general path decides.
 
 A solver's constant data travel packed in one float and one int array (a compiled call pays
 per argument): :func:`pack` builds them, :func:`_unpack` reads them back.
@@ -13,18 +17,22 @@ per argument): :func:`pack` builds them, :func:`_unpack` reads them back.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from numpy.typing import NDArray
 
-from ikstack.ik._gate import certify_rows, constraints_row
-from ikstack.ik.analytic._families6 import K6, _batch6_range
-from ikstack.ik.analytic._select import lazy_one
+from ikstack.ik._gate import RIGID, certify_rows, constraints_row, fk_error_one, rigid_code
+from ikstack.ik.analytic._families6 import K6, solve6
+from ikstack.ik.analytic._select import _limits_row, lazy_one
+from ikstack.ik.analytic._vec import m9
+from ikstack.kinematics._kernels import fk_one
+from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
 
-#: codes of :func:`select_one`
+#: codes of :func:`select_one`, :func:`six_one` and :func:`six_batch`
 DONE = 0
 GENERAL = 1  #: let the general path decide
+NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: numpy decides
 
 
 def pack(lo: Array, hi: Array, W: Array, glo: Array, ghi: Array, ptol: float, rtol: float,
@@ -104,16 +112,122 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
 
 
 @njit(cache=True)
-def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
-    """A 6R family's candidates for one target (``S`` (1, 6), ``T`` (1, 4, 4); the family's data
-    packed after the solver's), then :func:`select_one`."""
-    fo, io = _unpack(fl, il)[-2:]
+def _pick6(Q, V, seed, Tt, lo, hi, revolute, W, max_step, Rs, ps, kinds, R_end, p_end, ptol,
+           rtol, OK, D, Tbuf):  # pragma: no cover - compiled
+    """:func:`._select.lazy_one` without near-mode polish and without scratch allocations:
+    ``(index, perr, rerr)`` of the nearest candidate within the limits and the step bound that
+    passes the FK gate (its errors as :func:`ikstack.ik._gate.fk_error_one` gives them), or
+    ``(-1, 0, 0)``. Candidates are moved to their representatives in place."""
+    K = Q.shape[0]
+    for k in range(K):
+        v = V[k]
+        for j in range(Q.shape[1]):
+            if not np.isfinite(Q[k, j]):
+                Q[k, j] = seed[j]
+                v = False
+        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        D[k] = d
+        OK[k] = v and lim and step <= max_step
+    while True:
+        best = -1
+        for k in range(K):
+            if OK[k] and (best < 0 or D[k] < D[best]):
+                best = k
+        if best < 0:
+            return -1, 0.0, 0.0
+        if fk_one(Q[best], Rs, ps, kinds, R_end, p_end, Tbuf):
+            pe, re = fk_error_one(Tbuf, Tt)
+            if pe <= ptol and re <= rtol:
+                return best, pe, re
+        OK[best] = False
+
+
+@njit(cache=True)
+def _six_row(Ti, s, qrow, Q, V, OK, D, Tbuf, lo, hi, W, glo, ghi, ptol, rtol, step, Rs, ps,
+             kinds, R_end, p_end, revolute, qidx, qcoef, A, b, fid, var, rev, H, P, R6,
+             sgn):  # pragma: no cover - compiled
+    """One target ``Ti`` (4, 4) of a 6R family with seed ``s``: the selection into ``qrow``
+    and ``(code, perr, rerr)``.
+
+    The certificate is :func:`ikstack.ik._gate.certify_rows`'s for the row: the FK gate that
+    selected it ran the same FK and error kernels on the same row and target with the same
+    tolerances, so only the chain limits and the constraints remain to check here.
+    """
+    if rigid_code(Ti, RIGID_ATOL) != RIGID:
+        return NOT_RIGID, 0.0, 0.0
+    solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Q, V)
+    best, pe, re = _pick6(Q, V, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end, p_end,
+                          ptol, rtol, OK, D, Tbuf)
+    if best < 0:
+        return GENERAL, 0.0, 0.0
+    good = True
+    for j in range(qrow.shape[0]):
+        x = Q[best, j]
+        qrow[j] = x
+        if not (x >= glo[j] and x <= ghi[j]):
+            good = False
+    if not good or constraints_row(qrow, qidx, qcoef, A, b) != 1:
+        return GENERAL, 0.0, 0.0  # broken (the general path re-selects) or too close to call
+    return DONE, pe, re
+
+
+@njit(cache=True, inline="always")
+def _family6(fl, il, fo, io):  # pragma: no cover - compiled
     H = fl[fo:fo + 18].reshape((6, 3))
     P = fl[fo + 18:fo + 39].reshape((7, 3))
-    R6T = fl[fo + 39:fo + 48].reshape((3, 3))
+    R6 = m9(fl[fo + 39:fo + 48].reshape((3, 3)))
     sgn = fl[fo + 48:fo + 54]
-    fid, var, rev = il[io], il[io + 1], il[io + 2] != 0
-    Q = np.empty((1, K6, 6))
-    V = np.empty((1, K6), dtype=np.bool_)
-    _batch6_range(0, 1, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
-    return select_one(Q[0], V[0], S[0], T, fl, il, 0, q, ok, perr, rerr)
+    return il[io], il[io + 1], il[io + 2] != 0, H, P, R6, sgn
+
+
+@njit(cache=True)
+def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, kinds, revolute, qidx,
+     qcoef, A, b, fo, io) = _unpack(fl, il)
+    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    Q = np.empty((K6, 6))
+    V = np.empty(K6, dtype=np.bool_)
+    OK = np.empty(K6, dtype=np.bool_)
+    D = np.empty(K6)
+    Tbuf = np.empty((4, 4))
+    one_seed = S.shape[0] == 1
+    for i in range(i0, i1):
+        si = 0 if one_seed else i
+        c, pe, re = _six_row(T[i], S[si], q[i], Q, V, OK, D, Tbuf, lo, hi,
+                             W, glo, ghi, ptol, rtol, step, Rs, ps, kinds, R_end, p_end,
+                             revolute, qidx, qcoef, A, b, fid, var, rev, H, P, R6, sgn)
+        code[i] = c
+        perr[i] = pe
+        rerr[i] = re
+
+
+@njit(cache=True, parallel=True)
+def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):  # pragma: no cover - compiled
+    """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
+    ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
+    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide."""
+    n = T.shape[0]
+    if not parallel:
+        _six_block(0, n, S, T, fl, il, q, perr, rerr, code)
+        return
+    nblk = (n + 63) // 64
+    for bk in prange(nblk):
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, q, perr, rerr, code)
+
+
+@njit(cache=True)
+def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """:func:`six_batch` for one (4, 4) target ``T`` and seed ``S`` (1, 6); also writes ``ok``."""
+    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, kinds, revolute, qidx,
+     qcoef, A, b, fo, io) = _unpack(fl, il)
+    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    Q = np.empty((K6, 6))
+    V = np.empty(K6, dtype=np.bool_)
+    OK = np.empty(K6, dtype=np.bool_)
+    D = np.empty(K6)
+    Tbuf = np.empty((4, 4))
+    c, perr[0], rerr[0] = _six_row(T, S[0], q[0], Q, V, OK, D, Tbuf, lo, hi, W, glo, ghi, ptol,
+                                   rtol, step, Rs, ps, kinds, R_end, p_end, revolute, qidx, qcoef,
+                                   A, b, fid, var, rev, H, P, R6, sgn)
+    ok[0] = c == DONE
+    return c
