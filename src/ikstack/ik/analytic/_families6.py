@@ -10,10 +10,12 @@ seed values). Singular wrists give the seed-dependent representative of their fa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp4, sp5, sp6
+from ikstack.ik.analytic._sp_kernels import sp1_angle, sp2, sp3, sp4, sp5, sp6
 from ikstack.ik.analytic._vec import (
     add,
     any_perp,
@@ -27,7 +29,9 @@ from ikstack.ik.analytic._vec import (
     neg,
     norm,
     rot,
+    rot_cs,
     rotm,
+    rotm_cs,
     scale,
     sub,
     v3,
@@ -52,8 +56,8 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     Ru = mv(R, u)
     if norm(cross(a, Rc)) < 1e-10:
         x = seed_x
-        y, _ = sp1(c, rot(a, -x, Rc), b)
-        z, _ = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
+        y = sp1_angle(c, rot(a, -x, Rc), b)
+        z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, (x, x), (y, y), (z, z)
     cnt, ls, t1, t2 = sp2(Rc, c, a, b)
     if ls:
@@ -61,13 +65,13 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     # y and z again from x by subproblem 1: near a gimbal singularity x carries the
     # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
     x0 = -t1[0]
-    y0, _ = sp1(c, rot(a, -x0, Rc), b)
-    z0, _ = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
+    y0 = sp1_angle(c, rot(a, -x0, Rc), b)
+    z0 = sp1_angle(u, rot(b, -y0, rot(a, -x0, Ru)), c)
     if cnt == 1:
         return 1, (x0, x0), (y0, y0), (z0, z0)
     x1 = -t1[1]
-    y1, _ = sp1(c, rot(a, -x1, Rc), b)
-    z1, _ = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
+    y1 = sp1_angle(c, rot(a, -x1, Rc), b)
+    z1 = sp1_angle(u, rot(b, -y1, rot(a, -x1, Ru)), c)
     return 2, (x0, x1), (y0, y1), (z0, z1)
 
 
@@ -113,7 +117,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
                 continue
             for j in range(k):
                 q2 = y0 if j == 0 else y1
-                q1, _ = sp1(add(P2, rot(h2, q2, P3)), w, h1)
+                q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
                 a0[cnt], a1[cnt], a2[cnt] = q0, q1, q2
                 cnt += 1
     elif var == FIRST_MEET:
@@ -233,28 +237,40 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
         n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
                       0.0)
     slot = 0
+    u1 = any_perp(h1)
+    u5 = any_perp(h5)
+    mP2 = neg(P2)
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
-        A = mm(mT(rotm(h0, q0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
-        v = rot(h4, q4, h5)
+        if i == 0 or q0 != a[i - 1]:
+            # sines and cosines once per angle (R(k, -t) from the same pair)
+            c0 = math.cos(q0)
+            s0 = math.sin(q0)
+            A = mm(mT(rotm_cs(h0, c0, s0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
+            w0 = sub(rot_cs(h0, c0, -s0, p16), P1)
+        c4 = math.cos(q4)
+        s4 = math.sin(q4)
+        v = rot_cs(h4, c4, s4, h5)
         if norm(cross(v, h1)) < 1e-10:
             q5 = seed[5]
-            u = any_perp(h1)
-            Bt = mm(rotm(h4, q4), rotm(h5, q5))
-            theta, _ = sp1(u, mv(A, mtv(Bt, u)), h1)
+            Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
+            theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
+            ct = math.cos(theta)
+            st = math.sin(theta)
         else:
-            theta, _ = sp1(v, mv(A, h5), h1)
-            u = any_perp(h5)
-            B = mm(rotm(h1, -theta), A)
-            q5, _ = sp1(u, rot(h4, -q4, mv(B, u)), h5)
-        d = sub(sub(rot(h0, -q0, p16), P1), rot(h1, theta, add(P4, rot(h4, q4, P5))))
-        m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
+            theta = sp1_angle(v, mv(A, h5), h1)
+            ct = math.cos(theta)
+            st = math.sin(theta)
+            B = mm(rotm_cs(h1, ct, -st), A)
+            q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
+        d = sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
+        m, ls, e0, e1 = sp3(P3, mP2, h1, norm(d))
         for j in range(m):
             if slot >= 8:
                 break
             phi2 = e0 if j == 0 else e1
-            phi1, _ = sp1(add(P2, rot(h1, phi2, P3)), d, h1)
+            phi1 = sp1_angle(add(P2, rot(h1, phi2, P3)), d, h1)
             phi3 = wrap(theta - phi1 - phi2)
             Q[slot, 0] = q0
             Q[slot, 1] = phi1 * sgn[1]

@@ -142,35 +142,6 @@ def _pick6(Q, V, seed, Tt, lo, hi, revolute, W, max_step, Rs, ps, kinds, R_end, 
         OK[best] = False
 
 
-@njit(cache=True)
-def _six_row(Ti, s, qrow, Q, V, OK, D, Tbuf, lo, hi, W, glo, ghi, ptol, rtol, step, Rs, ps,
-             kinds, R_end, p_end, revolute, qidx, qcoef, A, b, fid, var, rev, H, P, R6,
-             sgn):  # pragma: no cover - compiled
-    """One target ``Ti`` (4, 4) of a 6R family with seed ``s``: the selection into ``qrow``
-    and ``(code, perr, rerr)``.
-
-    The certificate is :func:`ikstack.ik._gate.certify_rows`'s for the row: the FK gate that
-    selected it ran the same FK and error kernels on the same row and target with the same
-    tolerances, so only the chain limits and the constraints remain to check here.
-    """
-    if rigid_code(Ti, RIGID_ATOL) != RIGID:
-        return NOT_RIGID, 0.0, 0.0
-    solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Q, V)
-    best, pe, re = _pick6(Q, V, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, OK, D, Tbuf)
-    if best < 0:
-        return GENERAL, 0.0, 0.0
-    good = True
-    for j in range(qrow.shape[0]):
-        x = Q[best, j]
-        qrow[j] = x
-        if not (x >= glo[j] and x <= ghi[j]):
-            good = False
-    if not good or constraints_row(qrow, qidx, qcoef, A, b) != 1:
-        return GENERAL, 0.0, 0.0  # broken (the general path re-selects) or too close to call
-    return DONE, pe, re
-
-
 @njit(cache=True, inline="always")
 def _family6(fl, il, fo, io):  # pragma: no cover - compiled
     H = fl[fo:fo + 18].reshape((6, 3))
@@ -182,6 +153,11 @@ def _family6(fl, il, fo, io):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`six_batch`. Per row: the rigid check, the family's
+    candidates, the lazy gate (:func:`_pick6`), then the certificate: it is
+    :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
+    the same FK and error kernels on the same row and target with the same tolerances, so only
+    the chain limits and the constraints remain to check."""
     (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, kinds, revolute, qidx,
      qcoef, A, b, fo, io) = _unpack(fl, il)
     fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
@@ -192,13 +168,29 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
-        si = 0 if one_seed else i
-        c, pe, re = _six_row(T[i], S[si], q[i], Q, V, OK, D, Tbuf, lo, hi,
-                             W, glo, ghi, ptol, rtol, step, Rs, ps, kinds, R_end, p_end,
-                             revolute, qidx, qcoef, A, b, fid, var, rev, H, P, R6, sgn)
-        code[i] = c
-        perr[i] = pe
-        rerr[i] = re
+        Ti = T[i]
+        s = S[0] if one_seed else S[i]
+        perr[i] = 0.0
+        rerr[i] = 0.0
+        if rigid_code(Ti, RIGID_ATOL) != RIGID:
+            code[i] = NOT_RIGID
+            continue
+        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Q, V)
+        best, pe, re = _pick6(Q, V, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end,
+                              p_end, ptol, rtol, OK, D, Tbuf)
+        code[i] = GENERAL
+        if best < 0:
+            continue
+        good = True
+        for j in range(6):
+            x = Q[best, j]
+            q[i, j] = x
+            if not (x >= glo[j] and x <= ghi[j]):
+                good = False
+        if good and constraints_row(q[i], qidx, qcoef, A, b) == 1:
+            code[i] = DONE
+            perr[i] = pe
+            rerr[i] = re
 
 
 @njit(cache=True, parallel=True)
@@ -217,17 +209,9 @@ def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):  # pragma: no cover 
 
 @njit(cache=True)
 def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
-    """:func:`six_batch` for one (4, 4) target ``T`` and seed ``S`` (1, 6); also writes ``ok``."""
-    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, kinds, revolute, qidx,
-     qcoef, A, b, fo, io) = _unpack(fl, il)
-    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
-    Q = np.empty((K6, 6))
-    V = np.empty(K6, dtype=np.bool_)
-    OK = np.empty(K6, dtype=np.bool_)
-    D = np.empty(K6)
-    Tbuf = np.empty((4, 4))
-    c, perr[0], rerr[0] = _six_row(T, S[0], q[0], Q, V, OK, D, Tbuf, lo, hi, W, glo, ghi, ptol,
-                                   rtol, step, Rs, ps, kinds, R_end, p_end, revolute, qidx, qcoef,
-                                   A, b, fid, var, rev, H, P, R6, sgn)
-    ok[0] = c == DONE
-    return c
+    """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
+    writes ``ok``; returns the code."""
+    code = np.empty(1, dtype=np.int64)
+    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, q, perr, rerr, code)
+    ok[0] = code[0] == DONE
+    return code[0]

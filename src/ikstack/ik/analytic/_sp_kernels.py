@@ -36,6 +36,14 @@ def sp1(p1, p2, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def sp1_angle(p1, p2, k):  # pragma: no cover - compiled
+    """:func:`sp1`'s ``t`` alone (the same operations; no least-squares verdict)."""
+    kxp = cross(k, p1)
+    kxkxp = cross(k, kxp)
+    return math.atan2(dot(kxp, p2), -dot(kxkxp, p2))
+
+
+@njit(cache=True)
 def sp4(h, p, k, d):  # pragma: no cover - compiled
     """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit)."""
     kxp = cross(k, p)
@@ -80,10 +88,10 @@ def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
     q2 = scale(p2, 1.0 / n2)
     # k2 . R(k1, t1) q1 = k2 . q2 (the component along k2 is unchanged by R(k2, t2))
     cnt, ls, a0, a1 = sp4(k2, q1, k1, dot(k2, q2))
-    b0, _ = sp1(q2, rot(k1, a0, q1), k2)
+    b0 = sp1_angle(q2, rot(k1, a0, q1), k2)
     b1 = b0
     if cnt == 2:
-        b1, _ = sp1(q2, rot(k1, a1, q1), k2)
+        b1 = sp1_angle(q2, rot(k1, a1, q1), k2)
         if abs(wrap(a0 - a1)) < 1e-12 and abs(wrap(b0 - b1)) < 1e-12:
             cnt = 1
     return cnt, ls or ls_norm, (a0, a1), (b0, b1)
@@ -256,7 +264,7 @@ def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
     for i in range(n):
         v1 = add(p0, rot(k1, a[i], p1))
         v3 = add(p2, rot(k3, b[i], p3))
-        t, _ = sp1(v3, v1, k2)
+        t = sp1_angle(v3, v1, k2)
         if norm(sub(rot(k2, t, v3), v1)) > 1e-6 * scale_:
             continue
         if cnt == 0:

@@ -300,7 +300,7 @@ class AnalyticIK:
         """
         T = T_base_tcp
         if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64
-                and (self._six or rigid_code(T, RIGID_ATOL) == RIGID)):
+                and (T.flags.c_contiguous if self._six else rigid_code(T, RIGID_ATOL) == RIGID)):
             return None  # a 6R family's kernel checks the target itself
         dof = self.chain.dof
         if seed is None:
