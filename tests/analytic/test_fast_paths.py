@@ -39,14 +39,21 @@ def arms():
     yield "ur5", robots.load("ur5")
     yield "meeting", three_parallel_meeting(rng)
     for s in ("spherical_two_parallel", "spherical_wrist", "three_parallel",
-              "spherical_shoulder"):
+              "spherical_shoulder", "three_parallel_reversed", "spherical_two_intersecting"):
         yield s, random_arm(s, rng)
 
 
+OPTIONS = {"default": {}, "weights_step": {"weights": [3.0, 0.5, 1.0, 0.0, 2.0, 1.0],
+                                           "max_joint_step": 2.5}}
+
+
+@pytest.mark.parametrize("options", list(OPTIONS))
 @pytest.mark.parametrize("name, chain", list(arms()), ids=lambda v: v if isinstance(v, str)
                          else "")
-def test_fused_batch_and_single_calls_equal_the_general_path(name, chain):
-    ik = AnalyticIK(chain)
+def test_fused_batch_and_single_calls_equal_the_general_path(name, chain, options):
+    """Bit for bit: the fused kernel expands only the branches that can hold the nearest
+    valid candidate, and must still select what the full enumeration selects."""
+    ik = AnalyticIK(chain, **OPTIONS[options])
     assert ik._six
     rng = np.random.default_rng(7)
     T, seeds = mixed_targets(chain, rng, 300)

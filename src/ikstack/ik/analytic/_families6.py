@@ -216,14 +216,8 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
-    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
-
-    Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
-    :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
-    the elbow (two branches), subproblem 1 the shoulder.
-    """
-    _fill_seed(Q, V, seed)
+def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
+    """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16)``."""
     R06 = mm(Rt, mT(R6T))
     p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
@@ -236,46 +230,82 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
     else:
         n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
                       0.0)
+    return n, a, b, R06, p16
+
+
+@njit(cache=True)
+def tp_joint1(h0, q0, R06, p16, P1):  # pragma: no cover - compiled
+    """``(A, w0)`` of joint 1's value ``q0``: ``A = R01^T R06``, ``w0 = R01^T p16 - P1``
+    (sine and cosine once; ``R(k, -t)`` from the same pair)."""
+    c0 = math.cos(q0)
+    s0 = math.sin(q0)
+    return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
+
+
+@njit(cache=True)
+def tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed5):  # pragma: no cover - compiled
+    """``(q5, theta, d)`` of a (joint 1, joint 5) pair: joint 6, the sum ``theta`` of the
+    parallel joints (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
+    c4 = math.cos(q4)
+    s4 = math.sin(q4)
+    v = rot_cs(h4, c4, s4, h5)
+    if norm(cross(v, h1)) < 1e-10:
+        q5 = seed5
+        u1 = any_perp(h1)
+        Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
+        theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
+        ct = math.cos(theta)
+        st = math.sin(theta)
+    else:
+        theta = sp1_angle(v, mv(A, h5), h1)
+        ct = math.cos(theta)
+        st = math.sin(theta)
+        u5 = any_perp(h5)
+        B = mm(rotm_cs(h1, ct, -st), A)
+        q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
+
+
+@njit(cache=True)
+def tp_elbow(h1, P2, P3, theta, d):  # pragma: no cover - compiled
+    """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
+    ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
+    m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
+    a0 = sp1_angle(add(P2, rot(h1, e0, P3)), d, h1)
+    a1 = a0
+    if m > 1:
+        a1 = sp1_angle(add(P2, rot(h1, e1, P3)), d, h1)
+    return (m, ls, (a0, a1), (e0, e1), (wrap(theta - a0 - e0), wrap(theta - a1 - e1)))
+
+
+@njit(cache=True)
+def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
+
+    Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
+    :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
+    the elbow (two branches), subproblem 1 the shoulder.
+    """
+    _fill_seed(Q, V, seed)
+    n, a, b, R06, p16 = tp_start(var, Rt, pt, H, P, R6T)
+    h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
     slot = 0
-    u1 = any_perp(h1)
-    u5 = any_perp(h5)
-    mP2 = neg(P2)
+    A, w0 = tp_joint1(h0, a[0], R06, p16, P1)
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
-        if i == 0 or q0 != a[i - 1]:
-            # sines and cosines once per angle (R(k, -t) from the same pair)
-            c0 = math.cos(q0)
-            s0 = math.sin(q0)
-            A = mm(mT(rotm_cs(h0, c0, s0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
-            w0 = sub(rot_cs(h0, c0, -s0, p16), P1)
-        c4 = math.cos(q4)
-        s4 = math.sin(q4)
-        v = rot_cs(h4, c4, s4, h5)
-        if norm(cross(v, h1)) < 1e-10:
-            q5 = seed[5]
-            Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
-            theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
-            ct = math.cos(theta)
-            st = math.sin(theta)
-        else:
-            theta = sp1_angle(v, mv(A, h5), h1)
-            ct = math.cos(theta)
-            st = math.sin(theta)
-            B = mm(rotm_cs(h1, ct, -st), A)
-            q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
-        d = sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
-        m, ls, e0, e1 = sp3(P3, mP2, h1, norm(d))
+        if i > 0 and q0 != a[i - 1]:
+            A, w0 = tp_joint1(h0, q0, R06, p16, P1)
+        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed[5])
+        m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:
                 break
-            phi2 = e0 if j == 0 else e1
-            phi1 = sp1_angle(add(P2, rot(h1, phi2, P3)), d, h1)
-            phi3 = wrap(theta - phi1 - phi2)
             Q[slot, 0] = q0
-            Q[slot, 1] = phi1 * sgn[1]
-            Q[slot, 2] = phi2 * sgn[2]
-            Q[slot, 3] = phi3 * sgn[3]
+            Q[slot, 1] = phi1[j] * sgn[1]
+            Q[slot, 2] = phi2[j] * sgn[2]
+            Q[slot, 3] = phi3[j] * sgn[3]
             Q[slot, 4] = q4
             Q[slot, 5] = q5
             V[slot] = not ls

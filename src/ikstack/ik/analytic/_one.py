@@ -20,11 +20,11 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from ikstack.ik._gate import RIGID, certify_rows, constraints_row, fk_error_one, rigid_code
-from ikstack.ik.analytic._families6 import K6, solve6
-from ikstack.ik.analytic._select import _limits_row, lazy_one
+from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
+from ikstack.ik.analytic._families6 import K6
+from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
+from ikstack.ik.analytic._select import lazy_one
 from ikstack.ik.analytic._vec import m9
-from ikstack.kinematics._kernels import fk_one
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
@@ -111,37 +111,6 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     return DONE if ok[0] else GENERAL
 
 
-@njit(cache=True)
-def _pick6(Q, V, seed, Tt, lo, hi, revolute, W, max_step, Rs, ps, kinds, R_end, p_end, ptol,
-           rtol, OK, D, Tbuf):  # pragma: no cover - compiled
-    """:func:`._select.lazy_one` without near-mode polish and without scratch allocations:
-    ``(index, perr, rerr)`` of the nearest candidate within the limits and the step bound that
-    passes the FK gate (its errors as :func:`ikstack.ik._gate.fk_error_one` gives them), or
-    ``(-1, 0, 0)``. Candidates are moved to their representatives in place."""
-    K = Q.shape[0]
-    for k in range(K):
-        v = V[k]
-        for j in range(Q.shape[1]):
-            if not np.isfinite(Q[k, j]):
-                Q[k, j] = seed[j]
-                v = False
-        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
-        D[k] = d
-        OK[k] = v and lim and step <= max_step
-    while True:
-        best = -1
-        for k in range(K):
-            if OK[k] and (best < 0 or D[k] < D[best]):
-                best = k
-        if best < 0:
-            return -1, 0.0, 0.0
-        if fk_one(Q[best], Rs, ps, kinds, R_end, p_end, Tbuf):
-            pe, re = fk_error_one(Tbuf, Tt)
-            if pe <= ptol and re <= rtol:
-                return best, pe, re
-        OK[best] = False
-
-
 @njit(cache=True, inline="always")
 def _family6(fl, il, fo, io):  # pragma: no cover - compiled
     H = fl[fo:fo + 18].reshape((6, 3))
@@ -154,7 +123,7 @@ def _family6(fl, il, fo, io):  # pragma: no cover - compiled
 @njit(cache=True)
 def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`six_batch`. Per row: the rigid check, the family's
-    candidates, the lazy gate (:func:`_pick6`), then the certificate: it is
+    nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check."""
@@ -162,9 +131,9 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
      qcoef, A, b, fo, io) = _unpack(fl, il)
     fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
     Q = np.empty((K6, 6))
-    V = np.empty(K6, dtype=np.bool_)
     OK = np.empty(K6, dtype=np.bool_)
     D = np.empty(K6)
+    Bs = np.empty((4, BRANCH_COLS))
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
@@ -175,9 +144,9 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
             code[i] = NOT_RIGID
             continue
-        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Q, V)
-        best, pe, re = _pick6(Q, V, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end,
-                              p_end, ptol, rtol, OK, D, Tbuf)
+        best, pe, re = nearest6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6,
+                                sgn, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end,
+                                p_end, ptol, rtol, Q, D, OK, Bs, Tbuf)
         code[i] = GENERAL
         if best < 0:
             continue

@@ -1,0 +1,197 @@
+"""The nearest valid candidate of a 6R family without computing every candidate.
+
+The family kernels (:mod:`._families6`) solve in two stages: a few *branches* (joints 1 and 5
+of a three-parallel arm, joints 1-3 of a spherical wrist), then one or two candidates per
+branch. Three joints of every candidate of a branch are the branch's own, so their weighted
+squared distances to the seed (after moving each to its representative within the limits)
+bound the candidates' distances from below, and a branch with one of them outside the limits
+(or beyond the step bound) has no valid candidate at all.
+
+:func:`nearest6` expands branches in order of that bound and stops as soon as the nearest
+expanded candidate that passed every gate is nearer than every unexpanded branch's bound:
+the selection, its distance and its FK errors are exactly those of the full enumeration
+followed by the lazy gate of :func:`._select.lazy_one` (same candidates bit for bit, same representatives, the same
+order of FK checks, ties broken by the same candidate order), since every candidate expanded
+is computed by the family kernels' own functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.ik._gate import fk_error_one
+from ikstack.ik.analytic._families6 import (
+    SPHERICAL,
+    _position3,
+    decompose3,
+    tp_elbow,
+    tp_joint1,
+    tp_pair,
+    tp_start,
+)
+from ikstack.ik.analytic._select import joint_rep
+from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3
+from ikstack.kinematics._kernels import fk_one
+
+#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, done
+BRANCH_COLS = 10
+_LB, _LIVE, _DONE = 7, 8, 9
+#: a candidate is certainly nearer than a branch's bound below this fraction of it (the bound
+#: sums three of the six terms of the distance; round-off is far smaller)
+_BOUND_MARGIN = 1.0 - 1e-9
+
+
+@njit(cache=True, inline="always")
+def _t6(a):  # pragma: no cover - compiled
+    return (a[0], a[1], a[2], a[3], a[4], a[5])
+
+
+@njit(cache=True)
+def _bound(x0, x1, x2, j0, j1, j2, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
+    """``(live, bound)`` of a branch fixing joints ``j0, j1, j2`` at ``x0, x1, x2`` (the
+    per-joint data as 6-tuples)."""
+    live = True
+    lb = 0.0
+    for t in range(3):
+        j = j0 if t == 0 else (j1 if t == 1 else j2)
+        v = x0 if t == 0 else (x1 if t == 1 else x2)
+        if not np.isfinite(v):
+            return False, 0.0
+        x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
+        dd = x - seed[j]
+        live = live and lim and abs(dd) <= max_step
+        lb += W[j] * dd * dd
+    return live, lb
+
+
+@njit(cache=True)
+def _gate(rev, r, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cover - compiled
+    """The lazy gate's first pass (:func:`._select.lazy_one`: the operations of
+    :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
+    order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
+    representatives."""
+    v = exact
+    q = (r[5], r[4], r[3], r[2], r[1], r[0]) if rev else r
+    lim = True
+    d = 0.0
+    step = 0.0
+    for j in range(6):
+        if not np.isfinite(q[j]):
+            v = False
+    if not v:
+        return q, 0.0, False  # inexact or not finite: fails whatever its limits
+    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
+    for j in range(6):
+        xj, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
+        lim = lim and ok
+        dd = xj - seed[j]
+        d += W[j] * dd * dd
+        step = max(step, abs(dd))
+        if j == 0:
+            o0 = xj
+        elif j == 1:
+            o1 = xj
+        elif j == 2:
+            o2 = xj
+        elif j == 3:
+            o3 = xj
+        elif j == 4:
+            o4 = xj
+        else:
+            o5 = xj
+    return (o0, o1, o2, o3, o4, o5), d, lim and step <= max_step
+
+
+@njit(cache=True)
+def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, W, max_step,
+             Rs, ps, kinds, R_end, p_end, ptol, rtol, Q, D, OK, B,
+             Tbuf):  # pragma: no cover - compiled
+    """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
+    (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and 3-tuples) and ``seed``,
+    in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
+    and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of branch ``i`` lives in
+    slot ``2 i + k`` (the full enumeration's order)."""
+    if rev:
+        Rw = mT(Rt)
+        pw = neg(mtv(Rt, pt))
+    else:
+        Rw = Rt
+        pw = pt
+    for k in range(8):
+        OK[k] = False
+    seed = _t6(seed)
+    lo = _t6(lo)
+    hi = _t6(hi)
+    revolute = _t6(revolute)
+    W = _t6(W)
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
+    seed_free = seed[2] if rev else seed[3]  # the family's seed-dependent joint, reversed or not
+    if fid == SPHERICAL:
+        R06 = mm(Rw, mT(R6T))
+        n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P)
+        for i in range(n):
+            B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]
+            if rev:
+                live, lb = _bound(t0[i], t1[i], t2[i], 5, 4, 3, seed, lo, hi, revolute, W,
+                                  max_step)
+            else:
+                live, lb = _bound(t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W,
+                                  max_step)
+            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, 0.0
+    else:
+        seed_free = seed[0] if rev else seed[5]
+        n, a, b, R06, p16 = tp_start(var, Rw, pw, H, P, R6T)
+        A, w0 = tp_joint1(h0, a[0], R06, p16, P1)
+        for i in range(n):
+            if i > 0 and a[i] != a[i - 1]:
+                A, w0 = tp_joint1(h0, a[i], R06, p16, P1)
+            q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, b[i], seed_free)
+            B[i, 0], B[i, 1], B[i, 2], B[i, 3] = a[i], b[i], q5, theta
+            B[i, 4], B[i, 5], B[i, 6] = d[0], d[1], d[2]
+            if rev:
+                live, lb = _bound(a[i], b[i], q5, 5, 1, 0, seed, lo, hi, revolute, W, max_step)
+            else:
+                live, lb = _bound(a[i], b[i], q5, 0, 4, 5, seed, lo, hi, revolute, W, max_step)
+            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, 0.0
+    while True:
+        best = -1
+        for k in range(8):
+            if OK[k] and (best < 0 or D[k] < D[best]):
+                best = k
+        nxt = -1
+        for i in range(n):
+            if B[i, _LIVE] > 0.0 and B[i, _DONE] == 0.0 and (nxt < 0 or B[i, _LB] < B[nxt, _LB]):
+                nxt = i
+        if best >= 0 and (nxt < 0 or D[best] < B[nxt, _LB] * _BOUND_MARGIN):
+            if fk_one(Q[best], Rs, ps, kinds, R_end, p_end, Tbuf):
+                pe, re = fk_error_one(Tbuf, Tt)
+                if pe <= ptol and re <= rtol:
+                    return best, pe, re
+            OK[best] = False
+            continue
+        if nxt < 0:
+            return -1, 0.0, 0.0
+        B[nxt, _DONE] = 1.0
+        k0 = 2 * nxt
+        if fid == SPHERICAL:
+            x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
+            R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
+            m, X, Y, Z = decompose3(mm(mT(R03), R06), h3, h4, h5, seed_free)
+            for j in range(m):
+                row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), True,
+                                                   seed, lo, hi, revolute, W, max_step)
+                for c in range(6):
+                    Q[k0 + j, c] = row[c]
+        else:
+            q0, q4, q5, theta = B[nxt, 0], B[nxt, 1], B[nxt, 2], B[nxt, 3]
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta,
+                                               (B[nxt, 4], B[nxt, 5], B[nxt, 6]))
+            for j in range(m):
+                row, D[k0 + j], OK[k0 + j] = _gate(
+                    rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
+                    not ls, seed, lo, hi, revolute, W, max_step)
+                for c in range(6):
+                    Q[k0 + j, c] = row[c]
