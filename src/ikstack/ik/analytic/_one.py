@@ -24,7 +24,7 @@ from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
 from ikstack.ik.analytic._select import lazy_one
-from ikstack.ik.analytic._vec import m9
+from ikstack.ik.analytic._vec import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
@@ -127,7 +127,7 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check."""
-    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, kinds, revolute, qidx,
+    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
      qcoef, A, b, fo, io) = _unpack(fl, il)
     fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
     Q = np.empty((K6, 6))
@@ -135,6 +135,11 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
     D = np.empty(K6)
     Bs = np.empty((4, BRANCH_COLS))
     Tbuf = np.empty((4, 4))
+    # the chain as tuples for the FK gate (a 6R family's joints are revolute)
+    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
+    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
+    Re_t = m9(R_end)
+    pe_t = v3(p_end)
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
         Ti = T[i]
@@ -145,8 +150,8 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
             code[i] = NOT_RIGID
             continue
         best, pe, re = nearest6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6,
-                                sgn, s, Ti, lo, hi, revolute, W, step, Rs, ps, kinds, R_end,
-                                p_end, ptol, rtol, Q, D, OK, Bs, Tbuf)
+                                sgn, s, Ti, lo, hi, revolute, W, step, Rs_t, ps_t, Re_t, pe_t,
+                                ptol, rtol, Q, D, OK, Bs, Tbuf)
         code[i] = GENERAL
         if best < 0:
             continue
