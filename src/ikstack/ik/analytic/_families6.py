@@ -33,6 +33,7 @@ from ikstack.ik.analytic._vec import (
     rotm,
     rotm_cs,
     scale,
+    set4,
     sub,
     v3,
     wrap,
@@ -100,9 +101,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     if var == GENERAL:
         n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
         return n, t0, t1, t2
-    a0 = [0.0, 0.0, 0.0, 0.0]
-    a1 = [0.0, 0.0, 0.0, 0.0]
-    a2 = [0.0, 0.0, 0.0, 0.0]
+    a0 = a1 = a2 = (0.0, 0.0, 0.0, 0.0)
     cnt = 0
     if var == TWO_PARALLEL:
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
@@ -118,7 +117,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
             for j in range(k):
                 q2 = y0 if j == 0 else y1
                 q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
-                a0[cnt], a1[cnt], a2[cnt] = q0, q1, q2
+                a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, q1), set4(a2, cnt, q2)
                 cnt += 1
     elif var == FIRST_MEET:
         # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
@@ -131,7 +130,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
             if ls2:
                 continue
             for i in range(m):
-                a0[cnt], a1[cnt], a2[cnt] = t1[i], t2[i], q2
+                a0, a1, a2 = set4(a0, cnt, t1[i]), set4(a1, cnt, t2[i]), set4(a2, cnt, q2)
                 cnt += 1
     else:
         # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
@@ -145,10 +144,9 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
             if ls2:
                 continue
             for j in range(m):
-                a0[cnt], a1[cnt], a2[cnt] = q0, -t1[j], t2[j]
+                a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, -t1[j]), set4(a2, cnt, t2[j])
                 cnt += 1
-    return (cnt, (a0[0], a0[1], a0[2], a0[3]), (a1[0], a1[1], a1[2], a1[3]),
-            (a2[0], a2[1], a2[2], a2[3]))
+    return cnt, a0, a1, a2
 
 
 @njit(cache=True)
@@ -200,8 +198,7 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     m, ls, x0, x1 = sp4(h1, w, neg(h0), d1 + al * dot(h1, h4))
     if ls:
         return 0, z4, z4
-    a = [0.0, 0.0, 0.0, 0.0]
-    b = [0.0, 0.0, 0.0, 0.0]
+    a = b = z4
     cnt = 0
     for i in range(m):
         q0 = x0 if i == 0 else x1
@@ -209,10 +206,10 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
         if ls2:
             continue
         for j in range(k):
-            a[cnt] = q0
-            b[cnt] = y0 if j == 0 else y1
+            a = set4(a, cnt, q0)
+            b = set4(b, cnt, y0 if j == 0 else y1)
             cnt += 1
-    return cnt, (a[0], a[1], a[2], a[3]), (b[0], b[1], b[2], b[3])
+    return cnt, a, b
 
 
 @njit(cache=True)

@@ -137,6 +137,13 @@ def any_perp(k):  # pragma: no cover - compiled
     return scale(v, 1.0 / norm(v))
 
 
+@njit(cache=True, inline="always")
+def set4(t, i, v):  # pragma: no cover - compiled
+    """The 4-tuple ``t`` with entry ``i`` replaced by ``v`` (no list allocated per target)."""
+    return (v if i == 0 else t[0], v if i == 1 else t[1], v if i == 2 else t[2],
+            v if i == 3 else t[3])
+
+
 # ----------------------------------------------------------------------------- polynomials
 @njit(cache=True)
 def _cbrt(z):  # pragma: no cover - compiled
