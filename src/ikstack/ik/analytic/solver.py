@@ -47,6 +47,12 @@ class AnalyticIK:
     constraints and ``max_joint_step``, and the valid one nearest the seed under ``weights``
     is returned. Every success is certified by :func:`ikstack.ik.certify`.
 
+    Strict 6R families solve ``solve`` calls (one target or a batch, nearest solution) in one
+    compiled pass per target that expands the family's branches in order of a lower bound on
+    their distance to the seed and certifies the selection in place; the answers are those of
+    the full enumeration bit for bit. Targets that pass have no numpy glue per row; failures
+    and ambiguous inputs are decided by the general path.
+
     Args:
         chain: a 6R or 7R arm.
         mode: ``"strict"`` (exact families only), ``"near"`` (geometric solutions of the
