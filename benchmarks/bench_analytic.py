@@ -269,9 +269,12 @@ def print_speed(res: dict[str, object]) -> None:
           f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} {'in-limit sols ik/geo/EAIK':>25} "
           f"{'max FK err':>10}")
     for r in rows:  # type: ignore[attr-defined]
-        bkeys = sorted(k for k in r if k.startswith("ikstack_batch") and k.endswith("_us"))
+        # by batch size (a string sort would put 100000 before 1000)
+        bkeys = sorted((k for k in r if k.startswith("ikstack_batch") and k.endswith("_us")),
+                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
         batch = " / ".join(f"{r[k]:.2f}" for k in bkeys)
-        ekeys = sorted(k for k in r if k.startswith("eaik_batch"))
+        ekeys = sorted((k for k in r if k.startswith("eaik_batch")),
+                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
         eb = " / ".join(f"{r[k]:.2f}" for k in ekeys) or "-"
         nan = float("nan")
         sols = (f"{r['ikstack_solutions_mean']:.2f}/"

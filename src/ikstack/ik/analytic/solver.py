@@ -33,9 +33,6 @@ CHUNK_CANDIDATES = 1 << 18
 MODES = ("strict", "near", "general")
 #: re-selections after the nearest branch broke a coupled-joint constraint
 CONSTRAINT_RETRIES = 16
-#: the fused 6R kernel runs on all cores from this many targets (a few milliseconds of work:
-#: below it, waking the worker threads on a busy machine costs more than it saves)
-FUSED_PARALLEL_THRESHOLD = 4096
 
 
 class AnalyticIK:
@@ -358,7 +355,7 @@ class AnalyticIK:
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack
-        _one.six_batch(S, T, fl, il, q, perr, rerr, code, n >= FUSED_PARALLEL_THRESHOLD)
+        _one.six_batch(S, T, fl, il, q, perr, rerr, code, n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
