@@ -10,9 +10,9 @@ bound the candidates' distances from below, and a branch with one of them outsid
 :func:`nearest6` expands branches in order of that bound and stops as soon as the nearest
 expanded candidate that passed every gate is nearer than every unexpanded branch's bound:
 the selection, its distance and its FK errors are exactly those of the full enumeration
-followed by the lazy gate of :func:`._select.lazy_one` (same candidates bit for bit, same representatives, the same
-order of FK checks, ties broken by the same candidate order), since every candidate expanded
-is computed by the family kernels' own functions.
+followed by the lazy gate of :func:`._select.lazy_one` (same candidates bit for bit, same
+representatives, the same order of FK checks, ties broken by the same candidate order), since
+every candidate expanded is computed by the family kernels' own functions.
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
              Rs, ps, R_end, p_end, ptol, rtol, Q, D, OK, B,
              Tbuf):  # pragma: no cover - compiled
     """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
-    (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and 3-tuples) and ``seed``,
-    in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
+    (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
+    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
     and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of branch ``i`` lives in
     slot ``2 i + k`` (the full enumeration's order)."""
     if rev:
@@ -188,13 +188,13 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
         seed_free = seed[0] if rev else seed[5]
         n, a, b, R06, p16 = tp_start(var, Rw, pw, H, P, R6T)
         for i in range(n):
-            # joints 1 and 5 bound the pair until its joint 6 is known (state 0)
+            # joints 1 and 5 bound the pair until its joint 6 is known
             B[i, 0], B[i, 1] = a[i], b[i]
             if rev:
                 live, lb = _bound(a[i], b[i], 0.0, 5, 1, -1, seed, lo, hi, revolute, W, max_step)
             else:
                 live, lb = _bound(a[i], b[i], 0.0, 0, 4, -1, seed, lo, hi, revolute, W, max_step)
-            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, 0.0
+            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _PARTIAL
     while True:
         best = -1
         for k in range(8):
