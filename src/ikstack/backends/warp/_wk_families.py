@@ -24,6 +24,7 @@ from ikstack.backends.warp._wk_geo import (
     norm3,
     rot,
     rotm,
+    scale3,
     sp1,
     sp2,
     sp3,
@@ -36,6 +37,7 @@ from ikstack.backends.warp._wk_geo import (
 SPHERICAL = 0
 THREE_PARALLEL = 1
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
+LAST_MEET = 1  #: three-parallel variant: axes 5 and 6 (1-based) meet
 
 
 @wp.func
@@ -362,7 +364,41 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
 
 
 @wp.func
-def _three_parallel(i: int, base: int, off: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
+def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d,
+               d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
+    """``(count, q0 vec4d, q4 vec4d)``: joints 1 and 5 of a three-parallel arm whose axes 5
+    and 6 meet, by two subproblems 4 (the CPU kernel's ``_last_meet``)."""
+    x = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    y = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    g = dot3(h4, h5)
+    den = F(1.0) - g * g
+    a5 = dot3(P5, h4)
+    b5 = dot3(P5, h5)
+    al = (a5 - g * b5) / den
+    be = (b5 - g * a5) / den
+    v = mv(R06, h5)
+    w = sub3(p16, scale3(v, be))
+    m, ls, x0, x1 = sp4(h1, w, neg3(h0), d1 + al * dot3(h1, h4))
+    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
+    if not ls:
+        for r in range(m):
+            q0 = x0
+            if r != 0:
+                q0 = x1
+            k, ls2, y0, y1 = sp4(h1, h5, h4, dot3(h1, rot(h0, -q0, v)))
+            if not ls2:
+                for j in range(k):
+                    x[cnt] = q0
+                    y[cnt] = y0
+                    if j != 0:
+                        y[cnt] = y1
+                    cnt += 1
+    return cnt, x, y
+
+
+@wp.func
+def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d,
+                    pt: wp.vec3d,
                     H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
                     sgn: wp.array(dtype=wp.float64), s5: wp.float64,
                     Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
@@ -380,8 +416,14 @@ def _three_parallel(i: int, base: int, off: int, rev: int, Rt: wp.mat33d, pt: wp
     m0 = neg3(h0)
     d1 = (h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1])
           + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2]))
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg3(P5), mv(R06, h5), neg3(h5), d1,
-                  F(0.0))
+    n = int(0)  # noqa: UP018
+    a = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    b = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    if var == LAST_MEET:
+        n, a, b = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
+    else:
+        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg3(P5), mv(R06, h5), neg3(h5), d1,
+                      F(0.0))
     slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for r in range(n):
         q0 = a[r]
@@ -441,7 +483,7 @@ def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.ma
     if fid == SPHERICAL:
         _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, s3, Q, V)
     else:
-        _three_parallel(i, base, off, rev, Rt, pt, H, P, R6T, sgn, s5, Q, V)
+        _three_parallel(i, base, off, var, rev, Rt, pt, H, P, R6T, sgn, s5, Q, V)
 
 
 @wp.func

@@ -10,10 +10,12 @@ seed values). Singular wrists give the seed-dependent representative of their fa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik.analytic._sp_kernels import sp1, sp2, sp3, sp4, sp5, sp6
+from ikstack.ik.analytic._sp_kernels import sp1_angle, sp2, sp3, sp4, sp5, sp6
 from ikstack.ik.analytic._vec import (
     add,
     any_perp,
@@ -27,7 +29,11 @@ from ikstack.ik.analytic._vec import (
     neg,
     norm,
     rot,
+    rot_cs,
     rotm,
+    rotm_cs,
+    scale,
+    set4,
     sub,
     v3,
     wrap,
@@ -51,8 +57,8 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     Ru = mv(R, u)
     if norm(cross(a, Rc)) < 1e-10:
         x = seed_x
-        y, _ = sp1(c, rot(a, -x, Rc), b)
-        z, _ = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
+        y = sp1_angle(c, rot(a, -x, Rc), b)
+        z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, (x, x), (y, y), (z, z)
     cnt, ls, t1, t2 = sp2(Rc, c, a, b)
     if ls:
@@ -60,13 +66,13 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     # y and z again from x by subproblem 1: near a gimbal singularity x carries the
     # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
     x0 = -t1[0]
-    y0, _ = sp1(c, rot(a, -x0, Rc), b)
-    z0, _ = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
+    y0 = sp1_angle(c, rot(a, -x0, Rc), b)
+    z0 = sp1_angle(u, rot(b, -y0, rot(a, -x0, Ru)), c)
     if cnt == 1:
         return 1, (x0, x0), (y0, y0), (z0, z0)
     x1 = -t1[1]
-    y1, _ = sp1(c, rot(a, -x1, Rc), b)
-    z1, _ = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
+    y1 = sp1_angle(c, rot(a, -x1, Rc), b)
+    z1 = sp1_angle(u, rot(b, -y1, rot(a, -x1, Ru)), c)
     return 2, (x0, x1), (y0, y1), (z0, z1)
 
 
@@ -81,6 +87,9 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
 #: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
 #: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
+#: three-parallel variant: axes 5 and 6 (1-based) meet (joints 1 and 5 by subproblem 4 each
+#: instead of subproblem 6; the general variant is :data:`GENERAL`)
+LAST_MEET = 1
 
 
 @njit(cache=True)
@@ -92,9 +101,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     if var == GENERAL:
         n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
         return n, t0, t1, t2
-    a0 = [0.0, 0.0, 0.0, 0.0]
-    a1 = [0.0, 0.0, 0.0, 0.0]
-    a2 = [0.0, 0.0, 0.0, 0.0]
+    a0 = a1 = a2 = (0.0, 0.0, 0.0, 0.0)
     cnt = 0
     if var == TWO_PARALLEL:
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
@@ -109,8 +116,8 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
                 continue
             for j in range(k):
                 q2 = y0 if j == 0 else y1
-                q1, _ = sp1(add(P2, rot(h2, q2, P3)), w, h1)
-                a0[cnt], a1[cnt], a2[cnt] = q0, q1, q2
+                q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
+                a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, q1), set4(a2, cnt, q2)
                 cnt += 1
     elif var == FIRST_MEET:
         # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
@@ -123,7 +130,7 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
             if ls2:
                 continue
             for i in range(m):
-                a0[cnt], a1[cnt], a2[cnt] = t1[i], t2[i], q2
+                a0, a1, a2 = set4(a0, cnt, t1[i]), set4(a1, cnt, t2[i]), set4(a2, cnt, q2)
                 cnt += 1
     else:
         # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
@@ -137,10 +144,9 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
             if ls2:
                 continue
             for j in range(m):
-                a0[cnt], a1[cnt], a2[cnt] = q0, -t1[j], t2[j]
+                a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, -t1[j]), set4(a2, cnt, t2[j])
                 cnt += 1
-    return (cnt, (a0[0], a0[1], a0[2], a0[3]), (a1[0], a1[1], a1[2], a1[3]),
-            (a2[0], a2[1], a2[2], a2[3]))
+    return cnt, a0, a1, a2
 
 
 @njit(cache=True)
@@ -175,13 +181,40 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
 
 
 @njit(cache=True)
-def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
-    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
+def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
+    """``(count, q0 (4,), q4 (4,))`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
+    ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
+    and its component along ``h1`` gives joint 1 by subproblem 4; then
+    ``h1 . R(h4, q4) h5 = h1 . R01^T R06 h5`` gives joint 5 by subproblem 4."""
+    z4 = (0.0, 0.0, 0.0, 0.0)
+    g = dot(h4, h5)
+    den = 1.0 - g * g
+    a5 = dot(P5, h4)
+    b5 = dot(P5, h5)
+    al = (a5 - g * b5) / den
+    be = (b5 - g * a5) / den
+    v = mv(R06, h5)
+    w = sub(p16, scale(v, be))
+    m, ls, x0, x1 = sp4(h1, w, neg(h0), d1 + al * dot(h1, h4))
+    if ls:
+        return 0, z4, z4
+    a = b = z4
+    cnt = 0
+    for i in range(m):
+        q0 = x0 if i == 0 else x1
+        k, ls2, y0, y1 = sp4(h1, h5, h4, dot(h1, rot(h0, -q0, v)))
+        if ls2:
+            continue
+        for j in range(k):
+            a = set4(a, cnt, q0)
+            b = set4(b, cnt, y0 if j == 0 else y1)
+            cnt += 1
+    return cnt, a, b
 
-    Subproblem 6 gives joints 1 and 5, subproblem 1 the sum of the parallel joints and joint
-    6, subproblem 3 the elbow (two branches), subproblem 1 the shoulder.
-    """
-    _fill_seed(Q, V, seed)
+
+@njit(cache=True)
+def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
+    """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16)``."""
     R06 = mm(Rt, mT(R6T))
     p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
@@ -189,35 +222,87 @@ def three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - co
     m0 = neg(h0)
     d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
         + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    if var == LAST_MEET:
+        n, a, b = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
+    else:
+        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
+                      0.0)
+    return n, a, b, R06, p16
+
+
+@njit(cache=True)
+def tp_joint1(h0, q0, R06, p16, P1):  # pragma: no cover - compiled
+    """``(A, w0)`` of joint 1's value ``q0``: ``A = R01^T R06``, ``w0 = R01^T p16 - P1``
+    (sine and cosine once; ``R(k, -t)`` from the same pair)."""
+    c0 = math.cos(q0)
+    s0 = math.sin(q0)
+    return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
+
+
+@njit(cache=True)
+def tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed5):  # pragma: no cover - compiled
+    """``(q5, theta, d)`` of a (joint 1, joint 5) pair: joint 6, the sum ``theta`` of the
+    parallel joints (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
+    c4 = math.cos(q4)
+    s4 = math.sin(q4)
+    v = rot_cs(h4, c4, s4, h5)
+    if norm(cross(v, h1)) < 1e-10:
+        q5 = seed5
+        u1 = any_perp(h1)
+        Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
+        theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
+        ct = math.cos(theta)
+        st = math.sin(theta)
+    else:
+        theta = sp1_angle(v, mv(A, h5), h1)
+        ct = math.cos(theta)
+        st = math.sin(theta)
+        u5 = any_perp(h5)
+        B = mm(rotm_cs(h1, ct, -st), A)
+        q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
+
+
+@njit(cache=True)
+def tp_elbow(h1, P2, P3, theta, d):  # pragma: no cover - compiled
+    """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
+    ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
+    m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
+    a0 = sp1_angle(add(P2, rot(h1, e0, P3)), d, h1)
+    a1 = a0
+    if m > 1:
+        a1 = sp1_angle(add(P2, rot(h1, e1, P3)), d, h1)
+    return (m, ls, (a0, a1), (e0, e1), (wrap(theta - a0 - e0), wrap(theta - a1 - e1)))
+
+
+@njit(cache=True)
+def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
+    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
+
+    Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
+    :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
+    the elbow (two branches), subproblem 1 the shoulder.
+    """
+    _fill_seed(Q, V, seed)
+    n, a, b, R06, p16 = tp_start(var, Rt, pt, H, P, R6T)
+    h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
     slot = 0
+    A, w0 = tp_joint1(h0, a[0], R06, p16, P1)
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
-        A = mm(mT(rotm(h0, q0)), R06)  # R(h1, theta) R(h4, q4) R(h5, q5)
-        v = rot(h4, q4, h5)
-        if norm(cross(v, h1)) < 1e-10:
-            q5 = seed[5]
-            u = any_perp(h1)
-            Bt = mm(rotm(h4, q4), rotm(h5, q5))
-            theta, _ = sp1(u, mv(A, mtv(Bt, u)), h1)
-        else:
-            theta, _ = sp1(v, mv(A, h5), h1)
-            u = any_perp(h5)
-            B = mm(rotm(h1, -theta), A)
-            q5, _ = sp1(u, rot(h4, -q4, mv(B, u)), h5)
-        d = sub(sub(rot(h0, -q0, p16), P1), rot(h1, theta, add(P4, rot(h4, q4, P5))))
-        m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
+        if i > 0 and q0 != a[i - 1]:
+            A, w0 = tp_joint1(h0, q0, R06, p16, P1)
+        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed[5])
+        m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:
                 break
-            phi2 = e0 if j == 0 else e1
-            phi1, _ = sp1(add(P2, rot(h1, phi2, P3)), d, h1)
-            phi3 = wrap(theta - phi1 - phi2)
             Q[slot, 0] = q0
-            Q[slot, 1] = phi1 * sgn[1]
-            Q[slot, 2] = phi2 * sgn[2]
-            Q[slot, 3] = phi3 * sgn[3]
+            Q[slot, 1] = phi1[j] * sgn[1]
+            Q[slot, 2] = phi2[j] * sgn[2]
+            Q[slot, 3] = phi3[j] * sgn[3]
             Q[slot, 4] = q4
             Q[slot, 5] = q5
             V[slot] = not ls
@@ -236,14 +321,14 @@ def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cov
         if fid == SPHERICAL:
             spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
         else:
-            three_parallel(Rr, pr, H, P, R6T, sgn, sr, Qr, V)
+            three_parallel(var, Rr, pr, H, P, R6T, sgn, sr, Qr, V)
         for k in range(Q.shape[0]):
             for j in range(6):
                 Q[k, j] = Qr[k, 5 - j]
     elif fid == SPHERICAL:
         spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
     else:
-        three_parallel(Rt, pt, H, P, R6T, sgn, seed, Q, V)
+        three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V)
 
 
 @njit(cache=True)

@@ -1,10 +1,14 @@
-"""The single-target fast path of :class:`~ikstack.ik.analytic.AnalyticIK`, compiled.
+"""The compiled fast paths of :class:`~ikstack.ik.analytic.AnalyticIK`.
 
-One call selects the valid candidate nearest the seed (:func:`._select.lazy_one`, the same
-kernel as the batched path), checks it against the coupled-joint constraints and certifies it
-(:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`), so a
-success here carries exactly the general path's numbers. Anything else (no candidate, a broken
-constraint, a failed certificate) returns a nonzero code and the general path decides.
+:func:`select_one` selects one target's valid candidate nearest the seed
+(:func:`._select.lazy_one`, the same kernel as the batched path), checks it against the
+coupled-joint constraints and certifies it (:func:`ikstack.ik._gate.certify_rows`, the kernel
+behind :func:`ikstack.ik.certify`), so a success here carries exactly the general path's
+numbers. :func:`six_batch` (and :func:`six_one`, the same row kernel for one target) does the
+whole solve of a 6R family per row in one pass: rigid check, candidates, representatives,
+limits, lazy FK gate, certificate, with no scratch allocated per row. Anything else (no
+candidate, a broken constraint, a failed certificate, a target to check with numpy) returns a
+nonzero code and the general path decides.
 
 A solver's constant data travel packed in one float and one int array (a compiled call pays
 per argument): :func:`pack` builds them, :func:`_unpack` reads them back.
@@ -13,18 +17,22 @@ per argument): :func:`pack` builds them, :func:`_unpack` reads them back.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from numpy.typing import NDArray
 
-from ikstack.ik._gate import certify_rows, constraints_row
-from ikstack.ik.analytic._families6 import K6, _batch6_range
+from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
+from ikstack.ik.analytic._families6 import K6
+from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
 from ikstack.ik.analytic._select import lazy_one
+from ikstack.ik.analytic._vec import m9, v3
+from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
 
-#: codes of :func:`select_one`
+#: codes of :func:`select_one`, :func:`six_one` and :func:`six_batch`
 DONE = 0
 GENERAL = 1  #: let the general path decide
+NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: numpy decides
 
 
 def pack(lo: Array, hi: Array, W: Array, glo: Array, ghi: Array, ptol: float, rtol: float,
@@ -103,17 +111,81 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     return DONE if ok[0] else GENERAL
 
 
-@njit(cache=True)
-def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
-    """A 6R family's candidates for one target (``S`` (1, 6), ``T`` (1, 4, 4); the family's data
-    packed after the solver's), then :func:`select_one`."""
-    fo, io = _unpack(fl, il)[-2:]
+@njit(cache=True, inline="always")
+def _family6(fl, il, fo, io):  # pragma: no cover - compiled
     H = fl[fo:fo + 18].reshape((6, 3))
     P = fl[fo + 18:fo + 39].reshape((7, 3))
-    R6T = fl[fo + 39:fo + 48].reshape((3, 3))
+    R6 = m9(fl[fo + 39:fo + 48].reshape((3, 3)))
     sgn = fl[fo + 48:fo + 54]
-    fid, var, rev = il[io], il[io + 1], il[io + 2] != 0
-    Q = np.empty((1, K6, 6))
-    V = np.empty((1, K6), dtype=np.bool_)
-    _batch6_range(0, 1, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
-    return select_one(Q[0], V[0], S[0], T, fl, il, 0, q, ok, perr, rerr)
+    return il[io], il[io + 1], il[io + 2] != 0, H, P, R6, sgn
+
+
+@njit(cache=True)
+def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`six_batch`. Per row: the rigid check, the family's
+    nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
+    :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
+    the same FK and error kernels on the same row and target with the same tolerances, so only
+    the chain limits and the constraints remain to check."""
+    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
+     qcoef, A, b, fo, io) = _unpack(fl, il)
+    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    Q = np.empty((K6, 6))
+    OK = np.empty(K6, dtype=np.bool_)
+    D = np.empty(K6)
+    Bs = np.empty((4, BRANCH_COLS))
+    Tbuf = np.empty((4, 4))
+    # the chain as tuples for the FK gate (a 6R family's joints are revolute)
+    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
+    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
+    Re_t = m9(R_end)
+    pe_t = v3(p_end)
+    one_seed = S.shape[0] == 1
+    for i in range(i0, i1):
+        Ti = T[i]
+        s = S[0] if one_seed else S[i]
+        perr[i] = 0.0
+        rerr[i] = 0.0
+        if rigid_code(Ti, RIGID_ATOL) != RIGID:
+            code[i] = NOT_RIGID
+            continue
+        best, pe, re = nearest6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6,
+                                sgn, s, Ti, lo, hi, revolute, W, step, Rs_t, ps_t, Re_t, pe_t,
+                                ptol, rtol, Q, D, OK, Bs, Tbuf)
+        code[i] = GENERAL
+        if best < 0:
+            continue
+        good = True
+        for j in range(6):
+            x = Q[best, j]
+            q[i, j] = x
+            if not (x >= glo[j] and x <= ghi[j]):
+                good = False
+        if good and constraints_row(q[i], qidx, qcoef, A, b) == 1:
+            code[i] = DONE
+            perr[i] = pe
+            rerr[i] = re
+
+
+@njit(cache=True, parallel=True)
+def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):  # pragma: no cover - compiled
+    """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
+    ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
+    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide."""
+    n = T.shape[0]
+    if not parallel:
+        _six_block(0, n, S, T, fl, il, q, perr, rerr, code)
+        return
+    nblk = (n + 63) // 64
+    for bk in prange(nblk):
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, q, perr, rerr, code)
+
+
+@njit(cache=True)
+def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
+    writes ``ok``; returns the code."""
+    code = np.empty(1, dtype=np.int64)
+    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, q, perr, rerr, code)
+    ok[0] = code[0] == DONE
+    return code[0]

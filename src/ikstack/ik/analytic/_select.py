@@ -58,6 +58,26 @@ def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no c
     return pe <= ptol and re <= rtol
 
 
+@njit(cache=True, inline="always")
+def joint_rep(x, seed, lo, hi, revolute):  # pragma: no cover - compiled
+    """One joint's value moved to its representative (revolute) and snapped onto a limit it
+    misses by round-off: ``(value, within limits)``."""
+    lim = True
+    if revolute:
+        x = representative(x, seed, lo, hi)
+    if x < lo:
+        if x >= lo - LIMIT_SNAP:
+            x = lo
+        else:
+            lim = False
+    if x > hi:
+        if x <= hi + LIMIT_SNAP:
+            x = hi
+        else:
+            lim = False
+    return x, lim
+
+
 @njit(cache=True)
 def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
     """Move ``q`` to its representatives in place; ``(within limits, distance, max step)``."""
@@ -65,19 +85,8 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
     d = 0.0
     step = 0.0
     for j in range(q.shape[0]):
-        x = q[j]
-        if revolute[j]:
-            x = representative(x, seed[j], lo[j], hi[j])
-        if x < lo[j]:
-            if x >= lo[j] - LIMIT_SNAP:
-                x = lo[j]
-            else:
-                lim = False
-        if x > hi[j]:
-            if x <= hi[j] + LIMIT_SNAP:
-                x = hi[j]
-            else:
-                lim = False
+        x, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
+        lim = lim and ok
         q[j] = x
         dd = x - seed[j]
         d += W[j] * dd * dd

@@ -12,7 +12,19 @@ import math
 
 from numba import njit
 
-from ikstack.ik.analytic._vec import add, cross, dot, neg, norm, rot, scale, sub, trig_quartic, wrap
+from ikstack.ik.analytic._vec import (
+    add,
+    cross,
+    dot,
+    neg,
+    norm,
+    rot,
+    scale,
+    set4,
+    sub,
+    trig_quartic,
+    wrap,
+)
 
 #: relative tolerance below which a subproblem counts as exactly solvable
 LS_TOL = 1e-8
@@ -33,6 +45,14 @@ def sp1(p1, p2, k):  # pragma: no cover - compiled
           or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale_
           or math.hypot(x0, x1) < 1e-14 * scale_ * scale_)
     return t, ls
+
+
+@njit(cache=True)
+def sp1_angle(p1, p2, k):  # pragma: no cover - compiled
+    """:func:`sp1`'s ``t`` alone (the same operations; no least-squares verdict)."""
+    kxp = cross(k, p1)
+    kxkxp = cross(k, kxp)
+    return math.atan2(dot(kxp, p2), -dot(kxkxp, p2))
 
 
 @njit(cache=True)
@@ -80,10 +100,10 @@ def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
     q2 = scale(p2, 1.0 / n2)
     # k2 . R(k1, t1) q1 = k2 . q2 (the component along k2 is unchanged by R(k2, t2))
     cnt, ls, a0, a1 = sp4(k2, q1, k1, dot(k2, q2))
-    b0, _ = sp1(q2, rot(k1, a0, q1), k2)
+    b0 = sp1_angle(q2, rot(k1, a0, q1), k2)
     b1 = b0
     if cnt == 2:
-        b1, _ = sp1(q2, rot(k1, a1, q1), k2)
+        b1 = sp1_angle(q2, rot(k1, a1, q1), k2)
         if abs(wrap(a0 - a1)) < 1e-12 and abs(wrap(b0 - b1)) < 1e-12:
             cnt = 1
     return cnt, ls or ls_norm, (a0, a1), (b0, b1)
@@ -165,15 +185,16 @@ def _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no
     beta = (ua0 * e2 - e1 * ua1) / det
     na, ta0, ta1 = _circle_line(va0, va1, alpha)
     nb, tb0, tb1 = _circle_line(vb0, vb1, beta)
-    x = [0.0, 0.0, 0.0, 0.0]
-    y = [0.0, 0.0, 0.0, 0.0]
+    x = y = z4
     n = 0
     for i in range(na):
         for j in range(nb):
-            x[n], y[n] = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1,
-                                     a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+            xa, yb = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1,
+                                 a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+            x = set4(x, n, xa)
+            y = set4(y, n, yb)
             n += 1
-    return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])
+    return n, x, y
 
 
 @njit(cache=True)
@@ -225,17 +246,16 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
     n, roots = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
                             2.0 * (M01 * u0 + M11 * u1), 2.0 * (M00 * u0 + M10 * u1),
                             0.5 * (Q11 - Q00), Q01)
-    x = [0.0, 0.0, 0.0, 0.0]
-    y = [0.0, 0.0, 0.0, 0.0]
+    x = y = z4
     for i in range(n):
         s = math.sin(roots[i])
         c = math.cos(roots[i])
         other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
         ta, tb = (other, roots[i]) if swap else (roots[i], other)
         ta, tb = _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
-        x[i] = ta
-        y[i] = tb
-    return n, (x[0], x[1], x[2], x[3]), (y[0], y[1], y[2], y[3])
+        x = set4(x, i, ta)
+        y = set4(y, i, tb)
+    return n, x, y
 
 
 @njit(cache=True)
@@ -256,7 +276,7 @@ def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
     for i in range(n):
         v1 = add(p0, rot(k1, a[i], p1))
         v3 = add(p2, rot(k3, b[i], p3))
-        t, _ = sp1(v3, v1, k2)
+        t = sp1_angle(v3, v1, k2)
         if norm(sub(rot(k2, t, v3), v1)) > 1e-6 * scale_:
             continue
         if cnt == 0:

@@ -60,10 +60,8 @@ def norm(a):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def rot(k, t, p):  # pragma: no cover - compiled
-    """``R(k, t) @ p`` by Rodrigues' formula (``k`` unit)."""
-    c = math.cos(t)
-    s = math.sin(t)
+def rot_cs(k, c, s, p):  # pragma: no cover - compiled
+    """``R(k, t) @ p`` by Rodrigues' formula from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     kp = (k[0] * p[0] + k[1] * p[1] + k[2] * p[2]) * (1.0 - c)
     return (p[0] * c + (k[1] * p[2] - k[2] * p[1]) * s + k[0] * kp,
             p[1] * c + (k[2] * p[0] - k[0] * p[2]) * s + k[1] * kp,
@@ -71,14 +69,24 @@ def rot(k, t, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def rotm(k, t):  # pragma: no cover - compiled
-    """The rotation ``R(k, t)`` as a 9-tuple (``k`` unit)."""
-    c = math.cos(t)
-    s = math.sin(t)
+def rot(k, t, p):  # pragma: no cover - compiled
+    """``R(k, t) @ p`` by Rodrigues' formula (``k`` unit)."""
+    return rot_cs(k, math.cos(t), math.sin(t), p)
+
+
+@njit(cache=True, inline="always")
+def rotm_cs(k, c, s):  # pragma: no cover - compiled
+    """The rotation ``R(k, t)`` as a 9-tuple from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     v = 1.0 - c
     return (c + k[0] * k[0] * v, k[0] * k[1] * v - k[2] * s, k[0] * k[2] * v + k[1] * s,
             k[1] * k[0] * v + k[2] * s, c + k[1] * k[1] * v, k[1] * k[2] * v - k[0] * s,
             k[2] * k[0] * v - k[1] * s, k[2] * k[1] * v + k[0] * s, c + k[2] * k[2] * v)
+
+
+@njit(cache=True, inline="always")
+def rotm(k, t):  # pragma: no cover - compiled
+    """The rotation ``R(k, t)`` as a 9-tuple (``k`` unit)."""
+    return rotm_cs(k, math.cos(t), math.sin(t))
 
 
 @njit(cache=True, inline="always")
@@ -127,6 +135,13 @@ def any_perp(k):  # pragma: no cover - compiled
     else:
         v = (-k[2], 0.0, k[0])  # k x e_y
     return scale(v, 1.0 / norm(v))
+
+
+@njit(cache=True, inline="always")
+def set4(t, i, v):  # pragma: no cover - compiled
+    """The 4-tuple ``t`` with entry ``i`` replaced by ``v`` (no list allocated per target)."""
+    return (v if i == 0 else t[0], v if i == 1 else t[1], v if i == 2 else t[2],
+            v if i == 3 else t[3])
 
 
 # ----------------------------------------------------------------------------- polynomials

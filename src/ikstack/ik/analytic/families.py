@@ -73,6 +73,14 @@ def three_parallel_lines(lines: Lines) -> tuple[Lines, Array]:
     return Lines(h, lines.r, lines.M), sgn
 
 
+def last_axes_meet(H: Array, P: Array, tol: float = 1e-12) -> bool:
+    """Whether axes 5 and 6 (1-based) of an IK-Geo ``H, P`` meet: not parallel, and the offset
+    ``P[5]`` between them lies in their plane (within ``tol`` [m])."""
+    n = np.cross(H[4], H[5])
+    s = float(np.linalg.norm(n))
+    return s > 1e-6 and abs(float(P[5] @ n)) <= tol * s
+
+
 class SixR:
     """A 6R family: ``"spherical_wrist"`` or ``"three_parallel"``, optionally read backwards.
 
@@ -99,6 +107,8 @@ class SixR:
             raise ValueError(kind)
         self.surrogate = work
         self.H, self.P, self.R6T = _pform(work)
+        if self.fid == F6.THREE_PARALLEL and last_axes_meet(self.H, self.P):
+            self.var = F6.LAST_MEET
         base = {"spherical_wrist": "spherical_wrist", "three_parallel": "three_parallel"}[kind]
         if reverse:
             base = {"spherical_wrist": "spherical_shoulder",

@@ -44,6 +44,12 @@ class AnalyticIK:
     constraints and ``max_joint_step``, and the valid one nearest the seed under ``weights``
     is returned. Every success is certified by :func:`ikstack.ik.certify`.
 
+    Strict 6R families solve ``solve`` calls (one target or a batch, nearest solution) in one
+    compiled pass per target that expands the family's branches in order of a lower bound on
+    their distance to the seed and certifies the selection in place; the answers are those of
+    the full enumeration bit for bit. Targets that pass have no numpy glue per row; failures
+    and ambiguous inputs are decided by the general path.
+
     Args:
         chain: a 6R or 7R arm.
         mode: ``"strict"`` (exact families only), ``"near"`` (geometric solutions of the
@@ -132,7 +138,7 @@ class AnalyticIK:
         cc = self._cc
         fam = self.family
         six = fam if isinstance(fam, SixR) and not self.near else None
-        self._six = six is not None
+        self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
@@ -267,12 +273,21 @@ class AnalyticIK:
             fast = self._solve_one(T_base_tcp, seed)
             if fast is not None:
                 return fast
+            if self._six and self._fast:
+                fused = self._solve_six(T_base_tcp, seed)
+                if fused is not None:
+                    return fused
         T, _ = self._targets(T_base_tcp)
         S = self._seeds(seed, T.shape[0])
+        if return_all:
+            return self._solve(T, S, True)
+        return self._solve_chunked(T, S)
+
+    def _solve_chunked(self, T: Array, S: Array) -> IKResult:
         n = T.shape[0]
         chunk = max(1, CHUNK_CANDIDATES // self.K)
-        if return_all or n <= chunk:
-            return self._solve(T, S, return_all)
+        if n <= chunk:
+            return self._solve(T, S, False)
         parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
 
         def cat(field: str) -> Any:
@@ -291,8 +306,8 @@ class AnalyticIK:
         """
         T = T_base_tcp
         if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64
-                and rigid_code(T, RIGID_ATOL) == RIGID):
-            return None
+                and (T.flags.c_contiguous if self._six else rigid_code(T, RIGID_ATOL) == RIGID)):
+            return None  # a 6R family's kernel checks the target itself
         dof = self.chain.dof
         if seed is None:
             S = self._middle1
@@ -301,15 +316,15 @@ class AnalyticIK:
             S = np.minimum(np.maximum(seed.reshape(1, dof), self._lo), self._hi)
         else:
             return None
-        T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
         q = np.empty((1, dof))
         ok = np.empty(1, dtype=np.bool_)
         perr = np.empty(1)
         rerr = np.empty(1)
         fl, il = self._pack
         if self._six:
-            code = _one.six_one(S, T1, fl, il, q, ok, perr, rerr)
+            code = _one.six_one(S, T, fl, il, q, ok, perr, rerr)
         else:
+            T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
             piters = 0
             if self.near:
@@ -323,6 +338,37 @@ class AnalyticIK:
             return None
         return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
                           np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+    def _solve_six(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
+        """(N, 4, 4) float64 targets of a 6R family through :func:`._one.six_batch`; rows it
+        leaves undecided (failures, broken constraints, targets numpy must check) are solved by
+        the general path. None for any other input (the general path validates it)."""
+        T = T_base_tcp
+        if not (type(T) is np.ndarray and T.ndim == 3 and T.shape[1:] == (4, 4)
+                and T.dtype is _F64 and T.shape[0] > 0):
+            return None
+        T = np.ascontiguousarray(T)
+        n = T.shape[0]
+        S = self._middle1 if seed is None else self._seeds(seed, n)
+        q = np.empty((n, 6))
+        perr = np.empty(n)
+        rerr = np.empty(n)
+        code = np.empty(n, dtype=np.int64)
+        fl, il = self._pack
+        _one.six_batch(S, T, fl, il, q, perr, rerr, code, n >= PARALLEL_THRESHOLD)
+        success = code == _one.DONE
+        status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
+        rows = np.flatnonzero(~success)
+        if rows.size:
+            if (code == _one.NOT_RIGID).any():
+                as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
+            Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
+                np.broadcast_to(S, (rows.size, 6)))
+            r = self._solve_chunked(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr))
+            q[rows], success[rows], status[rows] = r.q, r.success, r.status
+            perr[rows], rerr[rows] = r.position_error, r.rotation_error
+        zeros = np.zeros(n, dtype=np.int64)
+        return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy())
 
     def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
         n, dof, k = T.shape[0], self.chain.dof, self.K

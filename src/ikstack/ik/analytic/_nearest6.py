@@ -1,0 +1,252 @@
+"""The nearest valid candidate of a 6R family without computing every candidate.
+
+The family kernels (:mod:`._families6`) solve in two stages: a few *branches* (joints 1 and 5
+of a three-parallel arm, joints 1-3 of a spherical wrist), then one or two candidates per
+branch. Three joints of every candidate of a branch are the branch's own, so their weighted
+squared distances to the seed (after moving each to its representative within the limits)
+bound the candidates' distances from below, and a branch with one of them outside the limits
+(or beyond the step bound) has no valid candidate at all.
+
+:func:`nearest6` expands branches in order of that bound and stops as soon as the nearest
+expanded candidate that passed every gate is nearer than every unexpanded branch's bound:
+the selection, its distance and its FK errors are exactly those of the full enumeration
+followed by the lazy gate of :func:`._select.lazy_one` (same candidates bit for bit, same
+representatives, the same order of FK checks, ties broken by the same candidate order), since
+every candidate expanded is computed by the family kernels' own functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.ik._gate import fk_error_one
+from ikstack.ik.analytic._families6 import (
+    SPHERICAL,
+    _position3,
+    decompose3,
+    tp_elbow,
+    tp_joint1,
+    tp_pair,
+    tp_start,
+)
+from ikstack.ik.analytic._select import joint_rep
+from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3
+
+#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state
+BRANCH_COLS = 10
+_LB, _LIVE, _DONE = 7, 8, 9
+#: branch states: bound from two joints (three-parallel pairs before joint 6), ready, expanded
+_PARTIAL, _READY, _EXPANDED = 0.0, 1.0, 2.0
+#: a candidate is certainly nearer than a branch's bound below this fraction of it (the bound
+#: sums three of the six terms of the distance; round-off is far smaller)
+_BOUND_MARGIN = 1.0 - 1e-9
+
+
+@njit(cache=True, inline="always")
+def _t6(a):  # pragma: no cover - compiled
+    return (a[0], a[1], a[2], a[3], a[4], a[5])
+
+
+@njit(cache=True)
+def _bound(x0, x1, x2, j0, j1, j2, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
+    """``(live, bound)`` of a branch fixing joints ``j0, j1, j2`` at ``x0, x1, x2`` (``j2``
+    -1: two joints only; the per-joint data as 6-tuples)."""
+    live = True
+    lb = 0.0
+    for t in range(3 if j2 >= 0 else 2):
+        j = j0 if t == 0 else (j1 if t == 1 else j2)
+        v = x0 if t == 0 else (x1 if t == 1 else x2)
+        if not np.isfinite(v):
+            return False, 0.0
+        x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
+        dd = x - seed[j]
+        live = live and lim and abs(dd) <= max_step
+        lb += W[j] * dd * dd
+    return live, lb
+
+
+@njit(cache=True)
+def _gate(rev, r, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cover - compiled
+    """The lazy gate's first pass (:func:`._select.lazy_one`: the operations of
+    :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
+    order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
+    representatives."""
+    v = exact
+    q = (r[5], r[4], r[3], r[2], r[1], r[0]) if rev else r
+    lim = True
+    d = 0.0
+    step = 0.0
+    for j in range(6):
+        if not np.isfinite(q[j]):
+            v = False
+    if not v:
+        return q, 0.0, False  # inexact or not finite: fails whatever its limits
+    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
+    for j in range(6):
+        xj, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
+        lim = lim and ok
+        dd = xj - seed[j]
+        d += W[j] * dd * dd
+        step = max(step, abs(dd))
+        if j == 0:
+            o0 = xj
+        elif j == 1:
+            o1 = xj
+        elif j == 2:
+            o2 = xj
+        elif j == 3:
+            o3 = xj
+        elif j == 4:
+            o4 = xj
+        else:
+            o5 = xj
+    return (o0, o1, o2, o3, o4, o5), d, lim and step <= max_step
+
+
+@njit(cache=True)
+def _fk6(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - compiled
+    """:func:`ikstack.kinematics._kernels.fk_one` of a revolute 6R chain whose data are tuples
+    (``Rs`` six 9-tuples, ``ps`` six 3-tuples, ``R_end`` a 9-tuple, ``p_end`` a 3-tuple): the
+    same operations in the same order, so the same numbers bit for bit."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    p0 = p1 = p2 = 0.0
+    for i in range(6):
+        A = Rs[i]
+        b = ps[i]
+        p0, p1, p2 = (p0 + r00 * b[0] + r01 * b[1] + r02 * b[2],
+                      p1 + r10 * b[0] + r11 * b[1] + r12 * b[2],
+                      p2 + r20 * b[0] + r21 * b[1] + r22 * b[2])
+        r00, r01, r02 = (r00 * A[0] + r01 * A[3] + r02 * A[6], r00 * A[1] + r01 * A[4] + r02 * A[7],
+                         r00 * A[2] + r01 * A[5] + r02 * A[8])
+        r10, r11, r12 = (r10 * A[0] + r11 * A[3] + r12 * A[6], r10 * A[1] + r11 * A[4] + r12 * A[7],
+                         r10 * A[2] + r11 * A[5] + r12 * A[8])
+        r20, r21, r22 = (r20 * A[0] + r21 * A[3] + r22 * A[6], r20 * A[1] + r21 * A[4] + r22 * A[7],
+                         r20 * A[2] + r21 * A[5] + r22 * A[8])
+        c = np.cos(q[i])
+        s = np.sin(q[i])
+        r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
+        r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
+        r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
+    e = R_end
+    f = p_end
+    out[0, 3] = p0 + r00 * f[0] + r01 * f[1] + r02 * f[2]
+    out[1, 3] = p1 + r10 * f[0] + r11 * f[1] + r12 * f[2]
+    out[2, 3] = p2 + r20 * f[0] + r21 * f[1] + r22 * f[2]
+    for c in range(3):
+        out[0, c] = r00 * e[c] + r01 * e[3 + c] + r02 * e[6 + c]
+        out[1, c] = r10 * e[c] + r11 * e[3 + c] + r12 * e[6 + c]
+        out[2, c] = r20 * e[c] + r21 * e[3 + c] + r22 * e[6 + c]
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit(cache=True)
+def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, W, max_step,
+             Rs, ps, R_end, p_end, ptol, rtol, Q, D, OK, B,
+             Tbuf):  # pragma: no cover - compiled
+    """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
+    (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
+    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
+    and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of branch ``i`` lives in
+    slot ``2 i + k`` (the full enumeration's order)."""
+    if rev:
+        Rw = mT(Rt)
+        pw = neg(mtv(Rt, pt))
+    else:
+        Rw = Rt
+        pw = pt
+    for k in range(8):
+        OK[k] = False
+    seed = _t6(seed)
+    lo = _t6(lo)
+    hi = _t6(hi)
+    revolute = _t6(revolute)
+    W = _t6(W)
+    h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
+    h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
+    P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
+    seed_free = seed[2] if rev else seed[3]  # the family's seed-dependent joint, reversed or not
+    q0_at = np.nan  # three-parallel: joint 1's value whose A and w0 are at hand
+    A = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    w0 = p16 = (0.0, 0.0, 0.0)
+    if fid == SPHERICAL:
+        R06 = mm(Rw, mT(R6T))
+        n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P)
+        for i in range(n):
+            B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]
+            if rev:
+                live, lb = _bound(t0[i], t1[i], t2[i], 5, 4, 3, seed, lo, hi, revolute, W,
+                                  max_step)
+            else:
+                live, lb = _bound(t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W,
+                                  max_step)
+            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _READY
+    else:
+        seed_free = seed[0] if rev else seed[5]
+        n, a, b, R06, p16 = tp_start(var, Rw, pw, H, P, R6T)
+        for i in range(n):
+            # joints 1 and 5 bound the pair until its joint 6 is known
+            B[i, 0], B[i, 1] = a[i], b[i]
+            if rev:
+                live, lb = _bound(a[i], b[i], 0.0, 5, 1, -1, seed, lo, hi, revolute, W, max_step)
+            else:
+                live, lb = _bound(a[i], b[i], 0.0, 0, 4, -1, seed, lo, hi, revolute, W, max_step)
+            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _PARTIAL
+    while True:
+        best = -1
+        for k in range(8):
+            if OK[k] and (best < 0 or D[k] < D[best]):
+                best = k
+        nxt = -1
+        for i in range(n):
+            if B[i, _LIVE] > 0.0 and B[i, _DONE] != _EXPANDED and (nxt < 0
+                                                                  or B[i, _LB] < B[nxt, _LB]):
+                nxt = i
+        if best >= 0 and (nxt < 0 or D[best] < B[nxt, _LB] * _BOUND_MARGIN):
+            _fk6((Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]), Rs,
+                 ps, R_end, p_end, Tbuf)
+            pe, re = fk_error_one(Tbuf, Tt)
+            if pe <= ptol and re <= rtol:
+                return best, pe, re
+            OK[best] = False
+            continue
+        if nxt < 0:
+            return -1, 0.0, 0.0
+        if B[nxt, _DONE] == _PARTIAL:
+            # three-parallel pair: joint 6, theta and the elbow target; a tighter bound
+            q0, q4 = B[nxt, 0], B[nxt, 1]
+            if q0 != q0_at:
+                A, w0 = tp_joint1(h0, q0, R06, p16, P1)
+                q0_at = q0
+            q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed_free)
+            B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
+            if rev:
+                live, lb = _bound(q0, q4, q5, 5, 1, 0, seed, lo, hi, revolute, W, max_step)
+            else:
+                live, lb = _bound(q0, q4, q5, 0, 4, 5, seed, lo, hi, revolute, W, max_step)
+            B[nxt, _LB], B[nxt, _LIVE], B[nxt, _DONE] = lb, 1.0 if live else 0.0, _READY
+            continue
+        B[nxt, _DONE] = _EXPANDED
+        k0 = 2 * nxt
+        if fid == SPHERICAL:
+            x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
+            R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
+            m, X, Y, Z = decompose3(mm(mT(R03), R06), h3, h4, h5, seed_free)
+            for j in range(m):
+                row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), True,
+                                                   seed, lo, hi, revolute, W, max_step)
+                for c in range(6):
+                    Q[k0 + j, c] = row[c]
+        else:
+            q0, q4, q5, theta = B[nxt, 0], B[nxt, 1], B[nxt, 2], B[nxt, 3]
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta,
+                                               (B[nxt, 4], B[nxt, 5], B[nxt, 6]))
+            for j in range(m):
+                row, D[k0 + j], OK[k0 + j] = _gate(
+                    rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
+                    not ls, seed, lo, hi, revolute, W, max_step)
+                for c in range(6):
+                    Q[k0 + j, c] = row[c]
