@@ -80,6 +80,45 @@ def fk_one(q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def fk_revolute6_tuples(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - compiled
+    """:func:`fk_one` of a revolute 6R chain whose data are tuples
+    (``Rs`` six 9-tuples, ``ps`` six 3-tuples, ``R_end`` a 9-tuple, ``p_end`` a 3-tuple): the
+    same operations in the same order, so the same numbers bit for bit."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    p0 = p1 = p2 = 0.0
+    for i in range(6):
+        A = Rs[i]
+        b = ps[i]
+        p0, p1, p2 = (p0 + r00 * b[0] + r01 * b[1] + r02 * b[2],
+                      p1 + r10 * b[0] + r11 * b[1] + r12 * b[2],
+                      p2 + r20 * b[0] + r21 * b[1] + r22 * b[2])
+        r00, r01, r02 = (r00 * A[0] + r01 * A[3] + r02 * A[6], r00 * A[1] + r01 * A[4] + r02 * A[7],
+                         r00 * A[2] + r01 * A[5] + r02 * A[8])
+        r10, r11, r12 = (r10 * A[0] + r11 * A[3] + r12 * A[6], r10 * A[1] + r11 * A[4] + r12 * A[7],
+                         r10 * A[2] + r11 * A[5] + r12 * A[8])
+        r20, r21, r22 = (r20 * A[0] + r21 * A[3] + r22 * A[6], r20 * A[1] + r21 * A[4] + r22 * A[7],
+                         r20 * A[2] + r21 * A[5] + r22 * A[8])
+        c = np.cos(q[i])
+        s = np.sin(q[i])
+        r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
+        r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
+        r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
+    e = R_end
+    f = p_end
+    out[0, 3] = p0 + r00 * f[0] + r01 * f[1] + r02 * f[2]
+    out[1, 3] = p1 + r10 * f[0] + r11 * f[1] + r12 * f[2]
+    out[2, 3] = p2 + r20 * f[0] + r21 * f[1] + r22 * f[2]
+    for c in range(3):
+        out[0, c] = r00 * e[c] + r01 * e[3 + c] + r02 * e[6 + c]
+        out[1, c] = r10 * e[c] + r11 * e[3 + c] + r12 * e[6 + c]
+        out[2, c] = r20 * e[c] + r21 * e[3 + c] + r22 * e[6 + c]
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit(cache=True)
 def fk_batch(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
     R = np.empty((3, 3))
     p = np.empty(3)

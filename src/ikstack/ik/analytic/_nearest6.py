@@ -32,6 +32,7 @@ from ikstack.ik.analytic._families6 import (
 )
 from ikstack.ik.analytic._select import joint_rep
 from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3
+from ikstack.kinematics._kernels import fk_revolute6_tuples
 
 #: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state
 BRANCH_COLS = 10
@@ -105,45 +106,6 @@ def _gate(rev, r, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cov
 
 
 @njit(cache=True)
-def _fk6(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - compiled
-    """:func:`ikstack.kinematics._kernels.fk_one` of a revolute 6R chain whose data are tuples
-    (``Rs`` six 9-tuples, ``ps`` six 3-tuples, ``R_end`` a 9-tuple, ``p_end`` a 3-tuple): the
-    same operations in the same order, so the same numbers bit for bit."""
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-    p0 = p1 = p2 = 0.0
-    for i in range(6):
-        A = Rs[i]
-        b = ps[i]
-        p0, p1, p2 = (p0 + r00 * b[0] + r01 * b[1] + r02 * b[2],
-                      p1 + r10 * b[0] + r11 * b[1] + r12 * b[2],
-                      p2 + r20 * b[0] + r21 * b[1] + r22 * b[2])
-        r00, r01, r02 = (r00 * A[0] + r01 * A[3] + r02 * A[6], r00 * A[1] + r01 * A[4] + r02 * A[7],
-                         r00 * A[2] + r01 * A[5] + r02 * A[8])
-        r10, r11, r12 = (r10 * A[0] + r11 * A[3] + r12 * A[6], r10 * A[1] + r11 * A[4] + r12 * A[7],
-                         r10 * A[2] + r11 * A[5] + r12 * A[8])
-        r20, r21, r22 = (r20 * A[0] + r21 * A[3] + r22 * A[6], r20 * A[1] + r21 * A[4] + r22 * A[7],
-                         r20 * A[2] + r21 * A[5] + r22 * A[8])
-        c = np.cos(q[i])
-        s = np.sin(q[i])
-        r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
-        r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
-        r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
-    e = R_end
-    f = p_end
-    out[0, 3] = p0 + r00 * f[0] + r01 * f[1] + r02 * f[2]
-    out[1, 3] = p1 + r10 * f[0] + r11 * f[1] + r12 * f[2]
-    out[2, 3] = p2 + r20 * f[0] + r21 * f[1] + r22 * f[2]
-    for c in range(3):
-        out[0, c] = r00 * e[c] + r01 * e[3 + c] + r02 * e[6 + c]
-        out[1, c] = r10 * e[c] + r11 * e[3 + c] + r12 * e[6 + c]
-        out[2, c] = r20 * e[c] + r21 * e[3 + c] + r22 * e[6 + c]
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
-
-
-@njit(cache=True)
 def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, W, max_step,
              Rs, ps, R_end, p_end, ptol, rtol, Q, D, OK, B,
              Tbuf):  # pragma: no cover - compiled
@@ -206,7 +168,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                                                                   or B[i, _LB] < B[nxt, _LB]):
                 nxt = i
         if best >= 0 and (nxt < 0 or D[best] < B[nxt, _LB] * _BOUND_MARGIN):
-            _fk6((Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]), Rs,
+            fk_revolute6_tuples((Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]), Rs,
                  ps, R_end, p_end, Tbuf)
             pe, re = fk_error_one(Tbuf, Tt)
             if pe <= ptol and re <= rtol:
