@@ -5,9 +5,10 @@ function, :func:`_solve_one`; :func:`solve_batch` loops it over targets and
 :func:`solve_batch_parallel` runs the same loop with ``prange``. FK and the Jacobian come from
 the kinematics layer's kernel ``_jac_into`` on the chain's canonical compiled data.
 
-Restarts draw from numba's per-thread generator, reseeded per target from the call's key and the
-target's pose, so a target's restarts depend neither on the thread that ran it nor on the rest
-of the batch.
+Restarts draw from a splitmix64 stream seeded per target from the call's key and the target's
+pose, so a target's restarts depend neither on the thread that ran it nor on the rest of the
+batch. Scratch arrays are allocated once per call (per block of targets in parallel), never per
+target or per iteration.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 import numpy as np
 from numba import njit, objmode, prange
 
+from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import spd_solve
 
@@ -36,6 +38,10 @@ CODE_ITERATION_LIMIT = 1
 CODE_TIME_LIMIT = 2
 CODE_JOINT_LIMITS = 3
 CODE_SINGULAR = 4
+CODE_CONSTRAINT = 7
+
+#: targets per work item of the parallel loop
+BLOCK = 16
 
 _AT_LIMIT = 1e-9  # [rad or m] a joint this close to a bound counts as pinned there
 _SINGULAR_RATIO = 1e-7  # smallest/largest Cholesky pivot of the task Gram matrix: singular below
@@ -212,50 +218,64 @@ def _is_singular(J, w):  # pragma: no cover - compiled
     return lo_piv < _SINGULAR_RATIO * hi_piv
 
 
+@njit(cache=True, inline="always")
+def _uniform(state):  # pragma: no cover - compiled
+    """splitmix64: ``(next state, uniform draw in [0, 1))`` from a uint64 state."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return state, np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def workspace(n):  # pragma: no cover - compiled
+    """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
+    return (np.empty((6, n)), np.empty((4, 4)), np.empty(6), np.empty((n, n)), np.empty(n),
+            np.empty(n), np.empty((n, n)), np.empty(n), np.zeros(n, dtype=np.bool_),
+            np.empty((6, n)), np.empty((6, n)))
+
+
 @njit(cache=True)
 def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-               q_out):  # pragma: no cover - compiled
+               qidx, qcoef, cA, cb, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
+    ``ws`` is :func:`workspace`'s scratch. A search that converges onto a configuration that
+    violates a coupled-joint constraint (``qidx, qcoef, cA, cb``, see
+    :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart follows.
     """
     n = q0.shape[0]
-    J = np.empty((6, n))
-    T = np.empty((4, 4))
-    e = np.empty(6)
-    A = np.empty((n, n))
-    g = np.empty(n)
-    dq = np.empty(n)
-    L = np.empty((n, n))
-    q = np.empty(n)
-    held = np.zeros(n, dtype=np.bool_)
+    J, T, e, A, g, dq, L, q, held, J_best, Jw = ws
     for i in range(n):
         q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
-    J_best = np.zeros((6, n))
+        held[i] = False
     best_E = np.inf
     any_singular = False
     best_pinned = False
     best_limits = False
+    any_violated = False
     timed = budget < np.inf
     t0 = _now() if timed else 0.0
     iterations = 0
     restarts = 0
-    seeded = False
+    state = np.uint64(key)
     for search in range(max_restarts + 1):
         if search > 0:
             if timed and _now() - t0 > budget:
                 for i in range(n):
                     q_out[i] = min(max(q_out[i], lo[i]), hi[i])
                 return CODE_TIME_LIMIT, iterations, restarts
-            if not seeded:
-                np.random.seed(key)  # noqa: NPY002 (numba's per-thread generator)
-                seeded = True
             restarts += 1
             for i in range(n):
-                q[i] = slo[i] + (shi[i] - slo[i]) * np.random.random()  # noqa: NPY002
+                state, u = _uniform(state)
+                q[i] = slo[i] + (shi[i] - slo[i]) * u
         singular = False
         out_of_limits = False
+        violated = False
         E_prev = np.inf
         stall = 0
         for it in range(max_iter + 1):
@@ -277,6 +297,9 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                                 q[i] += k2 * 2 * np.pi
                             if q[i] < lo[i] or q[i] > hi[i]:
                                 inside = False
+                if inside and constraints_row(q, qidx, qcoef, cA, cb) == 0:
+                    violated = True
+                    break
                 if inside:
                     for i in range(n):
                         q_out[i] = q[i]
@@ -313,15 +336,18 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             else:
                 lam = damping * E
             # normal equations (J^T W J + lam I) dq = J^T W e
+            for r in range(6):
+                for c in range(n):
+                    Jw[r, c] = w[r] * J[r, c]
             for a in range(n):
                 s = 0.0
                 for r in range(6):
-                    s += J[r, a] * w[r] * e[r]
+                    s += Jw[r, a] * e[r]
                 g[a] = s
                 for b in range(a + 1):
                     s = 0.0
                     for r in range(6):
-                        s += J[r, a] * w[r] * J[r, b]
+                        s += Jw[r, a] * J[r, b]
                     A[a, b] = s
                     A[b, a] = s
                 A[a, a] += lam
@@ -378,10 +404,14 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             best_limits = True
         if singular:
             any_singular = True
+        if violated:
+            any_violated = True
     for i in range(n):
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]
         q_out[i] = min(max(q_out[i], lo[i]), hi[i])
+    if any_violated:
+        return CODE_CONSTRAINT, iterations, restarts
     if best_limits or best_pinned:
         return CODE_JOINT_LIMITS, iterations, restarts
     if any_singular or (best_E < np.inf and _is_singular(J_best, w)):
@@ -392,11 +422,14 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
 @njit(cache=True)
 def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                 step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+                qidx, qcoef, cA, cb, Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+    """:func:`_solve_one` over every target, one workspace for all."""
+    ws = workspace(Q0.shape[1])
     for k in range(Tt.shape[0]):
         c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
                                tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
-                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
+                               max_restarts, _target_key(key, Tt[k]), budget, qidx, qcoef, cA,
+                               cb, ws, Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs
@@ -405,11 +438,18 @@ def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p,
 @njit(cache=True, parallel=True)
 def solve_batch_parallel(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                          step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                         Q_out, codes, iters, restarts):  # pragma: no cover - compiled
-    for k in prange(Tt.shape[0]):
-        c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
-                               tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
-                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
-        codes[k] = c
-        iters[k] = it
-        restarts[k] = rs
+                         qidx, qcoef, cA, cb, Q_out, codes, iters,
+                         restarts):  # pragma: no cover - compiled
+    """:func:`solve_batch` on all cores: blocks of ``BLOCK`` targets, one workspace each. Run
+    it under ``numba.parallel_chunksize(1)`` (as the solver does) and the blocks go one at a
+    time to whichever thread is free, so slow targets (restarts) or a busy core do not leave
+    the other threads idle at the end."""
+    n = Tt.shape[0]
+    nblk = (n + BLOCK - 1) // BLOCK
+    for b in prange(nblk):
+        k0 = b * BLOCK
+        k1 = min(n, k0 + BLOCK)
+        solve_batch(Tt[k0:k1], Q0[k0:k1], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
+                    tol_p, tol_r, step_kind, damping, limit_mode, max_iter, max_restarts, key,
+                    budget, qidx, qcoef, cA, cb, Q_out[k0:k1], codes[k0:k1], iters[k0:k1],
+                    restarts[k0:k1])

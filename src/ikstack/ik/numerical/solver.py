@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from enum import IntEnum
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -167,6 +168,7 @@ class NumericalIK:
         self._fast_gate = FastGate(chain, tp, tr)
         self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
         tabs = constraint_tables(chain)
+        self._tabs = tabs
         c = self._cc
         # one compiled call for a single target, unless the constraints need Python or a
         # subclass replaced the search or the gate
@@ -263,11 +265,17 @@ class NumericalIK:
         key = self._key(n)
         budget = math.inf if o.time_budget is None else float(o.time_budget)
         c = self._cc
-        kern = K.solve_batch_parallel if n >= PARALLEL_THRESHOLD else K.solve_batch
-        kern(Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
-             self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
-             self.damping, int(o.limits), o.max_iterations, restarts, key, budget, Q, codes,
-             iters, rest)
+        t = self._tabs
+        args = (Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
+                self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
+                self.damping, int(o.limits), o.max_iterations, restarts, key, budget, t.qidx,
+                t.qcoef, t.A, t.b, Q, codes, iters, rest)
+        if n < PARALLEL_THRESHOLD:
+            K.solve_batch(*args)
+            return
+        # blocks of targets go to whichever thread is free (restarts make some targets slow)
+        with numba.parallel_chunksize(1):
+            K.solve_batch_parallel(*args)
 
     def _key(self, n: int) -> int:
         """Seed of the restarts: drawn from a Generator, or fixed by an int seed (then every
