@@ -20,7 +20,7 @@ from numba import njit, objmode, prange
 
 from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
-from ikstack.spatial._dense import spd_solve
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
 # step kinds
 STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
@@ -232,9 +232,86 @@ def _uniform(state):  # pragma: no cover - compiled
 @njit(cache=True)
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
-    return (np.empty((6, n)), np.empty((4, 4)), np.empty(6), np.empty((n, n)), np.empty(n),
-            np.empty(n), np.empty((n, n)), np.empty(n), np.zeros(n, dtype=np.bool_),
-            np.empty((6, n)), np.empty((6, n)))
+    k = max(n, 6)
+    return (np.empty((6, n)), np.empty((4, 4)), np.empty(6), np.empty(n), np.empty((k, k)),
+            np.empty(n), np.zeros(n, dtype=np.bool_), np.empty((6, n)), np.empty(6),
+            np.empty(6), np.empty(6))
+
+
+@njit(cache=True, inline="always")
+def _step(J, e, sw, lam, q, lo, hi, active_set, Jw, ew, y, dq, L,
+          held):  # pragma: no cover - compiled
+    """The damped step ``dq`` of ``(J^T W J + lam I) dq = J^T W e``; False when singular.
+
+    With ``Jw = W^(1/2) J`` over the ``m`` weighted rows, a redundant chain (``m < n``) solves
+    the same step in task space, ``dq = Jw^T (Jw Jw^T + lam I)^-1 W^(1/2) e`` (an ``m x m``
+    system, well conditioned even as ``lam`` vanishes); otherwise the ``n x n`` normal equations.
+    ``active_set``: a joint at a bound whose step points outwards is held there (its column
+    dropped) and the rest re-solved, so the other joints make up for it.
+    """
+    n = J.shape[1]
+    for i in range(n):
+        held[i] = False
+    m = 0
+    for r in range(6):
+        if sw[r] > 0.0:
+            for c in range(n):
+                Jw[m, c] = sw[r] * J[r, c]
+            ew[m] = sw[r] * e[r]
+            m += 1
+    for _ in range(n + 1):
+        if m < n:
+            for a in range(m):
+                for b in range(a + 1):
+                    s = 0.0
+                    for c in range(n):
+                        s += Jw[a, c] * Jw[b, c]
+                    L[a, b] = s
+                L[a, a] += lam
+                y[a] = ew[a]
+            if not cholesky_inplace(L, m):
+                return False
+            cholesky_solve_inplace(L, m, y)
+            for c in range(n):
+                s = 0.0
+                for a in range(m):
+                    s += Jw[a, c] * y[a]
+                dq[c] = s
+        else:
+            for a in range(n):
+                s = 0.0
+                for r in range(m):
+                    s += Jw[r, a] * ew[r]
+                dq[a] = s
+                for b in range(a + 1):
+                    s = 0.0
+                    for r in range(m):
+                        s += Jw[r, a] * Jw[r, b]
+                    L[a, b] = s
+                L[a, a] += lam
+            for i in range(n):
+                if held[i]:  # its column is zero: a unit pivot keeps the system definite
+                    L[i, i] = 1.0
+            if not cholesky_inplace(L, n):
+                return False
+            cholesky_solve_inplace(L, n, dq)
+        if not active_set:
+            return True
+        grew = False
+        for i in range(n):
+            if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
+                                or (q[i] >= hi[i] and dq[i] > 0.0)):
+                held[i] = True
+                grew = True
+                for r in range(m):
+                    Jw[r, i] = 0.0
+        if not grew:
+            break
+    for i in range(n):
+        if held[i]:
+            dq[i] = 0.0
+    return True
+
 
 
 @njit(cache=True)
@@ -249,10 +326,11 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
     :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart follows.
     """
     n = q0.shape[0]
-    J, T, e, A, g, dq, L, q, held, J_best, Jw = ws
+    J, T, e, dq, L, q, held, Jw, ew, y, sw = ws
+    for r in range(6):
+        sw[r] = np.sqrt(w[r])
     for i in range(n):
         q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
-        held[i] = False
     best_E = np.inf
     any_singular = False
     best_pinned = False
@@ -314,9 +392,6 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                     if limit_mode != LIMITS_IGNORE and (
                             q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT):
                         best_pinned = True
-                for r in range(6):
-                    for c in range(n):
-                        J_best[r, c] = J[r, c]
             if it == max_iter:
                 break
             # a search that stops making progress is abandoned for a restart
@@ -335,48 +410,10 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                 lam = E + damping
             else:
                 lam = damping * E
-            # normal equations (J^T W J + lam I) dq = J^T W e
-            for r in range(6):
-                for c in range(n):
-                    Jw[r, c] = w[r] * J[r, c]
-            for a in range(n):
-                s = 0.0
-                for r in range(6):
-                    s += Jw[r, a] * e[r]
-                g[a] = s
-                for b in range(a + 1):
-                    s = 0.0
-                    for r in range(6):
-                        s += Jw[r, a] * J[r, b]
-                    A[a, b] = s
-                    A[b, a] = s
-                A[a, a] += lam
-            if not spd_solve(A, g, dq, L):
+            if not _step(J, e, sw, lam, q, lo, hi, limit_mode == LIMITS_PROJECT, Jw, ew, y,
+                         dq, L, held):
                 singular = True
                 break
-            if limit_mode == LIMITS_PROJECT:
-                # active set: a joint at a bound whose step points outwards is held there and
-                # the others re-solved, so they make up for it (plain clipping loses that)
-                for _ in range(n):
-                    grew = False
-                    for i in range(n):
-                        if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
-                                            or (q[i] >= hi[i] and dq[i] > 0.0)):
-                            held[i] = True
-                            grew = True
-                    if not grew:
-                        break
-                    for i in range(n):
-                        if held[i]:
-                            for b in range(n):
-                                A[i, b] = 0.0
-                                A[b, i] = 0.0
-                            A[i, i] = 1.0
-                            g[i] = 0.0
-                    if not spd_solve(A, g, dq, L):
-                        break
-                for i in range(n):
-                    held[i] = False
             big = 0.0
             for i in range(n):
                 big = max(big, abs(dq[i]))
@@ -406,6 +443,11 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             any_singular = True
         if violated:
             any_violated = True
+    # the best iterate's Jacobian tells a singular failure from a plain iteration cap
+    singular_best = False
+    if best_E < np.inf and not (any_violated or best_limits or best_pinned or any_singular):
+        _jac_into(q_out, Rs, ps, kinds, R_end, p_end, J, T)
+        singular_best = _is_singular(J, w)
     for i in range(n):
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]
@@ -414,7 +456,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
         return CODE_CONSTRAINT, iterations, restarts
     if best_limits or best_pinned:
         return CODE_JOINT_LIMITS, iterations, restarts
-    if any_singular or (best_E < np.inf and _is_singular(J_best, w)):
+    if any_singular or singular_best:
         return CODE_SINGULAR, iterations, restarts
     return CODE_ITERATION_LIMIT, iterations, restarts
 

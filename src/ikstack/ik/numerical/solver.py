@@ -12,8 +12,15 @@ uniformly within the limits) the loop iterates
 
 with ``e = [p_t - p; rotvec(R_t R^T)]`` (base frame), ``W = diag(weights * mask)`` and
 ``Pi`` the limit handling. A search ends when the masked position and rotation errors meet the
-tolerances or after ``max_iterations`` steps. Whatever the loop reports, success is decided
-afterwards by :func:`ikstack.ik.certify` (FK, limits, coupled constraints).
+tolerances or after ``max_iterations`` steps (or earlier, when it stalls); a converged answer
+that violates a coupled-joint constraint ends its search as a failure. Whatever the loop
+reports, success is decided afterwards by :func:`ikstack.ik.certify` (FK, limits, coupled
+constraints).
+
+A redundant chain solves the same step in task space, ``dq = Jw^T (Jw Jw^T + lambda I)^-1 ew``
+(``Jw = W^(1/2) J``, ``ew = W^(1/2) e``): a 6 x 6 system instead of n x n, well conditioned as
+``lambda`` vanishes. Large batches run blocks of targets on all cores, each block handed to
+whichever thread is free.
 """
 
 from __future__ import annotations
@@ -290,8 +297,11 @@ class NumericalIK:
                            iters: NDArray[np.int64], rest: NDArray[np.int64],
                            ok: NDArray[np.bool_]) -> None:
         """Re-solve rows that converged onto a configuration violating a coupled-joint constraint
-        (the compiled loop sees only the box): one search each from a random seed that satisfies
-        the constraints, for up to ``max_restarts`` rounds."""
+        the compiled loop could not evaluate (a constraint type without compiled tables, or a
+        linear row within round-off of its bound): one search each from a random seed that
+        satisfies the constraints, for up to ``max_restarts`` rounds. The compiled loop itself
+        treats a converged answer violating a tabled constraint as a failed search and
+        restarts."""
         pending = np.flatnonzero(~ok & (codes == K.CODE_SUCCESS))
         pending = pending[~self.chain.constraints_satisfied(Q[pending])]
         if pending.size == 0:
