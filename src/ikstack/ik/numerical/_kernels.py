@@ -233,9 +233,26 @@ def _uniform(state):  # pragma: no cover - compiled
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
     k = max(n, 6)
-    return (np.empty((6, n)), np.empty((4, 4)), np.empty(6), np.empty(n), np.empty((k, k)),
-            np.empty(n), np.zeros(n, dtype=np.bool_), np.empty((6, n)), np.empty(6),
-            np.empty(6), np.empty(6))
+    buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18)  # one allocation, then views
+    o = 0
+    J = buf[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    T = buf[o:o + 16].reshape((4, 4))
+    o += 16
+    e = buf[o:o + 6]
+    o += 6
+    dq = buf[o:o + n]
+    o += n
+    L = buf[o:o + k * k].reshape((k, k))
+    o += k * k
+    q = buf[o:o + n]
+    o += n
+    Jw = buf[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    ew = buf[o:o + 6]
+    y = buf[o + 6:o + 12]
+    sw = buf[o + 12:o + 18]
+    return J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw
 
 
 @njit(cache=True, inline="always")
