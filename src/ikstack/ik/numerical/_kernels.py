@@ -497,18 +497,25 @@ def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p,
 @njit(cache=True, parallel=True)
 def solve_batch_parallel(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                          step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                         qidx, qcoef, cA, cb, Q_out, codes, iters,
-                         restarts):  # pragma: no cover - compiled
-    """:func:`solve_batch` on all cores: blocks of ``BLOCK`` targets, one workspace each. Run
-    it under ``numba.parallel_chunksize(1)`` (as the solver does) and the blocks go one at a
-    time to whichever thread is free, so slow targets (restarts) or a busy core do not leave
-    the other threads idle at the end."""
+                         qidx, qcoef, cA, cb, Q_out, codes, iters, restarts,
+                         nt):  # pragma: no cover - compiled
+    """:func:`solve_batch` on ``nt`` threads (``numba.get_num_threads()``), in blocks of ``BLOCK`` targets (one workspace each).
+
+    The blocks are dealt out interleaved (thread ``t`` of ``nt`` takes blocks ``t, t + nt,
+    ...`` under a static schedule), so a stretch of slow targets (restarts), common where
+    consecutive targets are alike, is shared by every thread instead of landing on one. A
+    threading layer that schedules dynamically (TBB, under ``numba.parallel_chunksize(1)`` as
+    the solver calls it) hands them to whichever thread is free. Answers do not depend on
+    either: each target's search is its own."""
     n = Tt.shape[0]
     nblk = (n + BLOCK - 1) // BLOCK
-    for b in prange(nblk):
-        k0 = b * BLOCK
-        k1 = min(n, k0 + BLOCK)
-        solve_batch(Tt[k0:k1], Q0[k0:k1], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
-                    tol_p, tol_r, step_kind, damping, limit_mode, max_iter, max_restarts, key,
-                    budget, qidx, qcoef, cA, cb, Q_out[k0:k1], codes[k0:k1], iters[k0:k1],
-                    restarts[k0:k1])
+    per = (nblk + nt - 1) // nt
+    for i in prange(per * nt):
+        b = (i % per) * nt + i // per
+        if b < nblk:
+            k0 = b * BLOCK
+            k1 = min(n, k0 + BLOCK)
+            solve_batch(Tt[k0:k1], Q0[k0:k1], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
+                        tol_p, tol_r, step_kind, damping, limit_mode, max_iter, max_restarts,
+                        key, budget, qidx, qcoef, cA, cb, Q_out[k0:k1], codes[k0:k1],
+                        iters[k0:k1], restarts[k0:k1])

@@ -19,8 +19,8 @@ constraints).
 
 A redundant chain solves the same step in task space, ``dq = Jw^T (Jw Jw^T + lambda I)^-1 ew``
 (``Jw = W^(1/2) J``, ``ew = W^(1/2) e``): a 6 x 6 system instead of n x n, well conditioned as
-``lambda`` vanishes. Large batches run blocks of targets on all cores, each block handed to
-whichever thread is free.
+``lambda`` vanishes. Large batches run blocks of targets on all cores, dealt out interleaved
+so that a stretch of slow targets is shared by the threads.
 """
 
 from __future__ import annotations
@@ -280,9 +280,10 @@ class NumericalIK:
         if n < PARALLEL_THRESHOLD:
             K.solve_batch(*args)
             return
-        # blocks of targets go to whichever thread is free (restarts make some targets slow)
+        # blocks dealt out interleaved; one at a time to a free thread where the threading layer
+        # schedules dynamically (TBB)
         with numba.parallel_chunksize(1):
-            K.solve_batch_parallel(*args)
+            K.solve_batch_parallel(*args, numba.get_num_threads())
 
     def _key(self, n: int) -> int:
         """Seed of the restarts: drawn from a Generator, or fixed by an int seed (then every
