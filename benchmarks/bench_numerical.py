@@ -83,10 +83,10 @@ def _score(chain, Q: np.ndarray, T: np.ndarray) -> float:
     return float(ok.mean())
 
 
-def run_ikstack(chain, T: np.ndarray, repeats: int) -> dict:
-    """Singles, the batch on all cores and the batch on one core, each timed ``repeats`` times
-    (a target's single time is its fastest; a batch's the fastest run: the machine may be
-    shared, and other load only ever adds time)."""
+def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
+    """Singles timed ``repeats`` times, the batch on all cores and on one core
+    ``batch_repeats`` times (a target's single time is its fastest; a batch's the fastest run:
+    the machine may be shared, and other load only ever adds time)."""
     solver = LevenbergMarquardt(chain, position_tolerance=TOL, rotation_tolerance=TOL)
     mid = chain.middle()
     solver.solve(T[:2], seed=mid)  # compile / load caches outside the clock
@@ -110,7 +110,7 @@ def run_ikstack(chain, T: np.ndarray, repeats: int) -> dict:
     trivial = min(_timed(lambda: solver.solve(T_hit, seed=q_hit)) for _ in range(2000))
     T_hits = np.repeat(T_hit[None], 2000, axis=0)
     batch_s = np.inf
-    for _ in range(repeats):
+    for _ in range(batch_repeats):
         t0 = time.perf_counter()
         rb = solver.solve(T, seed=mid)
         batch_s = min(batch_s, time.perf_counter() - t0)
@@ -118,7 +118,7 @@ def run_ikstack(chain, T: np.ndarray, repeats: int) -> dict:
     serial_s = serial_cpu = np.inf
     numba.set_num_threads(1)
     try:
-        for _ in range(repeats):
+        for _ in range(batch_repeats):
             t0, c0 = time.perf_counter(), time.process_time()
             solver.solve(T, seed=mid)
             serial_s = min(serial_s, time.perf_counter() - t0)
@@ -267,19 +267,23 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=None,
-                    help="timing passes, fastest kept (default 3; 1 with --quick)")
+                    help="timing passes of the singles, fastest kept (default 3; 1 with --quick)")
+    ap.add_argument("--batch-repeats", type=int, default=None,
+                    help="timing passes of each batch, fastest kept (default 10; 1 with --quick)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_numerical.json"))
     args = ap.parse_args(argv)
     n = args.n or (200 if args.quick else 10_000)
     n_ikpy = args.ikpy_n or (20 if args.quick else 200)
     repeats = args.repeats or (1 if args.quick else 3)
+    batch_repeats = args.batch_repeats or (1 if args.quick else 10)
+    load_before = os.getloadavg()
 
     rows = {}
     for name in args.arms:
         urdf, tip = ARMS[name]
         chain = robots.load(name)
         _, T = _targets(chain, n, args.seed)
-        rows[name] = {"n": n, "ikstack": run_ikstack(chain, T, repeats),
+        rows[name] = {"n": n, "ikstack": run_ikstack(chain, T, repeats, batch_repeats),
                       "rtb_ik_LM": run_rtb(chain, T, urdf, tip, repeats),
                       "ikpy": run_ikpy(chain, T[:n_ikpy], urdf, tip)}
         print(f"  {name}: done", flush=True)
@@ -287,8 +291,11 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"benchmark": "bench_numerical", "protocol": {
         "targets": "FK of uniform in-limit joints", "tolerance": TOL, "seed": "middle of limits",
         "success": "ikstack FK check: within limits and both errors <= 1e-5",
-        "rtb_tol_squared_error": RTB_TOL, "n": n, "n_ikpy": n_ikpy, "timing_repeats": repeats},
-        "versions": _versions(), "machine": _machine(), "arms": rows}
+        "rtb_tol_squared_error": RTB_TOL, "n": n, "n_ikpy": n_ikpy, "timing_repeats": repeats,
+        "batch_timing_repeats": batch_repeats},
+        "versions": _versions(),
+        "machine": {**_machine(), "loadavg_1min_before_after": [load_before[0], os.getloadavg()[0]]},
+        "arms": rows}
     print(format_table(result))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -326,7 +333,8 @@ def format_table(result: dict) -> str:
         lines.append(
             f"{arm:<12} single/batched mean {k['speedup_mean_over_mean']:.1f}x; bound "
             f"{b['threads']} cores x single {ik['single']['mean_us']:.1f} / compiled "
-            f"{k['compiled_per_target_us']:.1f} us = {k['speedup_bound']:.1f}x (parallel "
+            f"{k['compiled_per_target_us']:.1f} us (CPU time "
+            f"{k['compiled_per_target_cpu_us']:.1f}) = {k['speedup_bound']:.1f}x (parallel "
             f"efficiency {k['parallel_efficiency'] * 100:.0f}%); Python overhead per single "
             f"query {k['single_overhead_us']:.1f} us; 10x needs compiled <= "
             f"{k['compiled_us_needed_for_10x']:.1f} us/target")
