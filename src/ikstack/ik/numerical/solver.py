@@ -38,7 +38,7 @@ from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical import _one as one
-from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.ik.result import IKResult, IKStatus
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain
@@ -169,7 +169,7 @@ class NumericalIK:
         self._any_p = bool(active[:3].any())
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
-        # certify on compiled code for small batches (the same numbers as certify)
+        # certify on compiled code (the same numbers as certify; all cores for large batches)
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
         self._fast_gate = FastGate(chain, tp, tr)
@@ -331,12 +331,7 @@ class NumericalIK:
     def _gate(self, Q: Array, Tt: Array) -> tuple[NDArray[np.bool_], Array, Array]:
         """:func:`ikstack.ik.certify`, plus the masked errors when only some axes count."""
         o = self.options
-        tp = o.position_tolerance if self._full_p else math.inf
-        tr = o.rotation_tolerance if self._full_r else math.inf
-        if Q.shape[0] < PARALLEL_THRESHOLD:
-            ok, perr, rerr = self._fast_gate(Q, Tt)
-        else:
-            ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
+        ok, perr, rerr = self._fast_gate(Q, Tt)
         if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
