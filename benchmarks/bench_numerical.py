@@ -14,6 +14,19 @@ Solvers:
   implies |e| <= 1e-5; the often-quoted 1.25e-9 leaves 20-30 % of its answers above 1e-5).
 - ikpy ``inverse_kinematics_frame`` (scipy least squares), on a subset: it takes milliseconds.
 
+Timing: singles are timed ``--repeats`` times and each target keeps its fastest time (ikstack
+and ik_LM alike); a batch keeps its fastest run. The table compares means (a batch has only a
+mean per target). Where the batch's time goes ("breakdown" in the JSON):
+
+- ``compiled_per_target_us``: the batch on one thread, per target: the compiled search and
+  gate, with no per-call Python;
+- ``single_overhead_us``: what one ``solve`` call costs beyond its compiled work (a target its
+  seed already solves, single call less its per-target time in a one-thread batch);
+- ``speedup_bound``: ``cores x single mean / compiled``: a batch saves each target the call
+  overhead and spreads the compiled work over the cores, nothing more;
+- ``compiled_us_needed_for_10x``: the compiled work per target below which a batch on these
+  cores would be ten times faster per target than singles (``cores x overhead / (10 - cores)``).
+
 Usage: ``python benchmarks/bench_numerical.py [--quick] [--n N] [--arms panda iiwa14 ...]``.
 Writes ``benchmarks/results/bench_numerical.json``.
 """
@@ -28,6 +41,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
 
 import ikstack
@@ -69,34 +83,80 @@ def _score(chain, Q: np.ndarray, T: np.ndarray) -> float:
     return float(ok.mean())
 
 
-def run_ikstack(chain, T: np.ndarray) -> dict:
+def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
+    """Singles timed ``repeats`` times, the batch on all cores and on one core
+    ``batch_repeats`` times (a target's single time is its fastest; a batch's the fastest run:
+    the machine may be shared, and other load only ever adds time)."""
     solver = LevenbergMarquardt(chain, position_tolerance=TOL, rotation_tolerance=TOL)
     mid = chain.middle()
     solver.solve(T[:2], seed=mid)  # compile / load caches outside the clock
     solver.solve(T[:200], seed=mid)
+    solver.solve(T[0], seed=mid)
     n = T.shape[0]
-    times = np.empty(n)
+    times = np.full(n, np.inf)
     Q = np.empty((n, chain.dof))
     ok = np.empty(n, dtype=bool)
-    for i in range(n):
+    for _ in range(repeats):
+        for i in range(n):
+            t0 = time.perf_counter()
+            r = solver.solve(T[i], seed=mid)
+            times[i] = min(times[i], time.perf_counter() - t0)
+            Q[i] = r.q[0]
+            ok[i] = r.success[0]
+    # Python overhead of one query: a target whose seed already solves it (no iteration), less
+    # the compiled work of that one evaluation, measured the same way in a batch
+    q_hit = chain.random_q(np.random.default_rng(1), 1)[0]
+    T_hit = fk(chain, q_hit)
+    trivial = min(_timed(lambda: solver.solve(T_hit, seed=q_hit)) for _ in range(2000))
+    T_hits = np.repeat(T_hit[None], 2000, axis=0)
+    batch_s = np.inf
+    for _ in range(batch_repeats):
         t0 = time.perf_counter()
-        r = solver.solve(T[i], seed=mid)
-        times[i] = time.perf_counter() - t0
-        Q[i] = r.q[0]
-        ok[i] = r.success[0]
-    t0 = time.perf_counter()
-    rb = solver.solve(T, seed=mid)
-    batch_s = time.perf_counter() - t0
-    return {"single": {**_stats(times), "success": float(ok.mean()),
+        rb = solver.solve(T, seed=mid)
+        batch_s = min(batch_s, time.perf_counter() - t0)
+    threads = numba.get_num_threads()
+    serial_s = serial_cpu = np.inf
+    numba.set_num_threads(1)
+    try:
+        for _ in range(batch_repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            solver.solve(T, seed=mid)
+            serial_s = min(serial_s, time.perf_counter() - t0)
+            serial_cpu = min(serial_cpu, time.process_time() - c0)
+        trivial_batch = min(_timed(lambda: solver.solve(T_hits, seed=q_hit))
+                            for _ in range(20)) / 2000
+    finally:
+        numba.set_num_threads(threads)
+    single = _stats(times)
+    batch_us = batch_s / n * 1e6
+    serial_us = serial_s / n * 1e6
+    overhead_us = (trivial - trivial_batch) * 1e6
+    return {"single": {**single, "success": float(ok.mean()),
                        "success_checked": _score(chain, Q, T)},
-            "batched": {"per_target_us": batch_s / n * 1e6, "total_s": batch_s,
+            "batched": {"per_target_us": batch_us, "total_s": batch_s, "threads": threads,
                         "success": float(rb.success.mean()),
                         "success_checked": _score(chain, rb.q, T),
                         "iterations_mean": float(rb.iterations.mean()),
-                        "restarts_mean": float(rb.restarts.mean())}}
+                        "iterations_p99": float(np.percentile(rb.iterations, 99)),
+                        "restarts_mean": float(rb.restarts.mean()),
+                        "restarted_share": float((rb.restarts > 0).mean())},
+            "breakdown": {
+                "compiled_per_target_us": serial_us,
+                "compiled_per_target_cpu_us": serial_cpu / n * 1e6,
+                "single_overhead_us": overhead_us,
+                "speedup_mean_over_mean": single["mean_us"] / batch_us,
+                "parallel_efficiency": serial_us / (batch_us * threads),
+                "speedup_bound": threads * single["mean_us"] / serial_us,
+                "compiled_us_needed_for_10x": threads * overhead_us / max(10 - threads, 1e-9)}}
 
 
-def run_rtb(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
+def _timed(f) -> float:
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
+def run_rtb(chain, T: np.ndarray, urdf: str, tip: str, repeats: int) -> dict:
     try:
         import roboticstoolbox as rtb
     except ImportError:
@@ -110,12 +170,14 @@ def run_rtb(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
     times = np.empty(n)
     Q = np.empty((n, chain.dof))
     reported = np.empty(n, dtype=bool)
-    for i in range(n):
-        t0 = time.perf_counter()
-        s = ets.ik_LM(T[i], q0=mid, tol=RTB_TOL, ilimit=30, slimit=100)
-        times[i] = time.perf_counter() - t0
-        Q[i] = s.q
-        reported[i] = s.success
+    times[:] = np.inf
+    for _ in range(repeats):
+        for i in range(n):
+            t0 = time.perf_counter()
+            s = ets.ik_LM(T[i], q0=mid, tol=RTB_TOL, ilimit=30, slimit=100)
+            times[i] = min(times[i], time.perf_counter() - t0)
+            Q[i] = s.q
+            reported[i] = s.success
     return {"single": {**_stats(times), "success": float(reported.mean()),
                        "success_checked": _score(chain, Q, T)}}
 
@@ -204,26 +266,36 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ikpy-n", type=int, default=None, help="targets for ikpy (default 200)")
     ap.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="timing passes of the singles, fastest kept (default 3; 1 with --quick)")
+    ap.add_argument("--batch-repeats", type=int, default=None,
+                    help="timing passes of each batch, fastest kept (default 10; 1 with --quick)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_numerical.json"))
     args = ap.parse_args(argv)
     n = args.n or (200 if args.quick else 10_000)
     n_ikpy = args.ikpy_n or (20 if args.quick else 200)
+    repeats = args.repeats or (1 if args.quick else 3)
+    batch_repeats = args.batch_repeats or (1 if args.quick else 10)
+    load_before = os.getloadavg()
 
     rows = {}
     for name in args.arms:
         urdf, tip = ARMS[name]
         chain = robots.load(name)
         _, T = _targets(chain, n, args.seed)
-        rows[name] = {"n": n, "ikstack": run_ikstack(chain, T),
-                      "rtb_ik_LM": run_rtb(chain, T, urdf, tip),
+        rows[name] = {"n": n, "ikstack": run_ikstack(chain, T, repeats, batch_repeats),
+                      "rtb_ik_LM": run_rtb(chain, T, urdf, tip, repeats),
                       "ikpy": run_ikpy(chain, T[:n_ikpy], urdf, tip)}
         print(f"  {name}: done", flush=True)
 
     result = {"benchmark": "bench_numerical", "protocol": {
         "targets": "FK of uniform in-limit joints", "tolerance": TOL, "seed": "middle of limits",
         "success": "ikstack FK check: within limits and both errors <= 1e-5",
-        "rtb_tol_squared_error": RTB_TOL, "n": n, "n_ikpy": n_ikpy},
-        "versions": _versions(), "machine": _machine(), "arms": rows}
+        "rtb_tol_squared_error": RTB_TOL, "n": n, "n_ikpy": n_ikpy, "timing_repeats": repeats,
+        "batch_timing_repeats": batch_repeats},
+        "versions": _versions(),
+        "machine": {**_machine(), "loadavg_1min_before_after": [load_before[0], os.getloadavg()[0]]},
+        "arms": rows}
     print(format_table(result))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -233,31 +305,39 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def format_table(result: dict) -> str:
-    hdr = (f"{'arm':<12} {'solver':<22} {'success':>8} {'median us':>10} {'p95 us':>9} "
-           f"{'vs ik_LM':>9}")
+    hdr = (f"{'arm':<12} {'solver':<22} {'success':>8} {'median us':>10} {'mean us':>9} "
+           f"{'p95 us':>9} {'vs ik_LM':>9}")
     lines = [f"numerical IK, TRAC-IK protocol: N = {result['protocol']['n']} per arm "
-             f"(ikpy: {result['protocol']['n_ikpy']}), tol 1e-5, seeded at mid-limits", hdr,
-             "-" * len(hdr)]
+             f"(ikpy: {result['protocol']['n_ikpy']}), tol 1e-5, seeded at mid-limits; "
+             "'vs ik_LM' compares means", hdr, "-" * len(hdr)]
+    nan = float("nan")
     for arm, r in result["arms"].items():
         rtb = r["rtb_ik_LM"].get("single")
-        ref = rtb["median_us"] if rtb else None
+        ref = rtb["mean_us"] if rtb else None
         ik = r["ikstack"]
+        b = ik["batched"]
         entries = [("ikstack LM single", ik["single"]),
-                   ("ikstack LM batched", {"success_checked": ik["batched"]["success_checked"],
-                                           "median_us": ik["batched"]["per_target_us"],
-                                           "p95_us": float("nan")}),
+                   (f"ikstack LM batched ({b['threads']}t)",
+                    {"success_checked": b["success_checked"], "median_us": nan,
+                     "mean_us": b["per_target_us"], "p95_us": nan}),
                    ("rtb ik_LM (C++)", rtb), ("ikpy", r["ikpy"].get("single"))]
         for label, s in entries:
             if s is None:
                 err = r["rtb_ik_LM" if "rtb" in label else "ikpy"].get("error", "n/a")
                 lines.append(f"{arm:<12} {label:<22} {err}")
                 continue
-            ratio = f"{s['median_us'] / ref:8.2f}x" if ref else f"{'-':>9}"
+            ratio = f"{s['mean_us'] / ref:8.2f}x" if ref else f"{'-':>9}"
             lines.append(f"{arm:<12} {label:<22} {s['success_checked'] * 100:7.2f}% "
-                         f"{s['median_us']:10.1f} {s['p95_us']:9.1f} {ratio}")
-        single = ik["single"]["median_us"]
-        lines.append(f"{arm:<12} {'single/batched':<22} {single / ik['batched']['per_target_us']:7.1f}x "
-                     "(single median over batched per-target)")
+                         f"{s['median_us']:10.1f} {s['mean_us']:9.1f} {s['p95_us']:9.1f} {ratio}")
+        k = ik["breakdown"]
+        lines.append(
+            f"{arm:<12} single/batched mean {k['speedup_mean_over_mean']:.1f}x; bound "
+            f"{b['threads']} cores x single {ik['single']['mean_us']:.1f} / compiled "
+            f"{k['compiled_per_target_us']:.1f} us (CPU time "
+            f"{k['compiled_per_target_cpu_us']:.1f}) = {k['speedup_bound']:.1f}x (parallel "
+            f"efficiency {k['parallel_efficiency'] * 100:.0f}%); Python overhead per single "
+            f"query {k['single_overhead_us']:.1f} us; 10x needs compiled <= "
+            f"{k['compiled_us_needed_for_10x']:.1f} us/target")
     return "\n".join(lines)
 
 

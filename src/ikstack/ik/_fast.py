@@ -17,13 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.ik._gate import certify_rows
+from ikstack.ik._gate import certify_rows, certify_rows_parallel
 from ikstack.ik.result import IKResult, certify
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain
 from ikstack.model.constraints import LinearJointConstraint, QuadrantPolynomialConstraint
 
 Array = NDArray[np.float64]
+
+#: rows from which the gate runs on all cores
+PARALLEL_ROWS = 512
 
 @dataclass(frozen=True)
 class ConstraintTables:
@@ -104,9 +107,14 @@ class FastGate:
         perr = np.empty(n)
         rerr = np.empty(n)
         c, t = self.cc, self.tabs
-        undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
-                                 c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok, perr,
-                                 rerr, np.empty((4, 4)))
+        if n >= PARALLEL_ROWS:
+            undecided = certify_rows_parallel(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs,
+                                              c.ps, c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef,
+                                              t.A, t.b, ok, perr, rerr)
+        else:
+            undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
+                                     c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok,
+                                     perr, rerr, np.empty((4, 4)))
         if undecided or self._python_constraints:
             # the general gate decides (same numbers; its constraint verdicts are authoritative)
             return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,

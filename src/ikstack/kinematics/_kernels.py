@@ -144,51 +144,62 @@ def fk_batch_parallel(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover 
 
 @njit(cache=True, inline="always")
 def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
+    """FK into ``T`` and the base-frame geometric Jacobian into ``J (6, n)``; allocates nothing
+    (the running frame lives in scalars; joint axes and origins wait in ``J``'s columns)."""
     n = Rs.shape[0]
-    R = np.eye(3)
-    p = np.zeros(3)
-    zs = np.empty((n, 3))
-    os_ = np.empty((n, 3))
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    p0, p1, p2 = 0.0, 0.0, 0.0
     for i in range(n):
-        p0 = p[0] + R[0, 0] * ps[i, 0] + R[0, 1] * ps[i, 1] + R[0, 2] * ps[i, 2]
-        p1 = p[1] + R[1, 0] * ps[i, 0] + R[1, 1] * ps[i, 1] + R[1, 2] * ps[i, 2]
-        p2 = p[2] + R[2, 0] * ps[i, 0] + R[2, 1] * ps[i, 1] + R[2, 2] * ps[i, 2]
-        p[0], p[1], p[2] = p0, p1, p2
-        for r in range(3):
-            a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
-            R[r, 0] = a0 * Rs[i, 0, 0] + a1 * Rs[i, 1, 0] + a2 * Rs[i, 2, 0]
-            R[r, 1] = a0 * Rs[i, 0, 1] + a1 * Rs[i, 1, 1] + a2 * Rs[i, 2, 1]
-            R[r, 2] = a0 * Rs[i, 0, 2] + a1 * Rs[i, 1, 2] + a2 * Rs[i, 2, 2]
-        zs[i, 0], zs[i, 1], zs[i, 2] = R[0, 2], R[1, 2], R[2, 2]
-        os_[i, 0], os_[i, 1], os_[i, 2] = p[0], p[1], p[2]
+        a0, a1, a2 = ps[i, 0], ps[i, 1], ps[i, 2]
+        p0 = p0 + r00 * a0 + r01 * a1 + r02 * a2
+        p1 = p1 + r10 * a0 + r11 * a1 + r12 * a2
+        p2 = p2 + r20 * a0 + r21 * a1 + r22 * a2
+        b00, b01, b02 = Rs[i, 0, 0], Rs[i, 0, 1], Rs[i, 0, 2]
+        b10, b11, b12 = Rs[i, 1, 0], Rs[i, 1, 1], Rs[i, 1, 2]
+        b20, b21, b22 = Rs[i, 2, 0], Rs[i, 2, 1], Rs[i, 2, 2]
+        r00, r01, r02 = (r00 * b00 + r01 * b10 + r02 * b20, r00 * b01 + r01 * b11 + r02 * b21,
+                         r00 * b02 + r01 * b12 + r02 * b22)
+        r10, r11, r12 = (r10 * b00 + r11 * b10 + r12 * b20, r10 * b01 + r11 * b11 + r12 * b21,
+                         r10 * b02 + r11 * b12 + r12 * b22)
+        r20, r21, r22 = (r20 * b00 + r21 * b10 + r22 * b20, r20 * b01 + r21 * b11 + r22 * b21,
+                         r20 * b02 + r21 * b12 + r22 * b22)
+        # joint axis z_i (rows 3-5) and origin o_i (rows 0-2) until the TCP is known
+        J[3, i], J[4, i], J[5, i] = r02, r12, r22
+        J[0, i], J[1, i], J[2, i] = p0, p1, p2
         qi = q[i]
         if kinds[i] == ROT:
             c = np.cos(qi)
             s = np.sin(qi)
-            for r in range(3):
-                x, y = R[r, 0], R[r, 1]
-                R[r, 0] = c * x + s * y
-                R[r, 1] = -s * x + c * y
+            r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
+            r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
+            r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
         else:
-            p[0] += R[0, 2] * qi
-            p[1] += R[1, 2] * qi
-            p[2] += R[2, 2] * qi
-    _finish(R, p, R_end, p_end, T)
-    tx, ty, tz = T[0, 3], T[1, 3], T[2, 3]
+            p0 += r02 * qi
+            p1 += r12 * qi
+            p2 += r22 * qi
+    e0, e1, e2 = p_end[0], p_end[1], p_end[2]
+    tx = p0 + r00 * e0 + r01 * e1 + r02 * e2
+    ty = p1 + r10 * e0 + r11 * e1 + r12 * e2
+    tz = p2 + r20 * e0 + r21 * e1 + r22 * e2
+    T[0, 3], T[1, 3], T[2, 3] = tx, ty, tz
+    for c in range(3):
+        x, y, z = R_end[0, c], R_end[1, c], R_end[2, c]
+        T[0, c] = r00 * x + r01 * y + r02 * z
+        T[1, c] = r10 * x + r11 * y + r12 * z
+        T[2, c] = r20 * x + r21 * y + r22 * z
+    T[3, 0] = 0.0
+    T[3, 1] = 0.0
+    T[3, 2] = 0.0
+    T[3, 3] = 1.0
     for i in range(n):
-        zx, zy, zz = zs[i, 0], zs[i, 1], zs[i, 2]
+        zx, zy, zz = J[3, i], J[4, i], J[5, i]
         if kinds[i] == ROT:
-            dx, dy, dz = tx - os_[i, 0], ty - os_[i, 1], tz - os_[i, 2]
+            dx, dy, dz = tx - J[0, i], ty - J[1, i], tz - J[2, i]
             J[0, i] = zy * dz - zz * dy
             J[1, i] = zz * dx - zx * dz
             J[2, i] = zx * dy - zy * dx
-            J[3, i] = zx
-            J[4, i] = zy
-            J[5, i] = zz
         else:
-            J[0, i] = zx
-            J[1, i] = zy
-            J[2, i] = zz
+            J[0, i], J[1, i], J[2, i] = zx, zy, zz
             J[3, i] = 0.0
             J[4, i] = 0.0
             J[5, i] = 0.0

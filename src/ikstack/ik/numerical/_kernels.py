@@ -5,9 +5,10 @@ function, :func:`_solve_one`; :func:`solve_batch` loops it over targets and
 :func:`solve_batch_parallel` runs the same loop with ``prange``. FK and the Jacobian come from
 the kinematics layer's kernel ``_jac_into`` on the chain's canonical compiled data.
 
-Restarts draw from numba's per-thread generator, reseeded per target from the call's key and the
-target's pose, so a target's restarts depend neither on the thread that ran it nor on the rest
-of the batch.
+Restarts draw from a splitmix64 stream seeded per target from the call's key and the target's
+pose, so a target's restarts depend neither on the thread that ran it nor on the rest of the
+batch. Scratch arrays are allocated once per call (per block of targets in parallel), never per
+target or per iteration.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import time
 import numpy as np
 from numba import njit, objmode, prange
 
+from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
-from ikstack.spatial._dense import spd_solve
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
 # step kinds
 STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
@@ -36,6 +38,10 @@ CODE_ITERATION_LIMIT = 1
 CODE_TIME_LIMIT = 2
 CODE_JOINT_LIMITS = 3
 CODE_SINGULAR = 4
+CODE_CONSTRAINT = 7
+
+#: targets per work item of the parallel loop
+BLOCK = 16
 
 _AT_LIMIT = 1e-9  # [rad or m] a joint this close to a bound counts as pinned there
 _SINGULAR_RATIO = 1e-7  # smallest/largest Cholesky pivot of the task Gram matrix: singular below
@@ -212,50 +218,159 @@ def _is_singular(J, w):  # pragma: no cover - compiled
     return lo_piv < _SINGULAR_RATIO * hi_piv
 
 
+@njit(cache=True, inline="always")
+def _uniform(state):  # pragma: no cover - compiled
+    """splitmix64: ``(next state, uniform draw in [0, 1))`` from a uint64 state."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return state, np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def workspace(n):  # pragma: no cover - compiled
+    """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
+    k = max(n, 6)
+    buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18)  # one allocation, then views
+    o = 0
+    J = buf[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    T = buf[o:o + 16].reshape((4, 4))
+    o += 16
+    e = buf[o:o + 6]
+    o += 6
+    dq = buf[o:o + n]
+    o += n
+    L = buf[o:o + k * k].reshape((k, k))
+    o += k * k
+    q = buf[o:o + n]
+    o += n
+    Jw = buf[o:o + 6 * n].reshape((6, n))
+    o += 6 * n
+    ew = buf[o:o + 6]
+    y = buf[o + 6:o + 12]
+    sw = buf[o + 12:o + 18]
+    return J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw
+
+
+@njit(cache=True, inline="always")
+def _step(J, e, sw, lam, q, lo, hi, active_set, Jw, ew, y, dq, L,
+          held):  # pragma: no cover - compiled
+    """The damped step ``dq`` of ``(J^T W J + lam I) dq = J^T W e``; False when singular.
+
+    With ``Jw = W^(1/2) J`` over the ``m`` weighted rows, a redundant chain (``m < n``) solves
+    the same step in task space, ``dq = Jw^T (Jw Jw^T + lam I)^-1 W^(1/2) e`` (an ``m x m``
+    system, well conditioned even as ``lam`` vanishes); otherwise the ``n x n`` normal equations.
+    ``active_set``: a joint at a bound whose step points outwards is held there (its column
+    dropped) and the rest re-solved, so the other joints make up for it.
+    """
+    n = J.shape[1]
+    for i in range(n):
+        held[i] = False
+    m = 0
+    for r in range(6):
+        if sw[r] > 0.0:
+            for c in range(n):
+                Jw[m, c] = sw[r] * J[r, c]
+            ew[m] = sw[r] * e[r]
+            m += 1
+    for _ in range(n + 1):
+        if m < n:
+            for a in range(m):
+                for b in range(a + 1):
+                    s = 0.0
+                    for c in range(n):
+                        s += Jw[a, c] * Jw[b, c]
+                    L[a, b] = s
+                L[a, a] += lam
+                y[a] = ew[a]
+            if not cholesky_inplace(L, m):
+                return False
+            cholesky_solve_inplace(L, m, y)
+            for c in range(n):
+                s = 0.0
+                for a in range(m):
+                    s += Jw[a, c] * y[a]
+                dq[c] = s
+        else:
+            for a in range(n):
+                s = 0.0
+                for r in range(m):
+                    s += Jw[r, a] * ew[r]
+                dq[a] = s
+                for b in range(a + 1):
+                    s = 0.0
+                    for r in range(m):
+                        s += Jw[r, a] * Jw[r, b]
+                    L[a, b] = s
+                L[a, a] += lam
+            for i in range(n):
+                if held[i]:  # its column is zero: a unit pivot keeps the system definite
+                    L[i, i] = 1.0
+            if not cholesky_inplace(L, n):
+                return False
+            cholesky_solve_inplace(L, n, dq)
+        if not active_set:
+            return True
+        grew = False
+        for i in range(n):
+            if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
+                                or (q[i] >= hi[i] and dq[i] > 0.0)):
+                held[i] = True
+                grew = True
+                for r in range(m):
+                    Jw[r, i] = 0.0
+        if not grew:
+            break
+    for i in range(n):
+        if held[i]:
+            dq[i] = 0.0
+    return True
+
+
+
 @njit(cache=True)
 def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-               q_out):  # pragma: no cover - compiled
+               qidx, qcoef, cA, cb, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
+    ``ws`` is :func:`workspace`'s scratch. A search that converges onto a configuration that
+    violates a coupled-joint constraint (``qidx, qcoef, cA, cb``, see
+    :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart follows.
     """
     n = q0.shape[0]
-    J = np.empty((6, n))
-    T = np.empty((4, 4))
-    e = np.empty(6)
-    A = np.empty((n, n))
-    g = np.empty(n)
-    dq = np.empty(n)
-    L = np.empty((n, n))
-    q = np.empty(n)
-    held = np.zeros(n, dtype=np.bool_)
+    J, T, e, dq, L, q, held, Jw, ew, y, sw = ws
+    for r in range(6):
+        sw[r] = np.sqrt(w[r])
     for i in range(n):
         q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
-    J_best = np.zeros((6, n))
     best_E = np.inf
     any_singular = False
     best_pinned = False
     best_limits = False
+    any_violated = False
     timed = budget < np.inf
     t0 = _now() if timed else 0.0
     iterations = 0
     restarts = 0
-    seeded = False
+    state = np.uint64(key)
     for search in range(max_restarts + 1):
         if search > 0:
             if timed and _now() - t0 > budget:
                 for i in range(n):
                     q_out[i] = min(max(q_out[i], lo[i]), hi[i])
                 return CODE_TIME_LIMIT, iterations, restarts
-            if not seeded:
-                np.random.seed(key)  # noqa: NPY002 (numba's per-thread generator)
-                seeded = True
             restarts += 1
             for i in range(n):
-                q[i] = slo[i] + (shi[i] - slo[i]) * np.random.random()  # noqa: NPY002
+                state, u = _uniform(state)
+                q[i] = slo[i] + (shi[i] - slo[i]) * u
         singular = False
         out_of_limits = False
+        violated = False
         E_prev = np.inf
         stall = 0
         for it in range(max_iter + 1):
@@ -277,6 +392,9 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                                 q[i] += k2 * 2 * np.pi
                             if q[i] < lo[i] or q[i] > hi[i]:
                                 inside = False
+                if inside and constraints_row(q, qidx, qcoef, cA, cb) == 0:
+                    violated = True
+                    break
                 if inside:
                     for i in range(n):
                         q_out[i] = q[i]
@@ -291,9 +409,6 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                     if limit_mode != LIMITS_IGNORE and (
                             q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT):
                         best_pinned = True
-                for r in range(6):
-                    for c in range(n):
-                        J_best[r, c] = J[r, c]
             if it == max_iter:
                 break
             # a search that stops making progress is abandoned for a restart
@@ -312,45 +427,10 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                 lam = E + damping
             else:
                 lam = damping * E
-            # normal equations (J^T W J + lam I) dq = J^T W e
-            for a in range(n):
-                s = 0.0
-                for r in range(6):
-                    s += J[r, a] * w[r] * e[r]
-                g[a] = s
-                for b in range(a + 1):
-                    s = 0.0
-                    for r in range(6):
-                        s += J[r, a] * w[r] * J[r, b]
-                    A[a, b] = s
-                    A[b, a] = s
-                A[a, a] += lam
-            if not spd_solve(A, g, dq, L):
+            if not _step(J, e, sw, lam, q, lo, hi, limit_mode == LIMITS_PROJECT, Jw, ew, y,
+                         dq, L, held):
                 singular = True
                 break
-            if limit_mode == LIMITS_PROJECT:
-                # active set: a joint at a bound whose step points outwards is held there and
-                # the others re-solved, so they make up for it (plain clipping loses that)
-                for _ in range(n):
-                    grew = False
-                    for i in range(n):
-                        if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
-                                            or (q[i] >= hi[i] and dq[i] > 0.0)):
-                            held[i] = True
-                            grew = True
-                    if not grew:
-                        break
-                    for i in range(n):
-                        if held[i]:
-                            for b in range(n):
-                                A[i, b] = 0.0
-                                A[b, i] = 0.0
-                            A[i, i] = 1.0
-                            g[i] = 0.0
-                    if not spd_solve(A, g, dq, L):
-                        break
-                for i in range(n):
-                    held[i] = False
             big = 0.0
             for i in range(n):
                 big = max(big, abs(dq[i]))
@@ -378,13 +458,22 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
             best_limits = True
         if singular:
             any_singular = True
+        if violated:
+            any_violated = True
+    # the best iterate's Jacobian tells a singular failure from a plain iteration cap
+    singular_best = False
+    if best_E < np.inf and not (any_violated or best_limits or best_pinned or any_singular):
+        _jac_into(q_out, Rs, ps, kinds, R_end, p_end, J, T)
+        singular_best = _is_singular(J, w)
     for i in range(n):
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]
         q_out[i] = min(max(q_out[i], lo[i]), hi[i])
+    if any_violated:
+        return CODE_CONSTRAINT, iterations, restarts
     if best_limits or best_pinned:
         return CODE_JOINT_LIMITS, iterations, restarts
-    if any_singular or (best_E < np.inf and _is_singular(J_best, w)):
+    if any_singular or singular_best:
         return CODE_SINGULAR, iterations, restarts
     return CODE_ITERATION_LIMIT, iterations, restarts
 
@@ -392,11 +481,14 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
 @njit(cache=True)
 def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                 step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+                qidx, qcoef, cA, cb, Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+    """:func:`_solve_one` over every target, one workspace for all."""
+    ws = workspace(Q0.shape[1])
     for k in range(Tt.shape[0]):
         c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
                                tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
-                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
+                               max_restarts, _target_key(key, Tt[k]), budget, qidx, qcoef, cA,
+                               cb, ws, Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs
@@ -405,11 +497,25 @@ def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p,
 @njit(cache=True, parallel=True)
 def solve_batch_parallel(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                          step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                         Q_out, codes, iters, restarts):  # pragma: no cover - compiled
-    for k in prange(Tt.shape[0]):
-        c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
-                               tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
-                               max_restarts, _target_key(key, Tt[k]), budget, Q_out[k])
-        codes[k] = c
-        iters[k] = it
-        restarts[k] = rs
+                         qidx, qcoef, cA, cb, Q_out, codes, iters, restarts,
+                         nt):  # pragma: no cover - compiled
+    """:func:`solve_batch` on ``nt`` threads (``numba.get_num_threads()``), in blocks of ``BLOCK`` targets (one workspace each).
+
+    The blocks are dealt out interleaved (thread ``t`` of ``nt`` takes blocks ``t, t + nt,
+    ...`` under a static schedule), so a stretch of slow targets (restarts), common where
+    consecutive targets are alike, is shared by every thread instead of landing on one. A
+    threading layer that schedules dynamically (TBB, under ``numba.parallel_chunksize(1)`` as
+    the solver calls it) hands them to whichever thread is free. Answers do not depend on
+    either: each target's search is its own."""
+    n = Tt.shape[0]
+    nblk = (n + BLOCK - 1) // BLOCK
+    per = (nblk + nt - 1) // nt
+    for i in prange(per * nt):
+        b = (i % per) * nt + i // per
+        if b < nblk:
+            k0 = b * BLOCK
+            k1 = min(n, k0 + BLOCK)
+            solve_batch(Tt[k0:k1], Q0[k0:k1], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
+                        tol_p, tol_r, step_kind, damping, limit_mode, max_iter, max_restarts,
+                        key, budget, qidx, qcoef, cA, cb, Q_out[k0:k1], codes[k0:k1],
+                        iters[k0:k1], restarts[k0:k1])

@@ -78,6 +78,7 @@ def solve_gate_one(Tt, Q0, fl, il, key, budget, Q, codes, iters, restarts, ok, p
     (Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, glo, ghi, tol_p, tol_r, damping, gate_p,
      gate_r, qidx, qcoef, A, b) = _unpack(fl, il)
     solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r, il[3],
-                damping, il[4], il[5], il[6], key, budget, Q, codes, iters, restarts)
+                damping, il[4], il[5], il[6], key, budget, qidx, qcoef, A, b, Q, codes, iters,
+                restarts)
     return certify_rows(Q, Tt, gate_p, gate_r, glo, ghi, Rs, ps, kinds, R_end, p_end, qidx,
                         qcoef, A, b, ok, perr, rerr, np.empty((4, 4)))

@@ -12,8 +12,15 @@ uniformly within the limits) the loop iterates
 
 with ``e = [p_t - p; rotvec(R_t R^T)]`` (base frame), ``W = diag(weights * mask)`` and
 ``Pi`` the limit handling. A search ends when the masked position and rotation errors meet the
-tolerances or after ``max_iterations`` steps. Whatever the loop reports, success is decided
-afterwards by :func:`ikstack.ik.certify` (FK, limits, coupled constraints).
+tolerances or after ``max_iterations`` steps (or earlier, when it stalls); a converged answer
+that violates a coupled-joint constraint ends its search as a failure. Whatever the loop
+reports, success is decided afterwards by :func:`ikstack.ik.certify` (FK, limits, coupled
+constraints).
+
+A redundant chain solves the same step in task space, ``dq = Jw^T (Jw Jw^T + lambda I)^-1 ew``
+(``Jw = W^(1/2) J``, ``ew = W^(1/2) e``): a 6 x 6 system instead of n x n, well conditioned as
+``lambda`` vanishes. Large batches run blocks of targets on all cores, dealt out interleaved
+so that a stretch of slow targets is shared by the threads.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import math
 from dataclasses import dataclass
 from enum import IntEnum
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -30,7 +38,7 @@ from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical import _one as one
-from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.ik.result import IKResult, IKStatus
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain
@@ -161,12 +169,13 @@ class NumericalIK:
         self._any_p = bool(active[:3].any())
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
-        # certify on compiled code for small batches (the same numbers as certify)
+        # certify on compiled code (the same numbers as certify; all cores for large batches)
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
         self._fast_gate = FastGate(chain, tp, tr)
         self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
         tabs = constraint_tables(chain)
+        self._tabs = tabs
         c = self._cc
         # one compiled call for a single target, unless the constraints need Python or a
         # subclass replaced the search or the gate
@@ -263,11 +272,18 @@ class NumericalIK:
         key = self._key(n)
         budget = math.inf if o.time_budget is None else float(o.time_budget)
         c = self._cc
-        kern = K.solve_batch_parallel if n >= PARALLEL_THRESHOLD else K.solve_batch
-        kern(Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
-             self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
-             self.damping, int(o.limits), o.max_iterations, restarts, key, budget, Q, codes,
-             iters, rest)
+        t = self._tabs
+        args = (Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
+                self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
+                self.damping, int(o.limits), o.max_iterations, restarts, key, budget, t.qidx,
+                t.qcoef, t.A, t.b, Q, codes, iters, rest)
+        if n < PARALLEL_THRESHOLD:
+            K.solve_batch(*args)
+            return
+        # blocks dealt out interleaved; one at a time to a free thread where the threading layer
+        # schedules dynamically (TBB)
+        with numba.parallel_chunksize(1):
+            K.solve_batch_parallel(*args, numba.get_num_threads())
 
     def _key(self, n: int) -> int:
         """Seed of the restarts: drawn from a Generator, or fixed by an int seed (then every
@@ -282,8 +298,11 @@ class NumericalIK:
                            iters: NDArray[np.int64], rest: NDArray[np.int64],
                            ok: NDArray[np.bool_]) -> None:
         """Re-solve rows that converged onto a configuration violating a coupled-joint constraint
-        (the compiled loop sees only the box): one search each from a random seed that satisfies
-        the constraints, for up to ``max_restarts`` rounds."""
+        the compiled loop could not evaluate (a constraint type without compiled tables, or a
+        linear row within round-off of its bound): one search each from a random seed that
+        satisfies the constraints, for up to ``max_restarts`` rounds. The compiled loop itself
+        treats a converged answer violating a tabled constraint as a failed search and
+        restarts."""
         pending = np.flatnonzero(~ok & (codes == K.CODE_SUCCESS))
         pending = pending[~self.chain.constraints_satisfied(Q[pending])]
         if pending.size == 0:
@@ -312,12 +331,7 @@ class NumericalIK:
     def _gate(self, Q: Array, Tt: Array) -> tuple[NDArray[np.bool_], Array, Array]:
         """:func:`ikstack.ik.certify`, plus the masked errors when only some axes count."""
         o = self.options
-        tp = o.position_tolerance if self._full_p else math.inf
-        tr = o.rotation_tolerance if self._full_r else math.inf
-        if Q.shape[0] < PARALLEL_THRESHOLD:
-            ok, perr, rerr = self._fast_gate(Q, Tt)
-        else:
-            ok, perr, rerr = certify(self.chain, Q, Tt, tp, tr)
+        ok, perr, rerr = self._fast_gate(Q, Tt)
         if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
