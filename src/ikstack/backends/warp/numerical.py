@@ -2,13 +2,18 @@
 
 :class:`WarpLevenbergMarquardt` is :class:`ikstack.ik.numerical.LevenbergMarquardt` with its
 compiled loop replaced by a Warp port (:mod:`._wk_lm`): the same step (Chan's damping by
-default, Sugihara's on request), the same limit handling (active-set ``PROJECT`` by default),
-stall rule, step cap and failure codes, and random restarts drawn from the same MT19937
-sequence seeded by the same per-target key, so each target starts every restart where the CPU
-path does. Everything around the loop is the CPU class's own code: option validation,
-:func:`ikstack.ik.certify` of every result on the host, the statuses, and the coupled-joint
-constraint retries. Success rates therefore match the CPU path (identical iterates up to FK
-rounding; a rare chaotic search may end elsewhere).
+default, Sugihara's on request; a task-space ``m x m`` system when fewer weighted rows than
+joints, as for a 7-joint arm), the same limit handling (active-set ``PROJECT`` by default),
+stall rule, step cap and failure codes, random restarts drawn from the same per-target
+splitmix64 stream, so each target starts every restart where the CPU path does, and the same
+in-loop check of tabled coupled-joint constraints (quadrant polynomials such as Marvin's J6/J7
+coupling, linear rows): a converged answer violating one ends its search and the next restart
+follows. Everything around the loop is the CPU class's own code: option validation,
+:func:`ikstack.ik.certify` of every result on the host, the statuses, and the host retries for
+what the loop cannot decide (constraint kinds without tables, a linear row within round-off of
+its bound), exactly as on the CPU path. Statuses, iteration and restart counts therefore match
+the CPU path target by target (iterates identical up to FK rounding; a rare chaotic search
+may end elsewhere).
 
 Not supported on the device: ``time_budget`` (a wall-clock check inside the loop).
 """
@@ -36,8 +41,8 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         chain: the chain to solve for.
         device: ``"cpu"``, ``"cuda"`` or ``"cuda:<i>"``; no silent fallback.
         damping, damping_parameter: as for :class:`LevenbergMarquardt`.
-        chunk_size: targets per launch (device scratch is about 3 KB a target, most of it
-            the restart generator's state).
+        chunk_size: targets per launch (device scratch is about 2 KB a target for seven
+            joints).
         **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields except
             ``time_budget``.
 
