@@ -44,8 +44,9 @@ def _same_as_cpu(chain, T, opts):
     np.testing.assert_array_equal(rw.status, rc.status)
     np.testing.assert_array_equal(rw.iterations, rc.iterations)
     np.testing.assert_array_equal(rw.restarts, rc.restarts)
-    # FK rounding differs in the last bits; converged answers agree well inside the tolerance
-    assert np.abs(rw.q - rc.q)[rc.success].max() <= 1e-6
+    # the same operations in the same order: converged answers agree far inside the tolerance
+    # (bit for bit with the usual compilers)
+    assert np.abs(rw.q - rc.q)[rc.success].max() <= 1e-9
     return rc
 
 

@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._wk_geo import F
-
-_k = kinematics_kernels()
-_pose = _k["pose"]
-_columns = _k["jacobian_columns"]
+from ikstack.backends.warp._wk_lm_parts import (
+    INF,
+    _clip,
+    cholesky,
+    cholesky_solve,
+    constraints_row,
+    is_singular,
+    jac_into,
+    pose_error,
+    target_key,
+    uniform,
+)
 
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)
@@ -34,245 +41,11 @@ CODE_JOINT_LIMITS = wp.constant(3)
 CODE_SINGULAR = wp.constant(4)
 CODE_CONSTRAINT = wp.constant(7)
 AT_LIMIT = wp.constant(wp.float64(1e-9))
-SINGULAR_RATIO = wp.constant(wp.float64(1e-7))
 MAX_STEP = wp.constant(wp.float64(1.0))
 STALL_RATIO = wp.constant(wp.float64(0.7))
 STALL_STEPS = wp.constant(2)
 STALL_FLOOR = wp.constant(wp.float64(1e-8))
-INF = wp.constant(wp.float64(float("inf")))
-MOD = wp.constant(wp.int64(2147483647))
 PI = wp.constant(wp.float64(3.141592653589793))
-LINEAR_AMBIGUOUS = wp.constant(wp.float64(1e-12))
-
-
-# ----------------------------------------------------------------------------- restarts
-@wp.func
-def uniform(state: wp.uint64):
-    """splitmix64 (``ikstack.ik.numerical._kernels._uniform``): the next state and a uniform
-    draw in [0, 1) (53 bits), in wrapping 64-bit unsigned arithmetic."""
-    state = state + wp.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> wp.uint64(30))) * wp.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> wp.uint64(27))) * wp.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> wp.uint64(31))
-    return state, wp.float64(z >> wp.uint64(11)) * F(1.0 / 9007199254740992.0)
-
-
-@wp.func
-def target_key(key: wp.int64, Tt: wp.mat44d):
-    """:func:`ikstack.ik.numerical._kernels._target_key` (Python's non-negative modulo)."""
-    h = ((key % MOD) + MOD) % MOD
-    for r in range(3):
-        for c in range(4):
-            v = wp.int64(wp.floor(Tt[r, c] * F(1e6)))
-            m = ((v % MOD) + MOD) % MOD
-            h = (h * wp.int64(1000003) + m) % MOD
-    return h
-
-
-# ----------------------------------------------------------------------------- pieces
-@wp.func
-def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.float64),
-               k: int):
-    """``e = [p_t - p, rotvec(R_t R^T)]`` through Shepperd's quaternion, as on the CPU."""
-    e[k, 0] = Tt[0, 3] - p[0]
-    e[k, 1] = Tt[1, 3] - p[1]
-    e[k, 2] = Tt[2, 3] - p[2]
-    m00 = Tt[0, 0] * R[0, 0] + Tt[0, 1] * R[0, 1] + Tt[0, 2] * R[0, 2]
-    m01 = Tt[0, 0] * R[1, 0] + Tt[0, 1] * R[1, 1] + Tt[0, 2] * R[1, 2]
-    m02 = Tt[0, 0] * R[2, 0] + Tt[0, 1] * R[2, 1] + Tt[0, 2] * R[2, 2]
-    m10 = Tt[1, 0] * R[0, 0] + Tt[1, 1] * R[0, 1] + Tt[1, 2] * R[0, 2]
-    m11 = Tt[1, 0] * R[1, 0] + Tt[1, 1] * R[1, 1] + Tt[1, 2] * R[1, 2]
-    m12 = Tt[1, 0] * R[2, 0] + Tt[1, 1] * R[2, 1] + Tt[1, 2] * R[2, 2]
-    m20 = Tt[2, 0] * R[0, 0] + Tt[2, 1] * R[0, 1] + Tt[2, 2] * R[0, 2]
-    m21 = Tt[2, 0] * R[1, 0] + Tt[2, 1] * R[1, 1] + Tt[2, 2] * R[1, 2]
-    m22 = Tt[2, 0] * R[2, 0] + Tt[2, 1] * R[2, 1] + Tt[2, 2] * R[2, 2]
-    tr = m00 + m11 + m22
-    w = F(0.0)
-    x = F(0.0)
-    y = F(0.0)
-    z = F(0.0)
-    if tr >= m00 and tr >= m11 and tr >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + tr, F(0.0))) * F(2.0)
-        w = F(0.25) * s
-        x = (m21 - m12) / s
-        y = (m02 - m20) / s
-        z = (m10 - m01) / s
-    elif m00 >= m11 and m00 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m00 - m11 - m22, F(0.0))) * F(2.0)
-        w = (m21 - m12) / s
-        x = F(0.25) * s
-        y = (m01 + m10) / s
-        z = (m02 + m20) / s
-    elif m11 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m11 - m00 - m22, F(0.0))) * F(2.0)
-        w = (m02 - m20) / s
-        x = (m01 + m10) / s
-        y = F(0.25) * s
-        z = (m12 + m21) / s
-    else:
-        s = wp.sqrt(wp.max(F(1.0) + m22 - m00 - m11, F(0.0))) * F(2.0)
-        w = (m10 - m01) / s
-        x = (m02 + m20) / s
-        y = (m12 + m21) / s
-        z = F(0.25) * s
-    if w < F(0.0):
-        w = -w
-        x = -x
-        y = -y
-        z = -z
-    nv = wp.sqrt(x * x + y * y + z * z)
-    f = F(0.0)
-    if nv < F(1e-12):
-        f = F(2.0) / w
-    else:
-        f = F(2.0) * wp.atan2(nv, w) / nv
-    e[k, 3] = x * f
-    e[k, 4] = y * f
-    e[k, 5] = z * f
-
-
-@wp.func
-def is_singular(J: wp.array3d(dtype=wp.float64), w: wp.array(dtype=wp.float64), k: int,
-                n: int, Jw: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
-                L: wp.array3d(dtype=wp.float64)):
-    """Whether the active rows of ``W^(1/2) J`` lose rank (as ``_is_singular``)."""
-    rows = int(0)  # noqa: UP018 (a mutable Warp variable)
-    for r in range(6):
-        if w[r] > F(0.0):
-            rows += 1
-    out = int(0)  # noqa: UP018 (a mutable Warp variable)
-    if rows > 0:
-        a = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for r in range(6):
-            if w[r] > F(0.0):
-                sw = wp.sqrt(w[r])
-                for c in range(n):
-                    Jw[k, a, c] = sw * J[k, r, c]
-                a += 1
-        m = wp.min(rows, n)
-        for a2 in range(m):
-            for b in range(a2 + 1):
-                s = F(0.0)
-                if rows <= n:
-                    for c in range(n):
-                        s += Jw[k, a2, c] * Jw[k, b, c]
-                else:
-                    for c in range(rows):
-                        s += Jw[k, c, a2] * Jw[k, c, b]
-                G[k, a2, b] = s
-                G[k, b, a2] = s
-        lo_piv = INF
-        hi_piv = F(0.0)
-        done = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for i in range(m):
-            for j in range(i + 1):
-                if done == 0:
-                    s = G[k, i, j]
-                    for t in range(j):
-                        s -= L[k, i, t] * L[k, j, t]
-                    if i == j:
-                        if not s > F(0.0):
-                            out = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            done = int(1)  # noqa: UP018 (a mutable Warp variable)
-                        else:
-                            L[k, i, i] = wp.sqrt(s)
-                            lo_piv = wp.min(lo_piv, L[k, i, i])
-                            hi_piv = wp.max(hi_piv, L[k, i, i])
-                    else:
-                        L[k, i, j] = s / L[k, j, j]
-        if done == 0 and lo_piv < SINGULAR_RATIO * hi_piv:
-            out = int(1)  # noqa: UP018 (a mutable Warp variable)
-    return out
-
-
-# ----------------------------------------------------------------------------- the solve
-@wp.func
-def _clip(x: wp.float64, lo: wp.float64, hi: wp.float64):
-    return wp.min(wp.max(x, lo), hi)
-
-
-@wp.func
-def cholesky(L: wp.array3d(dtype=wp.float64), k: int, n: int):
-    """:func:`ikstack.spatial._dense.cholesky_inplace` on row ``k``'s leading ``n x n`` block
-    (lower triangle read and overwritten); 0 when not positive definite."""
-    ok = int(1)  # noqa: UP018 (a mutable Warp variable)
-    for j in range(n):
-        if ok != 0:
-            d = L[k, j, j]
-            for t in range(j):
-                d -= L[k, j, t] * L[k, j, t]
-            if not d > F(1e-300):
-                ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-            else:
-                d = wp.sqrt(d)
-                L[k, j, j] = d
-                for i in range(j + 1, n):
-                    s = L[k, i, j]
-                    for t in range(j):
-                        s -= L[k, i, t] * L[k, j, t]
-                    L[k, i, j] = s / d
-    return ok
-
-
-@wp.func
-def cholesky_solve(L: wp.array3d(dtype=wp.float64), k: int, n: int,
-                   b: wp.array2d(dtype=wp.float64)):
-    """:func:`ikstack.spatial._dense.cholesky_solve_inplace`: ``L L^T x = b`` in place."""
-    for i in range(n):
-        s = b[k, i]
-        for t in range(i):
-            s -= L[k, i, t] * b[k, t]
-        b[k, i] = s / L[k, i, i]
-    for ii in range(n):
-        i = n - 1 - ii
-        s = b[k, i]
-        for t in range(i + 1, n):
-            s -= L[k, t, i] * b[k, t]
-        b[k, i] = s / L[k, i, i]
-
-
-@wp.func
-def constraints_row(q: wp.array2d(dtype=wp.float64), k: int, n: int,
-                    qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
-                    n_quad: int, cA: wp.array2d(dtype=wp.float64),
-                    cb: wp.array(dtype=wp.float64), n_lin: int):
-    """:func:`ikstack.ik._gate.constraints_row`: 1 satisfied, 0 violated, -1 too close to
-    call (a linear row within round-off of its bound; the host decides)."""
-    violated = int(0)  # noqa: UP018 (a mutable Warp variable)
-    out = int(1)  # noqa: UP018 (a mutable Warp variable)
-    for m in range(n_quad):
-        qi = q[k, qidx[m, 0]]
-        qj = q[k, qidx[m, 1]]
-        ci = int(0)  # noqa: UP018 (a mutable Warp variable)
-        cj = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if qi >= F(0.0):
-            ci = int(1)  # noqa: UP018 (a mutable Warp variable)
-        if qj >= F(0.0):
-            cj = int(1)  # noqa: UP018 (a mutable Warp variable)
-        bound = (qcoef[m, ci, cj, 0] * qi * qi + qcoef[m, ci, cj, 1] * qi
-                 + qcoef[m, ci, cj, 2])
-        g = bound - qj
-        if qcoef[m, ci, cj, 3] > F(0.0):
-            g = qj - bound
-        if not g <= F(0.0):
-            violated = int(1)  # noqa: UP018 (a mutable Warp variable)
-    if violated == 0:
-        for m in range(n_lin):
-            if violated == 0:
-                g = F(0.0)
-                scale = wp.abs(cb[m])
-                for j in range(n):
-                    g += q[k, j] * cA[m, j]
-                    scale += wp.abs(q[k, j] * cA[m, j])
-                g -= cb[m]
-                if wp.abs(g) <= LINEAR_AMBIGUOUS * scale:
-                    out = int(-1)  # noqa: UP018 (a mutable Warp variable)
-                elif g > F(0.0):
-                    violated = int(1)  # noqa: UP018 (a mutable Warp variable)
-    if violated != 0:
-        out = int(0)  # noqa: UP018 (a mutable Warp variable)
-    return out
 
 
 @wp.func
@@ -387,13 +160,10 @@ def move(k: int, n: int, q: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=w
 @wp.func
 def evaluate(k: int, n: int, q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
              ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d,
-             p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d),
-             J: wp.array3d(dtype=wp.float64), Tt: wp.mat44d, e: wp.array2d(dtype=wp.float64)):
+             p_end: wp.vec3d, J: wp.array3d(dtype=wp.float64), Tt: wp.mat44d,
+             e: wp.array2d(dtype=wp.float64)):
     """FK, the Jacobian into ``J`` and the pose error into ``e`` at ``q[k]``."""
-    R0, p0 = _pose(q, k, Rs, ps, kinds, zs, os, 1)
-    pe = p0 + R0 * p_end
-    Re = R0 * R_end
-    _columns(k, n, kinds, zs, os, pe, J)
+    Re, pe = jac_into(q, k, n, Rs, ps, kinds, R_end, p_end, J)
     pose_error(Tt, Re, pe, e, k)
 
 
@@ -408,8 +178,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
               max_iter: int, max_restarts: int, key: wp.int64,
               qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
               n_quad: int, cA: wp.array2d(dtype=wp.float64), cb: wp.array(dtype=wp.float64),
-              n_lin: int, q: wp.array2d(dtype=wp.float64), zs: wp.array2d(dtype=wp.vec3d),
-              os: wp.array2d(dtype=wp.vec3d), J: wp.array3d(dtype=wp.float64),
+              n_lin: int, q: wp.array2d(dtype=wp.float64), J: wp.array3d(dtype=wp.float64),
               e: wp.array2d(dtype=wp.float64), Jw: wp.array3d(dtype=wp.float64),
               ew: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=wp.float64),
               L: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
@@ -450,7 +219,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
             running = int(1)  # noqa: UP018 (a mutable Warp variable)
             for it in range(max_iter + 1):
                 if running != 0:
-                    evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, zs, os, J, Tt, e)
+                    evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
                     E = F(0.0)
                     for r in range(6):
                         E += w[r] * e[k, r] * e[k, r]
@@ -537,7 +306,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                 any_singular == 0):
             for i in range(n):
                 q[k, i] = q_out[k, i]
-            evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, zs, os, J, Tt, e)
+            evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
             singular_best = is_singular(J, w, k, n, Jw, G, L)
         for i in range(n):
             x = q_out[k, i]

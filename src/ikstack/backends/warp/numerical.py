@@ -11,9 +11,10 @@ coupling, linear rows): a converged answer violating one ends its search and the
 follows. Everything around the loop is the CPU class's own code: option validation,
 :func:`ikstack.ik.certify` of every result on the host, the statuses, and the host retries for
 what the loop cannot decide (constraint kinds without tables, a linear row within round-off of
-its bound), exactly as on the CPU path. Statuses, iteration and restart counts therefore match
-the CPU path target by target (iterates identical up to FK rounding; a rare chaotic search
-may end elsewhere).
+its bound), exactly as on the CPU path. FK and the Jacobian follow the kinematics layer's
+kernel operation by operation, so on the ``cpu`` device every iterate is the CPU path's, bit
+for bit; on a GPU, whose ``sin``/``cos`` and fused multiply-adds round differently in the last
+bits, a rare chaotic search (near a singularity) may end elsewhere.
 
 Not supported on the device: ``time_budget`` (a wall-clock check inside the loop).
 """
@@ -110,7 +111,6 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                  "y": (m, 6), "L": (m, k6, k6), "G": (m, k6, k6), "dq": (m, dof),
                  "out": (m, dof)}
             buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
-            vec = [wp.empty((m, dof), dtype=wp.vec3d, device=dev) for _ in range(2)]
             held = wp.zeros((m, dof), dtype=i32, device=dev)
             out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
             wp.launch(_wk_lm.lm_kernel, dim=m, device=dev, inputs=[
@@ -120,7 +120,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                 d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], *self._consts,
                 o.position_tolerance, o.rotation_tolerance, int(self.step_kind), self.damping,
                 int(o.limits), int(o.max_iterations), int(restarts), key, *self._tables,
-                buf["q"], vec[0], vec[1], buf["J"], buf["e"], buf["Jw"], buf["ew"], buf["y"],
+                buf["q"], buf["J"], buf["e"], buf["Jw"], buf["ew"], buf["y"],
                 buf["L"], buf["G"], buf["dq"], held, buf["out"], *out_i])
             Q[a:b] = buf["out"].numpy()
             codes[a:b] = out_i[0].numpy()
