@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/bench_warp_numerical.py [--quick]
 
-For Panda, iiwa14 and UR5 on random reachable targets (2,000; 200 with --quick) and the default
+For Panda, iiwa14, UR5 and Marvin (coupled J6/J7) on random reachable targets (2,000; 200 with --quick) and the default
 options at 1e-6: success rates of both, the number of targets whose status, iteration count or
 restart count differ, the largest joint difference between successes, and throughput.
 Writes benchmarks/results/bench_warp_numerical.json.
@@ -34,10 +34,11 @@ def main() -> int:
 
     n = 200 if args.quick else 2000
     rows = []
-    for name in ("panda", "iiwa14", "ur5"):
+    for name in ("panda", "iiwa14", "ur5", "marvin_left"):
         chain = load(name)
         rng = np.random.default_rng(2026)
-        T = chain.fk(chain.random_q(rng, n))
+        Q = chain.random_q(rng, 4 * n)
+        T = chain.fk(Q[chain.constraints_satisfied(Q)][:n])
         opts = {"position_tolerance": 1e-6, "rotation_tolerance": 1e-6}
         c = LevenbergMarquardt(chain, **opts)
         w = WarpLevenbergMarquardt(chain, **opts)

@@ -132,16 +132,19 @@ def main() -> int:
                        "value": float(max(np.abs(T - T0).max(), np.abs(J - J0).max()))})
     from ikstack.ik.numerical import LevenbergMarquardt
 
-    for name in ("panda", "iiwa14", "ur5"):
+    for name in ("panda", "iiwa14", "ur5", "marvin_left"):
         chain = load(name)
-        Tt = chain.fk(chain.random_q(rng, 2000))
+        Qs = chain.random_q(rng, 8000)
+        Tt = chain.fk(Qs[chain.constraints_satisfied(Qs)][:2000])
         opts = {"position_tolerance": 1e-6, "rotation_tolerance": 1e-6}
         r_gpu = wn.WarpLevenbergMarquardt(chain, device=args.device, **opts).solve(Tt)
         r_cpu = LevenbergMarquardt(chain, **opts).solve(Tt)
         parity.append({"robot": name, "check": "numerical LM success rate gpu / cpu path; "
-                       "targets with different status",
+                       "targets with different status / iterations / restarts",
                        "value": f"{r_gpu.success.mean():.4f} / {r_cpu.success.mean():.4f}; "
-                                f"{int((r_gpu.status != r_cpu.status).sum())}"})
+                                f"{int((r_gpu.status != r_cpu.status).sum())} / "
+                                f"{int((r_gpu.iterations != r_cpu.iterations).sum())} / "
+                                f"{int((r_gpu.restarts != r_cpu.restarts).sum())}"})
     chain = load("panda")
     lm = wn.WarpLevenbergMarquardt(chain, device=args.device)
     # 2. throughput

@@ -1,6 +1,7 @@
 """Warp numerical IK on the CPU is the CPU path's Levenberg-Marquardt: the same successes,
 statuses, iteration and restart counts target by target (restarts drawn from the same
-generator sequence), certified successes, determinism, failure statuses."""
+splitmix64 stream, the task-space step of redundant chains, coupled-joint constraints checked
+inside the search), certified successes, determinism, failure statuses."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from ikstack.errors import InputError
 from ikstack.ik import IKStatus, certify
 from ikstack.ik.numerical import LevenbergMarquardt
+from ikstack.model.constraints import LinearJointConstraint
 from ikstack.robots import load
 
 pytest.importorskip("warp")
@@ -34,13 +36,7 @@ def test_solves_fk_sampled_targets_and_every_success_is_certified(name):
     assert np.all(np.isfinite(res.q)) and np.all(chain.within_limits(res.q))
 
 
-@pytest.mark.parametrize("name,opts", [
-    ("panda", {"max_iterations": 8, "max_restarts": 20}),  # restarts on most targets
-    ("ur5", {"max_iterations": 8, "max_restarts": 20, "limits": 1}),  # clamped steps
-    ("iiwa14", {"damping": "sugihara", "limits": 2, "max_iterations": 10}),  # no limits
-])
-def test_matches_the_cpu_path_target_by_target(name, opts):
-    chain, T = sampled_targets(name, 120, seed=5)
+def _same_as_cpu(chain, T, opts):
     rc = LevenbergMarquardt(chain, **opts).solve(T)
     rw = wn.WarpLevenbergMarquardt(chain, **opts).solve(T)
     assert rc.restarts.sum() > 0
@@ -48,8 +44,39 @@ def test_matches_the_cpu_path_target_by_target(name, opts):
     np.testing.assert_array_equal(rw.status, rc.status)
     np.testing.assert_array_equal(rw.iterations, rc.iterations)
     np.testing.assert_array_equal(rw.restarts, rc.restarts)
-    # FK rounding differs in the last bits; converged answers agree well inside the tolerance
-    assert np.abs(rw.q - rc.q)[rc.success].max() <= 1e-6
+    # the same operations in the same order: converged answers agree far inside the tolerance
+    # (bit for bit with the usual compilers)
+    assert np.abs(rw.q - rc.q)[rc.success].max() <= 1e-9
+    return rc
+
+
+@pytest.mark.parametrize("name,opts", [
+    ("panda", {"max_iterations": 8, "max_restarts": 20}),  # restarts on most targets
+    ("ur5", {"max_iterations": 8, "max_restarts": 20, "limits": 1}),  # clamped steps
+    ("iiwa14", {"damping": "sugihara", "limits": 2, "max_iterations": 10}),  # no limits
+    ("ur5", {"mask": "position", "max_iterations": 10}),  # 3 rows, 6 joints: task-space step
+])
+def test_matches_the_cpu_path_target_by_target(name, opts):
+    chain, T = sampled_targets(name, 120, seed=5)
+    _same_as_cpu(chain, T, opts)
+
+
+def test_marvin_coupled_joints_checked_in_the_search_as_on_the_cpu_path():
+    chain, T = sampled_targets("marvin_left", 120, seed=5)
+    rc = _same_as_cpu(chain, T, {"max_iterations": 8, "max_restarts": 3})
+    assert np.any(rc.status == IKStatus.CONSTRAINT)
+
+
+def test_linear_joint_constraint_checked_in_the_search_as_on_the_cpu_path():
+    A = np.zeros((1, 7))
+    A[0, 1], A[0, 3] = 1.0, -1.0  # q2 - q4 <= 1.5
+    chain = load("panda").with_constraints([LinearJointConstraint(A, np.array([1.5]))])
+    rng = np.random.default_rng(5)
+    Q = chain.random_q(rng, 480)
+    T = chain.fk(Q[chain.constraints_satisfied(Q)][:120])
+    rc = _same_as_cpu(chain, T, {"max_iterations": 8, "max_restarts": 3})
+    assert np.any(rc.status == IKStatus.CONSTRAINT)
+    assert np.all(chain.constraints_satisfied(rc.q[rc.success]))
 
 
 def test_same_seed_gives_identical_results():

@@ -2,24 +2,33 @@
 """Warp float64 port of the CPU path's numerical-IK loop (:mod:`ikstack.ik.numerical._kernels`).
 
 One thread a target runs :func:`_solve_one`'s searches operation by operation: the seeded
-search, then random restarts drawn uniformly within the limits from MT19937 seeded by the same
-per-target key (:func:`_target_key`), so a restart starts from the same configuration as on
-the CPU (NumPy's and numba's ``random()``: 53 bits from two 32-bit draws). Steps: fixed
-damping, Sugihara's or Chan's adaptive damping; limits: active-set projection, step clamping
-or none; the same stall rule, step cap, singularity test and failure codes. Per-target
-scratch lives in caller-owned arrays (Warp threads have no dynamic local arrays).
+search, then random restarts drawn uniformly within the limits from the same per-target
+splitmix64 stream (:func:`uniform`, seeded by :func:`target_key`), so a restart starts from
+the same configuration as on the CPU. Steps: fixed damping, Sugihara's or Chan's adaptive
+damping, solved in task space (``m x m``) when fewer weighted rows than joints; limits:
+active-set projection, step clamping or none; the same stall rule, step cap, in-loop
+coupled-joint constraint check (quadrant polynomials and linear rows), singularity test and
+failure codes. Per-target scratch lives in caller-owned arrays (Warp threads have no dynamic
+local arrays).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._wk_geo import F
-
-_k = kinematics_kernels()
-_pose = _k["pose"]
-_columns = _k["jacobian_columns"]
+from ikstack.backends.warp._wk_lm_parts import (
+    INF,
+    _clip,
+    cholesky,
+    cholesky_solve,
+    constraints_row,
+    is_singular,
+    jac_into,
+    pose_error,
+    target_key,
+    uniform,
+)
 
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)
@@ -30,313 +39,132 @@ CODE_SUCCESS = wp.constant(0)
 CODE_ITERATION_LIMIT = wp.constant(1)
 CODE_JOINT_LIMITS = wp.constant(3)
 CODE_SINGULAR = wp.constant(4)
+CODE_CONSTRAINT = wp.constant(7)
 AT_LIMIT = wp.constant(wp.float64(1e-9))
-SINGULAR_RATIO = wp.constant(wp.float64(1e-7))
 MAX_STEP = wp.constant(wp.float64(1.0))
 STALL_RATIO = wp.constant(wp.float64(0.7))
 STALL_STEPS = wp.constant(2)
 STALL_FLOOR = wp.constant(wp.float64(1e-8))
-INF = wp.constant(wp.float64(float("inf")))
-MOD = wp.constant(wp.int64(2147483647))
 PI = wp.constant(wp.float64(3.141592653589793))
 
 
-# ----------------------------------------------------------------------------- MT19937
 @wp.func
-def mt_seed(mt: wp.array2d(dtype=wp.uint32), k: int, s: wp.uint32):
-    """``init_genrand``: NumPy's legacy ``seed(int)`` and numba's ``np.random.seed``."""
-    mt[k, 0] = s
-    for i in range(1, 624):
-        prev = mt[k, i - 1]
-        mt[k, i] = wp.uint32(1812433253) * (prev ^ (prev >> wp.uint32(30))) + wp.uint32(i)
-
-
-@wp.func
-def _mag(y: wp.uint32):
-    out = wp.uint32(0)
-    if (y & wp.uint32(1)) != wp.uint32(0):
-        out = wp.uint32(0x9908B0DF)
-    return out
-
-
-@wp.func
-def mt_next(mt: wp.array2d(dtype=wp.uint32), k: int, mti: int):
-    """The next 32-bit draw and the new position ``mti``."""
-    upper = wp.uint32(0x80000000)
-    lower = wp.uint32(0x7FFFFFFF)
-    pos = mti
-    if pos >= 624:
-        for kk in range(227):
-            y = (mt[k, kk] & upper) | (mt[k, kk + 1] & lower)
-            mt[k, kk] = mt[k, kk + 397] ^ (y >> wp.uint32(1)) ^ _mag(y)
-        for kk in range(227, 623):
-            y = (mt[k, kk] & upper) | (mt[k, kk + 1] & lower)
-            mt[k, kk] = mt[k, kk - 227] ^ (y >> wp.uint32(1)) ^ _mag(y)
-        y = (mt[k, 623] & upper) | (mt[k, 0] & lower)
-        mt[k, 623] = mt[k, 396] ^ (y >> wp.uint32(1)) ^ _mag(y)
-        pos = 0
-    y = mt[k, pos]
-    y = y ^ (y >> wp.uint32(11))
-    y = y ^ ((y << wp.uint32(7)) & wp.uint32(0x9D2C5680))
-    y = y ^ ((y << wp.uint32(15)) & wp.uint32(0xEFC60000))
-    y = y ^ (y >> wp.uint32(18))
-    return y, pos + 1
-
-
-@wp.func
-def mt_random(mt: wp.array2d(dtype=wp.uint32), k: int, mti: int):
-    """A double in [0, 1) as ``random_double`` (53 bits) and the new position."""
-    a, m1 = mt_next(mt, k, mti)
-    b, m2 = mt_next(mt, k, m1)
-    fa = wp.float64(a >> wp.uint32(5))
-    fb = wp.float64(b >> wp.uint32(6))
-    return (fa * F(67108864.0) + fb) / F(9007199254740992.0), m2
-
-
-@wp.func
-def target_key(key: wp.int64, Tt: wp.mat44d):
-    """:func:`ikstack.ik.numerical._kernels._target_key` (Python's non-negative modulo)."""
-    h = ((key % MOD) + MOD) % MOD
-    for r in range(3):
-        for c in range(4):
-            v = wp.int64(wp.floor(Tt[r, c] * F(1e6)))
-            m = ((v % MOD) + MOD) % MOD
-            h = (h * wp.int64(1000003) + m) % MOD
-    return h
-
-
-# ----------------------------------------------------------------------------- pieces
-@wp.func
-def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.float64),
-               k: int):
-    """``e = [p_t - p, rotvec(R_t R^T)]`` through Shepperd's quaternion, as on the CPU."""
-    e[k, 0] = Tt[0, 3] - p[0]
-    e[k, 1] = Tt[1, 3] - p[1]
-    e[k, 2] = Tt[2, 3] - p[2]
-    m00 = Tt[0, 0] * R[0, 0] + Tt[0, 1] * R[0, 1] + Tt[0, 2] * R[0, 2]
-    m01 = Tt[0, 0] * R[1, 0] + Tt[0, 1] * R[1, 1] + Tt[0, 2] * R[1, 2]
-    m02 = Tt[0, 0] * R[2, 0] + Tt[0, 1] * R[2, 1] + Tt[0, 2] * R[2, 2]
-    m10 = Tt[1, 0] * R[0, 0] + Tt[1, 1] * R[0, 1] + Tt[1, 2] * R[0, 2]
-    m11 = Tt[1, 0] * R[1, 0] + Tt[1, 1] * R[1, 1] + Tt[1, 2] * R[1, 2]
-    m12 = Tt[1, 0] * R[2, 0] + Tt[1, 1] * R[2, 1] + Tt[1, 2] * R[2, 2]
-    m20 = Tt[2, 0] * R[0, 0] + Tt[2, 1] * R[0, 1] + Tt[2, 2] * R[0, 2]
-    m21 = Tt[2, 0] * R[1, 0] + Tt[2, 1] * R[1, 1] + Tt[2, 2] * R[1, 2]
-    m22 = Tt[2, 0] * R[2, 0] + Tt[2, 1] * R[2, 1] + Tt[2, 2] * R[2, 2]
-    tr = m00 + m11 + m22
-    w = F(0.0)
-    x = F(0.0)
-    y = F(0.0)
-    z = F(0.0)
-    if tr >= m00 and tr >= m11 and tr >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + tr, F(0.0))) * F(2.0)
-        w = F(0.25) * s
-        x = (m21 - m12) / s
-        y = (m02 - m20) / s
-        z = (m10 - m01) / s
-    elif m00 >= m11 and m00 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m00 - m11 - m22, F(0.0))) * F(2.0)
-        w = (m21 - m12) / s
-        x = F(0.25) * s
-        y = (m01 + m10) / s
-        z = (m02 + m20) / s
-    elif m11 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m11 - m00 - m22, F(0.0))) * F(2.0)
-        w = (m02 - m20) / s
-        x = (m01 + m10) / s
-        y = F(0.25) * s
-        z = (m12 + m21) / s
-    else:
-        s = wp.sqrt(wp.max(F(1.0) + m22 - m00 - m11, F(0.0))) * F(2.0)
-        w = (m10 - m01) / s
-        x = (m02 + m20) / s
-        y = (m12 + m21) / s
-        z = F(0.25) * s
-    if w < F(0.0):
-        w = -w
-        x = -x
-        y = -y
-        z = -z
-    nv = wp.sqrt(x * x + y * y + z * z)
-    f = F(0.0)
-    if nv < F(1e-12):
-        f = F(2.0) / w
-    else:
-        f = F(2.0) * wp.atan2(nv, w) / nv
-    e[k, 3] = x * f
-    e[k, 4] = y * f
-    e[k, 5] = z * f
-
-
-@wp.func
-def spd_solve(A: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64),
-              x: wp.array2d(dtype=wp.float64), L: wp.array3d(dtype=wp.float64), k: int, n: int):
-    """:func:`ikstack.spatial._dense.spd_solve` on row ``k``'s leading ``n x n`` block."""
+def step(k: int, n: int, J: wp.array3d(dtype=wp.float64), e: wp.array2d(dtype=wp.float64),
+         sw: wp.array(dtype=wp.float64), lam: wp.float64, q: wp.array2d(dtype=wp.float64),
+         lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), active_set: int,
+         Jw: wp.array3d(dtype=wp.float64), ew: wp.array2d(dtype=wp.float64),
+         y: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=wp.float64),
+         L: wp.array3d(dtype=wp.float64), held: wp.array2d(dtype=wp.int32)):
+    """``ikstack.ik.numerical._kernels._step`` of row ``k``: the damped step into ``dq``
+    (``m x m`` task-space system when the ``m`` weighted rows are fewer than the joints, else
+    the ``n x n`` normal equations; active set when asked); 0 when singular."""
     for i in range(n):
-        for j in range(n):
-            L[k, i, j] = A[k, i, j]
-        x[k, i] = b[k, i]
-    ok = int(1)  # noqa: UP018 (a mutable Warp variable)
-    for j in range(n):
-        if ok != 0:
-            d = L[k, j, j]
-            for t in range(j):
-                d -= L[k, j, t] * L[k, j, t]
-            if not d > F(1e-300):
-                ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-            else:
-                d = wp.sqrt(d)
-                L[k, j, j] = d
-                for i in range(j + 1, n):
-                    s = L[k, i, j]
-                    for t in range(j):
-                        s -= L[k, i, t] * L[k, j, t]
-                    L[k, i, j] = s / d
-    if ok != 0:
-        for i in range(n):
-            s = x[k, i]
-            for t in range(i):
-                s -= L[k, i, t] * x[k, t]
-            x[k, i] = s / L[k, i, i]
-        for ii in range(n):
-            i = n - 1 - ii
-            s = x[k, i]
-            for t in range(i + 1, n):
-                s -= L[k, t, i] * x[k, t]
-            x[k, i] = s / L[k, i, i]
-    return ok
-
-
-@wp.func
-def is_singular(J: wp.array3d(dtype=wp.float64), w: wp.array(dtype=wp.float64), k: int,
-                n: int, Jw: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
-                L: wp.array3d(dtype=wp.float64)):
-    """Whether the active rows of ``W^(1/2) J`` lose rank (as ``_is_singular``)."""
-    rows = int(0)  # noqa: UP018 (a mutable Warp variable)
+        held[k, i] = 0
+    m = int(0)  # noqa: UP018 (a mutable Warp variable)
     for r in range(6):
-        if w[r] > F(0.0):
-            rows += 1
-    out = int(0)  # noqa: UP018 (a mutable Warp variable)
-    if rows > 0:
-        a = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for r in range(6):
-            if w[r] > F(0.0):
-                sw = wp.sqrt(w[r])
-                for c in range(n):
-                    Jw[k, a, c] = sw * J[k, r, c]
-                a += 1
-        m = wp.min(rows, n)
-        for a2 in range(m):
-            for b in range(a2 + 1):
-                s = F(0.0)
-                if rows <= n:
-                    for c in range(n):
-                        s += Jw[k, a2, c] * Jw[k, b, c]
+        if sw[r] > F(0.0):
+            for c in range(n):
+                Jw[k, m, c] = sw[r] * J[k, r, c]
+            ew[k, m] = sw[r] * e[k, r]
+            m += 1
+    ok = int(1)  # noqa: UP018 (a mutable Warp variable)
+    going = int(1)  # noqa: UP018 (a mutable Warp variable)
+    for _pass in range(n + 1):
+        if going != 0:
+            if m < n:
+                for a in range(m):
+                    for b in range(a + 1):
+                        s = F(0.0)
+                        for c in range(n):
+                            s += Jw[k, a, c] * Jw[k, b, c]
+                        L[k, a, b] = s
+                    L[k, a, a] = L[k, a, a] + lam
+                    y[k, a] = ew[k, a]
+                if cholesky(L, k, m) == 0:
+                    ok = int(0)  # noqa: UP018 (a mutable Warp variable)
                 else:
-                    for c in range(rows):
-                        s += Jw[k, c, a2] * Jw[k, c, b]
-                G[k, a2, b] = s
-                G[k, b, a2] = s
-        lo_piv = INF
-        hi_piv = F(0.0)
-        done = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for i in range(m):
-            for j in range(i + 1):
-                if done == 0:
-                    s = G[k, i, j]
-                    for t in range(j):
-                        s -= L[k, i, t] * L[k, j, t]
-                    if i == j:
-                        if not s > F(0.0):
-                            out = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            done = int(1)  # noqa: UP018 (a mutable Warp variable)
-                        else:
-                            L[k, i, i] = wp.sqrt(s)
-                            lo_piv = wp.min(lo_piv, L[k, i, i])
-                            hi_piv = wp.max(hi_piv, L[k, i, i])
-                    else:
-                        L[k, i, j] = s / L[k, j, j]
-        if done == 0 and lo_piv < SINGULAR_RATIO * hi_piv:
-            out = int(1)  # noqa: UP018 (a mutable Warp variable)
-    return out
-
-
-# ----------------------------------------------------------------------------- the solve
-@wp.func
-def _clip(x: wp.float64, lo: wp.float64, hi: wp.float64):
-    return wp.min(wp.max(x, lo), hi)
-
-
-@wp.func
-def _step(k: int, n: int, J: wp.array3d(dtype=wp.float64), e: wp.array2d(dtype=wp.float64),
-          w: wp.array(dtype=wp.float64), lam: wp.float64, q: wp.array2d(dtype=wp.float64),
-          lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), limit_mode: int,
-          A: wp.array3d(dtype=wp.float64), g: wp.array2d(dtype=wp.float64),
-          dq: wp.array2d(dtype=wp.float64), L: wp.array3d(dtype=wp.float64),
-          held: wp.array2d(dtype=wp.int32)):
-    """One damped step of row ``k`` with the limit handling; 0 when the system is singular."""
-    for a in range(n):
-        s = F(0.0)
-        for r in range(6):
-            s += J[k, r, a] * w[r] * e[k, r]
-        g[k, a] = s
-        for b in range(a + 1):
-            s2 = F(0.0)
-            for r in range(6):
-                s2 += J[k, r, a] * w[r] * J[k, r, b]
-            A[k, a, b] = s2
-            A[k, b, a] = s2
-        A[k, a, a] = A[k, a, a] + lam
-    ok = spd_solve(A, g, dq, L, k, n)
-    if ok != 0:
-        if limit_mode == LIMITS_PROJECT:
-            # active set: joints at a bound stepping outwards are held, the others re-solved
-            going = int(1)  # noqa: UP018 (a mutable Warp variable)
-            for _pass in range(n):
-                if going != 0:
-                    grew = int(0)  # noqa: UP018 (a mutable Warp variable)
-                    for i in range(n):
-                        if held[k, i] == 0 and ((q[k, i] <= lo[i] and dq[k, i] < F(0.0))
-                                                or (q[k, i] >= hi[i] and dq[k, i] > F(0.0))):
-                            held[k, i] = 1
-                            grew = int(1)  # noqa: UP018 (a mutable Warp variable)
-                    if grew == 0:
-                        going = int(0)  # noqa: UP018 (a mutable Warp variable)
-                    else:
-                        for i in range(n):
-                            if held[k, i] != 0:
-                                for b in range(n):
-                                    A[k, i, b] = F(0.0)
-                                    A[k, b, i] = F(0.0)
-                                A[k, i, i] = F(1.0)
-                                g[k, i] = F(0.0)
-                        if spd_solve(A, g, dq, L, k, n) == 0:
-                            going = int(0)  # noqa: UP018 (a mutable Warp variable)
-            for i in range(n):
-                held[k, i] = 0
-        big = F(0.0)
+                    cholesky_solve(L, k, m, y)
+                    for c in range(n):
+                        s = F(0.0)
+                        for a in range(m):
+                            s += Jw[k, a, c] * y[k, a]
+                        dq[k, c] = s
+            else:
+                for a in range(n):
+                    s = F(0.0)
+                    for r in range(m):
+                        s += Jw[k, r, a] * ew[k, r]
+                    dq[k, a] = s
+                    for b in range(a + 1):
+                        s2 = F(0.0)
+                        for r in range(m):
+                            s2 += Jw[k, r, a] * Jw[k, r, b]
+                        L[k, a, b] = s2
+                    L[k, a, a] = L[k, a, a] + lam
+                for i in range(n):
+                    if held[k, i] != 0:  # a zero column: a unit pivot keeps it definite
+                        L[k, i, i] = F(1.0)
+                if cholesky(L, k, n) == 0:
+                    ok = int(0)  # noqa: UP018 (a mutable Warp variable)
+                else:
+                    cholesky_solve(L, k, n, dq)
+            if ok == 0 or active_set == 0:
+                going = int(0)  # noqa: UP018 (a mutable Warp variable)
+            else:
+                grew = int(0)  # noqa: UP018 (a mutable Warp variable)
+                for i in range(n):
+                    if held[k, i] == 0 and ((q[k, i] <= lo[i] and dq[k, i] < F(0.0))
+                                            or (q[k, i] >= hi[i] and dq[k, i] > F(0.0))):
+                        held[k, i] = 1
+                        grew = int(1)  # noqa: UP018 (a mutable Warp variable)
+                        for r in range(m):
+                            Jw[k, r, i] = F(0.0)
+                if grew == 0:
+                    going = int(0)  # noqa: UP018 (a mutable Warp variable)
+    if ok != 0 and active_set != 0:
         for i in range(n):
-            big = wp.max(big, wp.abs(dq[k, i]))
-        if big > MAX_STEP:
-            for i in range(n):
-                dq[k, i] = dq[k, i] * (MAX_STEP / big)
-        if limit_mode == LIMITS_CLAMP_STEP:
-            scale = F(1.0)
-            for i in range(n):
-                nq = q[k, i] + dq[k, i]
-                if nq > hi[i] and dq[k, i] > F(0.0):
-                    scale = wp.min(scale, (hi[i] - q[k, i]) / dq[k, i])
-                elif nq < lo[i] and dq[k, i] < F(0.0):
-                    scale = wp.min(scale, (lo[i] - q[k, i]) / dq[k, i])
-            scale = wp.max(scale, F(0.0))
-            for i in range(n):
-                q[k, i] = _clip(q[k, i] + scale * dq[k, i], lo[i], hi[i])
-        elif limit_mode == LIMITS_PROJECT:
-            for i in range(n):
-                q[k, i] = _clip(q[k, i] + dq[k, i], lo[i], hi[i])
-        else:
-            for i in range(n):
-                q[k, i] = q[k, i] + dq[k, i]
+            if held[k, i] != 0:
+                dq[k, i] = F(0.0)
     return ok
+
+
+@wp.func
+def move(k: int, n: int, q: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=wp.float64),
+         lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), limit_mode: int):
+    """The step cap and the limit handling of one iteration (as on the CPU)."""
+    big = F(0.0)
+    for i in range(n):
+        big = wp.max(big, wp.abs(dq[k, i]))
+    if big > MAX_STEP:
+        for i in range(n):
+            dq[k, i] = dq[k, i] * (MAX_STEP / big)
+    if limit_mode == LIMITS_CLAMP_STEP:
+        scale = F(1.0)
+        for i in range(n):
+            nq = q[k, i] + dq[k, i]
+            if nq > hi[i] and dq[k, i] > F(0.0):
+                scale = wp.min(scale, (hi[i] - q[k, i]) / dq[k, i])
+            elif nq < lo[i] and dq[k, i] < F(0.0):
+                scale = wp.min(scale, (lo[i] - q[k, i]) / dq[k, i])
+        scale = wp.max(scale, F(0.0))
+        for i in range(n):
+            q[k, i] = _clip(q[k, i] + scale * dq[k, i], lo[i], hi[i])
+    elif limit_mode == LIMITS_PROJECT:
+        for i in range(n):
+            q[k, i] = _clip(q[k, i] + dq[k, i], lo[i], hi[i])
+    else:
+        for i in range(n):
+            q[k, i] = q[k, i] + dq[k, i]
+
+
+@wp.func
+def evaluate(k: int, n: int, q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
+             ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d,
+             p_end: wp.vec3d, J: wp.array3d(dtype=wp.float64), Tt: wp.mat44d,
+             e: wp.array2d(dtype=wp.float64)):
+    """FK, the Jacobian into ``J`` and the pose error into ``e`` at ``q[k]``."""
+    Re, pe = jac_into(q, k, n, Rs, ps, kinds, R_end, p_end, J)
+    pose_error(Tt, Re, pe, e, k)
 
 
 @wp.kernel
@@ -345,18 +173,18 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
               kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d,
               lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
               slo: wp.array(dtype=wp.float64), shi: wp.array(dtype=wp.float64),
-              w: wp.array(dtype=wp.float64), tol_p: wp.float64, tol_r: wp.float64,
-              step_kind: int, damping: wp.float64, limit_mode: int, max_iter: int,
-              max_restarts: int, key: wp.int64, q: wp.array2d(dtype=wp.float64),
-              zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d),
-              J: wp.array3d(dtype=wp.float64), J_best: wp.array3d(dtype=wp.float64),
-              e: wp.array2d(dtype=wp.float64), A: wp.array3d(dtype=wp.float64),
-              L: wp.array3d(dtype=wp.float64), g: wp.array2d(dtype=wp.float64),
+              w: wp.array(dtype=wp.float64), sw: wp.array(dtype=wp.float64), tol_p: wp.float64,
+              tol_r: wp.float64, step_kind: int, damping: wp.float64, limit_mode: int,
+              max_iter: int, max_restarts: int, key: wp.int64,
+              qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
+              n_quad: int, cA: wp.array2d(dtype=wp.float64), cb: wp.array(dtype=wp.float64),
+              n_lin: int, q: wp.array2d(dtype=wp.float64), J: wp.array3d(dtype=wp.float64),
+              e: wp.array2d(dtype=wp.float64), Jw: wp.array3d(dtype=wp.float64),
+              ew: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=wp.float64),
+              L: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
               dq: wp.array2d(dtype=wp.float64), held: wp.array2d(dtype=wp.int32),
-              Jw: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
-              mt: wp.array2d(dtype=wp.uint32), q_out: wp.array2d(dtype=wp.float64),
-              codes: wp.array(dtype=wp.int32), iters: wp.array(dtype=wp.int32),
-              restarts_out: wp.array(dtype=wp.int32)):
+              q_out: wp.array2d(dtype=wp.float64), codes: wp.array(dtype=wp.int32),
+              iters: wp.array(dtype=wp.int32), restarts_out: wp.array(dtype=wp.int32)):
     """``_solve_one`` of target ``k`` (no time budget): code, iterations, restarts, q."""
     k = wp.tid()
     n = lo.shape[0]
@@ -371,35 +199,27 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
     any_singular = int(0)  # noqa: UP018 (a mutable Warp variable)
     best_pinned = int(0)  # noqa: UP018 (a mutable Warp variable)
     best_limits = int(0)  # noqa: UP018 (a mutable Warp variable)
+    any_violated = int(0)  # noqa: UP018 (a mutable Warp variable)
     iterations = int(0)  # noqa: UP018 (a mutable Warp variable)
     restarts = int(0)  # noqa: UP018 (a mutable Warp variable)
-    seeded = int(0)  # noqa: UP018 (a mutable Warp variable)
-    mti = int(624)  # noqa: UP018 (a mutable Warp variable)
+    state = wp.uint64(target_key(key, Tt))
     solved = int(0)  # noqa: UP018 (a mutable Warp variable)
     for search in range(max_restarts + 1):
         if solved == 0:
             if search > 0:
-                if seeded == 0:
-                    mt_seed(mt, k, wp.uint32(target_key(key, Tt)))
-                    mti = int(624)  # noqa: UP018 (a mutable Warp variable)
-                    seeded = int(1)  # noqa: UP018 (a mutable Warp variable)
                 restarts += 1
                 for i in range(n):
-                    u, mti2 = mt_random(mt, k, mti)
-                    mti = mti2
+                    state, u = uniform(state)
                     q[k, i] = slo[i] + (shi[i] - slo[i]) * u
             singular = int(0)  # noqa: UP018 (a mutable Warp variable)
             out_of_limits = int(0)  # noqa: UP018 (a mutable Warp variable)
+            violated = int(0)  # noqa: UP018 (a mutable Warp variable)
             E_prev = INF
             stall = int(0)  # noqa: UP018 (a mutable Warp variable)
             running = int(1)  # noqa: UP018 (a mutable Warp variable)
             for it in range(max_iter + 1):
                 if running != 0:
-                    R0, p0 = _pose(q, k, Rs, ps, kinds, zs, os, 1)
-                    pe = p0 + R0 * p_end
-                    Re = R0 * R_end
-                    _columns(k, n, kinds, zs, os, pe, J)
-                    pose_error(Tt, Re, pe, e, k)
+                    evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
                     E = F(0.0)
                     for r in range(6):
                         E += w[r] * e[k, r] * e[k, r]
@@ -418,6 +238,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                         ep = wp.sqrt(ep)
                         er = wp.sqrt(er)
                         if ep <= tol_p and er <= tol_r:
+                            running = int(0)  # noqa: UP018 (a mutable Warp variable)
                             inside = int(1)  # noqa: UP018 (a mutable Warp variable)
                             if limit_mode == LIMITS_IGNORE:
                                 for i in range(n):
@@ -428,13 +249,15 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                             q[k, i] = q[k, i] + k2 * F(2.0) * PI
                                         if q[k, i] < lo[i] or q[k, i] > hi[i]:
                                             inside = int(0)  # noqa: UP018 (a mutable Warp variable)
-                            if inside != 0:
+                            if inside == 0:
+                                out_of_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
+                            elif constraints_row(q, k, n, qidx, qcoef, n_quad, cA, cb,
+                                                 n_lin) == 0:
+                                violated = int(1)  # noqa: UP018 (a mutable Warp variable)
+                            else:
                                 for i in range(n):
                                     q_out[k, i] = q[k, i]
                                 solved = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            else:
-                                out_of_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            running = int(0)  # noqa: UP018 (a mutable Warp variable)
                         else:
                             if E < best_E:
                                 best_E = E
@@ -445,9 +268,6 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                             q[k, i] - lo[i] < AT_LIMIT
                                             or hi[i] - q[k, i] < AT_LIMIT):
                                         best_pinned = int(1)  # noqa: UP018
-                                for r in range(6):
-                                    for c in range(n):
-                                        J_best[k, r, c] = J[k, r, c]
                             if it == max_iter:
                                 running = int(0)  # noqa: UP018 (a mutable Warp variable)
                             elif E > STALL_RATIO * E_prev and E > STALL_FLOOR and (
@@ -465,29 +285,41 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                     lam = damping * damping
                                 elif step_kind == STEP_LM_SUGIHARA:
                                     lam = E + damping
-                                if _step(k, n, J, e, w, lam, q, lo, hi, limit_mode, A, g, dq, L,
-                                         held) == 0:
+                                if step(k, n, J, e, sw, lam, q, lo, hi,
+                                        wp.where(limit_mode == LIMITS_PROJECT, 1, 0), Jw, ew, y,
+                                        dq, L, held) == 0:
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
+                                else:
+                                    move(k, n, q, dq, lo, hi, limit_mode)
             if out_of_limits != 0:
                 best_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
             if singular != 0:
                 any_singular = int(1)  # noqa: UP018 (a mutable Warp variable)
+            if violated != 0:
+                any_violated = int(1)  # noqa: UP018 (a mutable Warp variable)
     code = CODE_SUCCESS
     if solved == 0:
+        # the best iterate's Jacobian tells a singular failure from a plain iteration cap
+        singular_best = int(0)  # noqa: UP018 (a mutable Warp variable)
+        if best_E < INF and any_violated == 0 and best_limits == 0 and best_pinned == 0 and (
+                any_singular == 0):
+            for i in range(n):
+                q[k, i] = q_out[k, i]
+            evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
+            singular_best = is_singular(J, w, k, n, Jw, G, L)
         for i in range(n):
             x = q_out[k, i]
             if not wp.isfinite(x) or best_E == INF:
                 x = Q0[k, i]
             q_out[k, i] = _clip(x, lo[i], hi[i])
         code = CODE_ITERATION_LIMIT
-        if best_limits != 0 or best_pinned != 0:
+        if any_violated != 0:
+            code = CODE_CONSTRAINT
+        elif best_limits != 0 or best_pinned != 0:
             code = CODE_JOINT_LIMITS
-        elif any_singular != 0:
+        elif any_singular != 0 or singular_best != 0:
             code = CODE_SINGULAR
-        elif best_E < INF:
-            if is_singular(J_best, w, k, n, Jw, G, L) != 0:
-                code = CODE_SINGULAR
     codes[k] = code
     iters[k] = iterations
     restarts_out[k] = restarts

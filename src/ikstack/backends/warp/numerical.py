@@ -2,13 +2,19 @@
 
 :class:`WarpLevenbergMarquardt` is :class:`ikstack.ik.numerical.LevenbergMarquardt` with its
 compiled loop replaced by a Warp port (:mod:`._wk_lm`): the same step (Chan's damping by
-default, Sugihara's on request), the same limit handling (active-set ``PROJECT`` by default),
-stall rule, step cap and failure codes, and random restarts drawn from the same MT19937
-sequence seeded by the same per-target key, so each target starts every restart where the CPU
-path does. Everything around the loop is the CPU class's own code: option validation,
-:func:`ikstack.ik.certify` of every result on the host, the statuses, and the coupled-joint
-constraint retries. Success rates therefore match the CPU path (identical iterates up to FK
-rounding; a rare chaotic search may end elsewhere).
+default, Sugihara's on request; a task-space ``m x m`` system when fewer weighted rows than
+joints, as for a 7-joint arm), the same limit handling (active-set ``PROJECT`` by default),
+stall rule, step cap and failure codes, random restarts drawn from the same per-target
+splitmix64 stream, so each target starts every restart where the CPU path does, and the same
+in-loop check of tabled coupled-joint constraints (quadrant polynomials such as Marvin's J6/J7
+coupling, linear rows): a converged answer violating one ends its search and the next restart
+follows. Everything around the loop is the CPU class's own code: option validation,
+:func:`ikstack.ik.certify` of every result on the host, the statuses, and the host retries for
+what the loop cannot decide (constraint kinds without tables, a linear row within round-off of
+its bound), exactly as on the CPU path. FK and the Jacobian follow the kinematics layer's
+kernel operation by operation, so on the ``cpu`` device every iterate is the CPU path's, bit
+for bit; on a GPU, whose ``sin``/``cos`` and fused multiply-adds round differently in the last
+bits, a rare chaotic search (near a singularity) may end elsewhere.
 
 Not supported on the device: ``time_budget`` (a wall-clock check inside the loop).
 """
@@ -36,8 +42,8 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         chain: the chain to solve for.
         device: ``"cpu"``, ``"cuda"`` or ``"cuda:<i>"``; no silent fallback.
         damping, damping_parameter: as for :class:`LevenbergMarquardt`.
-        chunk_size: targets per launch (device scratch is about 3 KB a target, most of it
-            the restart generator's state).
+        chunk_size: targets per launch (device scratch is about 2 KB a target for seven
+            joints).
         **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields except
             ``time_budget``.
 
@@ -61,7 +67,23 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         self.chunk_size = int(chunk_size)
         f64 = wp.float64
         self._consts = [wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
-                        for a in (self._lo, self._hi, self._slo, self._shi, self._w)]
+                        for a in (self._lo, self._hi, self._slo, self._shi, self._w,
+                                  np.sqrt(self._w))]
+        # the coupled-joint tables the compiled loop checks (one dummy row when empty)
+        t = self._tabs
+        nq, nl = t.qidx.shape[0], t.A.shape[0]
+        qidx = np.zeros((max(nq, 1), 2), dtype=np.int32)
+        qidx[:nq] = t.qidx
+        qcoef = np.zeros((max(nq, 1), 2, 2, 4))
+        qcoef[:nq] = t.qcoef
+        cA = np.zeros((max(nl, 1), chain.dof))
+        cA[:nl] = t.A
+        cb = np.zeros(max(nl, 1))
+        cb[:nl] = t.b
+        self._tables = [wp.array(qidx, dtype=wp.int32, device=dev),
+                        wp.array(qcoef, dtype=f64, device=dev), nq,
+                        wp.array(cA, dtype=f64, device=dev), wp.array(cb, dtype=f64, device=dev),
+                        nl]
 
     @property
     def method(self) -> str:
@@ -84,13 +106,12 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         for a in range(0, n, self.chunk_size):
             b = min(n, a + self.chunk_size)
             m = b - a
-            s = {"q": (m, dof), "J": (m, 6, dof), "Jb": (m, 6, dof), "e": (m, 6),
-                 "A": (m, dof, dof), "L": (m, dof, dof), "g": (m, dof), "dq": (m, dof),
-                 "Jw": (m, 6, dof), "G": (m, 6, 6), "out": (m, dof)}
+            k6 = max(dof, 6)
+            s = {"q": (m, dof), "J": (m, 6, dof), "e": (m, 6), "Jw": (m, 6, dof), "ew": (m, 6),
+                 "y": (m, 6), "L": (m, k6, k6), "G": (m, k6, k6), "dq": (m, dof),
+                 "out": (m, dof)}
             buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
-            vec = [wp.empty((m, dof), dtype=wp.vec3d, device=dev) for _ in range(2)]
             held = wp.zeros((m, dof), dtype=i32, device=dev)
-            mt = wp.empty((m, 624), dtype=wp.uint32, device=dev)
             out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
             wp.launch(_wk_lm.lm_kernel, dim=m, device=dev, inputs=[
                 wp.array(np.ascontiguousarray(Tt[a:b]), dtype=wp.mat44d, device=dev),
@@ -98,9 +119,9 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                          device=dev),
                 d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], *self._consts,
                 o.position_tolerance, o.rotation_tolerance, int(self.step_kind), self.damping,
-                int(o.limits), int(o.max_iterations), int(restarts), key, buf["q"], vec[0],
-                vec[1], buf["J"], buf["Jb"], buf["e"], buf["A"], buf["L"], buf["g"], buf["dq"],
-                held, buf["Jw"], buf["G"], mt, buf["out"], *out_i])
+                int(o.limits), int(o.max_iterations), int(restarts), key, *self._tables,
+                buf["q"], buf["J"], buf["e"], buf["Jw"], buf["ew"], buf["y"],
+                buf["L"], buf["G"], buf["dq"], held, buf["out"], *out_i])
             Q[a:b] = buf["out"].numpy()
             codes[a:b] = out_i[0].numpy()
             iters[a:b] = out_i[1].numpy()
