@@ -8,7 +8,7 @@ import numpy as np
 
 import ikstack.robots as robots
 from ikstack.ik import IKStatus
-from ikstack.ik.numerical import LevenbergMarquardt
+from ikstack.ik.numerical import LevenbergMarquardt, LimitMode
 from ikstack.kinematics import fk
 
 
@@ -73,3 +73,20 @@ def test_an_answer_violating_the_coupling_is_a_failed_search_never_a_success():
                                                              seed=q_bad)
     np.testing.assert_array_equal(batch.q[0], res.q[0])
     assert batch.success.all()
+
+
+def test_a_search_that_never_records_an_iterate_answers_the_seed_projected_onto_the_limits():
+    # the seed already reaches the target but lies outside the limits: with limits ignored and
+    # no restarts the search ends on its first evaluation (JOINT_LIMITS), before any best
+    # iterate exists; the answer must be the seed clipped to the limits, never stale memory
+    chain = robots.load("panda")
+    seed = chain.middle().copy()
+    seed[3] = chain.upper[3] + 0.3  # joint 4 beyond its upper limit (no full turn brings it in)
+    T = fk(chain, seed[None])
+    solver = LevenbergMarquardt(chain, limits=LimitMode.IGNORE, max_restarts=0)
+    for batch in (1, 3):
+        res = solver.solve(np.repeat(T, batch, axis=0), seed=seed)
+        assert not res.success.any()
+        assert (res.status == IKStatus.JOINT_LIMITS).all()
+        np.testing.assert_array_equal(res.q, np.repeat(np.clip(seed, chain.lower, chain.upper)[None],
+                                                       batch, axis=0))

@@ -348,6 +348,8 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
         sw[r] = np.sqrt(w[r])
     for i in range(n):
         q[i] = min(max(q0[i], lo[i]), hi[i]) if limit_mode != LIMITS_IGNORE else q0[i]
+        # a search may end before recording a best iterate: the answer is then the seed
+        q_out[i] = min(max(q0[i], lo[i]), hi[i])
     best_E = np.inf
     any_singular = False
     best_pinned = False
