@@ -11,7 +11,8 @@ Where no GPU is present it says so and exits 0. With a GPU it:
    and whole paths in one launch, each after a parity check with the CPU path;
 3. times 10,000 streaming single-target IK calls with previous-result seeds (median, p99);
 4. records device memory before and after.
-It prints a table and writes benchmarks/results/gpu_check.json (with the GPU's name).
+It prints a table and writes benchmarks/results/gpu_check.json (with the GPU's name); a
+``--quick`` run writes gpu_check-quick.json and a ``--device cpu`` run gpu_check-cpu*.json.
 """
 
 from __future__ import annotations
@@ -189,9 +190,12 @@ def main() -> int:
     print(f"GPU: {gpu_name}")
     print(format_table(parity, ["robot", "check", "value"]))
     print(format_table(rows, ["workload", "batch", "targets_per_s", "success"]))
-    path_out = write_report("gpu_check", {"gpu": gpu_name, "parity": parity, "rows": rows,
-                                          "memory_mib_before": mem_before,
-                                          "memory_mib_after": mem_after},
+    # only a full CUDA run is the recorded figure; a smoke or CPU-device run is named as such
+    name = "gpu_check" if args.device.startswith("cuda") else f"gpu_check-{args.device}"
+    path_out = write_report(name, {"gpu": gpu_name, "device": args.device, "quick": args.quick,
+                                   "parity": parity, "rows": rows,
+                                   "memory_mib_before": mem_before,
+                                   "memory_mib_after": mem_after},
                             packages=("ikstack", "numpy", "numba", "warp-lang"))
     print(f"wrote {path_out}")
     return 0
