@@ -15,7 +15,17 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik.analytic._sp_kernels import sp1_angle, sp2, sp3, sp4, sp5, sp6
+from ikstack.ik.analytic._sp_kernels import (
+    sp1_angle,
+    sp1_angle_cs,
+    sp2,
+    sp3,
+    sp3_cs,
+    sp4,
+    sp4_cs,
+    sp5,
+    sp6,
+)
 from ikstack.ik.analytic._vec import (
     add,
     any_perp,
@@ -182,7 +192,7 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
 
 @njit(cache=True)
 def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
-    """``(count, q0 (4,), q4 (4,))`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
+    """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
     ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
     and its component along ``h1`` gives joint 1 by subproblem 4; then
     ``h1 . R(h4, q4) h5 = h1 . R01^T R06 h5`` gives joint 5 by subproblem 4."""
@@ -197,24 +207,28 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     w = sub(p16, scale(v, be))
     m, ls, x0, x1 = sp4(h1, w, neg(h0), d1 + al * dot(h1, h4))
     if ls:
-        return 0, z4, z4
-    a = b = z4
+        return 0, z4, z4, z4, z4, z4, z4
+    a = b = ca = sa = cb = sb = z4
     cnt = 0
     for i in range(m):
         q0 = x0 if i == 0 else x1
-        k, ls2, y0, y1 = sp4(h1, h5, h4, dot(h1, rot(h0, -q0, v)))
+        c0 = math.cos(q0)
+        s0 = math.sin(q0)
+        k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, dot(h1, rot_cs(h0, c0, -s0, v)))
         if ls2:
             continue
         for j in range(k):
-            a = set4(a, cnt, q0)
-            b = set4(b, cnt, y0 if j == 0 else y1)
+            a, ca, sa = set4(a, cnt, q0), set4(ca, cnt, c0), set4(sa, cnt, s0)
+            c4, s4 = e0 if j == 0 else e1
+            b, cb, sb = set4(b, cnt, y0 if j == 0 else y1), set4(cb, cnt, c4), set4(sb, cnt, s4)
             cnt += 1
-    return cnt, a, b
+    return cnt, a, b, ca, sa, cb, sb
 
 
 @njit(cache=True)
 def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
-    """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16)``."""
+    """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16, cs)``
+    with ``cs`` the 4-tuples ``(cos q0, sin q0, cos q4, sin q4)``."""
     R06 = mm(Rt, mT(R6T))
     p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
@@ -223,28 +237,28 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
         + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
     if var == LAST_MEET:
-        n, a, b = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
-    else:
-        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
-                      0.0)
-    return n, a, b, R06, p16
+        n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
+        return n, a, b, R06, p16, (ca, sa, cb, sb)
+    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    ca = sa = cb = sb = (1.0, 1.0, 1.0, 1.0)
+    for i in range(n):
+        ca, sa = set4(ca, i, math.cos(a[i])), set4(sa, i, math.sin(a[i]))
+        cb, sb = set4(cb, i, math.cos(b[i])), set4(sb, i, math.sin(b[i]))
+    return n, a, b, R06, p16, (ca, sa, cb, sb)
 
 
 @njit(cache=True)
-def tp_joint1(h0, q0, R06, p16, P1):  # pragma: no cover - compiled
-    """``(A, w0)`` of joint 1's value ``q0``: ``A = R01^T R06``, ``w0 = R01^T p16 - P1``
-    (sine and cosine once; ``R(k, -t)`` from the same pair)."""
-    c0 = math.cos(q0)
-    s0 = math.sin(q0)
+def tp_joint1(h0, c0, s0, R06, p16, P1):  # pragma: no cover - compiled
+    """``(A, w0)`` of joint 1's value (cosine ``c0``, sine ``s0``): ``A = R01^T R06``,
+    ``w0 = R01^T p16 - P1`` (``R(k, -t)`` from the same pair)."""
     return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
 
 
 @njit(cache=True)
-def tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed5):  # pragma: no cover - compiled
-    """``(q5, theta, d)`` of a (joint 1, joint 5) pair: joint 6, the sum ``theta`` of the
-    parallel joints (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
-    c4 = math.cos(q4)
-    s4 = math.sin(q4)
+def tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5):  # pragma: no cover - compiled
+    """``(q5, theta, d)`` of a (joint 1, joint 5) pair (joint 5's cosine ``c4`` and sine
+    ``s4``): joint 6, the sum ``theta`` of the parallel joints
+    (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
     v = rot_cs(h4, c4, s4, h5)
     if norm(cross(v, h1)) < 1e-10:
         q5 = seed5
@@ -254,9 +268,7 @@ def tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed5):  # pragma: no cover - compile
         ct = math.cos(theta)
         st = math.sin(theta)
     else:
-        theta = sp1_angle(v, mv(A, h5), h1)
-        ct = math.cos(theta)
-        st = math.sin(theta)
+        theta, ct, st = sp1_angle_cs(v, mv(A, h5), h1)
         u5 = any_perp(h5)
         B = mm(rotm_cs(h1, ct, -st), A)
         q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
@@ -267,11 +279,11 @@ def tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed5):  # pragma: no cover - compile
 def tp_elbow(h1, P2, P3, theta, d):  # pragma: no cover - compiled
     """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
     ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
-    m, ls, e0, e1 = sp3(P3, neg(P2), h1, norm(d))
-    a0 = sp1_angle(add(P2, rot(h1, e0, P3)), d, h1)
+    m, ls, e0, e1, u0, u1 = sp3_cs(P3, neg(P2), h1, norm(d))
+    a0 = sp1_angle(add(P2, rot_cs(h1, u0[0], u0[1], P3)), d, h1)
     a1 = a0
     if m > 1:
-        a1 = sp1_angle(add(P2, rot(h1, e1, P3)), d, h1)
+        a1 = sp1_angle(add(P2, rot_cs(h1, u1[0], u1[1], P3)), d, h1)
     return (m, ls, (a0, a1), (e0, e1), (wrap(theta - a0 - e0), wrap(theta - a1 - e1)))
 
 
@@ -284,17 +296,17 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
     the elbow (two branches), subproblem 1 the shoulder.
     """
     _fill_seed(Q, V, seed)
-    n, a, b, R06, p16 = tp_start(var, Rt, pt, H, P, R6T)
+    n, a, b, R06, p16, cs = tp_start(var, Rt, pt, H, P, R6T)
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
     slot = 0
-    A, w0 = tp_joint1(h0, a[0], R06, p16, P1)
+    A, w0 = tp_joint1(h0, cs[0][0], cs[1][0], R06, p16, P1)
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
         if i > 0 and q0 != a[i - 1]:
-            A, w0 = tp_joint1(h0, q0, R06, p16, P1)
-        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed[5])
+            A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
+        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][i], cs[3][i], seed[5])
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:

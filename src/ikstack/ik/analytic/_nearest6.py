@@ -134,6 +134,8 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
     q0_at = np.nan  # three-parallel: joint 1's value whose A and w0 are at hand
     A = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
     w0 = p16 = (0.0, 0.0, 0.0)
+    z4 = (0.0, 0.0, 0.0, 0.0)
+    cs = (z4, z4, z4, z4)  # three-parallel: cosines and sines of joints 1 and 5
     if fid == SPHERICAL:
         R06 = mm(Rw, mT(R6T))
         n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P)
@@ -148,7 +150,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _READY
     else:
         seed_free = seed[0] if rev else seed[5]
-        n, a, b, R06, p16 = tp_start(var, Rw, pw, H, P, R6T)
+        n, a, b, R06, p16, cs = tp_start(var, Rw, pw, H, P, R6T)
         for i in range(n):
             # joints 1 and 5 bound the pair until its joint 6 is known
             B[i, 0], B[i, 1] = a[i], b[i]
@@ -181,9 +183,9 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             # three-parallel pair: joint 6, theta and the elbow target; a tighter bound
             q0, q4 = B[nxt, 0], B[nxt, 1]
             if q0 != q0_at:
-                A, w0 = tp_joint1(h0, q0, R06, p16, P1)
+                A, w0 = tp_joint1(h0, cs[0][nxt], cs[1][nxt], R06, p16, P1)
                 q0_at = q0
-            q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, q4, seed_free)
+            q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][nxt], cs[3][nxt], seed_free)
             B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
             if rev:
                 live, lb = _bound(q0, q4, q5, 5, 1, 0, seed, lo, hi, revolute, W, max_step)

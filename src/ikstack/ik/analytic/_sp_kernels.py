@@ -23,6 +23,7 @@ from ikstack.ik.analytic._vec import (
     set4,
     sub,
     trig_quartic,
+    unit_cs,
     wrap,
 )
 
@@ -56,8 +57,20 @@ def sp1_angle(p1, p2, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def sp4(h, p, k, d):  # pragma: no cover - compiled
-    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit)."""
+def sp1_angle_cs(p1, p2, k):  # pragma: no cover - compiled
+    """:func:`sp1_angle`'s ``t`` (bit for bit) with its cosine and sine: ``(t, c, s)``."""
+    kxp = cross(k, p1)
+    kxkxp = cross(k, kxp)
+    y = dot(kxp, p2)
+    x = -dot(kxkxp, p2)
+    c, s = unit_cs(y, x)
+    return math.atan2(y, x), c, s
+
+
+@njit(cache=True, inline="always")
+def _sp4_yx(h, p, k, d):  # pragma: no cover - compiled
+    """:func:`sp4` before its arc tangents: ``(count, is_ls, y0, x0, y1, x1)`` with
+    ``t_i = atan2(y_i, x_i)``."""
     kxp = cross(k, p)
     hk = dot(h, k)
     kp = dot(k, p)
@@ -67,17 +80,37 @@ def sp4(h, p, k, d):  # pragma: no cover - compiled
     na = a0 * a0 + a1 * a1
     scale_ = max(1.0, norm(h) * norm(p))
     if na < 1e-28 * scale_ * scale_:
-        return 1, True, 0.0, 0.0
+        return 1, True, 0.0, 1.0, 0.0, 1.0
     if b * b > na * (1.0 + 2.0 * LS_TOL):
-        t = math.atan2(a0 * b, a1 * b) if b != 0.0 else math.atan2(a0, a1)
-        return 1, True, t, t
+        if b != 0.0:
+            return 1, True, a0 * b, a1 * b, a0 * b, a1 * b
+        return 1, True, a0, a1, a0, a1
     if b * b >= na:
-        t = math.atan2(a0 * b, a1 * b)
-        return 1, False, t, t
+        return 1, False, a0 * b, a1 * b, a0 * b, a1 * b
     r = math.sqrt(na - b * b)
     # x = (a b +- J a r) / na, J a = (a1, -a0)
-    return (2, False, math.atan2(a0 * b + a1 * r, a1 * b - a0 * r),
-            math.atan2(a0 * b - a1 * r, a1 * b + a0 * r))
+    return (2, False, a0 * b + a1 * r, a1 * b - a0 * r, a0 * b - a1 * r, a1 * b + a0 * r)
+
+
+@njit(cache=True)
+def sp4(h, p, k, d):  # pragma: no cover - compiled
+    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d`` (``h`` need not be unit)."""
+    cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
+    t0 = math.atan2(y0, x0)
+    t1 = t0 if cnt == 1 else math.atan2(y1, x1)
+    return cnt, ls, t0, t1
+
+
+@njit(cache=True)
+def sp4_cs(h, p, k, d):  # pragma: no cover - compiled
+    """:func:`sp4` with each root's cosine and sine: ``(count, is_ls, t0, t1, (c0, s0),
+    (c1, s1))`` (the same roots bit for bit)."""
+    cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
+    t0 = math.atan2(y0, x0)
+    cs0 = unit_cs(y0, x0)
+    if cnt == 1:
+        return cnt, ls, t0, t0, cs0, cs0
+    return cnt, ls, t0, math.atan2(y1, x1), cs0, unit_cs(y1, x1)
 
 
 @njit(cache=True)
@@ -85,6 +118,12 @@ def sp3(p1, p2, k, d):  # pragma: no cover - compiled
     """``(count, is_ls, t0, t1)``: ``t`` with ``|R(k, t) p1 - p2| = d``."""
     # |R p1 - p2|^2 = |p1|^2 + |p2|^2 - 2 p2 . R p1
     return sp4(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
+
+
+@njit(cache=True)
+def sp3_cs(p1, p2, k, d):  # pragma: no cover - compiled
+    """:func:`sp3` with each root's cosine and sine (:func:`sp4_cs`)."""
+    return sp4_cs(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
 
 
 @njit(cache=True)

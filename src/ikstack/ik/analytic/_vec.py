@@ -122,6 +122,17 @@ def mT(A):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
+def unit_cs(y, x):  # pragma: no cover - compiled
+    """``(cos t, sin t)`` of ``t = atan2(y, x)`` from the components (no libm trigonometry;
+    within an ulp or two of ``cos`` and ``sin`` of the rounded angle)."""
+    h = math.sqrt(x * x + y * y)
+    if not h > 1e-150:  # zero, underflowed or not finite: through the angle
+        t = math.atan2(y, x)
+        return math.cos(t), math.sin(t)
+    return x / h, y / h
+
+
+@njit(cache=True, inline="always")
 def wrap(a):  # pragma: no cover - compiled
     """Angle wrapped to ``(-pi, pi]``."""
     return a - 2.0 * math.pi * math.floor((a + math.pi) / (2.0 * math.pi))
