@@ -65,14 +65,20 @@ def condition(s):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _task_jacobian_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover
+    """The weighted task Jacobian (selected axes) at ``q``, in fresh arrays."""
+    n = q.shape[0]
+    Jsel = np.empty((axes.shape[0], n))
+    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, np.empty((6, n)),
+                  np.empty((4, 4)), Jsel)
+    return Jsel
+
+
+@njit(cache=True)
 def kappa_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover - compiled
     """Condition number of the task Jacobian at ``q``."""
-    n = q.shape[0]
-    Jfull = np.empty((6, n))
-    T = np.empty((4, 4))
-    m = axes.shape[0]
-    Jsel = np.empty((m, n))
-    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
+    Jsel = _task_jacobian_at(q, Rs, ps, kinds, R_end, p_end, axes, weights)
+    m, n = Jsel.shape
     k = min(m, n)
     s = np.empty(k)
     svd_small(Jsel, np.empty((m, k)), s, np.empty((n, n)))
@@ -82,12 +88,8 @@ def kappa_at(q, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover
 @njit(cache=True)
 def kappa_near(q, Vh, Rs, ps, kinds, R_end, p_end, axes, weights):  # pragma: no cover - compiled
     """:func:`kappa_at` for a configuration near one whose right singular vectors are ``Vh``."""
-    n = q.shape[0]
-    Jfull = np.empty((6, n))
-    T = np.empty((4, 4))
-    m = axes.shape[0]
-    Jsel = np.empty((m, n))
-    task_jacobian(q, Rs, ps, kinds, R_end, p_end, axes, weights, Jfull, T, Jsel)
+    Jsel = _task_jacobian_at(q, Rs, ps, kinds, R_end, p_end, axes, weights)
+    m, n = Jsel.shape
     k = min(m, n)
     s = np.empty(k)
     V = Vh.copy()
