@@ -14,10 +14,19 @@ import math
 
 import warp as wp
 
+from ikstack.ik.analytic._vec import _ATAN_N, _ATAN_TAB
+
 F = wp.float64
 PI = wp.constant(wp.float64(math.pi))
 TWO_PI = wp.constant(wp.float64(2.0 * math.pi))
 LS_TOL = wp.constant(wp.float64(1e-8))
+INF = wp.constant(wp.float64(math.inf))
+ATAN_N = wp.constant(wp.float64(_ATAN_N))
+# float64 literals inside a Warp function pass through float32: exact values live here
+_C3, _C5, _C7, _C9, _C11 = (wp.constant(wp.float64(1.0 / n)) for n in (3.0, 5.0, 7.0, 9.0, 11.0))
+TINY_NORM = wp.constant(wp.float64(1e-150))
+ATAN_TAB = wp.constant(wp.types.vector(length=_ATAN_N + 1, dtype=wp.float64)(
+    *[wp.float64(v) for v in _ATAN_TAB]))
 
 
 # ----------------------------------------------------------------------------- vectors
@@ -58,9 +67,8 @@ def scale3(a: wp.vec3d, s: wp.float64) -> wp.vec3d:
 
 
 @wp.func
-def rot(k: wp.vec3d, t: wp.float64, p: wp.vec3d) -> wp.vec3d:
-    c = wp.cos(t)
-    s = wp.sin(t)
+def rot_cs(k: wp.vec3d, c: wp.float64, s: wp.float64, p: wp.vec3d) -> wp.vec3d:
+    """``R(k, t) p`` from ``c = cos t``, ``s = sin t`` (Rodrigues; ``k`` unit)."""
     kp = (k[0] * p[0] + k[1] * p[1] + k[2] * p[2]) * (F(1.0) - c)
     return wp.vec3d(p[0] * c + (k[1] * p[2] - k[2] * p[1]) * s + k[0] * kp,
                     p[1] * c + (k[2] * p[0] - k[0] * p[2]) * s + k[1] * kp,
@@ -68,13 +76,22 @@ def rot(k: wp.vec3d, t: wp.float64, p: wp.vec3d) -> wp.vec3d:
 
 
 @wp.func
-def rotm(k: wp.vec3d, t: wp.float64) -> wp.mat33d:
-    c = wp.cos(t)
-    s = wp.sin(t)
+def rot(k: wp.vec3d, t: wp.float64, p: wp.vec3d) -> wp.vec3d:
+    return rot_cs(k, wp.cos(t), wp.sin(t), p)
+
+
+@wp.func
+def rotm_cs(k: wp.vec3d, c: wp.float64, s: wp.float64) -> wp.mat33d:
+    """``R(k, t)`` from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     v = F(1.0) - c
     return wp.mat33d(c + k[0] * k[0] * v, k[0] * k[1] * v - k[2] * s, k[0] * k[2] * v + k[1] * s,
                      k[1] * k[0] * v + k[2] * s, c + k[1] * k[1] * v, k[1] * k[2] * v - k[0] * s,
                      k[2] * k[0] * v - k[1] * s, k[2] * k[1] * v + k[0] * s, c + k[2] * k[2] * v)
+
+
+@wp.func
+def rotm(k: wp.vec3d, t: wp.float64) -> wp.mat33d:
+    return rotm_cs(k, wp.cos(t), wp.sin(t))
 
 
 @wp.func
@@ -122,6 +139,36 @@ def any_perp(k: wp.vec3d) -> wp.vec3d:
     if wp.abs(k[0]) < F(0.9):
         v = wp.vec3d(F(0.0), k[2], -k[1])
     return scale3(v, F(1.0) / norm3(v))
+
+
+@wp.func
+def fatan2(y: wp.float64, x: wp.float64) -> wp.float64:
+    """The CPU kernels' ``fatan2`` (table of ``atan(k / 16)``, Taylor series to ``u^11``),
+    operation for operation; zeros, infinities and NaN go to ``atan2``."""
+    ax = wp.abs(x)
+    ay = wp.abs(y)
+    swap = ay > ax
+    num = ay
+    den = ax
+    if swap:
+        num = ax
+        den = ay
+    if not (den > F(0.0) and den < INF):
+        return wp.atan2(y, x)
+    a = num / den
+    k = int(a * ATAN_N + F(0.5))
+    c = F(k) * (F(1.0) / ATAN_N)
+    u = (a - c) / (F(1.0) + a * c)
+    u2 = u * u
+    p = u2 * (-_C3 + u2 * (_C5 + u2 * (-_C7 + u2 * (_C9 - u2 * _C11))))
+    r = ATAN_TAB[k] + (u + u * p)
+    if swap:
+        r = F(0.5) * PI - r
+    if x < F(0.0):
+        r = PI - r
+    if y < F(0.0) or (y == F(0.0) and F(1.0) / y < F(0.0)):
+        r = -r
+    return r
 
 
 @wp.func
@@ -372,8 +419,8 @@ def sp1(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d):
 
 
 @wp.func
-def sp4(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
-    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d``."""
+def _sp4_yx(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
+    """``(count, is_ls, y0, x0, y1, x1)``: subproblem 4's roots ``atan2(y_i, x_i)``."""
     kxp = cross3(k, p)
     hk = dot3(h, k)
     kp = dot3(k, p)
@@ -383,24 +430,75 @@ def sp4(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
     na = a0 * a0 + a1 * a1
     sc = wp.max(F(1.0), norm3(h) * norm3(p))
     if na < F(1e-28) * sc * sc:
-        return 1, True, F(0.0), F(0.0)
+        return 1, True, F(0.0), F(1.0), F(0.0), F(1.0)
     if b * b > na * (F(1.0) + F(2.0) * LS_TOL):
-        t = wp.atan2(a0, a1)
         if b != F(0.0):
-            t = wp.atan2(a0 * b, a1 * b)
-        return 1, True, t, t
+            return 1, True, a0 * b, a1 * b, a0 * b, a1 * b
+        return 1, True, a0, a1, a0, a1
     if b * b >= na:
-        t = wp.atan2(a0 * b, a1 * b)
-        return 1, False, t, t
+        return 1, False, a0 * b, a1 * b, a0 * b, a1 * b
     r = wp.sqrt(na - b * b)
-    return (2, False, wp.atan2(a0 * b + a1 * r, a1 * b - a0 * r),
-            wp.atan2(a0 * b - a1 * r, a1 * b + a0 * r))
+    return 2, False, a0 * b + a1 * r, a1 * b - a0 * r, a0 * b - a1 * r, a1 * b + a0 * r
+
+
+@wp.func
+def sp4(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
+    """``(count, is_ls, t0, t1)``: ``t`` with ``h . R(k, t) p = d``."""
+    cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
+    t0 = wp.atan2(y0, x0)
+    t1 = t0
+    if cnt != 1:
+        t1 = wp.atan2(y1, x1)
+    return cnt, ls, t0, t1
+
+
+@wp.func
+def unit_cs(y: wp.float64, x: wp.float64):
+    """``(cos t, sin t)`` of ``t = atan2(y, x)`` from the components (the CPU ``unit_cs``)."""
+    h = wp.sqrt(x * x + y * y)
+    if not (h > TINY_NORM):
+        t = wp.atan2(y, x)
+        return wp.cos(t), wp.sin(t)
+    return x / h, y / h
+
+
+@wp.func
+def sp4_cs(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
+    """The CPU ``sp4_cs``: ``(count, is_ls, t0, t1, c0, s0, c1, s1)``, roots by
+    :func:`fatan2` with their cosines and sines."""
+    cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
+    t0 = fatan2(y0, x0)
+    c0, s0 = unit_cs(y0, x0)
+    t1 = t0
+    c1 = c0
+    s1 = s0
+    if cnt != 1:
+        t1 = fatan2(y1, x1)
+        c1, s1 = unit_cs(y1, x1)
+    return cnt, ls, t0, t1, c0, s0, c1, s1
+
+
+@wp.func
+def sp1_angle_cs(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d):
+    """The CPU ``sp1_angle_cs``: ``(t, cos t, sin t)`` with ``t`` by :func:`fatan2`."""
+    kxp = cross3(k, p1)
+    kxkxp = cross3(k, kxp)
+    y = dot3(kxp, p2)
+    x = -dot3(kxkxp, p2)
+    c, s = unit_cs(y, x)
+    return fatan2(y, x), c, s
 
 
 @wp.func
 def sp3(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d, d: wp.float64):
     """``(count, is_ls, t0, t1)``: ``t`` with ``|R(k, t) p1 - p2| = d``."""
     return sp4(p2, p1, k, F(0.5) * (dot3(p1, p1) + dot3(p2, p2) - d * d))
+
+
+@wp.func
+def sp3_cs(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d, d: wp.float64):
+    """:func:`sp3` by :func:`sp4_cs`."""
+    return sp4_cs(p2, p1, k, F(0.5) * (dot3(p1, p1) + dot3(p2, p2) - d * d))
 
 
 @wp.func

@@ -205,15 +205,14 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     be = (b5 - g * a5) / den
     v = mv(R06, h5)
     w = sub(p16, scale(v, be))
-    m, ls, x0, x1 = sp4(h1, w, neg(h0), d1 + al * dot(h1, h4))
+    m, ls, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), d1 + al * dot(h1, h4))
     if ls:
         return 0, z4, z4, z4, z4, z4, z4
     a = b = ca = sa = cb = sb = z4
     cnt = 0
     for i in range(m):
         q0 = x0 if i == 0 else x1
-        c0 = math.cos(q0)
-        s0 = math.sin(q0)
+        c0, s0 = cs0 if i == 0 else cs1
         k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, dot(h1, rot_cs(h0, c0, -s0, v)))
         if ls2:
             continue
@@ -247,14 +246,14 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     return n, a, b, R06, p16, (ca, sa, cb, sb)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tp_joint1(h0, c0, s0, R06, p16, P1):  # pragma: no cover - compiled
     """``(A, w0)`` of joint 1's value (cosine ``c0``, sine ``s0``): ``A = R01^T R06``,
     ``w0 = R01^T p16 - P1`` (``R(k, -t)`` from the same pair)."""
     return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5):  # pragma: no cover - compiled
     """``(q5, theta, d)`` of a (joint 1, joint 5) pair (joint 5's cosine ``c4`` and sine
     ``s4``): joint 6, the sum ``theta`` of the parallel joints
@@ -270,20 +269,20 @@ def tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5):  # pragma: no cover - com
     else:
         theta, ct, st = sp1_angle_cs(v, mv(A, h5), h1)
         u5 = any_perp(h5)
-        B = mm(rotm_cs(h1, ct, -st), A)
-        q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, mv(B, u5)), h5)
+        # R(h5, q5) = R(h4, -q4) R(h1, -theta) A, applied to u5 (no 3x3 product)
+        q5 = sp1_angle_cs(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)[0]
     return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tp_elbow(h1, P2, P3, theta, d):  # pragma: no cover - compiled
     """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
     ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
     m, ls, e0, e1, u0, u1 = sp3_cs(P3, neg(P2), h1, norm(d))
-    a0 = sp1_angle(add(P2, rot_cs(h1, u0[0], u0[1], P3)), d, h1)
+    a0 = sp1_angle_cs(add(P2, rot_cs(h1, u0[0], u0[1], P3)), d, h1)[0]
     a1 = a0
     if m > 1:
-        a1 = sp1_angle(add(P2, rot_cs(h1, u1[0], u1[1], P3)), d, h1)
+        a1 = sp1_angle_cs(add(P2, rot_cs(h1, u1[0], u1[1], P3)), d, h1)[0]
     return (m, ls, (a0, a1), (e0, e1), (wrap(theta - a0 - e0), wrap(theta - a1 - e1)))
 
 

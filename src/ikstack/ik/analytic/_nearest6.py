@@ -30,18 +30,21 @@ from ikstack.ik.analytic._families6 import (
     tp_pair,
     tp_start,
 )
-from ikstack.ik.analytic._select import joint_rep
-from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3
+from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
+from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
 from ikstack.kinematics._kernels import fk_revolute6_tuples
 
-#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state
-BRANCH_COLS = 10
-_LB, _LIVE, _DONE = 7, 8, 9
+#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state,
+#: then the representatives of the branch's three joints
+BRANCH_COLS = 13
+_LB, _LIVE, _DONE, _REP = 7, 8, 9, 10
 #: branch states: bound from two joints (three-parallel pairs before joint 6), ready, expanded
 _PARTIAL, _READY, _EXPANDED = 0.0, 1.0, 2.0
 #: a candidate is certainly nearer than a branch's bound below this fraction of it (the bound
 #: sums three of the six terms of the distance; round-off is far smaller)
 _BOUND_MARGIN = 1.0 - 1e-9
+#: round-off and limit snaps the parallel joints' sum may carry [rad]
+_ELBOW_SLACK = 3.0 * LIMIT_SNAP + 1e-9
 
 
 @njit(cache=True, inline="always")
@@ -49,32 +52,51 @@ def _t6(a):  # pragma: no cover - compiled
     return (a[0], a[1], a[2], a[3], a[4], a[5])
 
 
-@njit(cache=True)
-def _bound(x0, x1, x2, j0, j1, j2, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
-    """``(live, bound)`` of a branch fixing joints ``j0, j1, j2`` at ``x0, x1, x2`` (``j2``
-    -1: two joints only; the per-joint data as 6-tuples)."""
-    live = True
-    lb = 0.0
-    for t in range(3 if j2 >= 0 else 2):
-        j = j0 if t == 0 else (j1 if t == 1 else j2)
-        v = x0 if t == 0 else (x1 if t == 1 else x2)
-        if not np.isfinite(v):
-            return False, 0.0
-        x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
-        dd = x - seed[j]
-        live = live and lim and abs(dd) <= max_step
-        lb += W[j] * dd * dd
-    return live, lb
+@njit(cache=True, inline="always")
+def _bound(lb, v, j, seed, lo, hi, revolute, W, max_step):  # pragma: no cover - compiled
+    """``(live, bound, representative)`` of a branch whose bound so far is ``lb`` once joint
+    ``j`` is fixed at ``v`` (the per-joint data as 6-tuples); terms add in the joints' order,
+    as the lazy gate's distance does."""
+    if not np.isfinite(v):
+        return False, 0.0, v
+    x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
+    dd = x - seed[j]
+    return lim and abs(dd) <= max_step, lb + W[j] * dd * dd, x
 
 
-@njit(cache=True)
-def _gate(rev, r, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cover - compiled
+@njit(cache=True, inline="always")
+def _bound3(B, i, x0, x1, x2, j0, j1, j2, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
+    """Fill branch ``i``'s bound, liveness and representatives for joints ``j0, j1, j2`` at
+    ``x0, x1, x2`` (``j2`` -1: two joints only)."""
+    live, lb, B[i, _REP] = _bound(0.0, x0, j0, seed, lo, hi, revolute, W, max_step)
+    if live:
+        live, lb, B[i, _REP + 1] = _bound(lb, x1, j1, seed, lo, hi, revolute, W, max_step)
+    if live and j2 >= 0:
+        live, lb, B[i, _REP + 2] = _bound(lb, x2, j2, seed, lo, hi, revolute, W, max_step)
+    B[i, _LB], B[i, _LIVE] = lb, 1.0 if live else 0.0
+
+
+@njit(cache=True, inline="always")
+def _elbow_bound(theta, elbow_seed, elbow_w):  # pragma: no cover - compiled
+    """A lower bound on the parallel joints' share of the distance once their sum is known:
+    every candidate's values ``x`` (moved to representatives, maybe snapped onto a limit) have
+    ``sum sgn x = theta + 2 pi k`` within :data:`_ELBOW_SLACK`, and the least
+    ``sum W (x - s)^2`` under ``sum sgn x = c`` is ``(c - sum sgn s)^2 / sum(1 / W)``."""
+    r = max(0.0, abs(wrap(theta - elbow_seed)) - _ELBOW_SLACK)
+    return elbow_w * r * r
+
+
+@njit(cache=True, inline="always")
+def _gate(rev, r, pre, known, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
     """The lazy gate's first pass (:func:`._select.lazy_one`: the operations of
     :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
     order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
-    representatives."""
+    representatives. Joints with ``known`` set take ``pre`` as their representative (the
+    branch's, already within the limits and the step bound: the same numbers)."""
     v = exact
     q = (r[5], r[4], r[3], r[2], r[1], r[0]) if rev else r
+    pk = (pre[5], pre[4], pre[3], pre[2], pre[1], pre[0]) if rev else pre
+    kn = (known[5], known[4], known[3], known[2], known[1], known[0]) if rev else known
     lim = True
     d = 0.0
     step = 0.0
@@ -85,7 +107,10 @@ def _gate(rev, r, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cov
         return q, 0.0, False  # inexact or not finite: fails whatever its limits
     o0 = o1 = o2 = o3 = o4 = o5 = 0.0
     for j in range(6):
-        xj, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
+        if kn[j]:
+            xj, ok = pk[j], True
+        else:
+            xj, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
         lim = lim and ok
         dd = xj - seed[j]
         d += W[j] * dd * dd
@@ -139,26 +164,31 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
     if fid == SPHERICAL:
         R06 = mm(Rw, mT(R6T))
         n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P)
+        known = (True, True, True, False, False, False)
         for i in range(n):
             B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]
             if rev:
-                live, lb = _bound(t0[i], t1[i], t2[i], 5, 4, 3, seed, lo, hi, revolute, W,
-                                  max_step)
+                _bound3(B, i, t0[i], t1[i], t2[i], 5, 4, 3, seed, lo, hi, revolute, W, max_step)
             else:
-                live, lb = _bound(t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W,
-                                  max_step)
-            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _READY
+                _bound3(B, i, t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W, max_step)
+            B[i, _DONE] = _READY
     else:
         seed_free = seed[0] if rev else seed[5]
+        e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
+        elbow_seed = sgn[1] * seed[e1] + sgn[2] * seed[e2] + sgn[3] * seed[e3]
+        elbow_w = 0.0  # 1 / sum(1 / W) of the parallel joints (0: no bound from them)
+        if W[e1] > 0.0 and W[e2] > 0.0 and W[e3] > 0.0:
+            elbow_w = 1.0 / (1.0 / W[e1] + 1.0 / W[e2] + 1.0 / W[e3])
         n, a, b, R06, p16, cs = tp_start(var, Rw, pw, H, P, R6T)
+        known = (True, False, False, False, True, True)
         for i in range(n):
             # joints 1 and 5 bound the pair until its joint 6 is known
             B[i, 0], B[i, 1] = a[i], b[i]
             if rev:
-                live, lb = _bound(a[i], b[i], 0.0, 5, 1, -1, seed, lo, hi, revolute, W, max_step)
+                _bound3(B, i, a[i], b[i], 0.0, 5, 1, -1, seed, lo, hi, revolute, W, max_step)
             else:
-                live, lb = _bound(a[i], b[i], 0.0, 0, 4, -1, seed, lo, hi, revolute, W, max_step)
-            B[i, _LB], B[i, _LIVE], B[i, _DONE] = lb, 1.0 if live else 0.0, _PARTIAL
+                _bound3(B, i, a[i], b[i], 0.0, 0, 4, -1, seed, lo, hi, revolute, W, max_step)
+            B[i, _DONE] = _PARTIAL
     while True:
         best = -1
         for k in range(8):
@@ -187,11 +217,11 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                 q0_at = q0
             q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][nxt], cs[3][nxt], seed_free)
             B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
-            if rev:
-                live, lb = _bound(q0, q4, q5, 5, 1, 0, seed, lo, hi, revolute, W, max_step)
-            else:
-                live, lb = _bound(q0, q4, q5, 0, 4, 5, seed, lo, hi, revolute, W, max_step)
-            B[nxt, _LB], B[nxt, _LIVE], B[nxt, _DONE] = lb, 1.0 if live else 0.0, _READY
+            # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
+            live, lb, B[nxt, _REP + 2] = _bound(B[nxt, _LB], q5, 0 if rev else 5, seed, lo, hi,
+                                                revolute, W, max_step)
+            B[nxt, _LB] = lb + _elbow_bound(theta, elbow_seed, elbow_w)
+            B[nxt, _LIVE], B[nxt, _DONE] = 1.0 if live else 0.0, _READY
             continue
         B[nxt, _DONE] = _EXPANDED
         k0 = 2 * nxt
@@ -199,18 +229,21 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
             R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
             m, X, Y, Z = decompose3(mm(mT(R03), R06), h3, h4, h5, seed_free)
+            pre = (B[nxt, _REP], B[nxt, _REP + 1], B[nxt, _REP + 2], 0.0, 0.0, 0.0)
             for j in range(m):
-                row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), True,
-                                                   seed, lo, hi, revolute, W, max_step)
+                row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), pre,
+                                                   known, True, seed, lo, hi, revolute, W,
+                                                   max_step)
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
         else:
             q0, q4, q5, theta = B[nxt, 0], B[nxt, 1], B[nxt, 2], B[nxt, 3]
             m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta,
                                                (B[nxt, 4], B[nxt, 5], B[nxt, 6]))
+            pre = (B[nxt, _REP], 0.0, 0.0, 0.0, B[nxt, _REP + 1], B[nxt, _REP + 2])
             for j in range(m):
                 row, D[k0 + j], OK[k0 + j] = _gate(
                     rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
-                    not ls, seed, lo, hi, revolute, W, max_step)
+                    pre, known, not ls, seed, lo, hi, revolute, W, max_step)
                 for c in range(6):
                     Q[k0 + j, c] = row[c]

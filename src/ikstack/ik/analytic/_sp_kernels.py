@@ -16,6 +16,7 @@ from ikstack.ik.analytic._vec import (
     add,
     cross,
     dot,
+    fatan2,
     neg,
     norm,
     rot,
@@ -56,15 +57,17 @@ def sp1_angle(p1, p2, k):  # pragma: no cover - compiled
     return math.atan2(dot(kxp, p2), -dot(kxkxp, p2))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sp1_angle_cs(p1, p2, k):  # pragma: no cover - compiled
-    """:func:`sp1_angle`'s ``t`` (bit for bit) with its cosine and sine: ``(t, c, s)``."""
+    """:func:`sp1_angle` for the fused 6R kernels, with the angle's cosine and sine:
+    ``(t, c, s)``; ``t`` by :func:`._vec.fatan2` (within 2 ulp of :func:`sp1_angle`'s).
+    Inlined: a caller that drops ``c`` and ``s`` does not compute them."""
     kxp = cross(k, p1)
     kxkxp = cross(k, kxp)
     y = dot(kxp, p2)
     x = -dot(kxkxp, p2)
     c, s = unit_cs(y, x)
-    return math.atan2(y, x), c, s
+    return fatan2(y, x), c, s
 
 
 @njit(cache=True, inline="always")
@@ -101,16 +104,17 @@ def sp4(h, p, k, d):  # pragma: no cover - compiled
     return cnt, ls, t0, t1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sp4_cs(h, p, k, d):  # pragma: no cover - compiled
-    """:func:`sp4` with each root's cosine and sine: ``(count, is_ls, t0, t1, (c0, s0),
-    (c1, s1))`` (the same roots bit for bit)."""
+    """:func:`sp4` for the fused 6R kernels, with each root's cosine and sine:
+    ``(count, is_ls, t0, t1, (c0, s0), (c1, s1))``; the roots by :func:`._vec.fatan2`
+    (within 2 ulp of :func:`sp4`'s)."""
     cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
-    t0 = math.atan2(y0, x0)
+    t0 = fatan2(y0, x0)
     cs0 = unit_cs(y0, x0)
     if cnt == 1:
         return cnt, ls, t0, t0, cs0, cs0
-    return cnt, ls, t0, math.atan2(y1, x1), cs0, unit_cs(y1, x1)
+    return cnt, ls, t0, fatan2(y1, x1), cs0, unit_cs(y1, x1)
 
 
 @njit(cache=True)
@@ -120,7 +124,7 @@ def sp3(p1, p2, k, d):  # pragma: no cover - compiled
     return sp4(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sp3_cs(p1, p2, k, d):  # pragma: no cover - compiled
     """:func:`sp3` with each root's cosine and sine (:func:`sp4_cs`)."""
     return sp4_cs(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
