@@ -44,7 +44,9 @@ def arms():
 
 
 OPTIONS = {"default": {}, "weights_step": {"weights": [3.0, 0.5, 1.0, 0.0, 2.0, 1.0],
-                                           "max_joint_step": 2.5}}
+                                           "max_joint_step": 2.5},
+           # unequal weights on every joint: the parallel joints' weighted-sum bound
+           "weights": {"weights": [0.7, 2.0, 0.3, 1.5, 1.0, 0.4]}}
 
 
 @pytest.mark.parametrize("options", list(OPTIONS))
