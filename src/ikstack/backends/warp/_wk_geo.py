@@ -22,9 +22,8 @@ TWO_PI = wp.constant(wp.float64(2.0 * math.pi))
 LS_TOL = wp.constant(wp.float64(1e-8))
 INF = wp.constant(wp.float64(math.inf))
 ATAN_N = wp.constant(wp.float64(_ATAN_N))
-# float64 literals inside a Warp function pass through float32: exact values live here
+# Warp folds arithmetic on literals (``1.0 / 3.0``) in float32: exact values live here
 _C3, _C5, _C7, _C9, _C11 = (wp.constant(wp.float64(1.0 / n)) for n in (3.0, 5.0, 7.0, 9.0, 11.0))
-TINY_NORM = wp.constant(wp.float64(1e-150))
 ATAN_TAB = wp.constant(wp.types.vector(length=_ATAN_N + 1, dtype=wp.float64)(
     *[wp.float64(v) for v in _ATAN_TAB]))
 
@@ -456,7 +455,7 @@ def sp4(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
 def unit_cs(y: wp.float64, x: wp.float64):
     """``(cos t, sin t)`` of ``t = atan2(y, x)`` from the components (the CPU ``unit_cs``)."""
     h = wp.sqrt(x * x + y * y)
-    if not (h > TINY_NORM):
+    if not (h > F(1e-150)):
         t = wp.atan2(y, x)
         return wp.cos(t), wp.sin(t)
     return x / h, y / h
