@@ -277,7 +277,7 @@ def test_parallel_decode_rejects_atomically_when_one_worker_fails(parallel_decod
     out = dec.decode(ChunkRequest(req.T_base_tcp, bad_q))
     assert not out.ok and out.q == {}
     assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == \
-        ("right", 0, "joint_limit")
+        ("right", 0, "qp_infeasible")
     with pytest.raises(InputError):
         dec.decode(ChunkRequest(req.T_base_tcp, {"left": [0.0] * 6, "right": bad_q["right"]}))
     assert dec.decode(req).ok  # the workers still serve after errors

@@ -2,7 +2,9 @@
 
 The scalar rotation-vector routine here is the compiled twin of
 :func:`ikstack.spatial.so3.log` (Shepperd quaternion, then ``2 atan2(|v|, w)``) for the hot loop;
-a test holds the two equal.
+a test holds the two equal. The Euler residual of the lag guard is SciPy's
+``Rotation.as_euler("xyz")`` (extrinsic) in closed form away from the gimbal lock; tests hold it
+equal to SciPy itself.
 """
 
 from __future__ import annotations
@@ -54,6 +56,30 @@ def rotvec_of(R, out):  # pragma: no cover - compiled
     out[0] = x * f
     out[1] = y * f
     out[2] = z * f
+
+
+#: ``1 - |R[2, 0]|`` below this is "near the gimbal lock": the caller defers to SciPy there
+EULER_LOCK_TOL = 1e-6
+
+
+@njit(cache=True)
+def euler_residual_deg(Rt, R):  # pragma: no cover - compiled
+    """Largest wrapped difference [deg] of the extrinsic-xyz Euler angles of ``R`` and ``Rt``
+    (SciPy's ``as_euler("xyz")``: ``R = Rz(c) Ry(b) Rx(a)``), wrapped to [-180, 180); nan when
+    either rotation is within :data:`EULER_LOCK_TOL` of the gimbal lock."""
+    if 1.0 - abs(R[2, 0]) < EULER_LOCK_TOL or 1.0 - abs(Rt[2, 0]) < EULER_LOCK_TOL:
+        return np.nan
+    k = 180.0 / np.pi
+    d0 = k * (np.arctan2(R[2, 1], R[2, 2]) - np.arctan2(Rt[2, 1], Rt[2, 2]))
+    d1 = k * (np.arcsin(min(1.0, max(-1.0, -R[2, 0])))
+              - np.arcsin(min(1.0, max(-1.0, -Rt[2, 0]))))
+    d2 = k * (np.arctan2(R[1, 0], R[0, 0]) - np.arctan2(Rt[1, 0], Rt[0, 0]))
+    worst = 0.0
+    for d in (d0, d1, d2):
+        w = abs((d + 180.0) % 360.0 - 180.0)
+        if w > worst:
+            worst = w
+    return worst
 
 
 @njit(cache=True)

@@ -16,7 +16,13 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from ikstack.diffik._qp_kernels import build_qp, inputs_ok, quadrant_residual_max, quadrant_rows
+from ikstack.diffik._qp_kernels import (
+    build_qp,
+    euler_residual_deg,
+    inputs_ok,
+    quadrant_residual_max,
+    quadrant_rows,
+)
 from ikstack.kinematics import _kernels as KK
 
 Array = NDArray[np.float64]
@@ -245,7 +251,8 @@ def post_step(q, x, dt, Tt, fb, ib, tol):  # pragma: no cover - compiled
     Returns 0 ok, 1 out of the margin-adjusted limits, 2 a coupled joint violated, 3 ``x`` is
     not finite.
 
-    Writes ``q_new``, ``qdot``, the kinematics cache and ``out = (position residual [m], 0)``.
+    Writes ``q_new``, ``qdot``, the kinematics cache and ``out = (position residual [m], Euler
+    residual [deg], nan near the gimbal lock)``.
     """
     n, k = ib[S_N], ib[S_K]
     for j in range(n):
@@ -276,6 +283,7 @@ def post_step(q, x, dt, Tt, fb, ib, tol):  # pragma: no cover - compiled
     d1 = Tt[1, 3] - Tn[1, 3]
     d2 = Tt[2, 3] - Tn[2, 3]
     out[0] = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    out[1] = euler_residual_deg(Tt, Tn)
     lo = fb[ib[F_LO_BOX]:ib[F_LO_BOX] + n]
     hi = fb[ib[F_HI_BOX]:ib[F_HI_BOX] + n]
     for j in range(n):

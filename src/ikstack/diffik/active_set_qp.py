@@ -157,7 +157,8 @@ def solve_dense_qp(P, c, lower, upper, G, h, x, max_iter):  # pragma: no cover -
 
 
 class ActiveSetQPSolver(VelocityQPStepper):
-    """Seed 000's velocity QP for one arm, solved by ikstack's dense dual active-set method.
+    """The published Tianji port's velocity QP for one arm, solved by ikstack's dense dual
+    active-set method.
 
     The same problem as :class:`~ikstack.diffik.osqp_qp.OsqpQPSolver` (``qp_solver:
     active_set``): exact to round-off and without solver state, so the per-chunk reset only

@@ -20,13 +20,13 @@ from ikstack.errors import ConfigError
 
 Array = NDArray[np.float64]
 
-#: the coupled-joint buffer used when ``coupled_margin_deg`` is None [deg] (an ikstack default;
-#: the reference's own constant is not published)
-DEFAULT_COUPLED_MARGIN_DEG = 1.0
-#: the longest step the solver integrates [s]; longer caller durations are capped to it
-DEFAULT_DT_MAX_S = 0.1
-#: the shortest step [s]: ``dt = min(max(dt_in, DT_MIN_S), dt_max_s)``
+#: the shortest step [s]: ``dt = max(dt_in, DT_MIN_S)`` (the caller's duration is never capped)
 DT_MIN_S = 1e-6
+#: settings every OSQP problem of the velocity QP gets; everything else is OSQP's default
+#: unless the configuration says otherwise (as the published port runs it)
+OSQP_FIXED_SETTINGS = {"verbose": False, "polishing": False, "warm_starting": True}
+#: profile keys accepted under another name: the published port's key on the left
+ALIASES = {"j67_margin_deg": "coupled_margin_deg"}
 
 
 class LagPolicy(str, Enum):
@@ -39,8 +39,9 @@ class LagPolicy(str, Enum):
 class StepReason(str, Enum):
     """Why a step was accepted or rejected, in priority order after the QP."""
 
-    QP_FAILED = "qp_failed"  #: OSQP (or the active set) did not solve, or returned non-finite x
-    JOINT_LIMIT = "joint_limit"  #: empty velocity box, or the step left the margin-adjusted limits
+    QP_INFEASIBLE = "qp_infeasible"  #: an empty velocity box, or the QP solver did not solve it
+    QP_FAILED = "qp_failed"  #: the QP solver returned a non-finite solution
+    JOINT_LIMIT = "joint_limit"  #: the step left the margin-adjusted limits
     COUPLED_JOINT = "coupled_joint"  #: the step violates a coupled-joint constraint
     TRACKING_LAG = "tracking_lag"  #: residual over the lag guard (abort policy)
     OK = "ok"
@@ -64,6 +65,7 @@ _FIELDS = (
     "w_pos", "w_rot", "lam", "limit_margin_deg", "coupled_margin_deg", "mu_nullspace",
     "nullspace_activation_deg", "nullspace_weights", "max_lag_mm", "max_lag_deg", "lag_policy",
     "internal_units", "qp_solver", "dt_max_s", "eps_abs", "eps_rel", "max_iter",
+    "adaptive_rho_interval", "scaling",
 )
 
 
@@ -76,8 +78,10 @@ class DiffQPConfig:
         lam: regularization ``lam ||qdot||^2`` (finite, >= 0).
         limit_margin_deg: margin kept from the position limits [deg]; None inherits the chain's
             kinematic margin, which it may raise but never lower.
-        coupled_margin_deg: buffer on the chain's coupled-joint rows in the QP [deg] (positive);
-            None uses :data:`DEFAULT_COUPLED_MARGIN_DEG`. (The seed's ``j67_margin_deg``.)
+        coupled_margin_deg: buffer on the chain's coupled-joint rows in the QP [deg] (positive,
+            overrides); None inherits the joint margin (``limit_margin_deg``, itself the arm's
+            kinematic margin, 5 deg on the Marvin arms, when None), as the published port does.
+            Profiles may call it ``j67_margin_deg``.
         mu_nullspace: weight of the joint-limit-avoidance gradient (finite, >= 0).
         nullspace_activation_deg: activation band [deg] (> 0); None selects the global form.
         nullspace_weights: per-joint weights (finite, >= 0, one per joint); None for ones.
@@ -86,11 +90,14 @@ class DiffQPConfig:
         lag_policy: ``abort`` (a residual over a guard fails the step) or ``report``.
         internal_units: ``mm_deg`` (seed 000's weighting, default) or ``si``.
         qp_solver: ``osqp`` (default) or ``active_set`` (ikstack's own dense solver).
-        dt_max_s: the longest step integrated [s]; longer durations are capped.
-        eps_abs, eps_rel, max_iter: OSQP tolerances and iteration cap. The 1e-9 defaults keep
-            OSQP within 1e-4 deg of the exact QP solution per step: with ``lam = 1e-3`` the
-            cost's Hessian spans ~7 decades, and ADMM's residual tolerances bound the solution
-            error only through its smallest eigenvalue (1e-7 gave ~2e-3 deg).
+        dt_max_s: optional bound on the chunk decoder's substep length [s] (with its
+            ``ik_validation_dt_s``); None: no further bound. The solver itself always integrates
+            the duration its caller supplies (at least :data:`DT_MIN_S`).
+        eps_abs, eps_rel, max_iter, adaptive_rho_interval, scaling: OSQP settings; None (the
+            default) keeps OSQP's own default, as the published port does (OSQP 1.x: 1e-3,
+            1e-3, 4000, 50, 10). Tighter tolerances (e.g. 1e-9) bring each step within ~1e-6
+            deg of the exact QP solution, at several times the iterations; the parity benchmark
+            shows both.
     """
 
     w_pos: float = 1.0
@@ -106,10 +113,12 @@ class DiffQPConfig:
     lag_policy: LagPolicy = LagPolicy.ABORT
     internal_units: InternalUnits = InternalUnits.MM_DEG
     qp_solver: QPSolverKind = QPSolverKind.OSQP
-    dt_max_s: float = DEFAULT_DT_MAX_S
-    eps_abs: float = 1e-9
-    eps_rel: float = 1e-9
-    max_iter: int = 20000
+    dt_max_s: float | None = None
+    eps_abs: float | None = None
+    eps_rel: float | None = None
+    max_iter: int | None = None
+    adaptive_rho_interval: int | None = None
+    scaling: int | None = None
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -144,11 +153,13 @@ class DiffQPConfig:
         num("nullspace_activation_deg", positive=True, optional=True)
         num("max_lag_mm", positive=True)
         num("max_lag_deg", positive=True, optional=True)
-        num("dt_max_s", positive=True)
-        num("eps_abs", positive=True)
-        num("eps_rel", positive=True)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
-            raise bad("max_iter", "must be a positive integer", self.max_iter)
+        num("dt_max_s", positive=True, optional=True)
+        num("eps_abs", positive=True, optional=True)
+        num("eps_rel", positive=True, optional=True)
+        for name, least in (("max_iter", 1), ("adaptive_rho_interval", 0), ("scaling", 0)):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < least):
+                raise bad(name, f"must be an integer >= {least}", v)
         if self.nullspace_weights is not None:
             w = self.nullspace_weights
             if isinstance(w, (str, bytes)) or not hasattr(w, "__len__"):
@@ -171,8 +182,18 @@ class DiffQPConfig:
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
-        """Names of the settings a profile may give."""
+        """Names of the settings a profile may give (see :data:`ALIASES` for other names)."""
         return _FIELDS
+
+    def osqp_settings(self) -> dict[str, Any]:
+        """The OSQP settings of this configuration: :data:`OSQP_FIXED_SETTINGS` plus every
+        OSQP setting given (not None); OSQP's own defaults for the rest."""
+        out: dict[str, Any] = dict(OSQP_FIXED_SETTINGS)
+        for name in ("eps_abs", "eps_rel", "max_iter", "adaptive_rho_interval", "scaling"):
+            v = getattr(self, name)
+            if v is not None:
+                out[name] = v
+        return out
 
     def with_source(self, source: str) -> DiffQPConfig:
         """A copy whose error messages name ``source`` (a file)."""
@@ -195,10 +216,11 @@ class StepResult:
         q: (dof,) joint positions after the step [rad]; the input ``q`` when the step failed.
         qdot: (dof,) joint velocities of the step [rad/s]; zeros when it failed.
         reason: :class:`StepReason` (``ok`` when accepted).
-        dt: the duration actually integrated [s] (after the caps).
+        dt: the duration actually integrated [s] (the caller's, at least 1 us).
         position_residual_m: flange position residual after the step [m] (nan if no step).
-        euler_residual_deg: maximum wrapped XYZ-Euler residual after the step [deg] (nan if no
-            step or not asked for).
+        euler_residual_deg: maximum wrapped Euler residual after the step [deg]: SciPy's
+            ``as_euler("xyz")`` (extrinsic x-y-z) of both rotations, difference wrapped to
+            [-180, 180) (nan if no step).
         lag_exceeded: the residual exceeded a lag guard (under both policies).
         qp_status: the QP solver's status text.
         iterations: QP iterations.

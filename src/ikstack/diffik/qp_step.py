@@ -1,6 +1,7 @@
-r"""The per-step template of seed 000's velocity QP; concrete QP solvers write only ``_solve``.
+r"""The per-step template of the published Tianji port's velocity QP; concrete QP solvers write
+only ``_solve``.
 
-Each step, with ``dt = min(max(dt_in, 1e-6), dt_max)``, solves for joint velocities ``x``
+Each step, with the caller's ``dt`` (at least 1e-6 s; never capped), solves for joint velocities ``x``
 (internal units: deg/s by default, or rad/s):
 
 .. math::
@@ -10,12 +11,14 @@ with ``v = [1000 dp; deg(rotvec(R_t R^T))] / dt`` (mm/s, deg/s), ``W = diag(w_po
 the joint-limit-avoidance cost ``c`` (:mod:`ikstack.diffik.joint_limit_cost`), subject to
 
 * velocity boxes ``max(-vmax, (lo + margin - q)/dt) <= x <= min(vmax, (hi - margin - q)/dt)``;
-* each coupled-joint constraint linearized at ``q``: ``G x <= (-M - g) / dt``.
+* each coupled-joint constraint linearized at ``q``: ``G x <= (-M - g) / dt``, with the buffer
+  ``M`` inherited from the joint margin unless configured.
 
-An empty box is reported (``joint_limit``) before the QP solver is touched. After solving, ``x``
-is clipped to the box and integrated; the new configuration is re-checked (margins, coupled
-constraints, then the lag guard at the flange). Reasons in priority order: ``joint_limit``,
-``coupled_joint``, ``tracking_lag`` (abort policy), ``ok``.
+An empty box is reported (``qp_infeasible``) before the QP solver is touched, as is a QP the
+solver does not solve. After solving, ``x`` is clipped to the box and integrated; the new
+configuration is re-checked (margins, coupled constraints, then the lag guard at the flange: the
+position residual and the wrapped extrinsic-xyz Euler residual). Reasons in priority order:
+``joint_limit``, ``coupled_joint``, ``tracking_lag`` (abort policy), ``ok``.
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ from abc import abstractmethod
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.spatial.transform import Rotation
 
 from ikstack.diffik import _qp_workspace as WS
 from ikstack.diffik._qp_workspace import Workspace
 from ikstack.diffik.qp_config import (
-    DEFAULT_COUPLED_MARGIN_DEG,
     DT_MIN_S,
     DiffQPConfig,
     InternalUnits,
@@ -46,9 +49,7 @@ from ikstack.spatial import (
     RIGID_ATOL,
     as_transforms,
     check_finite,
-    matrix_to_euler_xyz,
     se3,
-    wrap_angle,
 )
 
 Array = NDArray[np.float64]
@@ -58,7 +59,7 @@ POST_CHECK_TOL = 1e-9
 
 
 class VelocityQPStepper(DifferentialIK):
-    """Seed 000's differential-IK step for one arm (flange targets, SI at the boundary).
+    """The published Tianji port's differential-IK step for one arm (flange targets, SI at the boundary).
 
     Args:
         chain: the arm. Its TCP (mounted tool), if any, is used only by :meth:`flange_target`;
@@ -112,8 +113,9 @@ class VelocityQPStepper(DifferentialIK):
         band = cfg.nullspace_activation_deg
         self.band = -1.0 if band is None else math.radians(band) * self.ang_scale
         self.nsw = np.ones(n) if cfg.nullspace_weights is None else np.array(cfg.nullspace_weights)
-        cm = DEFAULT_COUPLED_MARGIN_DEG if cfg.coupled_margin_deg is None else cfg.coupled_margin_deg
-        self.coupled_margin = math.radians(cm)  # [rad]
+        # a null buffer inherits the joint margin; a positive one overrides it
+        self.coupled_margin = margin if cfg.coupled_margin_deg is None \
+            else math.radians(cfg.coupled_margin_deg)  # [rad]
         # coupled-joint rows: quadrant polynomials on the compiled path, any other constraint
         # through its own linearize(); rows in that order
         quads = [c for c in chain.constraints if isinstance(c, QuadrantPolynomialConstraint)]
@@ -196,8 +198,7 @@ class VelocityQPStepper(DifferentialIK):
             raise InputError(f"dt must be a number of seconds; got {dt!r}")
         if not math.isfinite(dt) or dt < 0:
             raise InputError(f"dt must be finite and >= 0 [s]; got {dt}")
-        dt_used = min(max(float(dt), DT_MIN_S), self.config.dt_max_s)
-        return qa, Tt, dt_used
+        return qa, Tt, max(float(dt), DT_MIN_S)
 
     def _build(self, q: Array, Tt: Array, dt: float) -> tuple[QPData, int]:
         ws = self._ws
@@ -233,7 +234,7 @@ class VelocityQPStepper(DifferentialIK):
         Args:
             q: (dof,) current joint positions [rad].
             T_target_flange: (4, 4) target pose of the flange in the base frame.
-            dt: the step's actual duration [s] (capped to ``[1e-6, dt_max_s]``).
+            dt: the step's actual duration [s] (integrated as given; at least 1e-6 s).
 
         Returns:
             A :class:`StepResult`; failures are statuses (``q`` unchanged), never exceptions.
@@ -248,9 +249,9 @@ class VelocityQPStepper(DifferentialIK):
         """:meth:`step` without the input checks, for callers that validated a whole chunk.
 
         ``q`` must be a finite contiguous float64 (dof,) array and ``T_target_flange`` a
-        contiguous rigid (4, 4) transform; ``dt`` [s] is capped as in :meth:`step`.
+        contiguous rigid (4, 4) transform; ``dt`` [s] as in :meth:`step`.
         """
-        return self._step(q, T_target_flange, min(max(float(dt), DT_MIN_S), self.config.dt_max_s))
+        return self._step(q, T_target_flange, max(float(dt), DT_MIN_S))
 
     def _fail(self, q: Array, reason: StepReason, dt: float, msg: str, status: str = "",
               iters: int = 0, pres: float = math.nan, eres: float = math.nan,
@@ -263,25 +264,25 @@ class VelocityQPStepper(DifferentialIK):
         data, empty = self._build(q, Tt, dt)
         if empty:
             j = int(np.argmax(data.lower - data.upper))
-            return self._fail(q, StepReason.JOINT_LIMIT, dt,
+            return self._fail(q, StepReason.QP_INFEASIBLE, dt,
                               f"empty velocity box for joint {self.chain.joint_names[j]!r}: the "
                               "margin-adjusted position limits cannot be reached within the "
                               "velocity limit", "empty_box")
         x, status, iters = self._solve(data)
-        ws = self._ws
-        code = 3 if x is None else WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
-        if code == 3:  # unsolved, or a non-finite solution
-            return self._fail(q, StepReason.QP_FAILED, dt, f"QP not solved (status {status})",
+        if x is None:
+            return self._fail(q, StepReason.QP_INFEASIBLE, dt, f"QP not solved (status {status})",
                               status, iters)
+        ws = self._ws
+        code = WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
+        if code == 3:
+            return self._fail(q, StepReason.QP_FAILED, dt, "the QP solver returned a non-finite "
+                              f"solution (status {status})", status, iters)
         pres = float(ws.fb[self._out_offset])
-        eres = math.nan
-        if self._max_lag_deg is not None:
-            T = ws.v["T_new"]
-            e = wrap_angle(matrix_to_euler_xyz(Tt[:3, :3]) - matrix_to_euler_xyz(T[:3, :3]))
-            eres = float(np.degrees(np.max(np.abs(e))))
-            lag = pres > self._max_lag_m or eres > self._max_lag_deg
-        else:
-            lag = pres > self._max_lag_m
+        eres = float(ws.fb[self._out_offset + 1])
+        if math.isnan(eres):  # near the Euler gimbal lock: SciPy's own choice of angles
+            eres = euler_residual_deg(Tt[:3, :3], ws.v["T_new"][:3, :3])
+        lag = pres > self._max_lag_m or (self._max_lag_deg is not None
+                                         and eres > self._max_lag_deg)
         if code == 1:
             return self._fail(q, StepReason.JOINT_LIMIT, dt, "the step leaves the "
                               "margin-adjusted joint limits", status, iters, pres, eres, lag)
@@ -296,8 +297,22 @@ class VelocityQPStepper(DifferentialIK):
                                   status, iters, pres, eres, lag)
         if lag and self._abort:
             return self._fail(q, StepReason.TRACKING_LAG, dt,
-                              f"flange residual {pres * 1000:.3f} mm"
-                              + (f", {eres:.3f} deg" if self._max_lag_deg is not None else "")
-                              + " exceeds the lag guard", status, iters, pres, eres, lag)
+                              f"flange residual {pres * 1000:.3f} mm, {eres:.3f} deg exceeds the "
+                              "lag guard", status, iters, pres, eres, lag)
         return StepResult(q_new, ws.v["qdot"].copy(), StepReason.OK, dt, pres, eres, lag, status,
                           iters, "lag exceeded (reported)" if lag else "ok")
+
+
+def euler_residual_deg(R_target: ArrayLike, R: ArrayLike) -> float:
+    """The lag guard's rotation residual [deg]: SciPy's ``Rotation.as_euler("xyz")`` (lower
+    case: extrinsic x, then y, then z) of both rotations, the difference ``R`` minus
+    ``R_target`` wrapped to [-180, 180), its largest magnitude.
+
+    The step's compiled kernel computes the same in closed form away from the gimbal lock; near
+    it (``1 - |R[2, 0]| < 1e-6``) this function defers to SciPy, whose split between the first and
+    third angle there is a convention.
+    """
+    e = (Rotation.from_matrix(np.asarray(R, dtype=np.float64)).as_euler("xyz", degrees=True)
+         - Rotation.from_matrix(np.asarray(R_target, dtype=np.float64)).as_euler("xyz",
+                                                                                 degrees=True))
+    return float(np.max(np.abs((e + 180.0) % 360.0 - 180.0)))
