@@ -2,11 +2,15 @@
 
 Both turn H TCP knots at a fixed action interval into H joint knots from the measured state.
 
-* ``diff``: each SE(3) segment (from the measured TCP pose to knot 0, then knot to knot) is
-  divided into ``ceil(interval / ik_validation_dt_s)`` equal substeps; each substep's flange
-  target (through the mounted tool) is tracked by one QP step given the substep's actual
-  duration. Only the final joint state of each source knot is kept. The solver is reset (primal
-  and dual) at the start of every chunk.
+* ``diff``: each knot's SE(3) segment starts at the TCP pose (FK) of the joints actually
+  reached (the measured state for knot 0), not at the previous target knot, as the published
+  port's adapter does: under lag the two differ. It is divided into
+  ``ceil(interval / substep)`` equal substeps (``substep`` = ``ik_validation_dt_s``, or the QP's
+  ``dt_max_s`` when that is shorter) along straight-line position and geodesic rotation; each
+  substep's flange target (through the mounted tool) is tracked by one QP step given the
+  substep's actual duration; the last substep lands on the knot. Only the final joint state of
+  each source knot is kept. The solver is reset (primal and dual) at the start of every chunk.
+  The lag figures (worst position and Euler residual, exceedances) cover the accepted steps.
 * ``analytic``: per knot, analytic IK seeded from the previous knot; candidates must pass the
   FK gate, the joint-limit margins and the coupled-joint constraints; the branch check rejects a
   knot whose largest per-joint jump from the seed exceeds ``branch_check_deg`` unless a valid
@@ -151,8 +155,13 @@ class ArmDecoder:
         return self._decode_analytic(q.copy(), T)
 
     def substeps(self, action_interval_s: float) -> int:
-        """Substeps per knot: ``ceil(interval / ik_validation_dt_s)``."""
-        return max(1, math.ceil(action_interval_s / self.ik_validation_dt_s - 1e-9))
+        """Substeps per knot: ``ceil(interval / bound)``, the bound being ``ik_validation_dt_s``
+        or the QP's ``dt_max_s`` when that is shorter (a 1e-9 slack keeps an exact multiple
+        from gaining a substep through round-off)."""
+        bound = self.ik_validation_dt_s
+        if self.diff_config.dt_max_s is not None:
+            bound = min(bound, self.diff_config.dt_max_s)
+        return max(1, math.ceil(action_interval_s / bound - 1e-9))
 
     # ------------------------------------------------------------------ diff
     def _decode_diff(self, q: Array, T: Array, interval: float) -> ArmDecodeResult:
@@ -163,26 +172,23 @@ class ArmDecoder:
         dt = interval / n_sub
         frac = np.arange(1, n_sub + 1, dtype=np.float64) / n_sub
         out = np.empty((H, self.chain.dof))
-        T_prev = fk(self.chain, q)
-        worst_p, worst_e, exceed, steps = 0.0, math.nan, 0, 0
+        worst_p, worst_e, exceed, steps = 0.0, 0.0, 0, 0
         for k in range(H):
-            T_flange = se3.interpolate(T_prev, T[k], frac) @ self.T_tcp_flange
+            # the segment starts where the arm actually is, not at the previous target knot
+            T_start = fk(self.chain, q)
+            T_flange = se3.interpolate(T_start, T[k], frac) @ self.T_tcp_flange
             for j in range(n_sub):
                 r = qp.step_trusted(q, np.ascontiguousarray(T_flange[j]), dt)
                 steps += 1
-                if not math.isnan(r.position_residual_m):
-                    worst_p = max(worst_p, r.position_residual_m * 1000.0)
-                if not math.isnan(r.euler_residual_deg):
-                    worst_e = r.euler_residual_deg if math.isnan(worst_e) \
-                        else max(worst_e, r.euler_residual_deg)
-                exceed += int(r.lag_exceeded)
                 if not r.success:
                     out[k:] = q
                     return ArmDecodeResult(self.name, False, out, k, j, r.reason.value,
                                            r.message, LagStats(worst_p, worst_e, exceed, steps))
+                worst_p = max(worst_p, r.position_residual_m * 1000.0)
+                worst_e = max(worst_e, r.euler_residual_deg)
+                exceed += int(r.lag_exceeded)
                 q = r.q
             out[k] = q
-            T_prev = T[k]
         return ArmDecodeResult(self.name, True, out, lag=LagStats(worst_p, worst_e, exceed, steps))
 
     # ------------------------------------------------------------------ analytic

@@ -53,13 +53,14 @@ class ChunkRequest:
 
 @dataclass(frozen=True)
 class LagStats:
-    """Lag-guard figures of one arm over a chunk (the seed's ``diff_ik_lag``).
+    """Lag-guard figures of one arm over a chunk (``diff_ik_lag`` in the chunk metadata).
 
     Attributes:
-        worst_position_mm: largest flange position residual after any substep [mm].
-        worst_euler_deg: largest wrapped XYZ-Euler residual [deg] (nan when not guarded).
-        exceedances: substeps whose residual exceeded a guard (kept under ``report``).
-        steps: substeps solved.
+        worst_position_mm: largest flange position residual after an accepted substep [mm].
+        worst_euler_deg: largest wrapped extrinsic-xyz Euler residual after an accepted
+            substep [deg] (reported whether or not ``max_lag_deg`` guards it).
+        exceedances: accepted substeps whose residual exceeded a guard (``report`` policy).
+        steps: substeps solved (the failing one included).
     """
 
     worst_position_mm: float = 0.0
