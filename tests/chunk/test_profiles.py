@@ -79,6 +79,9 @@ def test_config_reference_is_expanded_relative_to_the_referring_file(tmp_path):
     ("lag_policy: ignore\n", "lag_policy"),
     ("max_velocity: 1.0\n", "max_velocity"),
     ("coupled_margin_deg: -1\n", "coupled_margin_deg"),
+    ("j67_margin_deg: 0\n", "j67_margin_deg"),
+    ("j67_margin_deg: 2.0\ncoupled_margin_deg: 2.0\n", "j67_margin_deg"),
+    ("j67_margin: 2.0\n", "j67_margin"),
 ])
 def test_every_invalid_field_is_an_error_naming_the_field_and_the_file(tmp_path, shared, field):
     p = make(tmp_path, shared)
@@ -144,3 +147,70 @@ def test_missing_and_circular_references_are_errors(tmp_path):
     q.write_text(q.read_text().replace("shared.yaml", "missing.yaml"))
     with pytest.raises(ConfigError, match="missing.yaml"):
         load_profile(q)
+
+
+#: the published port's adapter block, exactly as its documentation writes it
+PORT_BLOCK = """\
+policy:
+  adapter:
+    ik_backend: diff
+    ik_validation_dt_s: 0.004
+    diff_ik:
+      w_pos: 1.0
+      w_rot: 1.0
+      lam: 0.001
+      limit_margin_deg: null
+      j67_margin_deg: null
+      mu_nullspace: 1000.0
+      nullspace_activation_deg: 25.0
+      nullspace_weights: null
+      max_lag_mm: 5.0
+      max_lag_deg: null
+      lag_policy: report
+"""
+
+
+def _port_diff_ik_text() -> str:
+    lines = PORT_BLOCK.splitlines()
+    start = lines.index("    diff_ik:") + 1
+    return "\n".join(line[6:] for line in lines[start:]) + "\n"
+
+
+def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
+    import yaml
+
+    block = yaml.safe_load(PORT_BLOCK)["policy"]["adapter"]
+    assert set(block["diff_ik"]) == {
+        "w_pos", "w_rot", "lam", "limit_margin_deg", "j67_margin_deg", "mu_nullspace",
+        "nullspace_activation_deg", "nullspace_weights", "max_lag_mm", "max_lag_deg",
+        "lag_policy"}
+    # as a referenced file (the block's text, dedented) ...
+    p = make(tmp_path, _port_diff_ik_text())
+    # ... and inline in a profile, next to the port's ik_backend and ik_validation_dt_s
+    inline = write(tmp_path / "inline.yaml", "name: inline\naction_interval_s: 0.0333333333333\n"
+                   "arms:\n  left: {robot: marvin_left_taccap}\n"
+                   + "\n".join(line[4:] for line in PORT_BLOCK.splitlines()[2:]) + "\n")
+    for path in (p, inline):
+        prof = load_profile(path)
+        c = prof.arms[0].diff_config
+        assert (c.w_pos, c.w_rot, c.lam, c.mu_nullspace, c.max_lag_mm) == \
+            (1.0, 1.0, 1e-3, 1000.0, 5.0)
+        assert c.limit_margin_deg is None and c.coupled_margin_deg is None
+        assert c.nullspace_activation_deg == 25.0 and c.nullspace_weights is None
+        assert c.max_lag_deg is None and c.lag_policy.value == "report"
+        # null j67_margin_deg: the J6/J7 buffer is the arm's 5 deg kinematic margin
+        qp = prof.decoder().decoders["left"].qp
+        assert math.degrees(qp.coupled_margin) == pytest.approx(5.0)
+    assert load_profile(inline).ik_backend == "diff"
+    assert load_profile(inline).arms[0].ik_validation_dt_s == 0.004
+
+
+def test_a_positive_j67_margin_overrides_the_inherited_buffer(tmp_path):
+    prof = load_profile(make(tmp_path, "j67_margin_deg: 2.5\n"))
+    assert prof.arms[0].diff_config.coupled_margin_deg == 2.5
+    qp = prof.decoder().decoders["left"].qp
+    assert math.degrees(qp.coupled_margin) == pytest.approx(2.5)
+    # a raised joint margin is what a null buffer inherits
+    prof = load_profile(make(tmp_path, "limit_margin_deg: 7.0\n"))
+    qp = prof.decoder().decoders["left"].qp
+    assert math.degrees(qp.coupled_margin) == pytest.approx(7.0)

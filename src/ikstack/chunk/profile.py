@@ -12,6 +12,11 @@ A profile names its arms (bundled robots, tool included) and the decode settings
     diff_ik:
       config: arm/marvin_diff_ik.yaml   # expanded relative to this file
 
+The ``diff_ik`` mapping takes the published port's keys as written (``w_pos``, ``w_rot``,
+``lam``, ``limit_margin_deg``, ``j67_margin_deg``, ``mu_nullspace``, ``nullspace_activation_deg``,
+``nullspace_weights``, ``max_lag_mm``, ``max_lag_deg``, ``lag_policy``; ``j67_margin_deg`` is
+ikstack's ``coupled_margin_deg``) plus ikstack's own solver settings.
+
 Any mapping may carry ``config: PATH``: the referenced YAML mapping is merged in, relative to
 the referring file; a key given both inline and in the referenced file must agree (a conflict
 is an error). Every field is validated strictly, and every error names the field and the file.
@@ -30,6 +35,7 @@ import yaml
 
 from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticSettings
 from ikstack.chunk.decode import ArmSpec, ChunkDecoder
+from ikstack.diffik.qp_config import ALIASES as DIFF_ALIASES
 from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.errors import ConfigError, IKStackError
 from ikstack.robots import data_path
@@ -146,17 +152,28 @@ def _check_keys(node: Mapping[str, Any], allowed: tuple[str, ...], where: str,
 
 
 def _diff_config(values: dict[str, Any], src: dict[str, Path], where: str) -> DiffQPConfig:
-    _check_keys(values, DiffQPConfig.field_names(), where, src)
+    _check_keys(values, DiffQPConfig.field_names() + tuple(DIFF_ALIASES), where, src)
+    values, src = dict(values), dict(src)
+    written: dict[str, str] = {}  # ikstack's name -> the name the file used
+    for alias, name in DIFF_ALIASES.items():  # the published port's key names
+        if alias not in values:
+            continue
+        if name in values:
+            raise ConfigError(f"{where}.{alias} in {src[alias]}: the same setting as {name} "
+                              f"(in {src[name]}); give only one of the two")
+        values[name], src[name] = values.pop(alias), src.pop(alias)
+        written[name] = alias
     for key, val in values.items():  # one field at a time, so the error names its own file
         probe = {key: val}
         if key in ("w_pos", "w_rot"):  # "both zero" is checked on the full set below
             probe["w_rot" if key == "w_pos" else "w_pos"] = 1.0
+        name = written.get(key, key)
         try:
             DiffQPConfig(**probe)
         except ConfigError as exc:
-            raise ConfigError(f"{where}.{key} in {src[key]}: {_why(exc)}") from None
+            raise ConfigError(f"{where}.{name} in {src[key]}: {_why(exc)}") from None
         except TypeError:
-            raise ConfigError(f"{where}.{key} in {src[key]}: invalid value {val!r}") from None
+            raise ConfigError(f"{where}.{name} in {src[key]}: invalid value {val!r}") from None
     try:
         return DiffQPConfig(**values, source=", ".join(sorted({str(p) for p in src.values()})))
     except ConfigError as exc:
