@@ -68,3 +68,22 @@ def test_unknown_profile_names_the_bundled_ones(tmp_path, capsys):
     write_chunk(tmp_path / "c.npz")
     assert main(["decode", str(tmp_path / "c.npz"), "--profile", "nope"]) == 2
     assert "bundled profiles" in capsys.readouterr().err
+
+
+def test_human_output_shows_each_arms_worst_residual_and_exceedances(tmp_path, capsys):
+    # the bundled profile reports lag (lag_policy: report): a fast chunk is accepted, and the
+    # human output must say how far each arm lagged, not just "accepted"
+    write_chunk(tmp_path / "c.npz", step=0.02)
+    assert main(["decode", str(tmp_path / "c.npz"), "--profile", "marvin_bimanual_diff",
+                 "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "out.json").read_text())["metadata"]["diff_ik_lag"]
+    assert "accepted" in out
+    for arm in ("left", "right"):
+        lag = meta[arm]
+        assert lag["exceedances"] > 0  # the chunk outruns the 5 mm guard on both arms
+        line = next(x for x in out.splitlines() if x.strip().startswith(f"arm {arm}:"))
+        assert f"{lag['worst_position_mm']:.3f} mm" in line
+        assert f"{lag['worst_euler_deg']:.3f} deg" in line
+        assert f"{lag['exceedances']} of {lag['steps']} substeps over the lag guard" in line
+        assert "LAG" in line

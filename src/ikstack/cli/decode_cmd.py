@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from ikstack.chunk import bundled_profile_path, decode_file
 from ikstack.cli.common import print_json
@@ -25,6 +26,20 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
+def lag_lines(summary: dict[str, Any]) -> list[str]:
+    """One line per diff-decoded arm: its worst lag residuals and how many substeps exceeded
+    the lag guard (under ``lag_policy: report`` these are kept, so an accepted chunk may lag)."""
+    out = []
+    for arm, lag in (summary.get("metadata", {}).get("diff_ik_lag") or {}).items():
+        deg = lag.get("worst_euler_deg")
+        n, steps = lag.get("exceedances", 0), lag.get("steps", 0)
+        flag = "  LAG" if n else ""
+        out.append(f"  arm {arm}: worst residual {lag.get('worst_position_mm', 0.0):.3f} mm"
+                   + (f", {deg:.3f} deg" if deg is not None else "")
+                   + f"; {n} of {steps} substeps over the lag guard{flag}")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     prof = Path(args.profile)
     if not prof.exists() and prof.suffix not in (".yaml", ".yml"):
@@ -44,5 +59,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{rej['message']}")
         for f in summary.get("failures", [])[:10]:
             print(f"  failure: arm {f['arm']} knot {f['knot']} substep {f['substep']}: {f['reason']}")
+        for line in lag_lines(summary):
+            print(line)
         print(f"  wrote {summary['outputs']['npz']} and {summary['outputs']['json']}")
     return 0 if summary["ok"] else 1
