@@ -24,6 +24,7 @@ position residual and the wrapped extrinsic-xyz Euler residual). Reasons in prio
 from __future__ import annotations
 
 import math
+import warnings
 from abc import abstractmethod
 
 import numpy as np
@@ -312,7 +313,10 @@ def euler_residual_deg(R_target: ArrayLike, R: ArrayLike) -> float:
     it (``1 - |R[2, 0]| < 1e-6``) this function defers to SciPy, whose split between the first and
     third angle there is a convention.
     """
-    e = (Rotation.from_matrix(np.asarray(R, dtype=np.float64)).as_euler("xyz", degrees=True)
-         - Rotation.from_matrix(np.asarray(R_target, dtype=np.float64)).as_euler("xyz",
-                                                                                 degrees=True))
+    with warnings.catch_warnings():  # SciPy warns at the lock itself; the angles are defined
+        warnings.simplefilter("ignore", UserWarning)
+        both = Rotation.from_matrix(np.stack([np.asarray(R, dtype=np.float64),
+                                              np.asarray(R_target, dtype=np.float64)]))
+        actual, target = both.as_euler("xyz", degrees=True)
+    e = actual - target
     return float(np.max(np.abs((e + 180.0) % 360.0 - 180.0)))
