@@ -130,6 +130,7 @@ def _scipy_residual(Rt: np.ndarray, R: np.ndarray) -> float:
     return float(np.abs((e + 180.0) % 360.0 - 180.0).max())
 
 
+@pytest.mark.filterwarnings("ignore:Gimbal lock detected")  # SciPy's, on the test's own calls
 def test_euler_residual_is_scipys_extrinsic_xyz_wrapped():
     from ikstack.diffik.qp_step import euler_residual_deg
 
