@@ -4,8 +4,8 @@
 is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
 QP. :mod:`ikstack.diffik.nullspace` builds the preferred (secondary) velocity.
 :class:`OsqpQPSolver` (and :class:`ActiveSetQPSolver`, the same QP on ikstack's own dense
-active-set method) is seed 000's velocity QP with joint-limit avoidance, coupled-joint rows
-and the lag guard.
+active-set method) is the published Tianji port's velocity QP with joint-limit avoidance,
+coupled-joint rows and the lag guard.
 """
 
 from ikstack.diffik.active_set_qp import ActiveSetQPSolver

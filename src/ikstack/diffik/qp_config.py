@@ -1,6 +1,7 @@
-"""Settings and per-step results of the velocity QP (seed 000's differential IK).
+"""Settings and per-step results of the velocity QP (the published Tianji differential-IK port).
 
-The QP's defaults and equations are those of tianji-control's ``diff_ik`` as ported by seed 000:
+The QP's defaults and equations are those of tianji-control's ``diff_ik`` as the published
+port (manimux ``tianji_diff``) runs it:
 task weights ``w_pos = w_rot = 1``, regularization ``lam = 1e-3``, joint-limit avoidance
 ``mu = 1000`` with a 25 deg activation band, a 5 mm lag guard. Velocity limits are never a
 setting: they always come from the chain's motion limits (one copy of the arm's speed limit).
@@ -48,7 +49,7 @@ class StepReason(str, Enum):
 
 
 class InternalUnits(str, Enum):
-    """Units the QP is written in: seed 000's mm/deg (its weighting exactly) or SI."""
+    """Units the QP is written in: the port's mm/deg (its weighting exactly) or SI."""
 
     MM_DEG = "mm_deg"
     SI = "si"
@@ -88,7 +89,7 @@ class DiffQPConfig:
         max_lag_mm: position residual guard at the flange after each step [mm] (> 0).
         max_lag_deg: optional guard on the maximum wrapped XYZ-Euler residual [deg] (> 0).
         lag_policy: ``abort`` (a residual over a guard fails the step) or ``report``.
-        internal_units: ``mm_deg`` (seed 000's weighting, default) or ``si``.
+        internal_units: ``mm_deg`` (the port's weighting, default) or ``si``.
         qp_solver: ``osqp`` (default) or ``active_set`` (ikstack's own dense solver).
         dt_max_s: optional bound on the chunk decoder's substep length [s] (with its
             ``ik_validation_dt_s``); None: no further bound. The solver itself always integrates

@@ -10,7 +10,7 @@ from ikstack.model import Chain
 
 
 def make_velocity_qp(chain: Chain, config: DiffQPConfig | None = None) -> VelocityQPStepper:
-    """The seed-000 velocity QP for ``chain``: OSQP (``qp_solver: osqp``, default) or
+    """The published port's velocity QP for ``chain``: OSQP (``qp_solver: osqp``, default) or
     ikstack's dense active-set solver (``qp_solver: active_set``)."""
     cfg = DiffQPConfig() if config is None else config
     if cfg.qp_solver == QPSolverKind.ACTIVE_SET:
