@@ -168,6 +168,15 @@ def test_a_steps_euler_residual_and_guard_follow_scipy():
         want = _scipy_residual(T[:3, :3], reached[:3, :3])
         assert r.euler_residual_deg == pytest.approx(want, abs=1e-9)
         assert r.lag_exceeded == (want > guard)
+    # a target exactly at the gimbal lock (extrinsic pitch 90 deg): SciPy's own split of angles
+    T_lock = T.copy()
+    T_lock[:3, :3] = Rotation.from_euler("xyz", [20.0, 90.0, 0.0], degrees=True).as_matrix()
+    r = OsqpQPSolver(arm, DiffQPConfig(max_lag_deg=1.0, lag_policy="report")).step(
+        q, T_lock, 0.004)
+    reached = ref.flange_fk_jacobian(r.q)[0]
+    with pytest.warns(UserWarning, match="Gimbal lock"):
+        want = _scipy_residual(T_lock[:3, :3], reached[:3, :3])
+    assert r.euler_residual_deg == pytest.approx(want, abs=1e-9)
 
 
 def test_osqp_runs_with_its_defaults_as_the_port_does():
