@@ -10,10 +10,10 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
-from xml.parsers import expat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from xml.parsers import expat
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
