@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError, NotRigidTransformError
+from ikstack.errors import InputError, MissingExtraError, NotRigidTransformError, StorageError
 from ikstack.jobs.episode import (
     MATRIX_KEY,
     POSE_COLUMNS,
@@ -376,14 +376,23 @@ def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
 
     The output either appears complete or not at all; a failed or killed writer leaves at most a
     hidden ``.<name>.<pid>.partial`` file, which :func:`remove_partials` clears.
+
+    Raises:
+        StorageError: the file cannot be written (full disk, read-only folder, permission);
+            it names ``path`` (or the folder) and the system's reason.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{PARTIAL_SUFFIX}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as exc:
+        try:  # the cleanup may fail too (a read-only folder); the first error is the news
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise StorageError.from_os_error(path, "write", exc) from exc
         raise
 
 
