@@ -56,6 +56,11 @@ def format_of(path: Path) -> str:
     return fmt
 
 
+def _one_line(exc: BaseException) -> str:
+    """A library's error text on one line (pyarrow's span several)."""
+    return " ".join(str(exc).split())
+
+
 def _pyarrow() -> tuple[Any, Any]:
     try:
         import pyarrow as pa
@@ -199,13 +204,13 @@ def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict
     try:
         names = list(pq.read_schema(path).names)
     except Exception as exc:  # pyarrow raises its own error types for malformed files
-        raise DatasetError(path, f"not a readable Parquet file ({exc})") from None
+        raise DatasetError(path, f"not a readable Parquet file ({_one_line(exc)})") from None
     _missing(path, names, need)
     try:
         table = pq.read_table(path, columns=list(need))
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors (OSError, ArrowInvalid, ...)
         raise DatasetError(path, f"a column of {', '.join(need)} cannot be read (corrupt or "
-                           f"unsupported data: {exc})") from None
+                           f"unsupported data: {_one_line(exc)})") from None
     out: dict[str, Array] = {}
     for c in need:
         col = table.column(c)
@@ -279,7 +284,7 @@ def _npz_members(path: Path, keys: tuple[str, ...] | None = None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         if isinstance(exc, DatasetError):
             raise
-        raise DatasetError(path, f"not a readable NPZ file ({exc})") from None
+        raise DatasetError(path, f"not a readable NPZ file ({_one_line(exc)})") from None
     return files, out
 
 
@@ -291,7 +296,7 @@ def _npz_member(path: Path, key: str, data: bytes) -> np.ndarray[Any, Any]:
     try:
         arr = _npy_from_bytes(data)
     except (ValueError, EOFError, OSError) as exc:
-        raise DatasetError(path, f"is not a readable .npy array ({exc})", field=key) from None
+        raise DatasetError(path, f"is not a readable .npy array ({_one_line(exc)})", field=key) from None
     if arr.dtype.kind not in "biuf":
         raise DatasetError(path, f"has dtype {arr.dtype} ({_KIND_NAMES.get(arr.dtype.kind, 'not numbers')}); "
                            "an episode array holds real numbers", field=key)
