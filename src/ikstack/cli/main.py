@@ -128,7 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in args_in or os.environ.get("IKSTACK_DEBUG", "") not in ("", "0")
     args_in = [a for a in args_in if a != "--debug"]
     parser = build_parser()
-    args = parser.parse_args(args_in)
+    args, extra = parser.parse_known_args(args_in)
+    if extra:
+        prog = f"ikstack {args.command}" if getattr(args, "command", None) else "ikstack"
+        print(f"{prog}: error: unrecognized arguments: {' '.join(extra)} (see {prog} --help)",
+              file=sys.stderr)
+        return EXIT_INPUT
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_INPUT

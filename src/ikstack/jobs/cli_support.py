@@ -81,6 +81,8 @@ def chain_from_options(options: Any) -> Chain:
     base = getattr(options, "base", None)
     tip = getattr(options, "tip", None)
     made_for = sample_robot(options)
+    if made_for is not None:
+        sample_path(made_for)  # an unknown sample is named as such
     if made_for is not None and not getattr(options, "force_robot", False):
         if robot is None and urdf is None:
             robot = made_for
