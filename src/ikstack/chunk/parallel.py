@@ -176,10 +176,15 @@ class ParallelChunkDecoder:
         self.worker_pids[name] = int(payload)
 
     def _replace_dead_workers(self) -> None:
-        """Start a fresh worker for every arm whose worker died."""
+        """Start a fresh worker for every arm whose worker's death was reported; report (as
+        :class:`WorkerError`) a death not reported yet."""
         for spec in self.specs:
             name = spec.name
-            if name not in self._dead and self._procs[name].is_alive():
+            if name not in self._dead:
+                if not self._procs[name].is_alive():
+                    self._dead.add(name)
+                    raise WorkerError(f"the decode worker of arm {name!r} died (a fresh one "
+                                      "starts on the next chunk)")
                 continue
             old = self._procs[name]
             if old.is_alive():
