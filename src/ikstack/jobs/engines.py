@@ -328,7 +328,9 @@ def run_ray(config: SolveConfig, batches: list[Batch], workers: int, on_done: On
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, IKStackError):
                         raise cause from None
-                    raise
+                    names = ", ".join(t.name for t in batches[index[ref]][:3])
+                    raise worker_failure(cause if cause is not None else exc,
+                                         f"the Ray task of episode(s) {names}") from exc
                 results[index[ref]] = part
                 on_done(part)
         return results
