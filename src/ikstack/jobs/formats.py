@@ -129,8 +129,8 @@ def _check_csv_shape(path: Path, text: str, fields: int) -> None:
     ends = np.flatnonzero(raw == 10)
     if raw.size and raw[-1] != 10:
         ends = np.append(ends, raw.size)
-    commas = np.concatenate([[0], np.cumsum(raw == 44)])[ends]
-    per_line = np.diff(np.concatenate([[0], commas]))
+    per_line = np.bincount(np.searchsorted(ends, np.flatnonzero(raw == 44)),
+                           minlength=ends.size)[: ends.size]
     starts = np.concatenate([[0], ends[:-1] + 1])
     blank = (ends - starts) <= 1  # empty or a lone "\r"
     bad = (per_line != fields - 1) & ~blank
