@@ -192,6 +192,11 @@ def _parse(data: bytes, source: str) -> tuple[str, list[str], dict[str, _UJoint]
     return name, links, joints
 
 
+def _named(j: _UJoint) -> str:
+    """``'name' (line N)`` of a parsed joint."""
+    return f"{j.name!r} (line {j.line})" if j.line else repr(j.name)
+
+
 def _check_cycles(src: str, by_child: dict[str, _UJoint]) -> None:
     """Raise :class:`URDFError` naming the joints of the first cycle (a -> b -> a)."""
     state: dict[str, int] = {}  # 1: on the current walk, 2: known to reach a root
@@ -201,9 +206,9 @@ def _check_cycles(src: str, by_child: dict[str, _UJoint]) -> None:
         while cur is not None and cur in by_child and state.get(cur) != 2:
             if state.get(cur) == 1:
                 loop = walk[walk.index(cur):] + [cur]
-                names = [by_child[ln].name for ln in walk[walk.index(cur):]]
+                names = [_named(by_child[ln]) for ln in walk[walk.index(cur):]]
                 raise URDFError(
-                    f"{src}: joints {', '.join(map(repr, reversed(names)))} form a cycle "
+                    f"{src}: joints {', '.join(reversed(names))} form a cycle "
                     f"({' -> '.join(reversed(loop))}); a URDF is a tree")
             state[cur] = 1
             walk.append(cur)
@@ -249,10 +254,11 @@ def load_urdf(
     for j in joints.values():
         for ln in (j.parent, j.child):
             if ln not in link_set:
-                raise URDFError(f"{src}: joint {j.name!r} refers to link {ln!r}, which is not defined")
+                raise URDFError(f"{src}: joint {_named(j)} refers to link {ln!r}, which is not "
+                                "defined")
         if j.child in by_child:
             raise URDFError(f"{src}: link {j.child!r} is the child of two joints "
-                            f"({by_child[j.child].name!r} and {j.name!r}); a URDF is a tree")
+                            f"({_named(by_child[j.child])} and {_named(j)}); a URDF is a tree")
         by_child[j.child] = j
         children[j.parent].append(j.child)
     _check_cycles(src, by_child)
@@ -321,15 +327,16 @@ def _build_chain(path: list[_UJoint], base: str, tip: str, src: str, robot_name:
             pending = pending @ j.origin
             continue
         if j.type in ("floating", "planar"):
-            raise UnsupportedJointError(j.name, j.type, "it has more than one degree of freedom")
+            raise UnsupportedJointError(j.name, j.type, f"it has more than one degree of "
+                                        f"freedom (line {j.line})")
         if j.type not in ("revolute", "continuous", "prismatic"):
-            raise UnsupportedJointError(j.name, j.type, "unknown URDF joint type")
+            raise UnsupportedJointError(j.name, j.type, f"unknown URDF joint type (line {j.line})")
         if j.mimic:
             raise UnsupportedJointError(
-                j.name, f"{j.type} (mimic)", "a mimic joint follows another joint; ikstack chains "
-                "model independent joints only")
+                j.name, f"{j.type} (mimic)", f"a mimic joint (line {j.line}) follows another joint; "
+                "ikstack chains model independent joints only")
         if np.linalg.norm(j.axis) < 1e-9:
-            raise URDFError(f"{src}: joint {j.name!r} has a zero axis")
+            raise URDFError(f"{src}: joint {_named(j)} has a zero axis")
         t = {"revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
              "prismatic": JointType.PRISMATIC}[j.type]
         names.append(j.name)
