@@ -138,3 +138,33 @@ class MissingExtraError(IKStackError, ImportError):
         super().__init__(
             f"{package!r} is not installed; install the extra with: pip install 'ikstack[{extra}]'"
         )
+
+
+class StorageError(IKStackError):
+    """A file or folder cannot be read or written: a full disk, a read-only folder, a missing
+    permission. The message names the path and the system's reason.
+
+    Attributes:
+        path: the file or folder.
+        errno: the system error number (``errno.ENOSPC``, ``errno.EROFS``, ...), or None.
+    """
+
+    def __init__(self, path: object, action: str, reason: str, errno: int | None = None):
+        self.path = str(path)
+        self.action = action
+        self.reason = reason
+        self.errno = errno
+        super().__init__(f"cannot {action} {self.path}: {reason}")
+
+    @classmethod
+    def from_os_error(cls, path: object, action: str, exc: OSError) -> StorageError:
+        """The error for ``exc`` raised while doing ``action`` on ``path``."""
+        return cls(exc.filename or path, action, exc.strerror or str(exc), exc.errno)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.action, self.reason, self.errno))
+
+
+class WorkerError(IKStackError):
+    """A worker process died or failed unexpectedly; the message names the worker (the arm,
+    the episode batch) and, where known, the worker's own error."""

@@ -41,8 +41,8 @@ def test_every_documented_option_parses():
 def test_robot_and_urdf_are_exclusive_and_one_is_required():
     with pytest.raises(SystemExit):
         parse("--robot", "ur5", "--urdf", "x.urdf", "in", "-o", "out")
-    with pytest.raises(SystemExit):
-        parse("in", "-o", "out")
+    with pytest.raises(InputError, match="--robot NAME or --urdf PATH"):
+        chain_from_options(parse("in", "-o", "out"))  # only a sample names its own robot
 
 
 def test_sample_shortcuts_resolve_to_the_bundled_folder():

@@ -178,7 +178,7 @@ def test_pool_workers_share_the_episodes_and_write_the_same_bytes(tmp_path, monk
     assert _combined(_digests(tmp_path / "one")) == GOLDEN[("ur5", False)]
 
 
-def test_a_bad_episode_in_a_spawned_worker_stops_the_job(tmp_path, monkeypatch):
+def test_with_fail_fast_a_bad_episode_in_a_spawned_worker_stops_the_job(tmp_path, monkeypatch):
     import os
 
     from ikstack.jobs import DatasetError
@@ -187,7 +187,7 @@ def test_a_bad_episode_in_a_spawned_worker_stops_the_job(tmp_path, monkeypatch):
     (tmp_path / "in" / "part0" / "pq_ep.parquet").write_bytes(b"not parquet")
     monkeypatch.setenv("IKSTACK_TEST_WAIT_PID", str(os.getpid()))
     monkeypatch.setenv("IKSTACK_TEST_MARK", str(tmp_path / "mark"))
-    cfg = SolveConfig(load("ur5"), path_solver_factory=waiting_factory)
+    cfg = SolveConfig(load("ur5"), path_solver_factory=waiting_factory, fail_fast=True)
     # batches of two: this process takes part0's first two files and waits for the worker,
     # which solves npz_mats.npz and then meets the broken file
     with pytest.raises(DatasetError, match=r"pq_ep\.parquet: not a readable Parquet file"):

@@ -73,7 +73,8 @@ def test_rerun_skips_converted_episodes_unless_overwrite(ur5_sample, tmp_path):
     assert (forced.converted, forced.skipped) == (3, 0)
 
 
-def test_a_bad_episode_stops_the_job_naming_file_row_and_field(ur5_sample, tmp_path):
+def test_with_fail_fast_a_bad_episode_stops_the_job_naming_file_row_and_field(ur5_sample,
+                                                                              tmp_path):
     bad = ur5_sample / "episode_001.csv"
     lines = bad.read_text().splitlines()
     cells = lines[51].split(",")
@@ -82,7 +83,7 @@ def test_a_bad_episode_stops_the_job_naming_file_row_and_field(ur5_sample, tmp_p
     bad.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
     with pytest.raises(DatasetError, match=r"episode_001\.csv, row 50, field 'timestamp'"):
-        run_job(ur5_sample, out, _config(), workers=1, progress=_quiet())
+        run_job(ur5_sample, out, _config(fail_fast=True), workers=1, progress=_quiet())
     assert not (out / "episode_001.csv").exists()
     assert not [p for p in out.rglob("*") if p.name.endswith(".partial")]
 

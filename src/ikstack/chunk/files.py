@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,21 @@ def read_chunk(path: str | Path, arm_names: tuple[str, ...]) -> ChunkRequest:
         InputError: unreadable file or a missing array (the message lists what is there).
     """
     try:
-        with np.load(Path(path), allow_pickle=False) as z:
+        z = np.load(Path(path), allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array")
+        with z:
             data = {k: np.array(z[k]) for k in z.files}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read chunk file {path}: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read chunk file {path}: {exc.strerror or exc}") from None
+    except (ValueError, EOFError, zipfile.BadZipFile) as exc:
+        why = "pickled data, never loaded" if "pickle" in str(exc) else str(exc)
+        raise InputError(f"chunk file {path} is not a .npz archive of numeric arrays "
+                         f"({why})") from None
+    for key, arr in data.items():
+        if arr.dtype.kind not in "biuf":
+            raise InputError(f"chunk file {path}: array {key!r} has dtype {arr.dtype}; "
+                             "real numbers are required")
     T, q = {}, {}
     for arm in arm_names:
         for key in (f"T_base_tcp_{arm}", f"q_observed_{arm}"):

@@ -18,11 +18,7 @@ from typing import Any
 
 from ikstack.chunk.decode import ArmSpec, check_interval, check_request, merge_results
 from ikstack.chunk.types import ArmDecodeResult, ChunkRequest, DecodedChunk
-from ikstack.errors import ConfigError, IKStackError, InputError
-
-
-class WorkerError(IKStackError):
-    """A decode worker process died or failed unexpectedly."""
+from ikstack.errors import ConfigError, IKStackError, InputError, WorkerError
 
 
 def _worker_main(conn: Connection, spec: ArmSpec) -> None:  # pragma: no cover - subprocess
@@ -74,8 +70,12 @@ class PendingChunk:
         self._answered.add(name)
         try:
             kind, job, payload = conn.recv()
+            while isinstance(job, int) and job < self.job:  # a late answer to a failed chunk
+                kind, job, payload = conn.recv()
         except (EOFError, OSError):
-            self._error = WorkerError(f"the decode worker of arm {name!r} died")
+            self._owner._dead.add(name)
+            self._error = WorkerError(f"the decode worker of arm {name!r} died (a fresh one "
+                                      "starts on the next chunk)")
             return
         if job != self.job:
             self._error = WorkerError(f"arm {name!r} answered job {job}; expected {self.job}")
@@ -141,44 +141,81 @@ class ParallelChunkDecoder:
         self.specs = tuple(arms)
         self.arm_names = tuple(names)
         self.action_interval_s = check_interval(action_interval_s)
-        ctx: Any = mp.get_context(start_method)
+        self._ctx: Any = mp.get_context(start_method)
         self._conns: dict[str, Connection] = {}
         self._procs: dict[str, Any] = {}
         self.worker_pids: dict[str, int] = {}
         self._pending: PendingChunk | None = None
+        self._dead: set[str] = set()
         self._job = 0
         try:
             for spec in self.specs:
-                parent, child = ctx.Pipe()
-                p = ctx.Process(target=_worker_main, args=(child, spec), daemon=True,
-                                name=f"ikstack-decode-{spec.name}")
-                p.start()
-                child.close()
-                self._conns[spec.name] = parent
-                self._procs[spec.name] = p
+                self._start(spec)
             for name in self.arm_names:
-                kind, payload = self._conns[name].recv()
-                if kind != "ready":
-                    raise ConfigError(f"the decode worker of arm {name!r} failed to start: "
-                                      f"{payload}")
-                self.worker_pids[name] = int(payload)
+                self._await_ready(name)
         except BaseException:
             self.close()
             raise
+
+    def _start(self, spec: ArmSpec) -> None:
+        parent, child = self._ctx.Pipe()
+        p = self._ctx.Process(target=_worker_main, args=(child, spec), daemon=True,
+                              name=f"ikstack-decode-{spec.name}")
+        p.start()
+        child.close()
+        self._conns[spec.name] = parent
+        self._procs[spec.name] = p
+
+    def _await_ready(self, name: str) -> None:
+        try:
+            kind, payload = self._conns[name].recv()
+        except (EOFError, OSError):
+            kind, payload = "error", "the process exited before it was ready"
+        if kind != "ready":
+            raise ConfigError(f"the decode worker of arm {name!r} failed to start: {payload}")
+        self.worker_pids[name] = int(payload)
+
+    def _replace_dead_workers(self) -> None:
+        """Start a fresh worker for every arm whose worker's death was reported; report (as
+        :class:`WorkerError`) a death not reported yet."""
+        for spec in self.specs:
+            name = spec.name
+            if name not in self._dead:
+                if not self._procs[name].is_alive():
+                    self._dead.add(name)
+                    raise WorkerError(f"the decode worker of arm {name!r} died (a fresh one "
+                                      "starts on the next chunk)")
+                continue
+            old = self._procs[name]
+            if old.is_alive():
+                old.terminate()
+            old.join(timeout=5)
+            self._conns[name].close()
+            self._start(spec)
+            self._await_ready(name)
+            self._dead.discard(name)
 
     def submit(self, request: ChunkRequest) -> PendingChunk:
         """Start decoding ``request`` on every arm's worker and return at once.
 
         Raises:
             InputError: a malformed request, or a chunk is still pending.
+            WorkerError: an arm's worker died (the message names the arm); this call starts
+                a fresh worker for any arm whose worker died before it.
         """
         if self._pending is not None:
             raise InputError("a chunk is still being decoded; take its result() first")
         check_request(request, self.arm_names)
+        self._replace_dead_workers()
         self._job += 1
         for name in self.arm_names:
-            self._conns[name].send((self._job, request.q_observed[name],
-                                    request.T_base_tcp[name], self.action_interval_s))
+            try:
+                self._conns[name].send((self._job, request.q_observed[name],
+                                        request.T_base_tcp[name], self.action_interval_s))
+            except (OSError, ValueError):  # the worker died since the check above
+                self._dead.add(name)
+                raise WorkerError(f"the decode worker of arm {name!r} died (a fresh one starts "
+                                  "on the next chunk)") from None
         self._pending = PendingChunk(self, request, self._job)
         return self._pending
 

@@ -33,6 +33,28 @@ def chain_from_args(args: argparse.Namespace) -> Chain:
     raise InputError(f"choose a model: --robot NAME ({', '.join(robots.names())}) or --urdf PATH")
 
 
+def check_numbers(args: argparse.Namespace, *, positive: tuple[str, ...] = (),
+                  finite: tuple[str, ...] = (), at_least_one: tuple[str, ...] = ()) -> None:
+    """Raise :class:`InputError` naming the first option (``--dt``) whose value is not finite,
+    not > 0 (``positive``) or below 1 (``at_least_one``, counts). Lists are checked entry by
+    entry; None (not given) passes."""
+    def flag(dest: str) -> str:
+        return "--" + dest.replace("_", "-")
+
+    for dest in (*positive, *finite, *at_least_one):
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            if dest in at_least_one:
+                if v < 1:
+                    raise InputError(f"{flag(dest)} must be at least 1; got {v}")
+            elif not np.isfinite(v):
+                raise InputError(f"{flag(dest)} must be a finite number; got {v}")
+            elif dest in positive and v <= 0:
+                raise InputError(f"{flag(dest)} must be > 0; got {v}")
+
+
 def to_jsonable(x: Any) -> Any:
     """Numpy arrays and scalars as plain lists/numbers (NaN/inf as None)."""
     if isinstance(x, dict):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
-from ikstack.cli.common import add_chain_arguments, chain_from_args, print_json
+from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.ik import IKResult, fk_errors, solve_ik
 from ikstack.model import Chain
@@ -45,9 +46,24 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
     return solver.solve(T[None], seed=seed, return_all=True)
 
 
+def pose_target(pose: list[float]) -> np.ndarray:
+    """``--pose X Y Z QW QX QY QZ`` as a transform; a quaternion that is not unit length is
+    normalised with a note on stderr, a zero one is refused."""
+    quat = np.array(pose[3:], dtype=float)
+    norm = float(np.linalg.norm(quat))
+    if norm < 1e-9:
+        raise InputError("--pose quaternion (QW QX QY QZ) is zero; give a rotation, e.g. 1 0 0 0")
+    if abs(norm - 1.0) > 1e-9:
+        shown = " ".join(f"{v:g}" for v in quat)
+        print(f"ikstack ik: note: --pose quaternion ({shown}) has norm {norm:.9g}; normalised "
+              "to unit length", file=sys.stderr)
+    return from_pose(pose[:3], quat / norm)
+
+
 def run(args: argparse.Namespace) -> int:
+    check_numbers(args, finite=("pose", "seed"))
     chain = chain_from_args(args)
-    T = from_pose(args.pose[:3], args.pose[3:])
+    T = pose_target(args.pose)
     seed = None
     if args.seed is not None:
         seed = np.array(args.seed, dtype=float)

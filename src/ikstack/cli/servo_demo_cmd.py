@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from ikstack.cli.common import add_chain_arguments, chain_from_args, print_json
+from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.errors import InputError
 from ikstack.servo import Action, ServoStatus
 from ikstack.servo.demo import plot_trace, run_demo
@@ -31,6 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_numbers(args, positive=("dt",), finite=("offset", "target_q"),
+                  at_least_one=("steps", "every"))
     chain = chain_from_args(args)
     if args.target_q is not None:
         tq = np.array(args.target_q, dtype=float)

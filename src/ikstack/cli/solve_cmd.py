@@ -12,11 +12,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "solve", help="convert TCP-pose episodes (CSV/NPZ/Parquet) to joint trajectories",
         description="Solve each episode as a continuous path (analytic where the arm's family "
                     "allows, numerical otherwise), writing joint positions, per-frame success "
-                    "and FK error in the input's format plus OUTPUT/summary.json.")
+                    "and FK error in the input's format plus OUTPUT/summary.json. An episode that "
+                    "cannot be read is listed there with its file, row and field, and the "
+                    "others are converted (exit 1 at the end; --fail-fast stops at once).")
     return add_solve_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     summary = run_solve(args)
     print(summary.text())
-    return 0 if not summary.failed_episodes else 1
+    return 0 if summary.ok else 1

@@ -17,15 +17,16 @@ from ikstack.jobs.engines import ENGINES
 from ikstack.jobs.job import SolveSummary, run_job
 from ikstack.jobs.path import METHODS, PathSolverFactory
 from ikstack.jobs.progress import Progress
-from ikstack.jobs.samples import SAMPLE_HOMES, resolve_input, sample_path
+from ikstack.jobs.samples import SAMPLE_HOMES, SAMPLE_PREFIX, resolve_input, sample_path
 from ikstack.model import Chain, load_urdf
 from ikstack.robots import load
 
 
 def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register the ``solve`` options on ``parser`` (returned for chaining)."""
-    arm = parser.add_mutually_exclusive_group(required=True)
-    arm.add_argument("--robot", help="bundled robot name (see `ikstack robots`)")
+    arm = parser.add_mutually_exclusive_group()
+    arm.add_argument("--robot", help="bundled robot name (see `ikstack robots`); default for "
+                                     "INPUT sample:NAME: NAME")
     arm.add_argument("--urdf", help="URDF file of the arm")
     parser.add_argument("--base", help="base link of the chain (with --urdf; default: root)")
     parser.add_argument("--tip", help="tip link of the chain (with --urdf; default: the leaf)")
@@ -52,15 +53,44 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help="kinematics backend (warp needs the 'warp' extra)")
     parser.add_argument("--device", choices=DEVICES, default="cpu",
                         help="device of the warp backend")
+    parser.add_argument("--fail-fast", action="store_true",
+                        help="stop at the first episode that cannot be converted (default: "
+                             "convert the others, list it in summary.json, exit 1 at the end)")
+    parser.add_argument("--min-success", type=float, default=1.0, metavar="RATE",
+                        help="exit 1 when the share of solved frames is below RATE, in [0, 1] "
+                             "(default 1: every frame)")
+    parser.add_argument("--force-robot", action="store_true",
+                        help="solve a bundled sample with another robot than the one it was "
+                             "made for")
     return parser
 
 
+def sample_robot(options: Any) -> str | None:
+    """The robot a bundled sample INPUT (``sample:NAME``) was made for, or None."""
+    given = getattr(options, "input", None)
+    if isinstance(given, str) and given.startswith(SAMPLE_PREFIX):
+        return given[len(SAMPLE_PREFIX):]
+    return None
+
+
 def chain_from_options(options: Any) -> Chain:
-    """The chain named by ``--robot`` or ``--urdf/--base/--tip``."""
+    """The chain named by ``--robot`` or ``--urdf/--base/--tip``; for ``sample:NAME`` the
+    sample's robot, and another model only with ``--force-robot``."""
     robot = getattr(options, "robot", None)
     urdf = getattr(options, "urdf", None)
     base = getattr(options, "base", None)
     tip = getattr(options, "tip", None)
+    made_for = sample_robot(options)
+    if made_for is not None:
+        sample_path(made_for)  # an unknown sample is named as such
+    if made_for is not None and not getattr(options, "force_robot", False):
+        if robot is None and urdf is None:
+            robot = made_for
+        elif robot != made_for:
+            chosen = f"--robot {robot}" if robot is not None else f"--urdf {urdf}"
+            raise InputError(f"sample:{made_for} holds poses of {made_for}, not of {chosen}; "
+                             f"drop {chosen.split()[0]} to solve it with {made_for}, or add "
+                             "--force-robot to solve it anyway")
     if (robot is None) == (urdf is None):
         raise InputError("give exactly one of --robot NAME or --urdf PATH")
     if robot is not None:
@@ -92,14 +122,19 @@ def run_solve(options: Any, progress: Progress | None = None,
     the same attributes); returns the summary, also written to ``OUTPUT/summary.json``.
 
     ``path_solver_factory`` replaces the library's solvers (see :class:`SolveConfig`)."""
+    min_success = float(getattr(options, "min_success", 1.0))
+    if not 0.0 <= min_success <= 1.0:
+        raise InputError(f"--min-success must be a share of frames in [0, 1]; got {min_success}")
     chain = chain_from_options(options)
     config = SolveConfig(
         chain, method=getattr(options, "method", "auto"),
         max_joint_step=getattr(options, "max_joint_step", None),
         backend=getattr(options, "backend", "numpy"), device=getattr(options, "device", "cpu"),
-        path_solver_factory=path_solver_factory)
+        path_solver_factory=path_solver_factory,
+        fail_fast=bool(getattr(options, "fail_fast", False)))
     return run_job(
         input_from_options(options), options.output, config,
         engine=getattr(options, "engine", "local"), workers=getattr(options, "workers", None),
         ray_address=getattr(options, "ray_address", None),
-        overwrite=bool(getattr(options, "overwrite", False)), progress=progress)
+        overwrite=bool(getattr(options, "overwrite", False)), progress=progress,
+        min_success=min_success)

@@ -12,11 +12,18 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ikstack.backends import choose
-from ikstack.errors import IKStackError, InputError, MissingExtraError, ShapeError
+from ikstack.errors import (
+    IKStackError,
+    InputError,
+    MissingExtraError,
+    ShapeError,
+    StorageError,
+)
 from ikstack.ik import IKStatus, certify, fk_errors
 from ikstack.jobs.episode import DatasetError, SolvedEpisode
 from ikstack.jobs.formats import read_episode, read_solved, write_solved
@@ -46,6 +53,9 @@ class SolveConfig:
             None for the library's (numpy backend only). Must be picklable (a module-level
             function) for the process pool and Ray. It receives ``backend`` and ``device``.
         token: identifies the job so workers build the solver once per process.
+        fail_fast: stop the job at the first episode that cannot be converted (a malformed
+            file raises its :class:`DatasetError`); by default such an episode is recorded
+            with its error and the others are converted.
     """
 
     chain: Chain
@@ -58,6 +68,7 @@ class SolveConfig:
     recertify: bool = False
     path_solver_factory: PathSolverFactory | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    fail_fast: bool = False
 
     def __post_init__(self) -> None:
         check_method(self.method)
@@ -109,6 +120,8 @@ class EpisodeStats:
             (0 when none).
         method: the solver that produced it (``"skipped"`` when already converted).
         seconds: wall time of this episode's read, solve and write [s].
+        error: why the episode could not be converted (``type``, ``message``, ``file``,
+            ``row``, ``field``), or None; such an episode has no output and 0 frames.
     """
 
     name: str
@@ -120,6 +133,7 @@ class EpisodeStats:
     method: str
     seconds: float
     skipped: bool = False
+    error: dict[str, Any] | None = None
 
 
 _SOLVERS: dict[str, PathSolver] = {}
@@ -197,8 +211,32 @@ def warm_worker(config: SolveConfig) -> None:
 
 
 def convert_batch(config: SolveConfig, tasks: list[EpisodeTask]) -> list[EpisodeStats]:
-    """Convert several episodes in order (the engines' unit of work)."""
-    return [convert_episode(config, t) for t in tasks]
+    """Convert several episodes in order (the engines' unit of work).
+
+    An episode that cannot be converted (a malformed file, a solver's input error) gives
+    stats carrying its error, unless ``config.fail_fast``; storage errors (a full disk, a
+    read-only folder) and anything unexpected stop the batch.
+    """
+    out = []
+    for t in tasks:
+        try:
+            out.append(convert_episode(config, t))
+        except StorageError:
+            raise
+        except IKStackError as exc:
+            if config.fail_fast:
+                raise
+            out.append(failed_stats(t, exc))
+    return out
+
+
+def failed_stats(task: EpisodeTask, exc: IKStackError) -> EpisodeStats:
+    """Stats of an episode that could not be converted, carrying its error."""
+    error = {"type": type(exc).__name__, "message": str(exc),
+             "file": getattr(exc, "path", task.input_path), "row": getattr(exc, "row", None),
+             "field": getattr(exc, "field", None)}
+    return EpisodeStats(task.name, task.output_path, 0, 0, 0.0, 0.0, "failed", 0.0,
+                        error=error)
 
 
 def output_path_for(input_root: Path, episode: Path, output_root: Path) -> Path:

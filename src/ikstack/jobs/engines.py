@@ -12,11 +12,13 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ikstack.errors import IKStackError, InputError, MissingExtraError
+from ikstack.errors import IKStackError, InputError, MissingExtraError, WorkerError
 from ikstack.jobs.convert import (
     EpisodeStats,
     EpisodeTask,
@@ -104,7 +106,8 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
     for k in THREAD_VARIABLES:  # read by the spawned processes at their start
         os.environ.setdefault(k, threads)
     try:
-        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx,
+                                   initializer=exit_with_parent, initargs=(os.getpid(),))
         feeder = _Feeder(pool, config, batches, helpers)
     finally:
         for k, v in saved.items():
@@ -133,6 +136,48 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
         # workers still starting get nothing to do; they exit on their own
         pool.shutdown(wait=False, cancel_futures=True)
     return results
+
+
+#: how often a pool worker checks that its parent is alive [s]
+PARENT_CHECK_INTERVAL = 0.2
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """Make this (worker) process end when ``parent_pid`` dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a daemon
+    thread also checks the parent every :data:`PARENT_CHECK_INTERVAL` seconds. A worker
+    never outlives its job, so it never writes outputs the job no longer expects.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK_INTERVAL)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="ikstack-parent-watch", daemon=True).start()
+
+
+def worker_failure(exc: BaseException, what: str) -> BaseException:
+    """The error to raise for ``exc`` from a worker: ikstack's own errors as they are,
+    anything else as a :class:`WorkerError` naming the worker and the real cause."""
+    if isinstance(exc, IKStackError):
+        return exc
+    if isinstance(exc, BrokenProcessPool):
+        return WorkerError(f"{what}: a worker process died ({exc})")
+    return WorkerError(f"{what} failed: {type(exc).__name__}: {exc}")
 
 
 class _Feeder:
@@ -167,7 +212,14 @@ class _Feeder:
         except queue.Empty:
             return None
         if isinstance(value, BaseException):
-            raise value
+            names = [t.name for t in self.batches[i]] if i >= 0 else []
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                             else "")
+            what = f"the solve worker of episode(s) {shown}" if names else "a solve worker"
+            err = worker_failure(value, what)
+            if err is value:
+                raise value
+            raise err from value
         return i, value
 
     def stop(self) -> None:
@@ -276,7 +328,9 @@ def run_ray(config: SolveConfig, batches: list[Batch], workers: int, on_done: On
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, IKStackError):
                         raise cause from None
-                    raise
+                    names = ", ".join(t.name for t in batches[index[ref]][:3])
+                    raise worker_failure(cause if cause is not None else exc,
+                                         f"the Ray task of episode(s) {names}") from exc
                 results[index[ref]] = part
                 on_done(part)
         return results

@@ -14,13 +14,14 @@ import math
 import os
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError, NotRigidTransformError
+from ikstack.errors import InputError, MissingExtraError, NotRigidTransformError, StorageError
 from ikstack.jobs.episode import (
     MATRIX_KEY,
     POSE_COLUMNS,
@@ -53,6 +54,11 @@ def format_of(path: Path) -> str:
         raise InputError(f"{path}: unknown episode format {path.suffix!r}; "
                          f"accepted suffixes: {', '.join(SUFFIXES)}")
     return fmt
+
+
+def _one_line(exc: BaseException) -> str:
+    """A library's error text on one line (pyarrow's span several)."""
+    return " ".join(str(exc).split())
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -93,48 +99,102 @@ def _missing(path: Path, have: list[str], need: tuple[str, ...]) -> None:
             f"{', '.join(need)} (found: {', '.join(have) or 'none'})", field=missing[0])
 
 
+def _csv_text(path: Path) -> str:
+    """The file's text: UTF-8, a leading byte-order mark dropped.
+
+    Raises:
+        DatasetError: unreadable, binary (NUL bytes) or not UTF-8 (names the line).
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read: {exc.strerror}") from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise DatasetError(path, f"binary data (a NUL byte at offset {nul}, line {line}); a CSV "
+                           "episode is UTF-8 text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(path, f"byte {data[exc.start]:#04x} at offset {exc.start} (line "
+                           f"{line}) is not UTF-8; a CSV episode is UTF-8 text") from None
+
+
+def _check_csv_shape(path: Path, text: str, fields: int) -> None:
+    """Raise :class:`DatasetError` at the first data row whose field count differs from the
+    header's, or when the file ends inside a row whose last number looks cut short."""
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    if raw.size and raw[-1] != 10:
+        ends = np.append(ends, raw.size)
+    per_line = np.bincount(np.searchsorted(ends, np.flatnonzero(raw == 44)),
+                           minlength=ends.size)[: ends.size]
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    blank = (ends - starts) <= 1  # empty or a lone "\r"
+    bad = (per_line != fields - 1) & ~blank
+    bad[0] = False  # the header
+    if bad.any():
+        line = int(np.argmax(bad))
+        row = int(np.count_nonzero(~blank[1:line]))
+        raise DatasetError(path, f"has {int(per_line[line]) + 1} fields; the header has "
+                           f"{fields}", row)
+    if text.endswith("\n") or ends.size < 4:
+        return
+    lines = text.rstrip("\r").rsplit("\n", 21)[1:]
+    digits = [sum(ch.isdigit() for ch in ln.rsplit(",", 1)[-1]) for ln in lines]
+    if digits[-1] < min(digits[:-1]):
+        row = int(np.count_nonzero(~blank[1:])) - 1
+        raise DatasetError(
+            path, f"the file ends inside its last row (no final newline) and the value "
+            f"{lines[-1].rsplit(',', 1)[-1]!r} has fewer digits than the column's others: the "
+            "file looks truncated", row)
+
+
 def _read_csv_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str, Array]:
     need = tuple(need)
-    with path.open(newline="") as f:
-        header = next(csv.reader(f), None)
+    text = _csv_text(path)
+    header = next(csv.reader(io.StringIO(text)), None)
     if header is None:
         raise DatasetError(path, "file is empty; expected a header row with " + ", ".join(need))
     header = [h.strip() for h in header]
     _missing(path, header, need)
     idx = [header.index(c) for c in need]
-    try:
-        with warnings.catch_warnings():  # an empty body is reported below, as a DatasetError
-            warnings.simplefilter("ignore", UserWarning)
-            data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=idx, ndmin=2,
-                              dtype=np.float64, comments=None)
-    except ValueError:  # quoted numbers, ragged rows or a bad cell: the careful reader
-        data = _read_csv_slow(path, header, need)
+    if '"' in text:  # quoted cells: the csv module splits the rows
+        data = _read_csv_slow(path, text, header, need)
+    else:
+        _check_csv_shape(path, text, len(header))
+        try:
+            with warnings.catch_warnings():  # an empty body is reported below
+                warnings.simplefilter("ignore", UserWarning)
+                data = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, usecols=idx,
+                                  ndmin=2, dtype=np.float64, comments=None)
+        except ValueError:  # a bad cell: the careful reader names it
+            data = _read_csv_slow(path, text, header, need)
     if data.shape[0] == 0:
         raise DatasetError(path, "no data rows after the header")
     return {c: data[:, k] for k, c in enumerate(need)}
 
 
-def _read_csv_slow(path: Path, header: list[str], need: tuple[str, ...]) -> Array:
+def _read_csv_slow(path: Path, text: str, header: list[str], need: tuple[str, ...]) -> Array:
     """Parse ``need`` cell by cell with the csv module; a bad cell raises a DatasetError."""
     idx = [header.index(c) for c in need]
     rows: list[list[float]] = []
-    with path.open(newline="") as f:
-        reader = csv.reader(f)
-        next(reader)
-        for r, row in enumerate(reader):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise DatasetError(path, f"has {len(row)} fields; the header has {len(header)}",
-                                   r)
-            vals = []
-            for c, k in zip(need, idx, strict=True):
-                try:
-                    vals.append(float(row[k]))
-                except ValueError:
-                    raise DatasetError(path, f"cannot read {row[k]!r} as a number", r,
-                                       c) from None
-            rows.append(vals)
+    reader = csv.reader(io.StringIO(text))
+    next(reader)
+    for r, row in enumerate(reader):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise DatasetError(path, f"has {len(row)} fields; the header has {len(header)}", r)
+        vals = []
+        for c, k in zip(need, idx, strict=True):
+            try:
+                vals.append(float(row[k]))
+            except ValueError:
+                raise DatasetError(path, f"cannot read {row[k]!r} as a number", r, c) from None
+        rows.append(vals)
     return np.array(rows, dtype=np.float64).reshape(-1, len(need))
 
 
@@ -144,9 +204,13 @@ def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict
     try:
         names = list(pq.read_schema(path).names)
     except Exception as exc:  # pyarrow raises its own error types for malformed files
-        raise DatasetError(path, f"not a readable Parquet file ({exc})") from None
+        raise DatasetError(path, f"not a readable Parquet file ({_one_line(exc)})") from None
     _missing(path, names, need)
-    table = pq.read_table(path, columns=list(need))
+    try:
+        table = pq.read_table(path, columns=list(need))
+    except Exception as exc:  # noqa: BLE001 - pyarrow's errors (OSError, ArrowInvalid, ...)
+        raise DatasetError(path, f"a column of {', '.join(need)} cannot be read (corrupt or "
+                           f"unsupported data: {_one_line(exc)})") from None
     out: dict[str, Array] = {}
     for c in need:
         col = table.column(c)
@@ -216,10 +280,31 @@ def _npz_members(path: Path, keys: tuple[str, ...] | None = None
             for k in want:
                 if f"{k}.npy" not in names:
                     raise DatasetError(path, "is not an array", field=k)
-                out[k] = _npy_from_bytes(zf.read(f"{k}.npy"))
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise DatasetError(path, f"not a readable NPZ file ({exc})") from None
+                out[k] = _npz_member(path, k, zf.read(f"{k}.npy"))
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        raise DatasetError(path, f"not a readable NPZ file ({_one_line(exc)})") from None
     return files, out
+
+
+def _npz_member(path: Path, key: str, data: bytes) -> np.ndarray[Any, Any]:
+    """One member's array; pickled objects are never loaded, and only numbers are accepted."""
+    if data[:6] == _NPY_MAGIC and b"'|O'" in data[:256]:
+        raise DatasetError(path, "holds pickled Python objects; an episode array holds numbers "
+                           "(ikstack never loads pickles)", field=key)
+    try:
+        arr = _npy_from_bytes(data)
+    except (ValueError, EOFError, OSError) as exc:
+        raise DatasetError(path, f"is not a readable .npy array ({_one_line(exc)})", field=key) from None
+    if arr.dtype.kind not in "biuf":
+        raise DatasetError(path, f"has dtype {arr.dtype} ({_KIND_NAMES.get(arr.dtype.kind, 'not numbers')}); "
+                           "an episode array holds real numbers", field=key)
+    return arr
+
+
+_KIND_NAMES = {"U": "text", "S": "bytes", "c": "complex numbers", "O": "Python objects",
+               "V": "raw records", "M": "dates", "m": "time spans"}
 
 
 def npz_rows(path: Path, key: str) -> int:
@@ -296,14 +381,23 @@ def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
 
     The output either appears complete or not at all; a failed or killed writer leaves at most a
     hidden ``.<name>.<pid>.partial`` file, which :func:`remove_partials` clears.
+
+    Raises:
+        StorageError: the file cannot be written (full disk, read-only folder, permission);
+            it names ``path`` (or the folder) and the system's reason.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{PARTIAL_SUFFIX}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as exc:
+        try:  # the cleanup may fail too (a read-only folder); the first error is the news
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise StorageError.from_os_error(path, "write", exc) from exc
         raise
 
 
@@ -409,8 +503,7 @@ def read_solved(path: str | os.PathLike[str]) -> SolvedEpisode:
                 np.asarray(z["position_error"]), np.asarray(z["rotation_error"]),
                 np.asarray(z["status"], dtype=np.int64))
     if fmt == "csv":
-        with p.open(newline="") as f:
-            header = [h.strip() for h in next(csv.reader(f))]
+        header = [h.strip() for h in next(csv.reader(io.StringIO(_csv_text(p))), [])]
         cols = _read_csv_columns(p, header)
     else:
         _, pq = _pyarrow()

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ikstack.errors import InputError
+from ikstack.errors import InputError, StorageError
 from ikstack.jobs.convert import (
     EpisodeStats,
     EpisodeTask,
@@ -40,7 +40,14 @@ class SolveSummary:
         worst_position_error: [m] and worst_rotation_error: [rad] over certified frames.
         seconds: wall time of this run [s]; frames_per_second: frames converted in this run
             per wall second; cpu_seconds: summed per-episode time [s] across workers.
-        failed_episodes: names of episodes with at least one failed frame.
+        failed_episodes: names of episodes with at least one failed frame, or that could
+            not be converted at all.
+        episode_errors: one entry per episode that could not be converted: ``name``,
+            ``type`` (the error class), ``message``, ``file``, ``row`` and ``field`` (None
+            where not known); such an episode has no output.
+        min_success: the share of solved frames the job must reach.
+        ok: no episode error and ``success_rate >= min_success`` (the command exits 0 only
+            then).
         per_episode: one entry per episode (name, output, frames, solved, errors, method).
     """
 
@@ -63,6 +70,9 @@ class SolveSummary:
     frames_per_second: float
     cpu_seconds: float
     failed_episodes: list[str] = field(default_factory=list)
+    episode_errors: list[dict[str, Any]] = field(default_factory=list)
+    min_success: float = 1.0
+    ok: bool = True
     per_episode: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,9 +84,17 @@ class SolveSummary:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def text(self) -> str:
-        """A short human summary."""
+        """A short human summary (one more line per episode that could not be converted)."""
+        lines = [f"episode {e['name']} failed: {e['message']}" for e in self.episode_errors]
+        if self.success_rate < self.min_success:
+            lines.append(f"success {100 * self.success_rate:.2f}% is below --min-success "
+                         f"{100 * self.min_success:.2f}%")
+        return "\n".join([*lines, self._line()])
+
+    def _line(self) -> str:
+        bad = f", {len(self.episode_errors)} failed" if self.episode_errors else ""
         return (f"{self.episodes} episodes ({self.converted} solved, {self.skipped} already "
-                f"done), {self.frames:,} frames, success {100 * self.success_rate:.2f}%, "
+                f"done{bad}), {self.frames:,} frames, success {100 * self.success_rate:.2f}%, "
                 f"worst error {self.worst_position_error * 1e3:.3g} mm / "
                 f"{math.degrees(self.worst_rotation_error):.3g} deg, {self.seconds:.2f} s, "
                 f"{self.frames_per_second:,.0f} frames/s -> {self.output}")
@@ -145,6 +163,7 @@ def run_job(
     ray_address: str | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
+    min_success: float = 1.0,
 ) -> SolveSummary:
     """Convert every episode under ``input_path`` into ``output_path``.
 
@@ -163,17 +182,29 @@ def run_job(
         ray_address: a Ray cluster to join; None starts a local runtime.
         overwrite: solve every episode again.
         progress: where to report progress (default: a :class:`Progress` on stderr).
+        min_success: the share of frames that must be solved for ``summary.ok``.
+
+    An episode that cannot be converted is listed in ``summary.episode_errors`` (with its
+    file, row and field) and the others are converted, unless ``config.fail_fast``.
 
     Raises:
-        InputError, DatasetError: bad arguments or a malformed episode (the job stops).
+        InputError: bad arguments; with ``config.fail_fast``, the first malformed episode's
+            :class:`DatasetError`.
+        StorageError: the output folder cannot be written (full disk, read-only).
+        WorkerError: a worker process died.
     """
     t0 = time.perf_counter()
     workers = default_workers() if workers is None else int(workers)
     check_engine(engine, workers, ray_address)
+    if not (0.0 <= min_success <= 1.0):
+        raise InputError(f"min_success must be a share of frames in [0, 1]; got {min_success!r}")
     tasks = plan_tasks(input_path, output_path)
     out = Path(output_path)
-    out.mkdir(parents=True, exist_ok=True)
-    remove_partials(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        remove_partials(out)
+    except OSError as exc:
+        raise StorageError.from_os_error(out, "write to", exc) from exc
     done = [t for t in tasks if not overwrite and Path(t.output_path).exists()]
     done_names = {t.name for t in done}
     todo = [t for t in tasks if t.name not in done_names]
@@ -187,7 +218,7 @@ def run_job(
         prog.close()
         stats.update({s.name: s for s in new})
     summary = _summarize(input_path, out, config, engine, workers, tasks, stats,
-                         time.perf_counter() - t0)
+                         time.perf_counter() - t0, min_success)
     atomic_write(out / SUMMARY_NAME, lambda tmp: tmp.write_text(summary.to_json()))
     return summary
 
@@ -214,22 +245,27 @@ def _count_frames(tasks: list[EpisodeTask]) -> int:
 
 def _summarize(input_path: str | os.PathLike[str], out: Path, config: SolveConfig,
                engine: str, workers: int, tasks: list[EpisodeTask],
-               stats: dict[str, EpisodeStats], seconds: float) -> SolveSummary:
+               stats: dict[str, EpisodeStats], seconds: float,
+               min_success: float = 1.0) -> SolveSummary:
     ordered = [stats[t.name] for t in tasks]
     frames = sum(s.frames for s in ordered)
     solved = sum(s.solved for s in ordered)
+    errors = [{"name": s.name, **s.error} for s in ordered if s.error is not None]
+    rate = solved / frames if frames else 1.0
     new_frames = sum(s.frames for s in ordered if not s.skipped)
     return SolveSummary(
         input=str(input_path), output=str(out), robot=config.chain.name, dof=config.chain.dof,
         method=config.method, engine=engine, workers=workers, episodes=len(ordered),
-        converted=sum(not s.skipped for s in ordered), skipped=sum(s.skipped for s in ordered),
+        converted=sum(not s.skipped and s.error is None for s in ordered), skipped=sum(s.skipped for s in ordered),
         frames=frames, frames_solved=solved,
-        success_rate=solved / frames if frames else 1.0,
+        success_rate=rate,
         worst_position_error=max((s.worst_position_error for s in ordered), default=0.0),
         worst_rotation_error=max((s.worst_rotation_error for s in ordered), default=0.0),
         seconds=seconds, frames_per_second=new_frames / seconds if seconds > 0 else 0.0,
         cpu_seconds=sum(s.seconds for s in ordered),
-        failed_episodes=[s.name for s in ordered if s.solved < s.frames],
+        failed_episodes=[s.name for s in ordered if s.solved < s.frames or s.error is not None],
+        episode_errors=errors, min_success=min_success,
+        ok=not errors and rate >= min_success,
         per_episode=[{"name": s.name, "output": s.output_path, "frames": s.frames,
                       "solved": s.solved, "worst_position_error": s.worst_position_error,
                       "worst_rotation_error": s.worst_rotation_error, "method": s.method,

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import ShapeError
 from ikstack.kinematics import _kernels as K
 from ikstack.model import Chain, JointType
-from ikstack.spatial import check_finite
+from ikstack.spatial import as_float_array, check_finite
 
 Array = NDArray[np.float64]
 
@@ -77,7 +77,7 @@ def compile_chain(chain: Chain) -> CompiledChain:
 
 
 def _prep_q(chain: Chain, q: ArrayLike) -> tuple[Array, tuple[int, ...]]:
-    arr = np.asarray(q, dtype=np.float64)
+    arr = as_float_array(q, "q")
     if arr.ndim == 0 or arr.shape[-1] != chain.dof:
         raise ShapeError("q", arr.shape, f"({chain.dof},) or (..., {chain.dof}) for {chain!r}")
     batch = arr.shape[:-1]

@@ -68,6 +68,11 @@ class Chain:
             raise it, never lower it).
         role: arm or gripper.
         name: a display name; ``source``: where the model came from (provenance).
+        notes: how the loader read anything ambiguous in the source (shown by
+            :meth:`describe`), e.g. a URDF velocity limit of 0 taken as "not given".
+
+    A chain pickles without its derived caches (compiled kernels' data, solvers, device
+    arrays), which every process rebuilds on first use.
     """
 
     joint_names: tuple[str, ...]
@@ -90,6 +95,7 @@ class Chain:
     role: ChainRole = ChainRole.ARM
     name: str = ""
     source: str = ""
+    notes: tuple[str, ...] = ()
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -144,11 +150,23 @@ class Chain:
         elif len(self.link_names) != n:
             raise ModelError(f"{len(self.link_names)} link names for {n} joints")
         object.__setattr__(self, "constraints", tuple(self.constraints))
+        object.__setattr__(self, "notes", tuple(str(n) for n in self.notes))
         for c in self.constraints:
             c.check_indices(n)
         if not (math.isfinite(self.kinematic_margin) and self.kinematic_margin >= 0):
             raise ModelError(f"kinematic_margin must be finite and >= 0; got {self.kinematic_margin}")
         object.__setattr__(self, "role", ChainRole(self.role))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # caches may hold unpicklable things (device handles, compiled solvers)
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("notes", ())
+        self.__dict__["_cache"] = {}
 
     # ------------------------------------------------------------------ properties
     @property
@@ -310,6 +328,7 @@ class Chain:
         for c in self.constraints:
             desc = getattr(c, "description", "") or type(c).__name__
             lines.append(f"  constraint {c.name}: {desc}")
+        lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
     def __repr__(self) -> str:

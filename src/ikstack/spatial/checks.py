@@ -19,9 +19,23 @@ RIGID_ATOL = 1e-6
 
 
 def as_float_array(x: ArrayLike, name: str) -> Array:
-    """``x`` as a float64 array, raising a named error for non-numeric input."""
+    """``x`` as a float64 array, raising a named error for non-numeric input (strings, bytes,
+    complex numbers, ragged nesting); booleans and integers are accepted."""
+    if type(x) is np.ndarray and x.dtype == np.float64:
+        return x
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} is not a numeric array: {exc}") from None
+    if raw.dtype.kind not in "biufO":
+        what = {"c": "complex numbers", "U": "strings", "S": "bytes"}.get(raw.dtype.kind,
+                                                                        f"dtype {raw.dtype}")
+        raise InputError(f"{name} holds {what}; real numbers are required")
+    if raw.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex))
+                                     for v in raw.reshape(-1)):
+        raise InputError(f"{name} holds strings or complex numbers; real numbers are required")
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} is not a numeric array: {exc}") from None
     return arr
