@@ -107,6 +107,7 @@ class ServoStatus(IntFlag):
     LIMIT_CONFLICT = 1 << 9  #: the measured state made limits incompatible; priority applied
     JERK_RELAXED = 1 << 10  #: the jerk limit had to yield to position/velocity/acceleration
     SINGULARITY_ESCAPE = 1 << 11  #: an escape motion was added at an exact singularity
+    COUPLED_BOUND = 1 << 12  #: a coupled-joint constraint of the chain holds the motion back
 
 
 @dataclass(slots=True)
