@@ -78,3 +78,12 @@ def test_ikstack_exports_the_servo_names():
                  "PoseCommand", "Servo", "ServoConfig", "ServoStatus", "TwistCommand"):
         assert name in ikstack.__all__
         assert getattr(ikstack, name) is not None
+
+
+def test_importing_ikstack_loads_no_servo_code():
+    import subprocess
+    import sys
+
+    code = "import sys, ikstack; print('ikstack.servo' in sys.modules, 'ikstack.diffik' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
