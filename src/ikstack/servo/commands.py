@@ -88,7 +88,9 @@ class Action(IntEnum):
 
     TRACK = 0  #: send the reference; the arm is moving
     HOLD = 1  #: the reference is at rest (goal reached, halted, stale, or faulted)
-    REJECT = 2  #: the input was invalid; the reference is a safe stop from the last accepted one
+    #: the input was invalid; the reference is a stop within the acceleration limits from the
+    #: measured state (from the last reference when the state is unusable)
+    REJECT = 2
 
 
 class ServoStatus(IntFlag):

@@ -164,13 +164,15 @@ def coupled_step(q, dt, flags, lim, cfg, box, cons, info, v):  # pragma: no cove
 
 
 @njit(cache=True)
-def brake_reference(q, dq, dt, lim, cfg, cons, out):  # pragma: no cover - compiled
-    """A stop from the state ``(q, dq)`` at the limits' rates into ``out`` (2, n) (for
-    refused cycles). Returns the status flags (LIMIT_CONFLICT, COUPLED_BOUND)."""
+def brake_reference(q, dq, a_prev, use_jerk, dt, lim, cfg, cons,
+                    out):  # pragma: no cover - compiled
+    """A stop from the state ``(q, dq)`` at the limits' rates (jerk too with ``use_jerk``,
+    ``a_prev`` the last acceleration) into ``out`` (2, n) (for refused cycles). Returns the
+    status flags (LIMIT_CONFLICT, COUPLED_BOUND)."""
     n = q.shape[0]
     box = np.empty((2, n))
     pb = np.empty(n, dtype=np.int64)
-    code = cycle_bounds(q, dq, dq, False, dt, lim[L_LO], lim[L_HI], lim[L_HLO], lim[L_HHI],
+    code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], lim[L_HLO], lim[L_HHI],
                         cfg[C_MARGIN], lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pb)
     flags = LCONFLICT if code & CONFLICT else 0
     brake_velocity(box[0], box[1], out[1])

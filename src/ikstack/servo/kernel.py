@@ -1,9 +1,11 @@
 """The real-time servo kernel: one safe joint reference per control cycle.
 
-One cycle (DESIGN.md): validate the input; joint state + command -> task (pose error or twist,
+One cycle: validate the input; joint state + command -> task (pose error or twist,
 selected and weighted) -> Jacobian and SVD -> this cycle's velocity box (velocity, next-cycle
 acceleration, sampled braking distance to position limits, jerk) -> the differential-IK
-solver -> singularity scaling -> smoothing -> motion generator -> re-validation ->
+solver -> singularity scaling -> smoothing -> the chain's coupled-joint constraints (the
+velocity held back until the stop after it stays inside, :mod:`ikstack.servo.coupled`) ->
+motion generator -> re-validation ->
 :class:`ServoResult`. Nothing reaches the output that has not passed the last check, and a
 solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
 """
@@ -64,7 +66,11 @@ class Servo:
     """Servo a chain toward pose, twist or joint-jog commands, one cycle per :meth:`step`.
 
     Args:
-        chain: the arm. Acceleration limits bound the next cycle and the braking distance;
+        chain: the arm. Its position limits less its ``kinematic_margin`` are the working
+            range; a state between them and the hard limits (the margin band) is accepted and
+            may only move out. Its coupled-joint ``constraints`` hold on every reference and
+            on the stop after it (``COUPLED_BOUND`` says when one binds).
+            Acceleration limits bound the next cycle and the braking distance;
             where they are infinite only velocity and position bound the cycle (an instant
             stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
             apply where finite.
@@ -560,9 +566,12 @@ class Servo:
             q0, v0 = self._last_ref
         if q0 is not None and v0 is not None:
             out = np.empty((2, n))
-            C.brake_reference(np.ascontiguousarray(q0, dtype=np.float64),
-                              np.ascontiguousarray(v0, dtype=np.float64), step, self._lim,
-                              self._cfgv, self._cons, out)
+            v0 = np.ascontiguousarray(v0, dtype=np.float64)
+            mem = self._mem
+            use_jerk = self._has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and mem[M_PREV_DT] > 0
+            a_prev = (v0 - self._prev_dq) / mem[M_PREV_DT] if use_jerk else v0
+            C.brake_reference(np.ascontiguousarray(q0, dtype=np.float64), v0, a_prev,
+                              bool(use_jerk), step, self._lim, self._cfgv, self._cons, out)
             q_ref, v = out[0], out[1]
             self._last_ref = (q_ref, v)
         else:

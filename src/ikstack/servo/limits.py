@@ -3,13 +3,16 @@ r"""Per-cycle joint velocity bounds, and the re-validation of a final reference.
 For joint ``i`` at position ``q`` moving at ``v``, cycle ``dt``, the bounds on the next
 velocity ``v'`` combine (in order of priority):
 
-1. **position (hard)**: after this cycle the joint must still be able to stop inside its limits
-   braking at its acceleration limit ``a``. With sampled (discrete) braking the path is
+1. **position (hard)**: after this cycle the joint must still be able to stop inside its hard
+   limits braking at its acceleration limit ``a``. With sampled (discrete) braking the path is
    ``dt * sum_{k>=0} max(v' - k a dt, 0)``; the largest ``v'`` whose path fits in the distance
    ``D`` to the limit is, with ``c = a dt`` and ``m = floor((sqrt(1 + 8 D/(c dt)) - 1)/2)``,
    ``v' = D/((m+1) dt) + c m / 2`` (exact, not the continuous ``sqrt(2 a D)``).
 2. **velocity**: ``|v'| <= v_max``.
 3. **acceleration**: ``|v' - v| <= a dt``.
+3b. **working limits** (the hard ones less the chain's kinematic margin): the same braking
+   bound toward them. A joint already inside the margin band may stop or move out of it,
+   never deeper; the bound yields to 1-3 only for a state the servo did not produce itself.
 4. **soft margin**: the same braking bound toward ``limit - margin``; inside the margin a joint
    may stop or move away, never further in. Yields to 1-3.
 5. **jerk** (where the chain has one): ``|(v' - v)/dt - a_prev| <= j dt``. Yields to 1-4.
