@@ -99,22 +99,32 @@ class Checker:
         self.constraints = chain.constraints
         self.marvin = name.startswith("marvin")
         self.counts = dict.fromkeys(COUNTS, 0)
+        self.examples: list[dict] = []
         self.worst = {"constraint_rad": -np.inf, "accel_ratio": 0.0}
 
-    def check(self, q_basis, dq_basis, q_ref, dq_ref, dt):
+    def check(self, q_basis, dq_basis, q_ref, dq_ref, dt, notes):
         c = self.counts
+        bad = np.zeros(q_ref.shape[0], dtype=bool)
         finite = np.isfinite(q_ref).all(axis=1) & np.isfinite(dq_ref).all(axis=1)
         c["nonfinite"] += int((~finite).sum())
+        bad |= ~finite
         q_ref = np.where(np.isfinite(q_ref), q_ref, 0.0)
         dq_ref = np.where(np.isfinite(dq_ref), dq_ref, 0.0)
-        c["position"] += int(((q_ref < self.lo - TOL) | (q_ref > self.hi + TOL)).any(axis=1).sum())
-        c["velocity"] += int((np.abs(dq_ref) > self.vmax * (1 + TOL) + TOL).any(axis=1).sum())
+        pos = ((q_ref < self.lo - TOL) | (q_ref > self.hi + TOL)).any(axis=1)
+        vel = (np.abs(dq_ref) > self.vmax * (1 + TOL) + TOL).any(axis=1)
+        c["position"] += int(pos.sum())
+        c["velocity"] += int(vel.sum())
+        bad |= pos | vel
         dv = np.abs(dq_ref - dq_basis)
         allowed = self.amax * dt[:, None] * (1 + 1e-9) + TOL
-        c["acceleration"] += int((dv > allowed).any(axis=1).sum())
+        acc = (dv > allowed).any(axis=1)
+        c["acceleration"] += int(acc.sum())
+        bad |= acc
         # the reference position follows its velocity from the measured position (no jump)
         drift = np.abs(q_ref - q_basis - dq_ref * dt[:, None])
-        c["jump"] += int((drift > 1e-6).any(axis=1).sum())
+        jump = (drift > 1e-6).any(axis=1)
+        c["jump"] += int(jump.sum())
+        bad |= jump
         ratio = dv / (self.amax * dt[:, None])
         self.worst["accel_ratio"] = max(self.worst["accel_ratio"], float(np.nanmax(ratio)))
         g = np.full(q_ref.shape[0], -np.inf)
@@ -124,6 +134,11 @@ class Checker:
             g = np.maximum(g, np.abs(q_ref[:, 6]) + 1.025 * np.abs(q_ref[:, 5])
                            - math.radians(110.5))
         c["constraint"] += int((g > TOL).sum())
+        bad |= g > TOL
+        for k in np.flatnonzero(bad)[:max(0, 5 - len(self.examples))]:
+            self.examples.append({"cycle": int(k), "note": notes[k], "q_basis": q_basis[k].tolist(),
+                                  "dq_basis": dq_basis[k].tolist(), "q_ref": q_ref[k].tolist(),
+                                  "dq_ref": dq_ref[k].tolist(), "g": float(g[k])})
         if g.size:
             self.worst["constraint_rad"] = max(self.worst["constraint_rad"], float(g.max()))
 
@@ -172,6 +187,7 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
     qr = np.empty((cycles, n))
     vr = np.empty((cycles, n))
     dts = np.full(cycles, dt)
+    notes: list[str] = []
     vmax = chain.velocity_limits
     for k in range(cycles):
         now += dt_ns
@@ -206,7 +222,9 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
         if e < 0.002:
             servo.reset()
             tally["resets"] += 1
-        elif e < 0.004:
+        elif e < 0.004 and k > 0:
+            # (not on a servo's very first cycle: with no reference sent yet, the servo cannot
+            # know where a joint it cannot read is)
             state_q = q.copy()
             state_q[int(rng.integers(n))] = np.nan
             tally["nan_states"] += 1
@@ -233,6 +251,8 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
         usable = bool(np.isfinite(state_q).all())
         basis[k] = state_dq if usable else last_v
         qbasis[k] = state_q if usable else q
+        notes.append(f"{res.action.name} {int(res.status)} {res.message} | "
+                     f"{'reset' if e < 0.002 else ''} {cmd[0] if cmd else None} dt {dt}")
         qr[k] = res.reference.q
         vr[k] = res.reference.dq
         tally["reject"] += res.action == Action.REJECT
@@ -247,13 +267,14 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
             q = np.nan_to_num(q)
             dq = np.zeros(n)
         last_v = dq
-    checker.check(qbasis, basis, qr, vr, dts)
+    checker.check(qbasis, basis, qr, vr, dts, notes)
     tally["cycles"] += cycles
 
 
-def run(total: int, seed: int, episode_len: int) -> dict:
+def run(total: int, seed: int, episode_len: int, robots_: tuple[str, ...] = ROBOTS,
+        solvers: tuple[str, ...] = SOLVERS) -> dict:
     rng = np.random.default_rng(seed)
-    combos = [(r, s) for r in ROBOTS for s in SOLVERS]
+    combos = [(r, s) for r in robots_ for s in solvers]
     per = max(episode_len, 1)
     rows = []
     t0 = time.perf_counter()
@@ -272,6 +293,7 @@ def run(total: int, seed: int, episode_len: int) -> dict:
         rows.append({"robot": name, "solver": solver, **tally, **checker.counts,
                      "worst_constraint_rad": checker.worst["constraint_rad"],
                      "worst_accel_ratio": checker.worst["accel_ratio"],
+                     "examples": checker.examples,
                      "seconds": time.perf_counter() - t1})
         r = rows[-1]
         print(f"| {name:12s} | {solver:6s} | {r['cycles']:8d} | " + " | ".join(
@@ -288,12 +310,14 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=20000, help="total cycles over all combos")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--episode", type=int, default=400, help="cycles per servo instance")
+    ap.add_argument("--robots", default=",".join(ROBOTS))
+    ap.add_argument("--solvers", default=",".join(SOLVERS))
     ap.add_argument("--out", default=str(RESULTS / "fuzz_servo.json"))
     a = ap.parse_args()
     print("| robot        | solver | cycles   | " + " | ".join(COUNTS)
           + " | coupled | reject |")
     print("|---|---|---|" + "---|" * len(COUNTS) + "---|---|")
-    out = run(a.cycles, a.seed, a.episode)
+    out = run(a.cycles, a.seed, a.episode, tuple(a.robots.split(",")), tuple(a.solvers.split(",")))
     print(f"total {out['cycles']} cycles in {out['seconds']:.0f} s; counts {out['counts']}")
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(out, indent=1))
