@@ -278,8 +278,8 @@ def run(total: int, seed: int, episode_len: int, robots_: tuple[str, ...] = ROBO
     per = max(episode_len, 1)
     rows = []
     t0 = time.perf_counter()
-    share = total // len(combos)
-    for name, solver in combos:
+    for i, (name, solver) in enumerate(combos):
+        share = total // len(combos) + (i < total % len(combos))
         chain = load(name)
         checker = Checker(chain, name)
         tally = dict.fromkeys(("cycles", "reject", "coupled_bound", "solver_error", "resets",

@@ -87,6 +87,24 @@ def test_jogging_j7_stops_at_the_j6_j7_diamond():
     assert "j6_j7_interference" in res.message and "singularity" not in res.message
 
 
+def test_a_motion_generator_is_held_at_the_diamond_too():
+    from ikstack.servo import BoxIntegrator
+
+    chain = marvin()
+    servo = Servo(chain, motion_generator=BoxIntegrator())
+    q, dq = np.zeros(7), np.zeros(7)
+    q[5] = -40 * DEG
+    jog = np.zeros(7)
+    jog[6] = -0.8
+    for k in range(400):
+        now = k * TICK
+        res = servo.step(JointState(q, dq, now), JointJogCommand(jog, now), DT, now)
+        assert res.action != Action.REJECT, res.message
+        check(chain, MARVIN_ACC, q, dq, res, DT)
+        q, dq = res.reference.q, res.reference.dq
+    assert res.status & S.COUPLED_BOUND and diamond_deg(q) > 105.0
+
+
 @pytest.mark.parametrize("solver", [DampedLeastSquares, BoxQPSolver])
 def test_a_pose_beyond_the_diamond_is_approached_without_crossing_it(solver):
     chain = marvin()
