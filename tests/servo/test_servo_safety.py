@@ -297,3 +297,13 @@ def test_every_reference_is_safe_under_random_sequences(robot, solver, events):
             usable = np.all(np.isfinite(state_q))
             check(chain, acc, state_q if usable else q, state_dq if usable else dq, res, DT)
             q, dq = res.reference.q, res.reference.dq
+
+
+def test_a_state_across_the_diamond_is_refused_and_named():
+    chain = marvin()
+    q = np.zeros(7)
+    q[5], q[6] = 40 * DEG, 75 * DEG  # 41 + 75 = 116 deg
+    res = Servo(chain).step(JointState(q, np.zeros(7), 0), None, DT, 0)
+    assert res.action == Action.REJECT
+    assert "j6_j7_interference" in res.message
+    assert diamond_deg(res.reference.q) <= 110.5 + 1e-7
