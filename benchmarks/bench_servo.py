@@ -81,6 +81,38 @@ def bench_ikstack(solver, steps: int, warmup: int) -> dict:
     return {**stats(ns, warmup), "tracking_error_m": float(np.median(errs[warmup:]))}
 
 
+def bench_marvin(solver, steps: int, warmup: int, push: bool) -> dict:
+    """Marvin (left) with its J6/J7 diamond: a circle well inside it, or (``push``) a fixed
+    pose beyond it, which the servo approaches and then holds against the constraint (the
+    median is over the cycles in which the constraint bound)."""
+    marvin = robots.load("marvin_left")
+    servo = Servo(marvin, ServoConfig(), differential_ik=solver)
+    q0 = np.radians([0.0, 30.0, 0.0, -60.0, 0.0, 40.0, 50.0])
+    q, dq = q0.copy(), np.zeros(7)
+    if push:
+        beyond = q0.copy()
+        beyond[6] = np.radians(85.0)  # 41 + 85 = 126 deg against 110.5
+        goal = [marvin.fk(beyond)] * steps
+    else:
+        goal = targets(marvin.fk(q0), steps)
+    ns, bound = [], []
+    flag = type(servo.step(JointState(q, dq, 0), None, DT, 0).status).COUPLED_BOUND
+    for k in range(steps):
+        now = (k + 1) * 1_000_000
+        state, cmd = JointState(q, dq, now), PoseCommand(goal[k], now)
+        t0 = time.perf_counter_ns()
+        r = servo.step(state, cmd, DT, now)
+        ns.append(time.perf_counter_ns() - t0)
+        bound.append(bool(r.status & flag))
+        q, dq = r.reference.q, r.reference.dq
+    sel = [t for t, b in zip(ns[warmup:], bound[warmup:], strict=True) if b] if push \
+        else ns[warmup:]
+    out = stats(sel if sel else ns[warmup:], 0)
+    out["bound_fraction"] = float(np.mean(bound[warmup:]))
+    out["tracking_error_m"] = track_error(marvin.fk, q, goal[-1])
+    return out
+
+
 def chain_urdf() -> str:
     """The bundled Panda URDF cut at the flange, with unit inertials (MuJoCo needs mass)."""
     src = Path(robots.__file__).resolve().parent / "data" / "panda.urdf"
@@ -200,6 +232,11 @@ def main() -> None:
     rows: dict[str, dict] = {}
     rows["ikstack DampedLeastSquares"] = bench_ikstack(DampedLeastSquares(), steps, warmup)
     rows["ikstack BoxQPSolver"] = bench_ikstack(BoxQPSolver(), steps, warmup)
+    marvin: dict[str, dict] = {}
+    for sname, make in (("DampedLeastSquares", DampedLeastSquares), ("BoxQPSolver", BoxQPSolver)):
+        marvin[f"marvin_left {sname}, circle inside J6/J7"] = bench_marvin(make(), steps, warmup,
+                                                                          False)
+        marvin[f"marvin_left {sname}, held at J6/J7"] = bench_marvin(make(), steps, warmup, True)
     for name, fn in (("pink (daqp)", bench_pink), ("mink (daqp)", bench_mink),
                      ("PlaCo", bench_placo)):
         try:
@@ -223,6 +260,11 @@ def main() -> None:
             ratio = "speed-up vs " + ", ".join(parts) if parts else ""
         print(f"{name:<28} {r['median_us']:10.1f} {r['p99_us']:9.1f} "
               f"{r['tracking_error_m']:12.2e}  {ratio}")
+    print("Marvin with its J6/J7 constraint (medians over the cycles in which it bound, for "
+          "'held')")
+    for name, r in marvin.items():
+        print(f"{name:<48} {r['median_us']:10.1f} {r['p99_us']:9.1f}  bound in "
+              f"{100 * r['bound_fraction']:.0f}% of cycles")
     note = ("tracking error: ikstack servos with pose_gain 10 1/s (a 0.1 s time constant) under "
             "acceleration limits; the peers step onto the target each cycle (gain 1/dt)")
     print(note)
@@ -231,7 +273,7 @@ def main() -> None:
         "note": note,
         "task": "Panda flange 6-D pose on a moving target; position + velocity limits "
                 "(ikstack adds acceleration and braking bounds)",
-        "dt_s": DT, "steps": steps, "warmup": warmup, "results": rows,
+        "dt_s": DT, "steps": steps, "warmup": warmup, "results": rows, "marvin": marvin,
         "versions": {d: version(d) for d in ("numpy", "numba", "pin", "pin-pink", "mink",
                                              "mujoco", "placo", "daqp")},
         "machine": {"python": platform.python_version(), "platform": platform.platform(),

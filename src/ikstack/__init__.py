@@ -26,21 +26,74 @@ from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
 
 __version__ = "0.1.0"
 
+# the servo and differential-IK names load on first use: the servo's hot path is compiled
+# ahead of its first call, and importing ikstack compiles nothing
+_LAZY = {
+    "Action": "ikstack.servo",
+    "JointJogCommand": "ikstack.servo",
+    "JointState": "ikstack.servo",
+    "PoseCommand": "ikstack.servo",
+    "Servo": "ikstack.servo",
+    "ServoConfig": "ikstack.servo",
+    "ServoResult": "ikstack.servo",
+    "ServoStatus": "ikstack.servo",
+    "TwistCommand": "ikstack.servo",
+    "TwistFrame": "ikstack.servo",
+    "MotionGenerator": "ikstack.servo",
+    "BoxQPSolver": "ikstack.diffik",
+    "DampedLeastSquares": "ikstack.diffik",
+    "DifferentialIK": "ikstack.diffik",
+    "DiffIKRequest": "ikstack.diffik",
+    "DiffIKResult": "ikstack.diffik",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ikstack' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
+    "Action",
+    "BoxQPSolver",
     "Chain",
     "ChainRole",
     "ConfigError",
+    "DampedLeastSquares",
+    "DiffIKRequest",
+    "DiffIKResult",
+    "DifferentialIK",
     "IKResult",
     "IKStackError",
     "IKStatus",
     "InputError",
+    "JointJogCommand",
     "JointLimitError",
+    "JointState",
     "JointType",
     "MissingExtraError",
     "ModelError",
+    "MotionGenerator",
     "NonFiniteError",
     "NotRigidTransformError",
+    "PoseCommand",
+    "Servo",
+    "ServoConfig",
+    "ServoResult",
+    "ServoStatus",
     "ShapeError",
+    "TwistCommand",
+    "TwistFrame",
     "URDFError",
     "UnknownLinkError",
     "UnknownRobotError",

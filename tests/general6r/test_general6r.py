@@ -294,3 +294,18 @@ def test_special_6r_geometries_are_solved_through_the_role_choice(name):
     solver = General6R(chain)
     q = chain.random_q(np.random.default_rng(16), 100)
     assert solver.solve(fk(chain, q), seed=q).success.all()
+
+
+def test_candidates_keep_the_chain_kinematic_margin():
+    import dataclasses
+
+    margin = 0.3
+    base = random_6r(5)
+    chain = dataclasses.replace(base, lower=-2.0 * np.ones(6), upper=2.0 * np.ones(6),
+                                kinematic_margin=margin, _cache={})
+    q = np.random.default_rng(6).uniform(-2.0, 2.0, size=(60, 6))
+    q_all, valid = General6R(chain).candidates(fk(chain, q))
+    good = q_all[valid]
+    assert good.shape[0] > 20
+    # written out: every valid answer at least 0.3 rad inside the +-2 rad limits
+    assert np.all(np.abs(good) <= 2.0 - margin + 1e-12)

@@ -88,7 +88,9 @@ class Action(IntEnum):
 
     TRACK = 0  #: send the reference; the arm is moving
     HOLD = 1  #: the reference is at rest (goal reached, halted, stale, or faulted)
-    REJECT = 2  #: the input was invalid; the reference is a safe stop from the last accepted one
+    #: the input was invalid; the reference is a stop within the acceleration limits from the
+    #: measured state (from the last reference when the state is unusable)
+    REJECT = 2
 
 
 class ServoStatus(IntFlag):
@@ -107,6 +109,7 @@ class ServoStatus(IntFlag):
     LIMIT_CONFLICT = 1 << 9  #: the measured state made limits incompatible; priority applied
     JERK_RELAXED = 1 << 10  #: the jerk limit had to yield to position/velocity/acceleration
     SINGULARITY_ESCAPE = 1 << 11  #: an escape motion was added at an exact singularity
+    COUPLED_BOUND = 1 << 12  #: a coupled-joint constraint of the chain holds the motion back
 
 
 @dataclass(slots=True)

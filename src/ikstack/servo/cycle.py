@@ -16,6 +16,7 @@ from ikstack.diffik._linalg import scale_into_box, view2, view3
 from ikstack.diffik.box_qp import CONVERGED, box_qp_from_task_into
 from ikstack.diffik.dls import dls_kernel
 from ikstack.servo.commands import ServoStatus
+from ikstack.servo.coupled import C_CONFLICT, C_FREE, coupled_project, num_rows, packed_size
 from ikstack.servo.limits import (
     CONFLICT,
     JERK_RELAXED,
@@ -40,11 +41,14 @@ BOX_QP = 1
 
 # indices into the packed configuration vector
 (C_GAIN, C_VLIN, C_VANG, C_POSTURE, C_CENTER, C_DAMP, C_MARGIN, C_PTOL, C_RTOL, C_KDEC, C_KHALT,
- C_KLEAVE, C_PROBE, C_MINLEAVE, C_ESCAPE, C_SMOOTH, C_STOP, C_RCOND, C_HALTSCALE) = range(19)
-N_CONFIG = 19
+ C_KLEAVE, C_PROBE, C_MINLEAVE, C_ESCAPE, C_SMOOTH, C_STOP, C_RCOND, C_HALTSCALE,
+ C_CMARGIN) = range(20)
+N_CONFIG = 20
 
-# rows of the packed limits array
-L_LO, L_HI, L_VMAX, L_AMAX, L_JMAX, L_CONT = range(6)
+# rows of the packed limits array: working limits (hard less the kinematic margin), velocity,
+# acceleration, jerk, continuous-joint mask, hard limits
+L_LO, L_HI, L_VMAX, L_AMAX, L_JMAX, L_CONT, L_HLO, L_HHI = range(8)
+N_LIM = 8
 
 GOAL = int(ServoStatus.GOAL_REACHED)
 VSCALED = int(ServoStatus.VELOCITY_SCALED)
@@ -54,10 +58,12 @@ SOLVER = int(ServoStatus.SOLVER_ERROR)
 LCONFLICT = int(ServoStatus.LIMIT_CONFLICT)
 JERK = int(ServoStatus.JERK_RELAXED)
 HALT_FLAG = int(ServoStatus.SINGULARITY_HALT)
+COUPLED = int(ServoStatus.COUPLED_BOUND)
 
 # index of each scalar in the info vector a cycle fills
-(I_KAPPA, I_PERR, I_RERR, I_NS, I_RESID, I_ITERS, I_SFLAGS) = range(7)
-N_INFO = 7
+# (I_CROW: the coupled-constraint row that bound, -1 for none)
+(I_KAPPA, I_PERR, I_RERR, I_NS, I_RESID, I_ITERS, I_SFLAGS, I_CROW) = range(8)
+N_INFO = 8
 
 
 @njit(cache=True, inline="always")
@@ -72,8 +78,9 @@ def cycle_prepare(q, dq, a_prev, ctl, T_target, twist, Rs, ps, kinds, R_end, p_e
     """
     use_jerk, dt, mode, tool = ctl
     flags = 0
-    code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], cfg[C_MARGIN],
-                        lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pos_bind)
+    code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], lim[L_HLO],
+                        lim[L_HHI], cfg[C_MARGIN], lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0],
+                        box[1], pos_bind)
     if code & CONFLICT:
         flags |= LCONFLICT
     if code & JERK_RELAXED:
@@ -81,6 +88,7 @@ def cycle_prepare(q, dq, a_prev, ctl, T_target, twist, Rs, ps, kinds, R_end, p_e
     for i in range(info.shape[0]):
         info[i] = 0.0
     info[I_KAPPA] = 1.0
+    info[I_CROW] = -1.0
     if mode == 0 or mode == 1:
         kappa, perr, rerr, ns = cartesian_prepare(
             q, Rs, ps, kinds, R_end, p_end, axes, weights, mode, T_target, twist, tool,
@@ -99,7 +107,7 @@ def cycle_prepare(q, dq, a_prev, ctl, T_target, twist, Rs, ps, kinds, R_end, p_e
 @njit(cache=True, inline="always")
 def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim, axes,
                  weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info, out, generate,
-                 prev_flags):  # pragma: no cover - compiled
+                 prev_flags, cons):  # pragma: no cover - compiled
     """From the solver's ``desired`` velocity to the reference ``out`` (2, n): q_ref, dq_ref.
 
     ``desired`` is modified in place (singularity scale, smoothing). With ``generate`` False
@@ -137,7 +145,41 @@ def cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, l
     if not generate:
         return flags, False
     scale_into_box(desired, lower, upper, out[1])
+    flags = coupled_step(q, dt, flags, lim, cfg, box, cons, info, out[1])
     return finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out, True)
+
+
+@njit(cache=True, inline="always")
+def coupled_step(q, dt, flags, lim, cfg, box, cons, info, v):  # pragma: no cover - compiled
+    """The chain's coupled constraints on the velocity ``v`` (in the box); returns flags."""
+    if num_rows(cons) == 0:
+        return flags
+    code, row = coupled_project(q, v, box[0], box[1], lim[L_AMAX], dt, cons, cfg[C_CMARGIN])
+    if code != C_FREE:
+        flags |= COUPLED
+        info[I_CROW] = row
+        if code == C_CONFLICT:
+            flags |= LCONFLICT
+    return flags
+
+
+@njit(cache=True)
+def brake_reference(q, dq, a_prev, use_jerk, dt, lim, cfg, cons,
+                    out):  # pragma: no cover - compiled
+    """A stop from the state ``(q, dq)`` at the limits' rates (jerk too with ``use_jerk``,
+    ``a_prev`` the last acceleration) into ``out`` (2, n) (for refused cycles). Returns the
+    status flags (LIMIT_CONFLICT, COUPLED_BOUND)."""
+    n = q.shape[0]
+    box = np.empty((2, n))
+    pb = np.empty(n, dtype=np.int64)
+    code = cycle_bounds(q, dq, a_prev, use_jerk, dt, lim[L_LO], lim[L_HI], lim[L_HLO], lim[L_HHI],
+                        cfg[C_MARGIN], lim[L_VMAX], lim[L_AMAX], lim[L_JMAX], box[0], box[1], pb)
+    flags = LCONFLICT if code & CONFLICT else 0
+    brake_velocity(box[0], box[1], out[1])
+    info = np.zeros(N_INFO)
+    flags = coupled_step(q, dt, flags, lim, cfg, box, cons, info, out[1])
+    integrate(q, out[1], dt, lim[L_HLO], lim[L_HHI], out[0])
+    return flags
 
 
 @njit(cache=True, inline="always")
@@ -161,7 +203,7 @@ def finish_reference(q, dt, flags, lim, cfg, box, pos_bind, out,
             for i in range(n):
                 v[i] = 0.0
     if integrate_q or stopped:
-        integrate(q, v, dt, lim[L_LO], lim[L_HI], out[0])
+        integrate(q, v, dt, lim[L_HLO], lim[L_HHI], out[0])
     if bound_touched(out[1], lower, upper, pos_bind):
         flags |= JBOUND
     if not flags & (STALE_FLAG | SOLVER):
@@ -199,13 +241,15 @@ def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
     o += 9
     p_end = const_f[o:o + 3]
     o += 3
-    lim = view2(const_f[o:o + 6 * n], 6, n)
-    o += 6 * n
+    lim = view2(const_f[o:o + N_LIM * n], N_LIM, n)
+    o += N_LIM * n
     weights = const_f[o:o + 6]
     o += 6
     posture = const_f[o:o + n]
     o += n
     cfg = const_f[o:o + N_CONFIG]
+    o += N_CONFIG
+    cons = const_f[o:o + packed_size(const_f[o:], n)]
     kinds = const_i[0:n]
     axes = const_i[n:n + m]
     o = 0
@@ -237,7 +281,7 @@ def unpack(const_f, const_i, ws, iws, n, m):  # pragma: no cover - compiled
     pos_bind = iws[0:n]
     qp_state = iws[n:2 * n]
     return (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task,
-            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state, tmp)
+            pref, U, s, Vh, N, box, pos_bind, info, desired, qp_state, tmp, cons)
 
 
 @njit(cache=True)
@@ -248,7 +292,7 @@ def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, 
     :func:`unpack`). Returns ``(flags, moving, solver_ok)``."""
     (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
      U, s, Vh, N, box, pos_bind, info, desired, qp_state,
-     tmp) = unpack(const_f, const_i, ws, iws, n, m)
+     tmp, cons) = unpack(const_f, const_i, ws, iws, n, m)
     flags = cycle_prepare(q, dq, a_prev, (use_jerk, dt, mode, tool), T_target, twist, Rs, ps,
                           kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel,
                           task, pref, U, s, Vh, N, box, pos_bind, info, tmp)
@@ -282,15 +326,16 @@ def packed_cycle(q, dq, a_prev, use_jerk, dt, mode, T_target, twist, tool, jog, 
             flags |= STALE_FLAG
     fl, moving = cycle_finish(q, dq, desired, dt, mode, flags, Rs, ps, kinds, R_end, p_end, lim,
                               axes, weights, cfg, T, Jsel, task, U, s, Vh, box, pos_bind, info,
-                              out, True, prev_flags)
+                              out, True, prev_flags, cons)
     return fl, moving, True
 
 
-def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg):
-    """The constant buffers ``(const_f, const_i)`` in :func:`unpack`'s layout."""
+def pack_constants(Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, cons):
+    """The constant buffers ``(const_f, const_i)`` in :func:`unpack`'s layout (``cons``: the
+    packed coupled constraints, :func:`ikstack.servo.coupled.pack_constraints`)."""
     const_f = np.concatenate([np.ravel(Rs), np.ravel(ps), np.ravel(R_end), np.ravel(p_end),
                               np.ravel(lim), np.ravel(weights), np.ravel(posture),
-                              np.ravel(cfg)]).astype(np.float64)
+                              np.ravel(cfg), np.ravel(cons)]).astype(np.float64)
     const_i = np.concatenate([np.asarray(kinds, dtype=np.int64),
                               np.asarray(axes, dtype=np.int64)])
     return const_f, const_i

@@ -1,9 +1,11 @@
 """The real-time servo kernel: one safe joint reference per control cycle.
 
-One cycle (DESIGN.md): validate the input; joint state + command -> task (pose error or twist,
+One cycle: validate the input; joint state + command -> task (pose error or twist,
 selected and weighted) -> Jacobian and SVD -> this cycle's velocity box (velocity, next-cycle
 acceleration, sampled braking distance to position limits, jerk) -> the differential-IK
-solver -> singularity scaling -> smoothing -> motion generator -> re-validation ->
+solver -> singularity scaling -> smoothing -> the chain's coupled-joint constraints (the
+velocity held back until the stop after it stays inside, :mod:`ikstack.servo.coupled`) ->
+motion generator -> re-validation ->
 :class:`ServoResult`. Nothing reaches the output that has not passed the last check, and a
 solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
 """
@@ -32,8 +34,9 @@ from ikstack.servo.commands import (
     TwistCommand,
 )
 from ikstack.servo.config import ServoConfig
-from ikstack.servo.inputs import as_array, parse_command
-from ikstack.servo.limits import brake_velocity, cycle_bounds, integrate, reference_violation
+from ikstack.servo.coupled import pack_constraints, project_state, row_names, worst_row
+from ikstack.servo.inputs import as_array, as_vector, parse_command
+from ikstack.servo.limits import integrate, reference_violation
 from ikstack.servo.motion import MotionGenerator
 from ikstack.servo.pose_cycle import (
     FALLBACK,
@@ -63,7 +66,11 @@ class Servo:
     """Servo a chain toward pose, twist or joint-jog commands, one cycle per :meth:`step`.
 
     Args:
-        chain: the arm. Acceleration limits bound the next cycle and the braking distance;
+        chain: the arm. Its position limits less its ``kinematic_margin`` are the working
+            range; a state between them and the hard limits (the margin band) is accepted and
+            may only move out. Its coupled-joint ``constraints`` hold on every reference and
+            on the stop after it (``COUPLED_BOUND`` says when one binds).
+            Acceleration limits bound the next cycle and the braking distance;
             where they are infinite only velocity and position bound the cycle (an instant
             stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
             apply where finite.
@@ -108,9 +115,15 @@ class Servo:
         self._qp_tol = float(getattr(solver, "tolerance", 1e-12))
         c = compile_chain(chain)
         km = chain.kinematic_margin
-        lim = np.empty((6, n))
+        lim = np.empty((C.N_LIM, n))
         lim[C.L_LO] = chain.lower + km
         lim[C.L_HI] = chain.upper - km
+        # a joint whose range is narrower than twice the margin keeps its hard limits
+        narrow = lim[C.L_LO] > lim[C.L_HI]
+        lim[C.L_LO, narrow] = chain.lower[narrow]
+        lim[C.L_HI, narrow] = chain.upper[narrow]
+        lim[C.L_HLO] = chain.lower
+        lim[C.L_HHI] = chain.upper
         lim[C.L_VMAX] = chain.velocity_limits
         lim[C.L_AMAX] = chain.acceleration_limits
         lim[C.L_JMAX] = chain.jerk_limits
@@ -118,6 +131,10 @@ class Servo:
         self._lim = lim
         self._lo = np.ascontiguousarray(lim[C.L_LO])
         self._hi = np.ascontiguousarray(lim[C.L_HI])
+        self._hlo = np.ascontiguousarray(lim[C.L_HLO])
+        self._hhi = np.ascontiguousarray(lim[C.L_HHI])
+        self._cons = pack_constraints(chain.constraints, n)
+        self._row_names = row_names(chain.constraints)
         self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
         self._axes = np.array(cfg.task_axes, dtype=np.int64)
         self._weights = np.array(cfg.task_weights, dtype=np.float64)
@@ -145,11 +162,12 @@ class Servo:
         cv[C.C_STOP] = cfg.stop_velocity
         cv[C.C_RCOND] = RCOND
         cv[C.C_HALTSCALE] = cfg.halt_scale
+        cv[C.C_CMARGIN] = km
         m = len(cfg.task_axes)
         # packed buffers for the compiled fast path, and named views of them for the rest
         const_f, const_i = C.pack_constants(
             c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
-            self._posture, cv)
+            self._posture, cv, self._cons)
         # one float and one int buffer (pose_cycle's layout): constants, work, memory, clock
         const_f = np.concatenate([const_f, [cfg.state_tolerance, cfg.max_dt,
                                             cfg.command_timeout * 1e9, self._qp_tol]])
@@ -171,13 +189,14 @@ class Servo:
         (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
          self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
          self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
-         self._qp_state, self._tmp) = C.unpack(self._const_f, self._const_i, self._ws, self._iws,
+         self._qp_state, self._tmp, _) = C.unpack(self._const_f, self._const_i, self._ws, self._iws,
                                                n, m)
         self._cc = (Rs, ps, kinds, R_end, p_end)
         self._m = m
         self._zero6 = np.zeros(6)
         self._zero_n = np.zeros(n)
         self._eye4 = np.eye(4)
+        self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -190,7 +209,8 @@ class Servo:
         self._last_now = None
         self._last_stamp = None
         self._mem[:] = 0.0  # previous dt, flags and velocity (for the jerk bound)
-        self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
+        # the last reference sent survives a reset: a refused cycle with an unusable state
+        # keeps braking from it (the arm does not stop just because the servo was reset)
         if self.motion_generator is not None:
             self.motion_generator.reset()
 
@@ -303,34 +323,41 @@ class Servo:
                 dt = float(dt)
                 now_ns = int(now_ns)
             except (TypeError, ValueError, OverflowError):
-                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]")
+                return self._reject_at(dt, state, "dt must be a number [s] and now_ns an integer [ns]")
         if not (0.0 < dt <= cfg.max_dt):
-            return self._reject(state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}")
+            return self._reject_at(dt, state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}")
         if self._last_now is not None and now_ns < self._last_now:
-            return self._reject(state, f"now_ns went backwards ({now_ns} < {self._last_now})")
+            return self._reject_at(dt, state, f"now_ns went backwards ({now_ns} < {self._last_now})")
         if type(state) is not JointState and not isinstance(state, JointState):
             return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
         q_in = as_array(state.q, n)
         dq = as_array(state.dq, n)
         if q_in is None or dq is None:
-            return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
+            return self._reject_at(dt, state, f"state.q and state.dq must be finite ({n},) arrays")
         q = np.empty(n)
-        lo, hi = self._lo, self._hi
+        lo, hi = self._hlo, self._hhi
         j = check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
         if j == -2:
-            return self._reject(state, f"state.q and state.dq must be finite ({n},) arrays")
+            return self._reject_at(dt, state, f"state.q and state.dq must be finite ({n},) arrays")
         stamp = state.stamp_ns
         if type(stamp) is not int and not isinstance(stamp, np.integer):
-            return self._reject(state, "state.stamp_ns must be an integer [ns]")
+            return self._reject_at(dt, state, "state.stamp_ns must be an integer [ns]")
         if self._last_stamp is not None and stamp < self._last_stamp:
-            return self._reject(state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
+            return self._reject_at(dt, state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
         if j >= 0:
-            return self._reject(state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
-                                f"outside its limits [{lo[j]:.6g}, {hi[j]:.6g}]")
+            return self._reject_at(dt, state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
+                                f"outside its hard limits [{lo[j]:.6g}, {hi[j]:.6g}] by more "
+                                f"than the state tolerance {cfg.state_tolerance:g}")
+        if self._row_names:
+            r = project_state(q, self._cons, cfg.state_tolerance)
+            if r >= 0:
+                return self._reject_at(dt, state, f"the state violates the coupled constraint "
+                                    f"{self._row_names[r]} by more than the state tolerance "
+                                    f"{cfg.state_tolerance:g}")
         mode, target, twist, tool, jog, bad = parse_command(
             command, now_ns, n, cfg.command_timeout, self._eye4, self._zero6, self._zero_n)
         if bad:
-            return self._reject(state, bad)
+            return self._reject_at(dt, state, bad)
         self._last_now = now_ns
         self._last_stamp = int(stamp)
         if self._fault is not None:
@@ -423,21 +450,21 @@ class Servo:
         flags, moving = C.cycle_finish(
             q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
             self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
-            self._pos_bind, info, out, gen is None or mode == C.FAULT, prev_flags)
+            self._pos_bind, info, out, gen is None or mode == C.FAULT, prev_flags, self._cons)
         if gen is None or mode == C.FAULT:
             return flags, moving, ""
         lower, upper = self._box[0].copy(), self._box[1].copy()
         try:
-            res = gen.generate(q.copy(), dq.copy(), desired.copy(), lower, upper, self._lo.copy(),
-                               self._hi.copy(), dt)
+            res = gen.generate(q.copy(), dq.copy(), desired.copy(), lower, upper, self._hlo.copy(),
+                               self._hhi.copy(), dt)
             q_ref = np.array(res[0], dtype=np.float64)
             v = np.array(res[1], dtype=np.float64)
             problem = ""
             if q_ref.shape != (n,) or v.shape != (n,):
                 problem = f"returned shapes {q_ref.shape}, {v.shape}; expected ({n},)"
             else:
-                bad = reference_violation(q_ref, v, self._box[0], self._box[1], self._lo,
-                                          self._hi, 1e-9)
+                bad = reference_violation(q_ref, v, self._box[0], self._box[1], self._hlo,
+                                          self._hhi, 1e-9)
                 if bad >= 0:
                     problem = (f"reference violates the limits of joint "
                                f"{self.chain.joint_names[bad]!r}")
@@ -449,8 +476,13 @@ class Servo:
             return flags, moving, message
         out[0] = q_ref
         out[1] = np.minimum(np.maximum(v, self._box[0]), self._box[1])
-        flags, moving = C.finish_reference(q, dt, flags, self._lim, self._cfgv, self._box,
-                                           self._pos_bind, out, False)
+        cflags = C.coupled_step(q, dt, 0, self._lim, self._cfgv, self._box, self._cons, info,
+                                out[1])
+        if cflags or (self._row_names and worst_row(out[0], self._cons)[0] > 0.0):
+            # the generator's velocity was held back: its position follows the velocity
+            integrate(q, out[1], dt, self._hlo, self._hhi, out[0])
+        flags, moving = C.finish_reference(q, dt, flags | cflags, self._lim, self._cfgv,
+                                           self._box, self._pos_bind, out, False)
         return flags, moving, ""
 
     def _solve(self, q: np.ndarray, dt: float, out: np.ndarray) -> tuple[bool, int, str]:
@@ -474,15 +506,24 @@ class Servo:
         return True, res.iterations, ""
 
     def _message(self, flags: int, moving: bool) -> str:
+        """The binding cause first: fault, stale command, limit conflict, coupled constraint,
+        singularity, position limit, goal."""
         if flags & C.SOLVER:
             return self._fault or "solver error"
         if flags & C.STALE_FLAG:
             return (f"no fresh command (timeout {self.config.command_timeout} s): "
                     + ("halting" if moving else "stopped"))
+        parts = []
+        if flags & C.LCONFLICT:
+            parts.append("limit conflict: the measured state cannot stop within the "
+                         "acceleration limits; position and velocity limits take priority")
+        if flags & C.COUPLED:
+            r = int(self._info[C.I_CROW])
+            name = self._row_names[r] if 0 <= r < len(self._row_names) else "a coupled constraint"
+            parts.append(f"coupled constraint {name} binds: "
+                         + ("moving along it" if moving else "held at it"))
         sf = int(self._info[C.I_SFLAGS])
-        if flags & C.GOAL and not moving:
-            return "goal reached"
-        if sf:
+        if sf and not parts:
             kappa = self._info[C.I_KAPPA]
             if sf & S.SINGULARITY_HALT:
                 return f"halted: moving toward a singularity (condition number {kappa:.3g})"
@@ -491,25 +532,47 @@ class Servo:
             if sf & S.SINGULARITY_LEAVING:
                 return f"leaving a singularity (condition number {kappa:.3g})"
             return f"decelerating near a singularity (condition number {kappa:.3g})"
+        if parts:
+            return "; ".join(parts)
         if flags & C.GOAL:
             return "goal reached" if not moving else "goal reached; settling"
+        if flags & C.JBOUND:
+            return "held back by a joint's position limit (braking bound)"
         return "ok"
 
-    def _reject(self, state: Any, message: str) -> ServoResult:
-        """REJECT: a safe stop from the last accepted reference (or a hold of the input)."""
+    def _reject_at(self, dt: Any, state: Any, message: str) -> ServoResult:
+        return self._reject(state, message, dt)
+
+    def _reject(self, state: Any, message: str, dt: Any = None) -> ServoResult:
+        """REJECT: a stop within the acceleration limits from the measured state when it is
+        usable, else from the last accepted reference (a hold once it has stopped)."""
         n = self.chain.dof
-        if self._last_ref is not None:
-            q0, v0 = self._last_ref
-            lower, upper, pb = np.empty(n), np.empty(n), np.empty(n, dtype=np.int8)
+        tol = self.config.state_tolerance
+        step = dt if isinstance(dt, float) and 0.0 < dt <= self.config.max_dt else None
+        if step is None:
             prev_dt = float(self._mem[M_PREV_DT])
-            dt = prev_dt if prev_dt > 0 else 0.01
-            cycle_bounds(q0, v0, v0, False, dt, self._lo, self._hi, self.config.joint_limit_margin,
-                         self._lim[C.L_VMAX], self._lim[C.L_AMAX], self._lim[C.L_JMAX], lower,
-                         upper, pb)
-            v = np.empty(n)
-            brake_velocity(lower, upper, v)
-            q_ref = np.empty(n)
-            integrate(q0, v, dt, self._lo, self._hi, q_ref)
+            step = prev_dt if prev_dt > 0 else 0.01
+        q0 = v0 = None
+        qs = as_vector(getattr(state, "q", None), n)
+        vs = as_vector(getattr(state, "dq", None), n)
+        if qs is not None and vs is not None:
+            q0 = np.minimum(np.maximum(qs, self._hlo), self._hhi)
+            v0 = vs.copy()
+            if self._row_names and project_state(q0, self._cons, tol) >= 0:
+                q0 = v0 = None  # outside a coupled constraint: not a state to brake from
+        elif state is not None and self._last_ref is not None:
+            message += "; the state is unusable: holding the last safe reference"
+        if q0 is None and self._last_ref is not None:
+            q0, v0 = self._last_ref
+        if q0 is not None and v0 is not None:
+            out = np.empty((2, n))
+            v0 = np.ascontiguousarray(v0, dtype=np.float64)
+            mem = self._mem
+            use_jerk = self._has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and mem[M_PREV_DT] > 0
+            a_prev = (v0 - self._prev_dq) / mem[M_PREV_DT] if use_jerk else v0
+            C.brake_reference(np.ascontiguousarray(q0, dtype=np.float64), v0, a_prev,
+                              bool(use_jerk), step, self._lim, self._cfgv, self._cons, out)
+            q_ref, v = out[0], out[1]
             self._last_ref = (q_ref, v)
         else:
             raw = getattr(state, "q", None)
@@ -519,7 +582,9 @@ class Servo:
                 qa = np.zeros(0)
             mid = self.chain.middle()
             q_ref = mid.copy() if qa.shape != (n,) else np.where(np.isfinite(qa), qa, mid)
-            q_ref = np.minimum(np.maximum(q_ref, self._lo), self._hi)
+            q_ref = np.minimum(np.maximum(q_ref, self._hlo), self._hhi)
+            if self._row_names:
+                project_state(q_ref, self._cons, np.inf)
             v = np.zeros(n)
         return ServoResult(Action.REJECT, Reference(q_ref.copy(), v.copy()),
                            S.INVALID_INPUT | (S.SOLVER_ERROR if self._fault else S.NONE), message)

@@ -3,13 +3,16 @@ r"""Per-cycle joint velocity bounds, and the re-validation of a final reference.
 For joint ``i`` at position ``q`` moving at ``v``, cycle ``dt``, the bounds on the next
 velocity ``v'`` combine (in order of priority):
 
-1. **position (hard)**: after this cycle the joint must still be able to stop inside its limits
-   braking at its acceleration limit ``a``. With sampled (discrete) braking the path is
+1. **position (hard)**: after this cycle the joint must still be able to stop inside its hard
+   limits braking at its acceleration limit ``a``. With sampled (discrete) braking the path is
    ``dt * sum_{k>=0} max(v' - k a dt, 0)``; the largest ``v'`` whose path fits in the distance
    ``D`` to the limit is, with ``c = a dt`` and ``m = floor((sqrt(1 + 8 D/(c dt)) - 1)/2)``,
    ``v' = D/((m+1) dt) + c m / 2`` (exact, not the continuous ``sqrt(2 a D)``).
 2. **velocity**: ``|v'| <= v_max``.
 3. **acceleration**: ``|v' - v| <= a dt``.
+3b. **working limits** (the hard ones less the chain's kinematic margin): the same braking
+   bound toward them. A joint already inside the margin band may stop or move out of it,
+   never deeper; the bound yields to 1-3 only for a state the servo did not produce itself.
 4. **soft margin**: the same braking bound toward ``limit - margin``; inside the margin a joint
    may stop or move away, never further in. Yields to 1-3.
 5. **jerk** (where the chain has one): ``|(v' - v)/dt - a_prev| <= j dt``. Yields to 1-4.
@@ -66,6 +69,15 @@ def _braking_cap(dist, c, dt, cap):  # pragma: no cover - compiled
     return braking_speed(dist, c, dt)
 
 
+@njit(cache=True, inline="always")
+def _pos_bound(dist, limit, other, c, dt, cap):  # pragma: no cover - compiled
+    """Braking speed toward ``limit`` from ``dist`` away (``inf`` for an infinite limit)."""
+    if not np.isfinite(limit):
+        return np.inf
+    span = abs(limit - other) if np.isfinite(other) else abs(limit) + 1.0
+    return _braking_cap(dist - _EPS * (1.0 + abs(limit) + span), c, dt, cap)
+
+
 @njit(cache=True)
 def braking_path(v, c, dt):  # pragma: no cover - compiled
     """Distance covered from velocity ``|v|`` (this cycle included) braking at ``c`` per cycle."""
@@ -81,10 +93,13 @@ def braking_path(v, c, dt):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, lower, upper,
-                 pos_bind):  # pragma: no cover - compiled
+def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, hlo, hhi, margin, vmax, amax, jmax, lower,
+                 upper, pos_bind):  # pragma: no cover - compiled
     """Velocity box ``[lower, upper]`` for this cycle (see the module docstring).
 
+    ``hlo``/``hhi`` are the hard limits, ``lo``/``hi`` the working limits inside them (the
+    hard ones less the chain's kinematic margin). A joint between the two (the margin band)
+    may stop or move out of the band, never deeper; braking toward the hard limit is hard.
     ``pos_bind[i]`` is +1 (-1) when joint ``i``'s upper (lower) bound comes from its position
     limit, else 0. Returns a summary code (``CONFLICT``, ``JERK_RELAXED`` bits).
     """
@@ -93,17 +108,9 @@ def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, l
     for i in range(n):
         c = amax[i] * dt
         qi = q[i]
-        # 1. hard position (braking)
-        if np.isfinite(hi[i]):
-            span = hi[i] - lo[i] if np.isfinite(lo[i]) else abs(hi[i]) + 1.0
-            ub_p = _braking_cap(hi[i] - qi - _EPS * (1.0 + abs(hi[i]) + span), c, dt, vmax[i])
-        else:
-            ub_p = np.inf
-        if np.isfinite(lo[i]):
-            span = hi[i] - lo[i] if np.isfinite(hi[i]) else abs(lo[i]) + 1.0
-            lb_p = -_braking_cap(qi - lo[i] - _EPS * (1.0 + abs(lo[i]) + span), c, dt, vmax[i])
-        else:
-            lb_p = -np.inf
+        # 1. hard position (braking to the hard limits)
+        ub_p = _pos_bound(hhi[i] - qi, hhi[i], hlo[i], c, dt, vmax[i])
+        lb_p = -_pos_bound(qi - hlo[i], hlo[i], hhi[i], c, dt, vmax[i])
         # 2. velocity
         p_lo = max(-vmax[i], lb_p)
         p_hi = min(vmax[i], ub_p)
@@ -121,6 +128,27 @@ def cycle_bounds(q, v, a_prev, use_jerk, dt, lo, hi, margin, vmax, amax, jmax, l
             else:
                 h_lo = p_hi
                 h_hi = p_hi
+        # 3b. working limits (the margin band): yields to 1-3 only for a state the servo did
+        # not produce itself (it never drives a joint into the band)
+        ub_w = ub_p
+        lb_w = lb_p
+        if hi[i] < hhi[i]:
+            ub_w = _pos_bound(hi[i] - qi, hi[i], lo[i], c, dt, vmax[i])
+        if lo[i] > hlo[i]:
+            lb_w = -_pos_bound(qi - lo[i], lo[i], hi[i], c, dt, vmax[i])
+        w_lo = max(h_lo, lb_w)
+        w_hi = min(h_hi, ub_w)
+        if w_lo > w_hi:
+            if ub_w < h_lo:
+                w_lo = h_lo
+                w_hi = h_lo
+            else:
+                w_lo = h_hi
+                w_hi = h_hi
+        h_lo = w_lo
+        h_hi = w_hi
+        ub_p = min(ub_p, ub_w)
+        lb_p = max(lb_p, lb_w)
         # 4. soft margin
         mg = margin
         if np.isfinite(lo[i]) and np.isfinite(hi[i]) and hi[i] - lo[i] <= 2.0 * margin:

@@ -22,6 +22,7 @@ from numba import njit
 from numba import types as nt
 
 from ikstack.diffik._linalg import view2
+from ikstack.servo.coupled import num_rows, project_state
 from ikstack.servo.cycle import (
     BOX_QP,
     DLS,
@@ -32,8 +33,8 @@ from ikstack.servo.cycle import (
     I_PERR,
     I_RERR,
     I_RESID,
-    L_HI,
-    L_LO,
+    L_HHI,
+    L_HLO,
     STALE,
     packed_cycle,
     unpack,
@@ -94,7 +95,8 @@ def rigid_ok(T):  # pragma: no cover - compiled
 def check_state(q, dq, lo, hi, tol, out):  # pragma: no cover - compiled
     """-2 if q or dq is not finite; the first joint outside its limits (+-tol); else -1.
 
-    Writes ``q`` clipped into the limits to ``out``.
+    Writes ``q`` clipped into the limits to ``out`` (called with the hard limits: a state in
+    the kinematic-margin band is legal).
     """
     bad = -1
     for i in range(q.shape[0]):
@@ -166,13 +168,16 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
         return fail
     (Rs, ps, kinds, R_end, p_end, lim, axes, weights, posture, cfg, Jfull, T, Jsel, task, pref,
      U, s, Vh, N, box, pos_bind, info, desired, qp_state,
-     tmp) = unpack(const_f, const_i, ws, iws, n, m)
+     tmp, cons) = unpack(const_f, const_i, ws, iws, n, m)
     mem = ws[ws.shape[0] - (N_MEM_SCALARS + 5 * n):]
     out = view2(mem[N_MEM_SCALARS + 3 * n:N_MEM_SCALARS + 5 * n], 2, n)
     prev_dq = mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
     a_buf = mem[N_MEM_SCALARS + n:N_MEM_SCALARS + 2 * n]
     q = mem[N_MEM_SCALARS + 2 * n:N_MEM_SCALARS + 3 * n]
-    if check_state(q_in, dq, lim[L_LO], lim[L_HI], const_f[kf + PF_STATE_TOL], q) != -1:
+    tol = const_f[kf + PF_STATE_TOL]
+    if check_state(q_in, dq, lim[L_HLO], lim[L_HHI], tol, q) != -1:
+        return fail
+    if num_rows(cons) > 0 and project_state(q, cons, tol) != -1:
         return fail
     # ---- accepted: the general path's bookkeeping
     ibuf[ki + PI_LAST_NOW] = now_ns

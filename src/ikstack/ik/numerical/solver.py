@@ -81,6 +81,16 @@ def _as_mask(mask: str | ArrayLike) -> Array:
     return (m != 0).astype(np.float64)
 
 
+def _margin_limits(chain: Chain, margin: float) -> tuple[Array, Array]:
+    """The chain's limits less ``margin`` (a joint narrower than twice it keeps its own)."""
+    lo = chain.lower + margin
+    hi = chain.upper - margin
+    narrow = lo > hi
+    lo[narrow] = chain.lower[narrow]
+    hi[narrow] = chain.upper[narrow]
+    return np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+
+
 @dataclass(frozen=True)
 class NumericalOptions:
     """Options shared by every numerical step (all validated at construction).
@@ -97,6 +107,9 @@ class NumericalOptions:
         limits: :class:`LimitMode`.
         seed: seed of the restarts: an int (every call with the same inputs then gives the
             same outputs) or a ``numpy.random.Generator`` (each call draws from it).
+        margin: [rad or m] kept from every finite position limit; None takes the chain's
+            ``kinematic_margin`` (as the analytic solvers do). It may raise that margin, never
+            lower it.
     """
 
     max_iterations: int = 30
@@ -108,6 +121,7 @@ class NumericalOptions:
     mask: str | tuple[bool, ...] = "full"
     limits: LimitMode = LimitMode.PROJECT
     seed: int | np.random.Generator | None = 0
+    margin: float | None = None
 
     def __post_init__(self) -> None:
         if int(self.max_iterations) < 1:
@@ -128,6 +142,8 @@ class NumericalOptions:
         if not np.any(w * _as_mask(self.mask) > 0):
             raise InputError("weights and mask leave no axis to solve for")
         object.__setattr__(self, "limits", LimitMode(self.limits))
+        if self.margin is not None and not (math.isfinite(self.margin) and self.margin >= 0):
+            raise InputError(f"margin must be finite and >= 0 [rad or m]; got {self.margin}")
 
 
 class NumericalIK:
@@ -158,10 +174,14 @@ class NumericalIK:
         o = self.options
         self._cc = compile_chain(chain)
         self._w = np.ascontiguousarray(np.asarray(o.weights, dtype=np.float64) * _as_mask(o.mask))
-        self._lo = np.ascontiguousarray(chain.lower)
-        self._hi = np.ascontiguousarray(chain.upper)
-        self._slo = np.where(np.isfinite(chain.lower), chain.lower, -math.pi)
-        self._shi = np.where(np.isfinite(chain.upper), chain.upper, math.pi)
+        km = chain.kinematic_margin
+        if o.margin is not None and o.margin < km:
+            raise InputError(f"margin {o.margin:g} is below the chain's kinematic margin {km:g}: "
+                             "an option may raise it, never lower it")
+        self.margin = km if o.margin is None else float(o.margin)
+        self._lo, self._hi = _margin_limits(chain, self.margin)
+        self._slo = np.where(np.isfinite(self._lo), self._lo, -math.pi)
+        self._shi = np.where(np.isfinite(self._hi), self._hi, math.pi)
         self._rng = o.seed if isinstance(o.seed, np.random.Generator) else None
         active = self._w > 0
         self._full_p = bool(active[:3].all())
@@ -183,7 +203,7 @@ class NumericalIK:
         self._pack = None if (chain.constraints and not tabs.compiled) or not own else one.pack(
             c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo, self._shi,
             self._w, o.position_tolerance, o.rotation_tolerance, self.damping, self.step_kind,
-            int(o.limits), o.max_iterations, o.max_restarts, chain.lower, chain.upper, tp, tr,
+            int(o.limits), o.max_iterations, o.max_restarts, self._lo, self._hi, tp, tr,
             tabs.qidx, tabs.qcoef, tabs.A, tabs.b)
 
     @property
@@ -332,6 +352,8 @@ class NumericalIK:
         """:func:`ikstack.ik.certify`, plus the masked errors when only some axes count."""
         o = self.options
         ok, perr, rerr = self._fast_gate(Q, Tt)
+        if self.margin > 0.0:
+            ok &= np.all((Q >= self._lo) & (Q <= self._hi), axis=1)
         if (self._any_p and not self._full_p) or (self._any_r and not self._full_r):
             e = se3.pose_error(Tt, fk(self.chain, Q)) * (self._w > 0)
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance

@@ -177,6 +177,9 @@ def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds
         fk_ok[rows_f, cols_f] = (perr <= pos_tol) & (rerr <= rot_tol)
         pe_all[rows_f, cols_f] = perr
         re_all[rows_f, cols_f] = rerr
+    km = chain.kinematic_margin
+    if km > 0.0:  # the chain's kinematic margin is kept from the limits, as by every solver
+        ok &= np.all((q_safe >= chain.lower + km) & (q_safe <= chain.upper - km), axis=-1)
     dist = np.linalg.norm(q_safe - seeds[:, None, :], axis=-1)
     dist = np.where(ok, dist, np.inf)
     best = np.argmin(dist, axis=1)

@@ -93,7 +93,8 @@ class LockedJoint7R:
 
     # ------------------------------------------------------------------ setup
     def _grid(self, k: int) -> Array:
-        lo, hi = self.chain.lower[k], self.chain.upper[k]
+        km = self.chain.kinematic_margin
+        lo, hi = self.chain.lower[k] + km, self.chain.upper[k] - km
         if not (np.isfinite(lo) and np.isfinite(hi)):
             lo, hi = -math.pi, math.pi
         return lo + (np.arange(self.num_locks) + 0.5) * (hi - lo) / self.num_locks
@@ -103,8 +104,9 @@ class LockedJoint7R:
         self.lock_values = self._grid(k)
         self._grid_geom = EN.Geometry.build(self._P, self._E, k, self.lock_values,
                                              self.role_shift)
-        self._lower6 = np.ascontiguousarray(np.delete(self.chain.lower, k))
-        self._upper6 = np.ascontiguousarray(np.delete(self.chain.upper, k))
+        km = self.chain.kinematic_margin  # kept from the limits, as every solver does
+        self._lower6 = np.ascontiguousarray(np.delete(self.chain.lower, k) + km)
+        self._upper6 = np.ascontiguousarray(np.delete(self.chain.upper, k) - km)
 
     @property
     def num_candidates(self) -> int:
@@ -132,7 +134,8 @@ class LockedJoint7R:
             q = q + np.clip(dq, -1.0, 1.0)
             cols.append(q[:, k])
         lams = np.stack(cols, axis=1)
-        lo, hi = self.chain.lower[k], self.chain.upper[k]
+        km = self.chain.kinematic_margin
+        lo, hi = self.chain.lower[k] + km, self.chain.upper[k] - km
         if np.isfinite(lo) and np.isfinite(hi):
             return np.clip(lams, lo, hi)
         return lams

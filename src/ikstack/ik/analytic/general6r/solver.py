@@ -74,8 +74,9 @@ class General6R:
     def _raw(self, T: Array) -> tuple[Array, NDArray[np.bool_]]:
         N = T.shape[0]
         Tc = EN.conditioned(T)
+        km = self.chain.kinematic_margin  # kept from the limits, as every solver does
         q, res = EN.solve_items(Tc, np.arange(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
-                                self._geom, self.chain.lower, self.chain.upper)
+                                self._geom, self.chain.lower + km, self.chain.upper - km)
         return q, np.isfinite(res)
 
     def candidates(self, T_base_tcp: ArrayLike) -> tuple[Array, NDArray[np.bool_]]:
