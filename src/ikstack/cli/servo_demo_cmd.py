@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import time
+from typing import Any
 
 import numpy as np
 
 from ikstack.cli.common import add_chain_arguments, chain_from_args, print_json
+from ikstack.cli.view_cmd import add_view_arguments, serve
 from ikstack.errors import InputError
 from ikstack.servo import Action, ServoStatus
 from ikstack.servo.demo import plot_trace, run_demo
@@ -27,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--every", type=int, default=20, help="print every N-th cycle")
     p.add_argument("--plot", metavar="PNG", help="save a plot (needs the viz extra)")
     p.add_argument("--json", action="store_true", help="machine-readable trace")
+    p.add_argument("--view", action="store_true",
+                   help="animate the servo live in the browser viewer (needs the viz extra)")
+    add_view_arguments(p)
     return p
 
 
@@ -38,7 +44,16 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--target-q has {tq.size} values; the chain has {chain.dof} joints")
     else:
         tq = chain.clip(chain.middle() + args.offset)
-    trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt)
+    viewer = None
+    if args.view:
+        from ikstack.viz import Viewer
+
+        viewer = Viewer(chain, host=args.host, port=args.port, method="numerical")
+        viewer.set_target(chain.fk(tq))
+        viewer.set_q(chain.middle(), move_target=False)
+        print(f"viewer at {viewer.url}", flush=True)
+    trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt,
+                     on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
     if args.plot:
         plot_trace(trace, args.plot)
     final = Action(int(trace.action[-1])).name
@@ -63,4 +78,13 @@ def run(args: argparse.Namespace) -> int:
           f"rotation error {trace.orientation_error[-1]:.2e} rad")
     if args.plot:
         print(f"plot written to {args.plot}")
+    if viewer is not None:
+        serve(viewer, args.duration)
     return 0
+
+
+def animate(viewer: Any, q: np.ndarray, dt: float) -> None:
+    """Draw one servo cycle and wait its period, so the browser shows it in real time."""
+    viewer.status = "servo running"
+    viewer.set_q(q, move_target=False)
+    time.sleep(dt)

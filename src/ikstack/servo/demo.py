@@ -6,6 +6,7 @@ joint positions, velocities and task error with matplotlib (the ``viz`` extra).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +68,8 @@ def make_solver(name: str) -> DifferentialIK:
 
 def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str = "dls",
              q0: ArrayLike | None = None, dt: float = 0.01,
-             config: ServoConfig | None = None) -> ServoTrace:
+             config: ServoConfig | None = None,
+             on_cycle: Callable[[int, Array], None] | None = None) -> ServoTrace:
     """Servo ``chain`` from ``q0`` (default: the middle of its limits) to a pose target.
 
     Args:
@@ -79,6 +81,8 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
         q0: (dof,) start configuration.
         dt: cycle time [s].
         config: servo settings (default :class:`ServoConfig`).
+        on_cycle: called after each cycle with its index and the reference ``q`` (dof,)
+            (a live view draws it; a slow callback slows the loop, not its results).
 
     Returns:
         :class:`ServoTrace`.
@@ -118,6 +122,8 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
         status[k] = int(r.status)
         if r.message not in messages:
             messages.append(r.message)
+        if on_cycle is not None:
+            on_cycle(k, q.copy())
     return ServoTrace(out["t"], Q, DQ, out["pe"], out["re"], actions, status, out["kappa"],
                       tuple(messages))
 
