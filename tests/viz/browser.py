@@ -33,7 +33,7 @@ def find_chromium() -> str | None:
 class Browser:
     """One headless page: ``open(url)``, ``text()``, ``screenshot()`` (an RGB array)."""
 
-    def __init__(self, width: int = 1000, height: int = 700) -> None:
+    def __init__(self, width: int = 1000, height: int = 640) -> None:
         from websockets.sync.client import connect
 
         exe = find_chromium()
@@ -43,7 +43,8 @@ class Browser:
         self.proc = subprocess.Popen(
             [exe, "--headless=new", "--no-sandbox", "--no-first-run", "--disable-extensions",
              "--disable-dev-shm-usage", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-             "--ignore-gpu-blocklist", "--remote-debugging-address=127.0.0.1",
+             "--ignore-gpu-blocklist", "--disable-features=BackForwardCache",
+             "--remote-debugging-address=127.0.0.1",
              "--remote-debugging-port=0", f"--user-data-dir={self._dir}",
              f"--window-size={width},{height}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -84,6 +85,10 @@ class Browser:
             raise ValueError(f"loopback URLs only; got {url}")
         self.call("Page.navigate", {"url": url})
 
+    def open_blank(self) -> None:
+        """Leave the current page (its websocket closes)."""
+        self.call("Page.navigate", {"url": "about:blank"})
+
     def eval(self, expression: str):
         r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
         return r.get("result", {}).get("value")
@@ -110,16 +115,23 @@ class Browser:
             Path(save).write_bytes(data)
         return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
-    def settle(self, seconds: float = 1.0) -> np.ndarray:
-        """Screenshots until two in a row agree (the scene finished updating), the last one."""
+    def settle(self, seconds: float = 1.0, path: str | os.PathLike[str] | None = None
+               ) -> np.ndarray:
+        """Screenshots until two in a row agree (the scene finished updating), the last one
+        (also saved to ``path`` when given)."""
         prev = self.screenshot()
         end = time.monotonic() + 20
         while time.monotonic() < end:
             time.sleep(seconds)
             cur = self.screenshot()
             if np.array_equal(cur, prev):
-                return cur
+                break
             prev = cur
+        if path is not None:
+            from PIL import Image
+
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(prev).save(path)
         return prev
 
     def close(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import threading
 import time
 from typing import Any
 
@@ -33,6 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--view", action="store_true",
                    help="animate the servo live in the browser viewer (needs the viz extra)")
     add_view_arguments(p)
+    p.add_argument("--wait", type=float, default=60.0, metavar="S",
+                   help="with --view: wait this long for a browser before starting")
     return p
 
 
@@ -49,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
         from ikstack.viz import Viewer
 
         viewer = Viewer(chain, host=args.host, port=args.port, method="numerical")
-        viewer.set_target(chain.fk(tq))
-        viewer.set_q(chain.middle(), move_target=False)
-        print(f"viewer at {viewer.url}", flush=True)
+        viewer.show_target(chain.fk(tq))
+        print(f"viewer at {viewer.url}: waiting up to {args.wait:g} s for a browser", flush=True)
+        viewer.wait_for_client(args.wait)
     trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt,
                      on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
     if args.plot:
@@ -79,12 +82,36 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"plot written to {args.plot}")
     if viewer is not None:
-        serve(viewer, args.duration)
+        stop = threading.Event()
+        legs = threading.Thread(target=_shuttle, args=(viewer, chain, tq, trace.q[-1], args, stop),
+                                daemon=True)
+        legs.start()
+        try:
+            serve(viewer, args.duration, args.once)
+        finally:
+            stop.set()
+            legs.join(10)
     return 0
 
 
-def animate(viewer: Any, q: np.ndarray, dt: float) -> None:
+def animate(viewer: Any, q: np.ndarray, dt: float, stop: threading.Event | None = None) -> None:
     """Draw one servo cycle and wait its period, so the browser shows it in real time."""
+    if stop is not None and stop.is_set():
+        return
     viewer.status = "servo running"
     viewer.set_q(q, move_target=False)
     time.sleep(dt)
+
+
+def _shuttle(viewer: Any, chain: Any, tq: np.ndarray, q: np.ndarray, args: argparse.Namespace,
+             stop: threading.Event) -> None:
+    """Keep the live view moving: servo back to the start, then to the target, and so on."""
+    goals = [chain.clip(chain.middle()), tq]
+    k = 0
+    while not stop.is_set():
+        goal = goals[k % 2]
+        viewer.show_target(chain.fk(goal))
+        tr = run_demo(chain, chain.fk(goal), steps=args.steps, solver_name=args.solver,
+                      q0=q, dt=args.dt, on_cycle=lambda _i, qi: animate(viewer, qi, args.dt, stop))
+        q = tr.q[-1]
+        k += 1

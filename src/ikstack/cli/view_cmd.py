@@ -42,6 +42,8 @@ def add_view_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=None, help="port (default: a free one)")
     p.add_argument("--duration", type=float, default=None, metavar="S",
                    help="serve this many seconds, then exit (default: until Ctrl-C)")
+    p.add_argument("--once", action="store_true",
+                   help="exit when the last browser that connected has left")
 
 
 def _chain(args: argparse.Namespace) -> tuple[Chain, list[Any]]:
@@ -88,14 +90,21 @@ def _episode_robot(episode: Path) -> str:
     return str(name)
 
 
-def serve(viewer: Any, duration: float | None) -> None:
-    """Keep the viewer up for ``duration`` seconds (until Ctrl-C when None)."""
+def serve(viewer: Any, duration: float | None, once: bool = False) -> None:
+    """Keep the viewer up for ``duration`` seconds (until Ctrl-C when None); with ``once``,
+    only until the browsers that connected have all left."""
     print(f"viewer at {viewer.url} (Ctrl-C to stop)", flush=True)
+    end = None if duration is None else time.monotonic() + max(0.0, duration)
+    seen = False
     try:
-        if duration is None:
-            viewer.serve_forever()
-        else:
-            time.sleep(max(0.0, duration))
+        while end is None or time.monotonic() < end:
+            time.sleep(0.1)
+            clients = bool(viewer.server.get_clients())
+            seen = seen or clients
+            if once and seen and not clients:
+                break
+    except KeyboardInterrupt:
+        pass
     finally:
         viewer.close()
 
@@ -114,5 +123,5 @@ def run(args: argparse.Namespace) -> int:
     viewer = Viewer(chain, host=args.host, port=args.port, meshes=meshes, method=args.method)
     if solved is not None:
         viewer.play(solved.timestamps, solved.q)
-    serve(viewer, args.duration)
+    serve(viewer, args.duration, args.once)
     return 0

@@ -136,8 +136,9 @@ class Viewer:
         self._analytic = self._analytic_solver() if method == "auto" else None
         self.server.scene.set_up_direction("+z")
         r = max(reach, 0.3)
-        self.server.initial_camera.position = (0.8 * r, -1.1 * r, 0.7 * r)
-        self.server.initial_camera.look_at = (0.0, 0.0, 0.15 * r)
+        # looking past the arm's right so it sits left of the panel on the right
+        self.server.initial_camera.position = (1.1 * r, -0.9 * r, 0.75 * r)
+        self.server.initial_camera.look_at = (0.3 * r, 0.25 * r, 0.1 * r)
         self.server.scene.add_grid("/grid", width=2 * max(reach, 0.5), height=2 * max(reach, 0.5),
                                    cell_size=0.1)
         self.robot = _RobotDrawing(self.server, chain, "/robot", ROBOT_COLOR, None, self.radius,
@@ -219,6 +220,17 @@ class Viewer:
     def _frames(self, q: Array) -> Array:
         links = fk_links(self.chain, q)  # (dof + 1): joint links, then the TCP
         return np.concatenate([np.eye(4)[None], links[:-1]], axis=0)
+
+    def show_target(self, T_base_tcp: ArrayLike) -> None:
+        """Move the target gizmo to ``T_base_tcp`` without solving (a servo's goal)."""
+        T = as_transforms(T_base_tcp, "T_base_tcp")
+        with self._lock:
+            self._updating = True
+            try:
+                self.gizmo.wxyz = _wxyz(T)
+                self.gizmo.position = T[:3, 3]
+            finally:
+                self._updating = False
 
     def set_target(self, T_base_tcp: ArrayLike) -> list[Solution]:
         """Move the target gizmo to ``T_base_tcp`` and solve, as a drag in the browser does."""
@@ -438,14 +450,6 @@ class Viewer:
                 return True
             time.sleep(0.05)
         return False
-
-    def serve_forever(self) -> None:
-        """Block until interrupted (Ctrl-C)."""
-        try:
-            while True:
-                time.sleep(1.0)
-        except KeyboardInterrupt:
-            pass
 
     def close(self) -> None:
         """Stop the server."""
