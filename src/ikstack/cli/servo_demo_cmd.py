@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt,
                      on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
     if args.plot:
-        plot_trace(trace, args.plot)
+        plot_trace(trace, args.plot, joint_names=chain.joint_names)
     final = Action(int(trace.action[-1])).name
     if args.json:
         print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "q": trace.q,

@@ -13,10 +13,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Solve each episode as a continuous path (analytic where the arm's family "
                     "allows, numerical otherwise), writing joint positions, per-frame success "
                     "and FK error in the input's format plus OUTPUT/summary.json.")
-    return add_solve_arguments(p)
+    add_solve_arguments(p)
+    p.add_argument("--plot", action="store_true",
+                   help="also write OUTPUT/plots/<episode>.png: joint traces and per-frame FK "
+                        "error (viz extra)")
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
     summary = run_solve(args)
     print(summary.text())
+    if getattr(args, "plot", False):
+        from pathlib import Path
+
+        from ikstack.viz.plots import plot_summary_episodes
+
+        files = plot_summary_episodes(summary.per_episode, Path(summary.output) / "plots")
+        print(f"{len(files)} plot(s) written to {Path(summary.output) / 'plots'}")
     return 0 if not summary.failed_episodes else 1
