@@ -61,3 +61,16 @@ def test_bad_arguments() -> None:
             v.show_frame(0)
         with pytest.raises(InputError, match="rows must match"):
             v.play(np.arange(3), np.zeros((2, 6)), start=False)
+
+
+def test_ghosts_are_capped_for_sampled_redundancy() -> None:
+    from ikstack.viz.viewer import MAX_GHOSTS
+
+    chain = load("panda")
+    with Viewer(chain) as v:
+        sols = v.set_target(chain.fk(np.array([0.3, -0.4, 0.2, -2.0, 0.1, 1.8, 0.6])))
+        shown = v.visible_ghosts()
+        assert len(sols) - 1 > MAX_GHOSTS and len(shown) == MAX_GHOSTS
+        n_valid = sum(s.valid and not s.selected for s in sols)
+        assert sum(shown) == min(n_valid, MAX_GHOSTS)  # valid ones are shown first
+        assert f"{MAX_GHOSTS} ghosts shown" in v.status

@@ -35,6 +35,8 @@ ROBOT_COLOR = (235, 140, 40)
 VALID_COLOR = (30, 190, 210)
 INVALID_COLOR = (210, 50, 200)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: most ghosts drawn at once (a 7R arm's families sample the redundancy: hundreds of candidates)
+MAX_GHOSTS = 16
 
 
 def _viser() -> Any:
@@ -146,6 +148,7 @@ class Viewer:
         self._ghosts: list[_RobotDrawing] = []
         self._ghost_colors: list[tuple[int, int, int]] = []
         self.solutions: list[Solution] = []
+        self.shown_ghosts: list[Solution] = []
         self.status = "ready"
         self.position_error = 0.0
         self.rotation_error = 0.0
@@ -292,6 +295,8 @@ class Viewer:
         if ok:
             self.status = (f"solved ({r.method}): {n_valid} valid of {len(sols)} solutions"
                            if self._analytic is not None else f"solved ({r.method})")
+            if len(sols) - 1 > MAX_GHOSTS:
+                self.status += f"; {MAX_GHOSTS} ghosts shown"
             self.set_q(r.q[0], move_target=False)
         else:
             from ikstack.ik import IKStatus
@@ -305,11 +310,31 @@ class Viewer:
 
     def _clear_ghosts(self) -> None:
         self.solutions = []
+        self.shown_ghosts = []
         for g in self._ghosts:
             g.hide()
 
+    def _ghost_choice(self, sols: list[Solution]) -> list[Solution]:
+        """The ghosts to draw: every candidate but the selected one, at most
+        :data:`MAX_GHOSTS`: valid ones first, spread evenly over the list, then invalid ones."""
+        rest = [s for s in sols if not s.selected]
+        if len(rest) <= MAX_GHOSTS:
+            return rest
+        valid = [s for s in rest if s.valid]
+        invalid = [s for s in rest if not s.valid]
+
+        def spread(items: list[Solution], n: int) -> list[Solution]:
+            if len(items) <= n:
+                return items
+            idx = np.linspace(0, len(items) - 1, n).round().astype(int)
+            return [items[i] for i in idx]
+
+        chosen = spread(valid, MAX_GHOSTS)
+        return chosen + spread(invalid, MAX_GHOSTS - len(chosen))
+
     def _show_ghosts(self, sols: list[Solution]) -> None:
-        ghosts = [s for s in sols if not s.selected]
+        ghosts = self._ghost_choice(sols)
+        self.shown_ghosts = ghosts
         for k, s in enumerate(ghosts):
             color = VALID_COLOR if s.valid else INVALID_COLOR
             while len(self._ghosts) <= k:
@@ -430,7 +455,7 @@ class Viewer:
 
     def visible_ghosts(self) -> list[bool]:
         """Validity of each ghost now shown (the selected solution is the solid robot)."""
-        return [s.valid for s in self.solutions if not s.selected]
+        return [s.valid for s in self.shown_ghosts]
 
     def fk_error(self) -> tuple[float, float]:
         """FK error [m, rad] of the shown configuration against the gizmo's target."""
