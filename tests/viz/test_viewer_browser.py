@@ -160,7 +160,7 @@ def test_view_episode_plays_a_timeline(browser: Browser, tmp_path: Path) -> None
         [1.0, 0.3, -0.4, 0.5, 0.2, 1.0])
     out = tmp_path / "out"
     write_solved(out / "episode_000.csv", SolvedEpisode(
-        t, chain.joint_names, q, np.ones(n, bool), np.zeros(n), np.zeros(n),
+        t, chain.joint_names, q, np.ones(n, bool), np.full(n, 1e-9), np.full(n, 2e-9),
         np.zeros(n, dtype=np.int64)))
     (out / "summary.json").write_text(json.dumps({"robot": "ur5"}))
     port = free_port()
@@ -173,6 +173,7 @@ def test_view_episode_plays_a_timeline(browser: Browser, tmp_path: Path) -> None
     if shot_path("view_episode_timeline"):
         browser.screenshot(shot_path("view_episode_timeline"))
     first = re.search(r"frame (\d+)/120", browser.text())
+    assert "certified" in browser.text() and "FK error: 1.00e-09 m" in browser.text()
     time.sleep(1.5)
     text2 = browser.wait_text("frame ")
     second = re.search(r"frame (\d+)/120", text2)

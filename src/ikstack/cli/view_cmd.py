@@ -122,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
                              f"match the chain's {', '.join(chain.joint_names)}")
     viewer = Viewer(chain, host=args.host, port=args.port, meshes=meshes, method=args.method)
     if solved is not None:
-        viewer.play(solved.timestamps, solved.q)
+        viewer.play(solved.timestamps, solved.q, success=solved.success,
+                    position_error=solved.position_error, rotation_error=solved.rotation_error)
     serve(viewer, args.duration, args.once)
     return 0

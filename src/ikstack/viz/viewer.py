@@ -159,6 +159,7 @@ class Viewer:
             "/target", scale=max(0.15, 0.25 * reach), wxyz=_wxyz(T), position=T[:3, 3])
         self.gizmo.on_update(lambda _event: self._on_gizmo())
         self._timeline: tuple[Array, Array] | None = None
+        self._frame_info: tuple[Any, ...] | None = None
         self._playing = False
         self._player: threading.Thread | None = None
         self.set_q(self.q)
@@ -368,15 +369,24 @@ class Viewer:
 
     # ------------------------------------------------------------------ playback
     def play(self, timestamps: ArrayLike, q: ArrayLike, start: bool = True,
-             speed: float = 1.0) -> None:
+             speed: float = 1.0, success: ArrayLike | None = None,
+             position_error: ArrayLike | None = None,
+             rotation_error: ArrayLike | None = None) -> None:
         """Load a trajectory (timestamps (T,) [s], q (T, dof)) with a timeline slider and a play
-        checkbox; it starts playing when ``start``."""
+        checkbox; it starts playing when ``start``. A solved episode's per-frame ``success`` and
+        FK errors [m, rad] (T,), when given, are shown with each frame."""
         t = np.asarray(timestamps, dtype=np.float64).reshape(-1)
         qq = self.chain.check_q(q).reshape(-1, self.chain.dof)
         if t.shape[0] != qq.shape[0] or t.shape[0] == 0:
             raise InputError(f"timestamps ({t.shape[0]}) and q ({qq.shape[0]}) rows must match "
                              "and be non-empty")
         self._timeline = (t, qq)
+        self._frame_info = None
+        if success is not None and position_error is not None and rotation_error is not None:
+            self._frame_info = tuple(np.asarray(a).reshape(-1) for a in (
+                success, position_error, rotation_error))
+            if any(a.shape[0] != t.shape[0] for a in self._frame_info):
+                raise InputError("success and the FK errors need one value per frame")
         gui = self.server.gui
         if self.frame_slider is None:
             with gui.add_folder("Timeline"):
@@ -408,6 +418,10 @@ class Viewer:
                 self._updating = False
             self.status = f"frame {k + 1}/{len(t)}"
             self._clear_ghosts()
+            if self._frame_info is not None:
+                ok, pe, re = self._frame_info
+                self.status += ", certified" if bool(ok[k]) else ", NOT certified"
+                self.position_error, self.rotation_error = float(pe[k]), float(re[k])
             self.set_q(qq[k])
             self.time_md.content = f"t = {t[k] - t[0]:.3f} s of {t[-1] - t[0]:.3f} s"
         self._frame = k
