@@ -22,7 +22,15 @@ from ikstack.errors import (
 )
 from ikstack.ik import IKResult, IKStatus, solve_ik
 from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
-from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
+from ikstack.model import (
+    Chain,
+    ChainRole,
+    JointType,
+    from_dh,
+    from_pinocchio,
+    load_mjcf,
+    load_urdf,
+)
 
 __version__ = "0.1.0"
 
@@ -103,8 +111,10 @@ __all__ = [
     "fk",
     "fk_links",
     "from_dh",
+    "from_pinocchio",
     "jacobian",
     "jacobian_fd",
+    "load_mjcf",
     "load_urdf",
     "solve_ik",
 ]

@@ -26,6 +26,7 @@ COMMANDS = {
     "validate": "ikstack.cli.validate_cmd",
     "servo-demo": "ikstack.cli.servo_demo_cmd",
     "decode": "ikstack.cli.decode_cmd",
+    "view": "ikstack.cli.view_cmd",
 }
 
 #: exit codes of every command

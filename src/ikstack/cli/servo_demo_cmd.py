@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import threading
+import time
+from typing import Any
 
 import numpy as np
 
 from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
+from ikstack.cli.view_cmd import add_view_arguments, serve
 from ikstack.errors import InputError
 from ikstack.servo import Action, ServoStatus
 from ikstack.servo.demo import plot_trace, run_demo
@@ -27,6 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--every", type=int, default=20, help="print every N-th cycle")
     p.add_argument("--plot", metavar="PNG", help="save a plot (needs the viz extra)")
     p.add_argument("--json", action="store_true", help="machine-readable trace")
+    p.add_argument("--view", action="store_true",
+                   help="animate the servo live in the browser viewer (needs the viz extra)")
+    add_view_arguments(p)
+    p.add_argument("--wait", type=float, default=60.0, metavar="S",
+                   help="with --view: wait this long for a browser before starting")
     return p
 
 
@@ -40,9 +49,18 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--target-q has {tq.size} values; the chain has {chain.dof} joints")
     else:
         tq = chain.clip(chain.middle() + args.offset)
-    trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt)
+    viewer = None
+    if args.view:
+        from ikstack.viz import Viewer
+
+        viewer = Viewer(chain, host=args.host, port=args.port, method="numerical")
+        viewer.show_target(chain.fk(tq))
+        print(f"viewer at {viewer.url}: waiting up to {args.wait:g} s for a browser", flush=True)
+        viewer.wait_for_client(args.wait)
+    trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt,
+                     on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
     if args.plot:
-        plot_trace(trace, args.plot)
+        plot_trace(trace, args.plot, joint_names=chain.joint_names)
     final = Action(int(trace.action[-1])).name
     if args.json:
         print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "q": trace.q,
@@ -65,4 +83,37 @@ def run(args: argparse.Namespace) -> int:
           f"rotation error {trace.orientation_error[-1]:.2e} rad")
     if args.plot:
         print(f"plot written to {args.plot}")
+    if viewer is not None:
+        stop = threading.Event()
+        legs = threading.Thread(target=_shuttle, args=(viewer, chain, tq, trace.q[-1], args, stop),
+                                daemon=True)
+        legs.start()
+        try:
+            serve(viewer, args.duration, args.once)
+        finally:
+            stop.set()
+            legs.join(10)
     return 0
+
+
+def animate(viewer: Any, q: np.ndarray, dt: float, stop: threading.Event | None = None) -> None:
+    """Draw one servo cycle and wait its period, so the browser shows it in real time."""
+    if stop is not None and stop.is_set():
+        return
+    viewer.status = "servo running"
+    viewer.set_q(q, move_target=False)
+    time.sleep(dt)
+
+
+def _shuttle(viewer: Any, chain: Any, tq: np.ndarray, q: np.ndarray, args: argparse.Namespace,
+             stop: threading.Event) -> None:
+    """Keep the live view moving: servo back to the start, then to the target, and so on."""
+    goals = [chain.clip(chain.middle()), tq]
+    k = 0
+    while not stop.is_set():
+        goal = goals[k % 2]
+        viewer.show_target(chain.fk(goal))
+        tr = run_demo(chain, chain.fk(goal), steps=args.steps, solver_name=args.solver,
+                      q0=q, dt=args.dt, on_cycle=lambda _i, qi: animate(viewer, qi, args.dt, stop))
+        q = tr.q[-1]
+        k += 1

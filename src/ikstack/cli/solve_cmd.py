@@ -15,10 +15,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "and FK error in the input's format plus OUTPUT/summary.json. An episode that "
                     "cannot be read is listed there with its file, row and field, and the "
                     "others are converted (exit 1 at the end; --fail-fast stops at once).")
-    return add_solve_arguments(p)
+    add_solve_arguments(p)
+    p.add_argument("--plot", action="store_true",
+                   help="also write OUTPUT/plots/<episode>.png: joint traces and per-frame FK "
+                        "error (viz extra)")
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
     summary = run_solve(args)
     print(summary.text())
+    if getattr(args, "plot", False):
+        from pathlib import Path
+
+        from ikstack.viz.plots import plot_summary_episodes
+
+        files = plot_summary_episodes(summary.per_episode, Path(summary.output) / "plots")
+        print(f"{len(files)} plot(s) written to {Path(summary.output) / 'plots'}")
     return 0 if summary.ok else 1

@@ -15,6 +15,7 @@ from ikstack.errors import InputError
 from ikstack.jobs.convert import BACKENDS, DEVICES, SolveConfig
 from ikstack.jobs.engines import ENGINES
 from ikstack.jobs.job import SolveSummary, run_job
+from ikstack.jobs.lerobot import add_lerobot_arguments, is_lerobot_dataset, run_lerobot_from_options
 from ikstack.jobs.path import METHODS, PathSolverFactory
 from ikstack.jobs.progress import Progress
 from ikstack.jobs.samples import SAMPLE_HOMES, SAMPLE_PREFIX, resolve_input, sample_path
@@ -62,6 +63,7 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--force-robot", action="store_true",
                         help="solve a bundled sample with another robot than the one it was "
                              "made for")
+    add_lerobot_arguments(parser)
     return parser
 
 
@@ -132,8 +134,11 @@ def run_solve(options: Any, progress: Progress | None = None,
         backend=getattr(options, "backend", "numpy"), device=getattr(options, "device", "cpu"),
         path_solver_factory=path_solver_factory,
         fail_fast=bool(getattr(options, "fail_fast", False)))
+    input_path = input_from_options(options)
+    if is_lerobot_dataset(input_path) or getattr(options, "pose_columns", None):
+        return run_lerobot_from_options(input_path, options, config, progress)
     return run_job(
-        input_from_options(options), options.output, config,
+        input_path, options.output, config,
         engine=getattr(options, "engine", "local"), workers=getattr(options, "workers", None),
         ray_address=getattr(options, "ray_address", None),
         overwrite=bool(getattr(options, "overwrite", False)), progress=progress,

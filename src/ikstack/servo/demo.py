@@ -6,6 +6,7 @@ joint positions, velocities and task error with matplotlib (the ``viz`` extra).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +68,8 @@ def make_solver(name: str) -> DifferentialIK:
 
 def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str = "dls",
              q0: ArrayLike | None = None, dt: float = 0.01,
-             config: ServoConfig | None = None) -> ServoTrace:
+             config: ServoConfig | None = None,
+             on_cycle: Callable[[int, Array], None] | None = None) -> ServoTrace:
     """Servo ``chain`` from ``q0`` (default: the middle of its limits) to a pose target.
 
     Args:
@@ -79,6 +81,8 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
         q0: (dof,) start configuration.
         dt: cycle time [s].
         config: servo settings (default :class:`ServoConfig`).
+        on_cycle: called after each cycle with its index and the reference ``q`` (dof,)
+            (a live view draws it; a slow callback slows the loop, not its results).
 
     Returns:
         :class:`ServoTrace`.
@@ -118,12 +122,16 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
         status[k] = int(r.status)
         if r.message not in messages:
             messages.append(r.message)
+        if on_cycle is not None:
+            on_cycle(k, q.copy())
     return ServoTrace(out["t"], Q, DQ, out["pe"], out["re"], actions, status, out["kappa"],
                       tuple(messages))
 
 
-def plot_trace(trace: ServoTrace, path: str | None = None) -> Any:
-    """Plot joint positions, velocities and task error (needs matplotlib, the ``viz`` extra).
+def plot_trace(trace: ServoTrace, path: str | None = None,
+               joint_names: tuple[str, ...] | list[str] | None = None) -> Any:
+    """Plot joint positions, velocities and task error (needs matplotlib, the ``viz`` extra),
+    each with a legend (joints named by ``joint_names``, else q1, q2, ...).
 
     Returns the matplotlib figure; saves it to ``path`` when given.
     """
@@ -136,10 +144,15 @@ def plot_trace(trace: ServoTrace, path: str | None = None) -> Any:
     except ImportError:
         raise MissingExtraError("matplotlib", "viz") from None
     fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 8))
-    axes[0].plot(trace.t, trace.q)
+    names = list(joint_names) if joint_names is not None else [
+        f"q{j + 1}" for j in range(trace.q.shape[1])]
+    for j, name in enumerate(names):
+        axes[0].plot(trace.t, trace.q[:, j], label=name)
+        axes[1].plot(trace.t, trace.dq[:, j], label=name)
     axes[0].set_ylabel("q [rad]")
-    axes[1].plot(trace.t, trace.dq)
+    axes[0].legend(fontsize=7, ncol=2, loc="best")
     axes[1].set_ylabel("dq [rad/s]")
+    axes[1].legend(fontsize=7, ncol=2, loc="best")
     axes[2].semilogy(trace.t, np.maximum(trace.position_error, 1e-12), label="position [m]")
     axes[2].semilogy(trace.t, np.maximum(trace.orientation_error, 1e-12), label="rotation [rad]")
     axes[2].set_ylabel("task error")

@@ -36,11 +36,15 @@ def plot_errors(report: JacobianIKReport, path: str | os.PathLike[str] | None = 
         style = "-" if t.reached else "--"
         ax_p.semilogy(its, [max(h[0], 1e-12) for h in t.history], style, label=f"target {t.index}")
         ax_r.semilogy(its, [max(h[1], 1e-12) for h in t.history], style, label=f"target {t.index}")
-    ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":")
-    ax_r.axhline(report.config["orientation_tolerance_deg"], color="k", lw=0.8, ls=":")
+    ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":",
+                 label="tolerance")
+    ax_r.axhline(report.config["orientation_tolerance_deg"], color="k", lw=0.8, ls=":",
+                 label="tolerance")
     ax_p.set(xlabel="iteration", ylabel="position error [m]")
     ax_r.set(xlabel="iteration", ylabel="orientation error [deg]")
-    ax_p.legend(fontsize=7)
+    # solid: reached within tolerance; dashed: not reached
+    ax_p.legend(fontsize=7, title="solid: reached, dashed: not", title_fontsize=7)
+    ax_r.legend(fontsize=7, title="solid: reached, dashed: not", title_fontsize=7)
     fig.suptitle(f"{report.model}: {report.status.value} ({report.reason})", fontsize=9)
     if path is not None:
         fig.savefig(path)
