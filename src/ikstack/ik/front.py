@@ -87,7 +87,8 @@ def _hashable(v: Any) -> Any:
 
 def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
              method: str = "auto", **options: Any) -> IKResult:
-    """Solve inverse kinematics for one target (4, 4) or a batch (N, 4, 4).
+    """Solve inverse kinematics for one target (4, 4) or a batch (N, 4, 4) or (..., 4, 4)
+    (leading batch dimensions shape the result: ``q`` (..., dof)).
 
     Args:
         chain: the chain to solve for.

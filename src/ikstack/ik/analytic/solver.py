@@ -15,7 +15,7 @@ from ikstack.ik.analytic import _one, _path, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
-from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
 from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
@@ -259,9 +259,11 @@ class AnalyticIK:
         """Solve targets; the valid solution nearest each seed.
 
         Args:
-            T_base_tcp: (4, 4) or (N, 4, 4) rigid TCP poses in the base frame [m].
-            seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
-                Seeds are projected into the limits first.
+            T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame
+                [m]; leading batch dimensions shape the result (``q`` (..., dof)), a single
+                (4, 4) target gives one row.
+            seed: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) [rad];
+                the middle of the limits by default. Seeds are projected into the limits first.
             return_all: also return every candidate ``q_all`` (N, K, dof) and its certified
                 mask ``valid_all`` (N, K).
 
@@ -277,6 +279,10 @@ class AnalyticIK:
                 fused = self._solve_six(T_base_tcp, seed)
                 if fused is not None:
                     return fused
+        lead = batch_dims(T_base_tcp)
+        if lead is not None:
+            Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+            return self.solve(Tf, sf, return_all).reshaped(lead)
         T, _ = self._targets(T_base_tcp)
         S = self._seeds(seed, T.shape[0])
         if return_all:
