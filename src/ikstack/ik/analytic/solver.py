@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
-from ikstack.ik.analytic import _one, _path, _select
+from ikstack.ik.analytic import _all6, _one, _path, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
@@ -271,6 +271,10 @@ class AnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
             hold the limit-projected seed and a status saying why.
         """
+        if return_all and self._six and self._fast:
+            every = _all6.solve_all(self, T_base_tcp, seed)
+            if every is not None:
+                return every
         if not return_all:
             fast = self._solve_one(T_base_tcp, seed)
             if fast is not None:
