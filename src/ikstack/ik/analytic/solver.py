@@ -69,6 +69,12 @@ class AnalyticIK:
         max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
             previous frame in :meth:`solve_path`).
         tol: exactness tolerance of the classifier ([rad] parallel, [m] meeting axes).
+        axis_alignment_tolerance: a chain that misses its family's exact conditions by no
+            more than this ([rad] / [m]; default 1e-5: URDF rounding) is solved as the exact
+            family on its nearest exact surrogate, the selection polished (at most 12 bounded
+            Newton corrections) and certified on the true chain, in strict mode. It does not
+            relax the FK gate.
+        near_tolerance: the largest deviation ([rad] / [m]; default 0.025) near mode accepts.
         num_locks: general mode, 7R: grid samples of the locked joint.
         search: general mode, 7R: lock samples ``"fixed"`` (the grid) or ``"seed_local"`` (the
             grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
@@ -85,7 +91,8 @@ class AnalyticIK:
     def __init__(self, chain: Chain, mode: str = "strict", position_tolerance: float = 1e-6,
                  rotation_tolerance: float = 1e-6, num_samples: int = 128,
                  weights: ArrayLike | None = None, max_joint_step: float | None = None,
-                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None):
+                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None,
+                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025):
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}; got {mode!r}")
         for name, v in (("position_tolerance", position_tolerance),
@@ -110,8 +117,12 @@ class AnalyticIK:
             if w.shape != (chain.dof,) or np.any(w < 0):
                 raise InputError(f"weights must be ({chain.dof},) and non-negative; got {w}")
         self.weights = np.ascontiguousarray(w, dtype=np.float64)
-        self.classification: Classification = classify(chain, tol)
+        self.classification: Classification = classify(chain, tol, axis_alignment_tolerance,
+                                                       near_tolerance)
         self.near = mode == "near"
+        #: strict mode on a chain within the axis alignment tolerance of its family: the
+        #: surrogate's candidates are polished on the true chain before the FK gate
+        self.polish = mode == "strict" and self.classification.polish
         self.family: Family
         self._general: GeneralFamily | None = None
         self._path_search = "seed_local" if search is None else search
@@ -122,7 +133,7 @@ class AnalyticIK:
             self.family = self._general
             self.method = f"analytic:{self._general.name}"
         else:
-            det = self._pick(detections(chain, tol))
+            det = self._pick(detections(chain, tol, axis_alignment_tolerance, near_tolerance))
             self.family = det.build(self.num_samples)
             self.method = f"analytic:{det.name}" + (":near" if self.near else "")
         self._lo = np.ascontiguousarray(chain.lower + chain.kinematic_margin)
@@ -137,7 +148,7 @@ class AnalyticIK:
         self._fast = tabs.compiled or not chain.constraints
         cc = self._cc
         fam = self.family
-        six = fam if isinstance(fam, SixR) and not self.near else None
+        six = fam if isinstance(fam, SixR) and not self.near and not self.polish else None
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
@@ -190,7 +201,7 @@ class AnalyticIK:
         n = T.shape[0]
         Q, V = self.family.solve(T, S)
         cc = self._cc
-        piters = 0
+        piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
         if self.near:
             # every surrogate branch (exact or least-squares) and the seed itself are initial
             # guesses for the bounded polish on the true model
@@ -336,7 +347,7 @@ class AnalyticIK:
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
-            piters = 0
+            piters = NEAR_ITERATIONS if self.polish else 0
             if self.near:
                 written = V | np.any(Q != S[:, None, :], axis=2)
                 Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
@@ -461,7 +472,7 @@ class AnalyticIK:
                 return self._frame_path(T, prev)
             finally:
                 g.set_search(search)
-        if compiled and n and not self.near and not self.chain.constraints:
+        if compiled and n and not self.near and not self.polish and not self.chain.constraints:
             r = self._compiled_path(T, prev)
             if r is not None:
                 return r
