@@ -115,7 +115,7 @@ def batch_dims(T_base_tcp: object) -> tuple[int, ...] | None:
     """The leading batch dimensions of targets shaped ``(..., 4, 4)`` with two or more of them
     (``(B1, B2, 4, 4)`` gives ``(B1, B2)``), else None: ``(4, 4)`` and ``(N, 4, 4)`` are the
     solvers' own shapes."""
-    shape = np.shape(T_base_tcp)  # type: ignore[arg-type]
+    shape = np.shape(T_base_tcp)  # type: ignore[call-overload]
     if len(shape) > 3 and tuple(shape[-2:]) == (4, 4):
         return tuple(int(d) for d in shape[:-2])
     return None
