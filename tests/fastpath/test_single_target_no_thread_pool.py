@@ -46,7 +46,7 @@ SCRIPT = textwrap.dedent("""
 
 CASES = {
     "6r": [("ur5", "strict"), ("ur5", "strict+all"), ("ur5", "auto"), ("arx_x5", "near")],
-    "srs": [("iiwa14", "strict"), ("marvin_left", "near")],
+    "srs": [("iiwa14", "strict"), ("iiwa14", "strict+all"), ("marvin_left", "near")],
     "locked": [("panda", "strict"), ("panda", "auto"), ("rizon4", "general")],
     "numerical": [("panda", "lm"), ("iiwa14", "dls"), ("rizon4", "auto")],
 }

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._fast import constraint_tables, result_one
+from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.analytic import _all6, _one, _path, _select
 from ikstack.ik.analytic._general import GeneralFamily
@@ -429,8 +429,19 @@ class AnalyticIK:
                                         self.rotation_tolerance)
         q_all = valid_all = None
         if return_all:
-            okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
-                                self.rotation_tolerance)
+            if n < PARALLEL_THRESHOLD:  # few targets: the certificate stays on this thread
+                gate = self.chain._cache.get(("fast_gate", self.position_tolerance,
+                                              self.rotation_tolerance))
+                if gate is None:
+                    gate = FastGate(self.chain, self.position_tolerance, self.rotation_tolerance)
+                    self.chain._cache[("fast_gate", self.position_tolerance,
+                                       self.rotation_tolerance)] = gate
+                okc, _, _ = gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
+                                 np.ascontiguousarray(np.repeat(T, k, axis=0)), serial=True)
+                okc = okc.reshape(n, k)
+            else:
+                okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
+                                    self.rotation_tolerance)
             valid_all = OK & okc
             q_all = Q
         zeros = np.zeros(n, dtype=np.int64)
