@@ -67,3 +67,6 @@ def test_warp_numerical_solutions_meet_pinocchio_fk(erd_dir, rel, base, tip):
     assert r.success.mean() >= 0.95
     for i in np.flatnonzero(r.success):
         assert _reaches(pin_fk, r.q[i], T[i], tol=2e-6) and chain.within_limits(r.q[i])
+    # leading batch dimensions are kept
+    rb = wn.solve(chain, T[:6].reshape(2, 3, 4, 4))
+    assert rb.q.shape == (2, 3, chain.dof) and rb.success.shape == (2, 3)
