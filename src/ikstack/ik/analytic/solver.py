@@ -430,12 +430,10 @@ class AnalyticIK:
         q_all = valid_all = None
         if return_all:
             if n < PARALLEL_THRESHOLD:  # few targets: the certificate stays on this thread
-                gate = self.chain._cache.get(("fast_gate", self.position_tolerance,
-                                              self.rotation_tolerance))
+                gate = self.__dict__.get("_fast_gate")
                 if gate is None:
                     gate = FastGate(self.chain, self.position_tolerance, self.rotation_tolerance)
-                    self.chain._cache[("fast_gate", self.position_tolerance,
-                                       self.rotation_tolerance)] = gate
+                    self._fast_gate = gate
                 okc, _, _ = gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
                                  np.ascontiguousarray(np.repeat(T, k, axis=0)), serial=True)
                 okc = okc.reshape(n, k)
