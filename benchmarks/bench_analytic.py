@@ -1,8 +1,16 @@
-"""Analytic IK: ikstack beside EAIK and ik-geo in the same run.
+"""Analytic IK: ikstack beside EAIK and ik-geo in the same run, like for like.
+
+The peers' calls return every solution of a pose, so ikstack is timed doing the same work:
+``solve(T, return_all=True)`` (every candidate, certified), one pose per call and batched,
+against ik-geo's ``get_ik`` and EAIK's ``IK`` (and EAIK's ``IK_batched``); the ratios
+``all_single_vs_<peer>`` (ikstack's single call over the peer's) and
+``<peer>_single_over_all_batch<n>`` (the peer's single call over ikstack's per-pose batch
+time) are the like-for-like figures. The best-solution call ``solve(T)`` (nearest valid
+solution only: less work) is reported separately, as ``best_*``.
 
 Per-pose time for a single call and for batches (1,000 and 100,000 poses) on UR5, a
 spherical-wrist arm (ABB IRB 6640, IK-Geo's description) and iiwa14 (SRS, 128 swivel samples),
-with solution counts and the worst FK error; ratios to the peers. ``--roundtrip`` instead runs
+with solution counts and the worst FK error. ``--roundtrip`` instead runs
 the FK -> IK -> FK statistic: 10,000 FK-sampled in-limit targets per arm, share recovered and
 worst FK error.
 
@@ -198,8 +206,14 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
     row: dict[str, object] = {"arm": name, "family": ik.method, "K": ik.K}
     singles = list(T[:n_single])
     ik.solve(T[:8])
+    ik.solve(T[:8], return_all=True)
+    row["ikstack_all_single_us"] = per_call_us(lambda t: ik.solve(t, return_all=True), singles)
     row["ikstack_single_us"] = per_call_us(ik.solve, singles)
     for n in sizes:
+        ik.solve(T[: min(n, 64)], return_all=True)
+        ik.solve(T[: max(n, 300)], return_all=True)  # the parallel kernel too
+        row[f"ikstack_all_batch{n}_us"] = batch_us(
+            lambda n=n: ik.solve(T[:n], return_all=True), n)
         ik.solve(T[: min(n, 64)])
         row[f"ikstack_batch{n}_us"] = batch_us(lambda n=n: ik.solve(T[:n]), n)
         r = ik.solve(T[:n])
@@ -237,15 +251,27 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
 
 
 def ratios(row: dict[str, object], sizes: tuple[int, ...]) -> dict[str, float]:
+    """Like for like (every solution, both sides): ``all_single_vs_<peer>`` and
+    ``<peer>_single_over_all_batch<n>``, and ``<peer>_batch_over_all_batch<n>`` against the
+    peer's own batched call; then the best-solution call's figures, prefixed ``best_``."""
     out: dict[str, float] = {}
-    ours = float(row["ikstack_single_us"])  # type: ignore[arg-type]
     for kind in ("ik-geo", "eaik"):
         key = f"{kind}_single_us"
-        if key in row:
-            peer = float(row[key])  # type: ignore[arg-type]
-            out[f"single_vs_{kind}"] = ours / peer
-            for n in sizes:
-                out[f"{kind}_single_over_batch{n}"] = peer / float(row[f"ikstack_batch{n}_us"])  # type: ignore[arg-type]
+        if key not in row:
+            continue
+        peer = float(row[key])  # type: ignore[arg-type]
+        out[f"all_single_vs_{kind}"] = float(row["ikstack_all_single_us"]) / peer  # type: ignore[arg-type]
+        for n in sizes:
+            out[f"{kind}_single_over_all_batch{n}"] = peer / float(
+                row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
+            pb = row.get(f"{kind}_batch{n}_us")
+            if pb is not None:
+                out[f"{kind}_batch_over_all_batch{n}"] = float(pb) / float(
+                    row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
+        out[f"best_single_vs_{kind}"] = float(row["ikstack_single_us"]) / peer  # type: ignore[arg-type]
+        for n in sizes:
+            out[f"best_{kind}_single_over_batch{n}"] = peer / float(
+                row[f"ikstack_batch{n}_us"])  # type: ignore[arg-type]
     return out
 
 
@@ -266,6 +292,25 @@ def run_speed(quick: bool) -> dict[str, object]:
 
 def print_speed(res: dict[str, object]) -> None:
     rows = res["rows"]
+    print("like for like: every solution of a pose (ikstack solve(T, return_all=True), ik-geo "
+          "get_ik, EAIK IK / IK_batched), per pose [us]")
+    print(f"{'arm':<9} {'ikstack 1':>9} {'ik-geo 1':>9} {'EAIK 1':>8} {'ratio':>6} "
+          f"{'ikstack batch':>22} {'EAIK batch':>15} {'ik-geo 1 / ikstack batch':>26}")
+    for r in rows:  # type: ignore[attr-defined]
+        bkeys = sorted((k for k in r if k.startswith("ikstack_all_batch")),
+                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
+        ekeys = sorted((k for k in r if k.startswith("eaik_batch")),
+                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
+        nan = float("nan")
+        print(f"{r['arm']:<9} {r['ikstack_all_single_us']:>9.2f} "
+              f"{r.get('ik-geo_single_us', nan):>9.2f} {r.get('eaik_single_us', nan):>8.2f} "
+              f"{r['ratios'].get('all_single_vs_ik-geo', nan):>6.2f} "
+              + f"{' / '.join(f'{r[k]:.2f}' for k in bkeys):>22} "
+              + f"{' / '.join(f'{r[k]:.2f}' for k in ekeys) or '-':>15} "
+              + f"{' / '.join(f'{v:.1f}x' for k, v in r['ratios'].items() if k.startswith('ik-geo_single_over_all')) or '-':>26}")
+    print()
+    print("best solution only (ikstack solve(T): the nearest valid solution; less work than "
+          "the peers' calls)")
     print(f"{'arm':<9} {'family':<38} {'K':>5} {'single us':>10} {'ik-geo us':>10} "
           f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} {'in-limit sols ik/geo/EAIK':>25} "
           f"{'max FK err':>10}")

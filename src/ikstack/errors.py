@@ -107,8 +107,10 @@ class UnsupportedJointError(ModelError):
         )
 
 
-class UnsupportedGeometryError(ModelError):
-    """A solver cannot handle this chain's geometry; the message names the failed condition."""
+class UnsupportedGeometryError(ModelError, ValueError):
+    """A solver cannot handle this chain's geometry; the message names the failed condition.
+
+    Also a ``ValueError``: the chain is a bad value for the solver asked for."""
 
 
 class UnknownRobotError(IKStackError, KeyError):

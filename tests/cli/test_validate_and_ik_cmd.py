@@ -30,9 +30,14 @@ def test_validate_fails_when_limits_trap_the_solver_with_exit_code_1(capsys):
 
 
 def test_validate_json_report(tmp_path, capsys):
-    assert main(["validate", "panda", "--json", "-"]) == 0
+    assert main(["validate", "ur5", "--json", "-"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["status"] == "pass" and len(rep["targets"]) == 5
+    assert rep["config"]["max_step"] is None  # plain DLS steps unless asked
+    assert main(["validate", "panda", "--json", "-"]) == 1  # stretched neutral pose
+    capsys.readouterr()
+    assert main(["validate", "panda", "--max-step", "0.2", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["max_step"] == 0.2
     assert main(["validate", "no_such_robot"]) == 2
     assert "bundled robots" in capsys.readouterr().err
 

@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--min-pass-rate", type=float, default=0.40)
     p.add_argument("--eps", type=float, default=None,
                    help="finite-difference step [rad] (default 1e-5; 1e-3 for float32 models)")
+    p.add_argument("--max-step", type=float, default=None,
+                   help="scale every DLS step so no joint moves more than this [rad or m] "
+                        "(default: none, plain DLS; reported when set)")
     p.add_argument("--seed", type=int, default=0, help="target sampling seed")
     p.add_argument("--json", metavar="PATH", help="also write the JSON report here ('-': stdout)")
     p.add_argument("--plot", metavar="PNG", help="plot each target's error (viz extra)")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         backend, num_targets=args.targets, max_iterations=args.iterations, damping=args.damping,
         position_tolerance=args.position_tolerance,
         orientation_tolerance_deg=args.orientation_tolerance_deg,
-        min_pass_rate=args.min_pass_rate, eps=args.eps, seed=args.seed,
+        min_pass_rate=args.min_pass_rate, eps=args.eps, seed=args.seed, max_step=args.max_step,
         progress=progress_bar() if show else None)
     if args.json == "-":
         print(report.to_json())

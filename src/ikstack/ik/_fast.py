@@ -99,15 +99,17 @@ class FastGate:
         self.tabs = constraint_tables(chain)
         self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
 
-    def __call__(self, Q: Array, T: Array) -> tuple[NDArray[np.bool_], Array, Array]:
+    def __call__(self, Q: Array, T: Array,
+                 serial: bool = False) -> tuple[NDArray[np.bool_], Array, Array]:
         """``(ok, position_error, rotation_error)`` of rows ``Q (n, dof)`` (C-contiguous
-        float64) against ``T (n or 1, 4, 4)`` (C-contiguous float64): fresh arrays."""
+        float64) against ``T (n or 1, 4, 4)`` (C-contiguous float64): fresh arrays. ``serial``
+        keeps many rows of a few targets on the calling thread (off numba's thread pool)."""
         n = Q.shape[0]
         ok = np.empty(n, dtype=np.bool_)
         perr = np.empty(n)
         rerr = np.empty(n)
         c, t = self.cc, self.tabs
-        if n >= PARALLEL_ROWS:
+        if n >= PARALLEL_ROWS and not serial:
             undecided = certify_rows_parallel(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs,
                                               c.ps, c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef,
                                               t.A, t.b, ok, perr, rerr)

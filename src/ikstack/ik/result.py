@@ -13,6 +13,7 @@ from enum import IntEnum
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.errors import ShapeError
 from ikstack.ik._gate import fk_errors_rows
 from ikstack.kinematics import fk
 from ikstack.model import Chain
@@ -90,6 +91,56 @@ class IKResult:
     def reasons(self) -> list[str]:
         """Human reasons for every target."""
         return [self.reason(i) for i in range(len(self))]
+
+    def reshaped(self, lead: tuple[int, ...]) -> IKResult:
+        """This result of ``prod(lead)`` flattened targets with the batch dimensions ``lead``
+        restored: ``q`` (*lead, dof), ``success`` (*lead,), ``q_all`` (*lead, K, dof)..."""
+        def per(a: NDArray[np.generic] | None, tail: int) -> NDArray[np.generic] | None:
+            return None if a is None else a.reshape(lead + a.shape[a.ndim - tail:])
+
+        out = object.__new__(IKResult)
+        out.__dict__.update(
+            q=per(self.q, 1), success=per(self.success, 0),
+            position_error=per(self.position_error, 0),
+            rotation_error=per(self.rotation_error, 0), status=per(self.status, 0),
+            method=self.method,
+            iterations=per(self.iterations, 0) if self.iterations.size == len(self)
+            else self.iterations,
+            restarts=per(self.restarts, 0) if self.restarts.size == len(self) else self.restarts,
+            q_all=per(self.q_all, 2), valid_all=per(self.valid_all, 1))
+        return out
+
+
+def batch_dims(T_base_tcp: object) -> tuple[int, ...] | None:
+    """The leading batch dimensions of targets shaped ``(..., 4, 4)`` with two or more of them
+    (``(B1, B2, 4, 4)`` gives ``(B1, B2)``), else None: ``(4, 4)`` and ``(N, 4, 4)`` are the
+    solvers' own shapes."""
+    shape = np.shape(T_base_tcp)  # type: ignore[call-overload]
+    if len(shape) > 3 and tuple(shape[-2:]) == (4, 4):
+        return tuple(int(d) for d in shape[:-2])
+    return None
+
+
+def flatten_batch(T_base_tcp: object, seed: object, dof: int,
+                  lead: tuple[int, ...]) -> tuple[Array, Array | None]:
+    """Targets ``(*lead, 4, 4)`` as ``(N, 4, 4)`` and a seed ``(dof,)``, ``(1, dof)`` or
+    ``(*lead, dof)`` as one the solvers take (``(dof,)`` or ``(N, dof)``).
+
+    Raises:
+        ShapeError: a seed of another shape.
+    """
+    T = np.asarray(T_base_tcp)
+    n = int(np.prod(lead))
+    Tf = T.reshape((n, 4, 4))
+    if seed is None:
+        return Tf, None
+    s = np.asarray(seed)
+    if s.shape in ((dof,), (1, dof)):
+        return Tf, s
+    if s.shape == lead + (dof,):
+        return Tf, s.reshape(n, dof)
+    raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
+                     "batch dimensions)")
 
 
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:

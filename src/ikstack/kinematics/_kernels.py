@@ -84,6 +84,16 @@ def fk_revolute6_tuples(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - com
     """:func:`fk_one` of a revolute 6R chain whose data are tuples
     (``Rs`` six 9-tuples, ``ps`` six 3-tuples, ``R_end`` a 9-tuple, ``p_end`` a 3-tuple): the
     same operations in the same order, so the same numbers bit for bit."""
+    fk_revolute6_cs((np.cos(q[0]), np.cos(q[1]), np.cos(q[2]), np.cos(q[3]), np.cos(q[4]),
+                     np.cos(q[5])),
+                    (np.sin(q[0]), np.sin(q[1]), np.sin(q[2]), np.sin(q[3]), np.sin(q[4]),
+                     np.sin(q[5])), Rs, ps, R_end, p_end, out)
+
+
+@njit(cache=True, inline="always")
+def fk_revolute6_cs(cq, sq, Rs, ps, R_end, p_end, out):  # pragma: no cover - compiled
+    """:func:`fk_revolute6_tuples` from the joints' cosines ``cq`` and sines ``sq`` (callers
+    that share joint values between configurations compute each cosine and sine once)."""
     r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
     p0 = p1 = p2 = 0.0
     for i in range(6):
@@ -98,8 +108,8 @@ def fk_revolute6_tuples(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - com
                          r10 * A[2] + r11 * A[5] + r12 * A[8])
         r20, r21, r22 = (r20 * A[0] + r21 * A[3] + r22 * A[6], r20 * A[1] + r21 * A[4] + r22 * A[7],
                          r20 * A[2] + r21 * A[5] + r22 * A[8])
-        c = np.cos(q[i])
-        s = np.sin(q[i])
+        c = cq[i]
+        s = sq[i]
         r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
         r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
         r20, r21 = c * r20 + s * r21, -s * r20 + c * r21

@@ -289,6 +289,33 @@ def load_urdf(
                         constraints, kinematic_margin, role, name, source)
 
 
+def urdf_moving_joints(path_or_string: str | os.PathLike[str]) -> list[tuple[str, str, Array]]:
+    """Every moving joint of a URDF's whole tree: ``(name, type, axis)`` with the unit axis in
+    the root link's frame at the zero configuration (what a model check needs to tell an arm
+    from a gripper without choosing a tip).
+
+    Raises:
+        URDFError: malformed XML or elements.
+    """
+    text, src = _read(path_or_string)
+    _, _, joints = _parse(text, src)
+    by_child = {j.child: j for j in joints.values()}
+    out = []
+    for j in joints.values():
+        if j.type in ("fixed",):
+            continue
+        R = np.eye(3)
+        cur: _UJoint | None = j
+        seen = 0
+        while cur is not None and seen <= len(joints):
+            R = cur.origin[:3, :3] @ R
+            cur = by_child.get(cur.parent)
+            seen += 1
+        a = R @ (j.axis / max(float(np.linalg.norm(j.axis)), 1e-300))
+        out.append((j.name, j.type, a))
+    return out
+
+
 def _read(path_or_string: str | os.PathLike[str]) -> tuple[bytes, str]:
     if isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
         # already text: drop a declared encoding, which described the bytes it came from

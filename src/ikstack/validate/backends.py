@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
@@ -22,6 +23,7 @@ from ikstack.errors import InputError, MissingExtraError, ModelError, ShapeError
 from ikstack.kinematics import fk as chain_fk
 from ikstack.kinematics import jacobian
 from ikstack.model import Chain, ChainRole, JointType, load_urdf
+from ikstack.model.urdf import urdf_moving_joints
 
 Array = NDArray[np.float64]
 
@@ -114,6 +116,25 @@ class CallableFK:
         return np.asarray(self.function(q), dtype=np.float64)
 
 
+def jaws_only(prismatic: Sequence[bool], directions: Array) -> bool:
+    """A gripper, recognised from the model: every moving joint is prismatic and they all move
+    along one line (a gripper's jaws; mimic fingers move along the same line, opposed). Such a
+    model has no arm to solve 6-DOF IK for."""
+    if len(prismatic) == 0 or not all(prismatic):
+        return False
+    d = np.asarray(directions, dtype=np.float64).reshape(len(prismatic), 3)
+    d0 = d[0] / np.linalg.norm(d[0])
+    return all(np.linalg.norm(np.cross(d0, v / np.linalg.norm(v))) < _PARALLEL_TOL for v in d)
+
+
+def _chain_is_jaws(chain: Chain) -> bool:
+    prismatic = [t == JointType.PRISMATIC for t in chain.joint_types]
+    if not all(prismatic):
+        return False
+    J = jacobian(chain, default_neutral(chain.lower, chain.upper))
+    return jaws_only(prismatic, J[:3].T)
+
+
 def _is_scara(chain: Chain, q: Array) -> bool:
     """Every revolute axis and every prismatic direction parallel to one line (in the base frame)."""
     J = jacobian(chain, q)
@@ -131,8 +152,9 @@ class ChainFK:
 
     Args:
         chain: the chain; its TCP (or tip) is the end effector.
-        neutral: (dof,) start configuration; the middle of the limits when None (a chain has
-            no stored default pose; zero is often a stretched, singular pose).
+        neutral: (dof,) start configuration; the model's neutral pose when None: the zero
+            configuration clipped into the limits, as a simulator starts the model (MuJoCo's
+            ``qpos0`` of a URDF is the same), so both engines start alike.
     """
 
     chain: Chain
@@ -153,10 +175,10 @@ class ChainFK:
         self.lower = np.array(c.lower)
         self.upper = np.array(c.upper)
         if self.neutral is None:
-            self.neutral = c.middle()
+            self.neutral = default_neutral(self.lower, self.upper)
         else:
             self.neutral = c.check_q(self.neutral, "neutral").reshape(c.dof).copy()
-        self.is_gripper = c.role == ChainRole.GRIPPER
+        self.is_gripper = c.role == ChainRole.GRIPPER or _chain_is_jaws(c)
         self.end_effector = c.tcp_frame
         self.scara = _is_scara(c, self.neutral)
 
@@ -319,8 +341,11 @@ class MujocoFK:
                                self.upper) if js else np.zeros(0)
         self._is_slide = np.array([int(m.jnt_type[j]) == int(mj.mjtJoint.mjJNT_SLIDE)
                                    for j in js], dtype=bool)
-        if js and self._is_slide.all():
-            self.is_gripper = True  # jaws only: no arm to solve for
+        if js and not self.is_gripper:
+            d = self._d
+            d.qpos[:] = m.qpos0
+            mj.mj_kinematics(m, d)
+            self.is_gripper = jaws_only(list(self._is_slide), np.array([d.xaxis[j] for j in js]))
         self.scara = bool(js) and self._scara_axes(js)
 
     def _scara_axes(self, js: list[int]) -> bool:
@@ -402,5 +427,13 @@ def load_backend(spec: str | os.PathLike[str], engine: str = "ikstack", base: st
             raise InputError(f"bundled robot {text!r} has no URDF for MuJoCo (source: {src})")
         return cast(FKBackend, MujocoFK(robots.data_path(src), end_effector=chain.tip,
                                         is_gripper=chain.role == ChainRole.GRIPPER, name=text))
+    if is_file and text.lower().endswith(".urdf"):
+        moving = urdf_moving_joints(text)
+        if jaws_only([t == "prismatic" for _, t, _ in moving], np.array([a for *_, a in moving])):
+            # a gripper, whichever tip was asked for: nothing to solve (the check skips it)
+            n = len(moving)
+            return cast(FKBackend, CallableFK(
+                lambda q: np.eye(4), np.zeros(n), np.zeros(n), name=Path(text).stem,
+                joint_names=tuple(nm for nm, *_ in moving), is_gripper=True))
     chain = load_urdf(text, base, tip) if is_file else robots.load(text)
     return cast(FKBackend, ChainFK(chain))

@@ -144,6 +144,9 @@ def format_table(report: JacobianIKReport) -> str:
         f"{cfg.get('max_iterations')} iterations, tolerances "
         f"{cfg.get('position_tolerance'):g} m / {cfg.get('orientation_tolerance_deg'):g} deg",
     ]
+    if cfg.get("max_step") is not None:
+        lines.append(f"  step clamp: every DLS step scaled to move no joint more than "
+                     f"{cfg['max_step']:g} (not plain DLS)")
     if report.targets:
         lines.append(f"  {'#':>3}  {'reached':<7}  {'pos err [m]':>11}  {'rot err [deg]':>13}  "
                      f"{'iters':>5}  target position [m]")

@@ -58,7 +58,7 @@ from ikstack.ik._fast import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 from ikstack.ik.analytic.solver import _concat
-from ikstack.ik.result import IKResult, IKStatus
+from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
 from ikstack.spatial import as_transforms
@@ -325,7 +325,7 @@ class WarpAnalyticIK:
         """Solve targets; the valid solution nearest each seed (see :meth:`AnalyticIK.solve`).
 
         Args:
-            T_base_tcp: (4, 4) or (N, 4, 4) rigid TCP poses in the base frame [m].
+            T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame [m].
             seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
             return_all: also return every candidate ``q_all`` (N, K, dof) float64 and its
                 certified mask ``valid_all`` (N, K).
@@ -334,6 +334,10 @@ class WarpAnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"warp:analytic:<family>"``; its
             arrays are the caller's (never overwritten by later calls).
         """
+        lead = batch_dims(T_base_tcp)
+        if lead is not None:  # (..., 4, 4): solved flat, shaped back
+            Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+            return self.solve(Tf, sf, return_all).reshaped(lead)
         T, _ = self._ik._targets(T_base_tcp)
         n = T.shape[0]
         S = self._ik._seeds(seed, n)

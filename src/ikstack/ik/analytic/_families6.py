@@ -351,13 +351,19 @@ def _batch6_range(lo, hi, fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma:
                V[i])
 
 
+def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):
+    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) for targets ``T`` (N, 4, 4); on all
+    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
+    if parallel:
+        batch6_parallel(fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+    else:
+        _batch6_range(0, T.shape[0], fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+
+
 @njit(cache=True, parallel=True)
-def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):  # pragma: no cover - compiled
-    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) for targets ``T`` (N, 4, 4)."""
+def batch6_parallel(fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover - compiled
+    """:func:`batch6` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
-    if not parallel:
-        _batch6_range(0, n, fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
-        return
     nblk = (n + 63) // 64
     for b in prange(nblk):
         _batch6_range(b * 64, min(n, b * 64 + 64), fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
@@ -405,30 +411,40 @@ def _locked_one(fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, 
                 Q[slot, dof - 1] = v
 
 
-@njit(cache=True, parallel=True)
-def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V,
-                 parallel):  # pragma: no cover - compiled
-    """7R with one end joint locked at ``vals`` (and first at each seed's own value)."""
-    n = T.shape[0]
+def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q,
+                 V, parallel):
+    """7R with one end joint locked at ``vals`` (and first at each seed's own value); on all
+    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
+    kern = batch_locked_parallel if parallel else batch_locked_serial
+    kern(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V)
+
+
+@njit(cache=True, inline="always")
+def _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn,
+                Q, V):  # pragma: no cover - compiled
     lock_idx = 0 if lock_first else S.shape[1] - 1
-    nv = vals.shape[0] + (1 if seed_first else 0)
-    if parallel:
-        for i in prange(n):
-            vv = np.empty(nv)
-            off = 0
-            if seed_first:
-                vv[0] = S[i, lock_idx]
-                off = 1
-            vv[off:] = vals
-            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
-                        V[i])
-    else:
-        vv = np.empty(nv)
-        for i in range(n):
-            off = 0
-            if seed_first:
-                vv[0] = S[i, lock_idx]
-                off = 1
-            vv[off:] = vals
-            _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i],
-                        V[i])
+    off = 1 if seed_first else 0
+    vv = np.empty(vals.shape[0] + off)
+    if seed_first:
+        vv[0] = S[i, lock_idx]
+    for k in range(vals.shape[0]):
+        vv[off + k] = vals[k]
+    _locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i], V[i])
+
+
+@njit(cache=True)
+def batch_locked_serial(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
+                        sgn, Q, V):  # pragma: no cover - compiled
+    """:func:`batch_locked` on the calling thread."""
+    for i in range(T.shape[0]):
+        _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
+                    sgn, Q, V)
+
+
+@njit(cache=True, parallel=True)
+def batch_locked_parallel(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
+                          sgn, Q, V):  # pragma: no cover - compiled
+    """:func:`batch_locked` on all cores."""
+    for i in prange(T.shape[0]):
+        _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
+                    sgn, Q, V)

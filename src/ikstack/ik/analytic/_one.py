@@ -167,15 +167,21 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
             rerr[i] = re
 
 
-@njit(cache=True, parallel=True)
-def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):  # pragma: no cover - compiled
+def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):
     """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
     ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
-    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide."""
+    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide. On all cores
+    when ``parallel`` (a serial call never touches numba's thread pool)."""
+    if parallel:
+        six_batch_parallel(S, T, fl, il, q, perr, rerr, code)
+    else:
+        _six_block(0, T.shape[0], S, T, fl, il, q, perr, rerr, code)
+
+
+@njit(cache=True, parallel=True)
+def six_batch_parallel(S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+    """:func:`six_batch` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
-    if not parallel:
-        _six_block(0, n, S, T, fl, il, q, perr, rerr, code)
-        return
     nblk = (n + 63) // 64
     for bk in prange(nblk):
         _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, q, perr, rerr, code)

@@ -147,29 +147,41 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
     _project(Q, LIM, lo, hi)
 
 
-@njit(cache=True, parallel=True)
 def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, lazy, piters, max_dq, OK, FK, LIM, D, parallel):  # pragma: no cover - compiled
+             W, lazy, piters, max_dq, OK, FK, LIM, D, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
     are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
     each candidate is first polished on the true model by at most ``piters`` bounded monotone
-    Newton corrections (:func:`polish_one`).
+    Newton corrections (:func:`polish_one`). On all cores when ``parallel`` (a serial call
+    never touches numba's thread pool).
     """
-    n = Q.shape[0]
-    if parallel:
-        for i in prange(n):
-            Tbuf = np.empty((4, 4))
-            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                          D[i], Tbuf)
-    else:
+    kern = finalize_parallel if parallel else finalize_serial
+    kern(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step, W, lazy,
+         piters, max_dq, OK, FK, LIM, D)
+
+
+@njit(cache=True)
+def finalize_serial(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                    max_step, W, lazy, piters, max_dq, OK, FK, LIM, D):  # pragma: no cover
+    """:func:`finalize` on the calling thread."""
+    Tbuf = np.empty((4, 4))
+    for i in range(Q.shape[0]):
+        _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                      ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                      D[i], Tbuf)
+
+
+@njit(cache=True, parallel=True)
+def finalize_parallel(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                      max_step, W, lazy, piters, max_dq, OK, FK, LIM, D):  # pragma: no cover
+    """:func:`finalize` on all cores."""
+    for i in prange(Q.shape[0]):
         Tbuf = np.empty((4, 4))
-        for i in range(n):
-            _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                          ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                          D[i], Tbuf)
+        _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                      ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                      D[i], Tbuf)
 
 
 @njit(cache=True)

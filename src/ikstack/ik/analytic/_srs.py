@@ -220,17 +220,27 @@ def _srs_target(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, ar
     srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis[:used], seed, Q, V)
 
 
-@njit(cache=True, parallel=True)
-def batch_srs(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V,
-              parallel):  # pragma: no cover - compiled
+def batch_srs(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V, parallel):
     """Candidates ``Q`` (N, K, 7) for targets ``T`` (N, 4, 4): the seed's swivel, the grid,
-    and (``arcs``) one swivel per joint-limit arc; unused slots keep the seed, masked."""
-    n = T.shape[0]
-    if parallel:
-        for i in prange(n):
-            _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs,
-                        Q[i], V[i])
-    else:
-        for i in range(n):
-            _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs,
-                        Q[i], V[i])
+    and (``arcs``) one swivel per joint-limit arc; unused slots keep the seed, masked. On all
+    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
+    kern = batch_srs_parallel if parallel else batch_srs_serial
+    kern(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V)
+
+
+@njit(cache=True)
+def batch_srs_serial(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
+                     V):  # pragma: no cover - compiled
+    """:func:`batch_srs` on the calling thread."""
+    for i in range(T.shape[0]):
+        _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i],
+                    V[i])
+
+
+@njit(cache=True, parallel=True)
+def batch_srs_parallel(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
+                       V):  # pragma: no cover - compiled
+    """:func:`batch_srs` on all cores."""
+    for i in prange(T.shape[0]):
+        _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i],
+                    V[i])

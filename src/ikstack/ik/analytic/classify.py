@@ -2,9 +2,14 @@
 
 Conditions (SSIK's defaults: tolerance 1e-8): two axes are parallel when the angle between
 them is below ``tol`` [rad]; three axes meet when every one passes within ``tol`` [m] of their
-least-squares common point. A chain that misses a family's exact conditions but lies within
-the near-structure tolerances can be solved in near mode (geometric solutions of the nearest
-exact surrogate, then a bounded Newton polish on the true model).
+least-squares common point. Three bands beyond exactness, each an option:
+
+- within ``axis_alignment_tolerance`` (default 1e-5 [rad] or [m]: URDF rounding, e.g. offsets
+  written to the micrometre): the chain is solved as the exact family on its nearest exact
+  surrogate, then the selection is polished and certified on the true chain (strict mode);
+- within ``near_tolerance`` (default 0.025): near mode, which must be asked for (geometric
+  solutions of the surrogate, each polished by a bounded Newton iteration on the true model);
+- beyond: no closed-form family; the algebraic mode applies to revolute 6R and 7R chains.
 
 New families plug in through :data:`DETECTORS`: per degrees of freedom, functions
 ``(lines, tol, lower, upper) -> [Detection]`` whose ``build(num_samples)`` returns a
@@ -13,11 +18,13 @@ New families plug in through :data:`DETECTORS`: per degrees of freedom, function
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ikstack.errors import InputError
 from ikstack.ik.analytic.families import SRS, Family, LockedJoint, SixR
 from ikstack.ik.analytic.geometry import (
     Lines,
@@ -28,9 +35,14 @@ from ikstack.ik.analytic.geometry import (
 )
 from ikstack.model import Chain, JointType
 
+#: exactness tolerance [rad] / [m] (SSIK's default)
+EXACT_TOLERANCE = 1e-8
+#: deviations up to this are solved as the exact family, polished on the true chain [rad] / [m]
+AXIS_ALIGNMENT_TOLERANCE = 1e-5
 #: near-structure mode accepts surrogates this far from exact [m] / [rad]
-NEAR_DISTANCE = 0.025
-NEAR_ANGLE = 0.025
+NEAR_TOLERANCE = 0.025
+NEAR_DISTANCE = NEAR_TOLERANCE
+NEAR_ANGLE = NEAR_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -42,7 +54,9 @@ class Detection:
         distance: worst violation of its conditions, [m] for meeting axes, converted to the
             same scale for angles (1 rad ~ 1 m); 0 when exact.
         exact: violation within ``tol``.
-        near: violation within the near-structure tolerances.
+        near: violation within the near-structure tolerance.
+        aligned: violation within the axis alignment tolerance (solved as the exact family,
+            polished on the true chain).
         reason: the failed condition in words (empty when exact).
         build: ``(num_samples) -> Family`` building the (surrogate) family.
     """
@@ -53,6 +67,7 @@ class Detection:
     near: bool
     reason: str
     build: Callable[[int], Family] = field(repr=False)
+    aligned: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,10 @@ class Classification:
             7R chain, which the algebraic mode solves (``AnalyticIK(chain, mode="general")``:
             general 6R elimination, or a locked joint for 7R). Explicit, as near mode is:
             ``solve_ik(method="auto")`` does not choose it.
+        polish: True when the chain misses the family's exact conditions by no more than the
+            axis alignment tolerance: strict mode solves it on the exact surrogate and polishes
+            the selection on the true chain (a rounded URDF).
+        deviation: the worst violation of the family's conditions [m or rad].
     """
 
     family: str | None
@@ -75,6 +94,8 @@ class Classification:
     reason: str
     detections: tuple[Detection, ...] = ()
     general: bool = False
+    polish: bool = False
+    deviation: float = 0.0
 
     @property
     def supported(self) -> bool:
@@ -169,7 +190,14 @@ DETECTORS: dict[int, list[Callable[[Lines, float, np.ndarray, np.ndarray], list[
 }
 
 
-def _detect(chain: Chain, tol: float) -> tuple[list[Detection], str]:
+def _check_tolerances(**tols: float) -> None:
+    for name, v in tols.items():
+        if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+            raise InputError(f"{name} must be a positive finite number; got {v!r}")
+
+
+def _detect(chain: Chain, tol: float, aligned: float = AXIS_ALIGNMENT_TOLERANCE,
+            near: float = NEAR_TOLERANCE) -> tuple[list[Detection], str]:
     if any(t == JointType.PRISMATIC for t in chain.joint_types):
         names = [chain.joint_names[i] for i, t in enumerate(chain.joint_types)
                  if t == JointType.PRISMATIC]
@@ -182,24 +210,36 @@ def _detect(chain: Chain, tol: float) -> tuple[list[Detection], str]:
     hi = chain.upper - chain.kinematic_margin
     dets: list[Detection] = []
     for detector in DETECTORS[chain.dof]:
-        dets.extend(detector(lines, tol, lo, hi))
+        for d in detector(lines, tol, lo, hi):
+            dets.append(replace(d, near=d.exact or d.distance <= near,
+                                aligned=d.exact or d.distance <= aligned))
     order = {id(d): i for i, d in enumerate(dets)}
-    dets.sort(key=lambda d: (not d.exact, not d.near, 0.0 if d.exact else d.distance,
-                             order[id(d)]))
+    dets.sort(key=lambda d: (not d.exact, not d.aligned, not d.near,
+                             0.0 if d.exact else d.distance, order[id(d)]))
     return dets, ""
 
 
-def detections(chain: Chain, tol: float = 1e-8) -> list[Detection]:
-    """Every family's verdict on ``chain``, best first (exact, then near, by distance)."""
-    return _detect(chain, tol)[0]
+def detections(chain: Chain, tol: float = EXACT_TOLERANCE,
+               axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
+               near_tolerance: float = NEAR_TOLERANCE) -> list[Detection]:
+    """Every family's verdict on ``chain``, best first (exact, aligned, near, by distance)."""
+    _check_tolerances(tol=tol, axis_alignment_tolerance=axis_alignment_tolerance,
+                      near_tolerance=near_tolerance)
+    return _detect(chain, tol, axis_alignment_tolerance, near_tolerance)[0]
 
 
-def classify(chain: Chain, tol: float = 1e-8) -> Classification:
+def classify(chain: Chain, tol: float = EXACT_TOLERANCE,
+             axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
+             near_tolerance: float = NEAR_TOLERANCE) -> Classification:
     """Which analytic family solves ``chain``, and whether near mode is needed.
 
     Args:
         chain: the arm (revolute joints only).
         tol: exactness tolerance: [rad] between parallel axes, [m] for meeting axes.
+        axis_alignment_tolerance: deviations up to this [rad] / [m] are solved as the exact
+            family (on the nearest exact surrogate), the selection polished and certified on
+            the true chain: ``polish`` True, no near mode needed.
+        near_tolerance: deviations up to this [rad] / [m] can be solved in near mode.
 
     Returns:
         :class:`Classification`: ``family`` None when unsupported, with ``reason`` naming the
@@ -207,16 +247,25 @@ def classify(chain: Chain, tol: float = 1e-8) -> Classification:
         tolerance 1e-08 m") and ``general`` True when the algebraic mode applies (revolute 6R
         or 7R chains).
     """
-    dets, why = _detect(chain, tol)
+    _check_tolerances(tol=tol, axis_alignment_tolerance=axis_alignment_tolerance,
+                      near_tolerance=near_tolerance)
+    dets, why = _detect(chain, tol, axis_alignment_tolerance, near_tolerance)
     if not dets:
         return Classification(None, False, why)
     best = dets[0]
     if best.exact:
         return Classification(best.name, False, f"{best.name}: conditions hold within {tol:g}",
                               tuple(dets))
+    if best.aligned:
+        return Classification(
+            best.name, False, f"{best.name} within the axis alignment tolerance "
+            f"{axis_alignment_tolerance:g} (deviation {best.distance:.3g}): solved as the exact "
+            "family, polished and certified on the true chain", tuple(dets), polish=True,
+            deviation=best.distance)
     if best.near:
         return Classification(best.name, True,
-                              f"near {best.name} (near mode needed): {best.reason}", tuple(dets))
+                              f"near {best.name} (near mode needed): {best.reason}", tuple(dets),
+                              deviation=best.distance)
     return Classification(None, False, f"no supported family; closest is {best.name}: "
                           f"{best.reason}; the algebraic mode solves it "
                           "(AnalyticIK(chain, mode='general'))", tuple(dets), general=True)

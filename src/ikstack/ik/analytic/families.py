@@ -21,8 +21,11 @@ from ikstack.ik.analytic.geometry import Lines, closest_point, parallel_error
 
 Array = NDArray[np.float64]
 
-#: batches at least this large run the family kernels on all cores
+#: batches at least this large run the 6R family kernels on all cores; smaller batches (a
+#: single target above all) never touch numba's thread pool
 PARALLEL_THRESHOLD = 256
+#: the same for 7R families, whose every target expands hundreds of candidates
+PARALLEL_THRESHOLD_7R = 8
 
 
 class Family(Protocol):
@@ -157,7 +160,7 @@ class LockedJoint:
         V = np.empty((n, self.K), dtype=np.bool_)
         s = self.sub
         F6.batch_locked(s.fid, s.var, s.reverse, T, seed, self.lock_first, self.lh, self.lr, self.M,
-                        self.grid, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= 8)
+                        self.grid, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= PARALLEL_THRESHOLD_7R)
         return Q, V
 
 
@@ -198,5 +201,5 @@ class SRS:
         Q = np.empty((n, self.K, 7))
         V = np.empty((n, self.K), dtype=np.bool_)
         _srs.batch_srs(T, seed, self.H, self.S, self.pS3, self.p3W, self.p7T, self.R7T,
-                       self.grid, True, self.lo, self.hi, self.arcs, Q, V, n >= 8)
+                       self.grid, True, self.lo, self.hi, self.arcs, Q, V, n >= PARALLEL_THRESHOLD_7R)
         return Q, V

@@ -9,13 +9,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._fast import constraint_tables, result_one
+from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
-from ikstack.ik.analytic import _one, _path, _select
+from ikstack.ik.analytic import _all6, _one, _path, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
-from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
 from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
@@ -69,6 +69,12 @@ class AnalyticIK:
         max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
             previous frame in :meth:`solve_path`).
         tol: exactness tolerance of the classifier ([rad] parallel, [m] meeting axes).
+        axis_alignment_tolerance: a chain that misses its family's exact conditions by no
+            more than this ([rad] / [m]; default 1e-5: URDF rounding) is solved as the exact
+            family on its nearest exact surrogate, the selection polished (at most 12 bounded
+            Newton corrections) and certified on the true chain, in strict mode. It does not
+            relax the FK gate.
+        near_tolerance: the largest deviation ([rad] / [m]; default 0.025) near mode accepts.
         num_locks: general mode, 7R: grid samples of the locked joint.
         search: general mode, 7R: lock samples ``"fixed"`` (the grid) or ``"seed_local"`` (the
             grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
@@ -85,7 +91,8 @@ class AnalyticIK:
     def __init__(self, chain: Chain, mode: str = "strict", position_tolerance: float = 1e-6,
                  rotation_tolerance: float = 1e-6, num_samples: int = 128,
                  weights: ArrayLike | None = None, max_joint_step: float | None = None,
-                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None):
+                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None,
+                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025):
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}; got {mode!r}")
         for name, v in (("position_tolerance", position_tolerance),
@@ -110,8 +117,12 @@ class AnalyticIK:
             if w.shape != (chain.dof,) or np.any(w < 0):
                 raise InputError(f"weights must be ({chain.dof},) and non-negative; got {w}")
         self.weights = np.ascontiguousarray(w, dtype=np.float64)
-        self.classification: Classification = classify(chain, tol)
+        self.classification: Classification = classify(chain, tol, axis_alignment_tolerance,
+                                                       near_tolerance)
         self.near = mode == "near"
+        #: strict mode on a chain within the axis alignment tolerance of its family: the
+        #: surrogate's candidates are polished on the true chain before the FK gate
+        self.polish = mode == "strict" and self.classification.polish
         self.family: Family
         self._general: GeneralFamily | None = None
         self._path_search = "seed_local" if search is None else search
@@ -122,7 +133,7 @@ class AnalyticIK:
             self.family = self._general
             self.method = f"analytic:{self._general.name}"
         else:
-            det = self._pick(detections(chain, tol))
+            det = self._pick(detections(chain, tol, axis_alignment_tolerance, near_tolerance))
             self.family = det.build(self.num_samples)
             self.method = f"analytic:{det.name}" + (":near" if self.near else "")
         self._lo = np.ascontiguousarray(chain.lower + chain.kinematic_margin)
@@ -137,7 +148,7 @@ class AnalyticIK:
         self._fast = tabs.compiled or not chain.constraints
         cc = self._cc
         fam = self.family
-        six = fam if isinstance(fam, SixR) and not self.near else None
+        six = fam if isinstance(fam, SixR) and not self.near and not self.polish else None
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
@@ -190,7 +201,7 @@ class AnalyticIK:
         n = T.shape[0]
         Q, V = self.family.solve(T, S)
         cc = self._cc
-        piters = 0
+        piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
         if self.near:
             # every surrogate branch (exact or least-squares) and the seed itself are initial
             # guesses for the bounded polish on the true model
@@ -259,9 +270,11 @@ class AnalyticIK:
         """Solve targets; the valid solution nearest each seed.
 
         Args:
-            T_base_tcp: (4, 4) or (N, 4, 4) rigid TCP poses in the base frame [m].
-            seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
-                Seeds are projected into the limits first.
+            T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame
+                [m]; leading batch dimensions shape the result (``q`` (..., dof)), a single
+                (4, 4) target gives one row.
+            seed: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) [rad];
+                the middle of the limits by default. Seeds are projected into the limits first.
             return_all: also return every candidate ``q_all`` (N, K, dof) and its certified
                 mask ``valid_all`` (N, K).
 
@@ -269,6 +282,10 @@ class AnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
             hold the limit-projected seed and a status saying why.
         """
+        if return_all and self._six and self._fast:
+            every = _all6.solve_all(self, T_base_tcp, seed)
+            if every is not None:
+                return every
         if not return_all:
             fast = self._solve_one(T_base_tcp, seed)
             if fast is not None:
@@ -277,6 +294,10 @@ class AnalyticIK:
                 fused = self._solve_six(T_base_tcp, seed)
                 if fused is not None:
                     return fused
+        lead = batch_dims(T_base_tcp)
+        if lead is not None:
+            Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+            return self.solve(Tf, sf, return_all).reshaped(lead)
         T, _ = self._targets(T_base_tcp)
         S = self._seeds(seed, T.shape[0])
         if return_all:
@@ -326,7 +347,7 @@ class AnalyticIK:
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
-            piters = 0
+            piters = NEAR_ITERATIONS if self.polish else 0
             if self.near:
                 written = V | np.any(Q != S[:, None, :], axis=2)
                 Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
@@ -408,8 +429,17 @@ class AnalyticIK:
                                         self.rotation_tolerance)
         q_all = valid_all = None
         if return_all:
-            okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
-                                self.rotation_tolerance)
+            if n < PARALLEL_THRESHOLD:  # few targets: the certificate stays on this thread
+                gate = self.__dict__.get("_fast_gate")
+                if gate is None:
+                    gate = FastGate(self.chain, self.position_tolerance, self.rotation_tolerance)
+                    self._fast_gate = gate
+                okc, _, _ = gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
+                                 np.ascontiguousarray(np.repeat(T, k, axis=0)), serial=True)
+                okc = okc.reshape(n, k)
+            else:
+                okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
+                                    self.rotation_tolerance)
             valid_all = OK & okc
             q_all = Q
         zeros = np.zeros(n, dtype=np.int64)
@@ -451,7 +481,7 @@ class AnalyticIK:
                 return self._frame_path(T, prev)
             finally:
                 g.set_search(search)
-        if compiled and n and not self.near and not self.chain.constraints:
+        if compiled and n and not self.near and not self.polish and not self.chain.constraints:
             r = self._compiled_path(T, prev)
             if r is not None:
                 return r

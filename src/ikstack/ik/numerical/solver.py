@@ -38,7 +38,7 @@ from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical import _one as one
-from ikstack.ik.result import IKResult, IKStatus
+from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite
 from ikstack.model import Chain
@@ -212,15 +212,16 @@ class NumericalIK:
         return f"numerical:{self.name}"
 
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
-        """Solve targets ``T_base_tcp`` (4, 4) or (N, 4, 4).
+        """Solve targets ``T_base_tcp`` (4, 4), (N, 4, 4) or (..., 4, 4).
 
         Args:
             T_base_tcp: target TCP poses in the chain's base frame.
-            seed: (dof,) or (N, dof) first guesses [rad or m]; the middle of the limits when
-                None (0 for unbounded joints).
+            seed: (dof,) or (N, dof) (or (..., dof) matching the targets) first guesses
+                [rad or m]; the middle of the limits when None (0 for unbounded joints).
 
         Returns:
-            IKResult with (N,) rows (a single target gives N = 1). Failed rows hold the best
+            IKResult with (N,) rows (a single target gives N = 1; leading batch dimensions
+            (..., 4, 4) give fields shaped (..., ) and ``q`` (..., dof)). Failed rows hold the best
             iterate, projected into the limits, and a status saying why.
 
         Raises:
@@ -233,7 +234,13 @@ class NumericalIK:
         elif not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
                   and T.shape[-2:] == (4, 4)
                   and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+            lead = batch_dims(T_base_tcp)
+            if lead is not None:  # (..., 4, 4): solved flat, shaped back
+                Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+                return self.solve(Tf, sf).reshaped(lead)
             T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
+            if T.ndim not in (2, 3):
+                raise ShapeError("T_base_tcp", T.shape, "(4, 4), (N, 4, 4) or (..., 4, 4)")
         Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
         dof = self.chain.dof

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import InputError
 from ikstack.ik.analytic.general6r import _engine as EN
 from ikstack.ik.analytic.general6r.solver import _check_tolerance
-from ikstack.ik.result import IKResult, IKStatus, fk_errors
+from ikstack.ik.result import IKResult, IKStatus, batch_dims, fk_errors, flatten_batch
 from ikstack.kinematics import fk_jacobian
 from ikstack.model import Chain
 from ikstack.spatial import se3
@@ -175,7 +175,7 @@ class LockedJoint7R:
         """The certified solution nearest to ``seed`` for each target.
 
         Args:
-            T_base_tcp: (N, 4, 4) or (4, 4) targets (finite rigid transforms).
+            T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets (finite rigid transforms).
             seed: (7,) or (N, 7) [rad]; the middle of the limits when omitted (a seed_local
                 search then samples around the middle).
             return_all: also return the candidate pool (``q_all``, ``valid_all``).
@@ -184,6 +184,10 @@ class LockedJoint7R:
         Returns:
             An :class:`~ikstack.ik.IKResult` of length N with ``method`` ``"analytic:general6r_locked"``.
         """
+        lead = batch_dims(T_base_tcp)
+        if lead is not None:  # (..., 4, 4): solved flat, shaped back
+            Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+            return self.solve(Tf, sf, return_all, search).reshaped(lead)
         mode = self.search if search is None else _check_search(search)
         T, _ = EN.as_targets(T_base_tcp)
         seeds = EN.seeds_for(self.chain, seed, T.shape[0])

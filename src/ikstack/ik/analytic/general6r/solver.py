@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError
 from ikstack.ik.analytic.general6r import _engine as EN
-from ikstack.ik.result import IKResult
+from ikstack.ik.result import IKResult, batch_dims, flatten_batch
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -83,7 +83,7 @@ class General6R:
         """Every certified solution slot.
 
         Args:
-            T_base_tcp: (N, 4, 4) or (4, 4) targets (finite rigid transforms).
+            T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets (finite rigid transforms).
 
         Returns:
             ``(q (N, 16, 6), valid (N, 16))``; invalid slots hold finite, limit-projected values.
@@ -104,13 +104,17 @@ class General6R:
         """The certified solution nearest to ``seed`` (joint space) for each target.
 
         Args:
-            T_base_tcp: (N, 4, 4) or (4, 4) targets.
+            T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets.
             seed: (6,) or (N, 6) [rad]; the middle of the limits when omitted.
             return_all: also return the 16-slot pool (``q_all``, ``valid_all``).
 
         Returns:
             An :class:`~ikstack.ik.IKResult` of length N (method ``"analytic:general6r"``).
         """
+        lead = batch_dims(T_base_tcp)
+        if lead is not None:  # (..., 4, 4): solved flat, shaped back
+            Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
+            return self.solve(Tf, sf, return_all).reshaped(lead)
         T, _ = EN.as_targets(T_base_tcp)
         seeds = EN.seeds_for(self.chain, seed, T.shape[0])
         q, found = self._raw(T)

@@ -1,0 +1,220 @@
+"""The compiled ``return_all`` path of a 6R family (:meth:`AnalyticIK.solve` with
+``return_all=True``): one pass per target does what the general path does with numpy glue
+around its kernels, with the same kernels in the same order, so its numbers are the general
+path's bit for bit:
+
+1. the rigid check of the target (anything not well within the tolerance: numpy decides);
+2. the family's 8 candidates (:func:`._families6.solve6`, as :func:`._families6.batch6`);
+3. representatives, limits, the FK gate of every candidate, the step bound and the seed
+   distances (:func:`._select._finalize_one`'s full pass, as :func:`._select.finalize`, with
+   :func:`ikstack.kinematics._kernels.fk_revolute6_cs`, which is ``fk_one`` to the bit; a
+   joint value shared by several candidates has its cosine and sine computed once);
+4. the coupled-joint constraints of every candidate, the certificate of every candidate, and the
+   selection (the valid candidate nearest the seed, first on ties, as ``numpy.argmin``).
+
+The certificate (:func:`ikstack.ik.certify`) is the FK gate's verdict: the gate here runs the
+certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`) on the same FK numbers
+with the same tolerances (and the general path's gate, ``atan2(|v/2|, c)``, is it to the bit:
+halving is exact), so only the chain's own limits (without the kinematic margin) and the
+constraints remain to check. Rows whose selection fails, whose constraints are too close to call,
+or whose target numpy must check get a nonzero code; the general path decides them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik._fast import result_one
+from ikstack.ik._gate import RIGID, constraints_row, fk_error_one, rigid_code
+from ikstack.ik.analytic._families6 import K6, solve6
+from ikstack.ik.analytic._one import DONE, GENERAL, NOT_RIGID, _family6, _unpack
+from ikstack.ik.analytic._select import _limits_row, _project
+from ikstack.ik.analytic._vec import m9, v3
+from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
+from ikstack.ik.result import IKResult
+from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
+from ikstack.spatial import RIGID_ATOL, as_transforms
+
+_F64 = np.dtype(np.float64)
+
+
+@njit(cache=True)
+def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
+     qcoef, A, b, fo, io) = _unpack(fl, il)
+    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    V = np.empty(K6, dtype=np.bool_)
+    OK = np.empty(K6, dtype=np.bool_)
+    LIM = np.empty(K6, dtype=np.bool_)
+    HAS = np.empty(K6, dtype=np.bool_)
+    D = np.empty(K6)
+    PE = np.empty(K6)
+    RE = np.empty(K6)
+    CQ = np.empty((K6, 6))
+    SQ = np.empty((K6, 6))
+    Tbuf = np.empty((4, 4))
+    # the chain as tuples for the FK gate (a 6R family's joints are revolute)
+    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
+    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
+    Re_t = m9(R_end)
+    pe_t = v3(p_end)
+    one_seed = S.shape[0] == 1
+    out = 0
+    for i in range(i0, i1):
+        Ti = T[i]
+        s = S[0] if one_seed else S[i]
+        Qi = Q[i]
+        perr[i] = 0.0
+        rerr[i] = 0.0
+        ok[i] = False
+        for k in range(K6):
+            VA[i, k] = False
+        if rigid_code(Ti, RIGID_ATOL) != RIGID:
+            out |= NOT_RIGID
+            for k in range(K6):
+                for j in range(6):
+                    Qi[k, j] = s[j]
+            continue
+        for k in range(K6):
+            HAS[k] = False
+        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Qi, V)
+        # _select._finalize_one's full pass (no polish), with the tuple FK
+        for k in range(K6):
+            for j in range(6):
+                if not np.isfinite(Qi[k, j]):
+                    Qi[k, j] = s[j]
+                    V[k] = False
+            lim, D[k], _ = _limits_row(Qi[k], s, lo, hi, revolute, W)
+            LIM[k] = lim
+        for k in range(K6):
+            st = 0.0
+            for j in range(6):
+                st = max(st, abs(Qi[k, j] - s[j]))
+            fk_ok = False
+            if V[k] and LIM[k] and st <= step:  # else invalid whatever its FK (the general
+                # path's FK flag of such a slot only words a failed row's status: its to decide)
+                for j in range(6):
+                    x = Qi[k, j]
+                    hit = -1
+                    for kk in range(k):  # a joint value already seen: its cosine and sine
+                        if HAS[kk] and Qi[kk, j] == x and (
+                                math.copysign(1.0, Qi[kk, j]) == math.copysign(1.0, x)):
+                            hit = kk
+                            break
+                    if hit >= 0:
+                        CQ[k, j] = CQ[hit, j]
+                        SQ[k, j] = SQ[hit, j]
+                    else:
+                        CQ[k, j] = np.cos(x)
+                        SQ[k, j] = np.sin(x)
+                HAS[k] = True
+                fk_revolute6_cs((CQ[k, 0], CQ[k, 1], CQ[k, 2], CQ[k, 3], CQ[k, 4], CQ[k, 5]),
+                                (SQ[k, 0], SQ[k, 1], SQ[k, 2], SQ[k, 3], SQ[k, 4], SQ[k, 5]),
+                                Rs_t, ps_t, Re_t, pe_t, Tbuf)
+                PE[k], RE[k] = fk_error_one(Tbuf, Ti)
+                fk_ok = PE[k] <= ptol and RE[k] <= rtol
+            OK[k] = fk_ok
+        _project(Qi, LIM, lo, hi)
+        best = -1
+        undecided = False
+        for k in range(K6):
+            if not OK[k]:
+                continue
+            c = constraints_row(Qi[k], qidx, qcoef, A, b)
+            if c < 0:
+                undecided = True
+            if c != 1:
+                continue
+            inside = True
+            for j in range(6):
+                x = Qi[k, j]
+                if not (x >= glo[j] and x <= ghi[j]):
+                    inside = False
+            VA[i, k] = inside
+            if best < 0 or D[k] < D[best]:
+                best = k
+        if undecided or best < 0 or not VA[i, best]:
+            out |= GENERAL
+            continue
+        for j in range(6):
+            q[i, j] = Qi[best, j]
+        perr[i] = PE[best]
+        rerr[i] = RE[best]
+        ok[i] = True
+    return out
+
+
+@njit(cache=True)
+def all_serial(S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """Every candidate ``Q`` (N, 8, 6), its certified mask ``VA`` (N, 8), the selection ``q``
+    (N, 6), its success ``ok`` and its errors, for targets ``T`` (N, 4, 4) and seeds ``S`` (N or
+    1, 6), on the calling thread. Rows not ``ok`` are the general path's to decide; returns
+    :data:`._one.DONE` when every row is ``ok``, else the codes of the rows that are not
+    (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must check) or-ed."""
+    return _all_block(0, T.shape[0], S, T, fl, il, Q, VA, q, ok, perr, rerr)
+
+
+@njit(cache=True, parallel=True)
+def all_parallel(S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """:func:`all_serial` on all cores, in blocks of 64 targets."""
+    n = T.shape[0]
+    nblk = (n + 63) // 64
+    codes = np.zeros(nblk, dtype=np.int64)
+    for bk in prange(nblk):
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, Q, VA, q, ok, perr,
+                               rerr)
+    out = 0
+    for bk in range(nblk):
+        out |= codes[bk]
+    return out
+
+
+def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
+    """``AnalyticIK.solve(T, seed, return_all=True)`` of a strict 6R family ``ik`` for (4, 4) or
+    (N, 4, 4) float64 targets, in one compiled pass per target; rows it leaves undecided are
+    solved by the general path. None for any other input (the general path validates it)."""
+    T = T_base_tcp
+    if type(T) is not np.ndarray or T.dtype is not _F64:
+        return None
+    if T.shape == (4, 4):
+        n = 1
+    elif T.ndim == 3 and T.shape[1:] == (4, 4) and T.shape[0]:
+        n = T.shape[0]
+    else:
+        return None
+    T = T.reshape(n, 4, 4) if T.flags.c_contiguous else np.ascontiguousarray(
+        T.reshape(n, 4, 4))
+    if seed is None:
+        S = ik._middle1
+    elif (type(seed) is np.ndarray and seed.dtype == np.float64 and seed.size == 6
+          and seed.shape[-1] == 6 and all_finite(seed)):
+        S = np.minimum(np.maximum(seed.reshape(1, 6), ik._lo), ik._hi)
+    else:
+        S = ik._seeds(seed, n)
+    Q = np.empty((n, 8, 6))
+    VA = np.empty((n, 8), dtype=np.bool_)
+    q = np.empty((n, 6))
+    success = np.empty(n, dtype=np.bool_)
+    err = np.empty((2, n))
+    perr, rerr = err[0], err[1]
+    fl, il = ik._pack
+    kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
+    code = kern(S, T, fl, il, Q, VA, q, success, perr, rerr)
+    counts = np.zeros((3, n), dtype=np.int64)  # status SUCCESS, iterations, restarts
+    if code != DONE:
+        if code & NOT_RIGID:
+            as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
+        rows = np.flatnonzero(~success)
+        Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
+            np.broadcast_to(S, (rows.size, 6)))
+        r = ik._solve(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr), True)
+        q[rows], success[rows], counts[0, rows] = r.q, r.success, r.status
+        perr[rows], rerr[rows] = r.position_error, r.rotation_error
+        Q[rows], VA[rows] = r.q_all, r.valid_all
+    out = result_one(q, success, perr, rerr, counts[0], ik.method, counts[1], counts[2])
+    out.__dict__.update(q_all=Q, valid_all=VA)
+    return out
