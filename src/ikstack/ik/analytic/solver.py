@@ -203,30 +203,37 @@ class AnalyticIK:
         FK = np.empty((n, k), dtype=np.bool_)
         LIM = np.empty((n, k), dtype=np.bool_)
         D = np.empty((n, k))
+        PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
         step = np.inf if self.max_joint_step is None else self.max_joint_step
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
-                 Ds: Array) -> None:
+                 Ds: Array, PLs: Any) -> None:
             _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
                              cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
                              self.rotation_tolerance, step, self.weights, lazy, piters,
-                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, len(Ts) >= PARALLEL_THRESHOLD)
+                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, PLs,
+                             len(Ts) >= PARALLEL_THRESHOLD)
 
         if self.near and lazy:
             # the seed initialization is the last resort: polished from afar it may stop within
             # the tolerances but short of the exact branch it converges to
             V[:, -1] = False
-            gate(Q, V, S, T, OK, FK, LIM, D)
+            gate(Q, V, S, T, OK, FK, LIM, D, PL)
             rows = np.flatnonzero(~OK.any(axis=1))
             if rows.size:
-                V[rows, -1] = True
+                # second pass over the seed slot alone: the surrogate slots were polished and
+                # gated by the first pass (their flags stand), so no slot is polished twice
+                V2 = np.zeros((rows.size, k), dtype=np.bool_)
+                V2[:, -1] = True
                 sub: list[Any] = [np.ascontiguousarray(a[rows])
-                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                                  for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
+                sub[1] = V2
                 gate(*sub)
-                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
+                    a[rows, -1] = sub[b][:, -1]
+                V[rows, -1] = True
         else:
-            gate(Q, V, S, T, OK, FK, LIM, D)
+            gate(Q, V, S, T, OK, FK, LIM, D, PL)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
@@ -237,19 +244,19 @@ class AnalyticIK:
                     break
                 # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
                 V[bad] = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
                 gate(*sub)
-                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7])
+                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
+                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7], sub[8])
                 CON[rows] = self.chain.constraints_satisfied(sub[0])
             rows = np.flatnonzero((OK & ~CON).any(axis=1))
             if lazy and rows.size:
                 # still breaking constraints after the retries: gate every candidate
                 lazy = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
                 gate(*sub)
-                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7], sub[8])
                 CON[rows] = self.chain.constraints_satisfied(sub[0])
             OK &= CON
         return Q, OK, FK, LIM, CON, D
