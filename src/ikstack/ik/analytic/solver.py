@@ -19,7 +19,7 @@ from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
-from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors
+from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, project_rigid
 
 Array = NDArray[np.float64]
 _F64 = np.dtype(np.float64)
@@ -386,14 +386,20 @@ class AnalyticIK:
                             np.zeros(0, np.int64),
                             np.zeros((0, k, dof)) if return_all else None,
                             np.zeros((0, k), dtype=bool) if return_all else None)
-        Q, OK, FK, LIM, CON, D = self._candidates(T, S, lazy=not return_all)
+        # rotations within the input check's tolerance of orthonormal (float32, noise) are solved
+        # as the nearest rotation; the gate judges against the target as given, its rotation
+        # tolerance widened by the distance to that rotation
+        Tp, dev = project_rigid(T)
+        rtol = self.rotation_tolerance + dev
+        rtol_all = rtol[:, None]
+        Q, OK, FK, LIM, CON, D = self._candidates(np.ascontiguousarray(Tp), S,
+                                                  lazy=not return_all)
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
         found = OK[rows, idx]
         q = np.where(found[:, None], Q[rows, idx], S)
-        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
-                                 self.rotation_tolerance)
+        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance, rtol)
         success = found & ok
         status = np.full(n, int(IKStatus.SUCCESS), dtype=np.int64)
         fails = ~success
@@ -416,7 +422,7 @@ class AnalyticIK:
         q_all = valid_all = None
         if return_all:
             okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
-                                self.rotation_tolerance)
+                                rtol_all)
             valid_all = OK & okc
             q_all = Q
         zeros = np.zeros(n, dtype=np.int64)
