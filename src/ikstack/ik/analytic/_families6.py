@@ -93,6 +93,18 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
             Q[k, j] = seed[j]
 
 
+#: a least-squares subproblem whose residual is below this (relative) is a tangent solution
+#: that round-off (float32 targets, singular configurations) pushed past the tangent
+TANGENT = 1e-6
+
+
+@njit(cache=True, inline="always")
+def sp4_tangent(h, p, k, d, t):  # pragma: no cover - compiled
+    """Whether subproblem 4's least-squares root ``t`` misses ``h . R(k, t) p = d`` by
+    round-off only (at most :data:`TANGENT` of ``|h| |p|``)."""
+    return abs(dot(h, rot(k, t, p)) - d) <= TANGENT * max(1.0, norm(h) * norm(p))
+
+
 #: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
 #: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
@@ -165,12 +177,14 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
         R36 = mm(mT(R03), R06)
         m, X, Y, Z = decompose3(R36, h3, h4, h5, seed[3])
         if m == 1 and norm(cross(h3, mv(R36, h5))) < 1e-10:
-            # singular wrist: besides joint 4 at the seed, joint 6 at the seed (joint 4
-            # takes up the rest of their combined turn), for limits that exclude the first
+            # singular wrist: joints 4 and 6 share one combined turn x + sg z. Besides joint 4
+            # at the seed, the member nearest the seed in both joints (the seed's residual
+            # turn split evenly), which stays within limits centred on the seed
             sg = 1.0 if dot(h3, rot(h4, Y[0], h5)) >= 0.0 else -1.0
+            r = wrap(X[0] + sg * Z[0] - seed[3] - sg * seed[5])
             m = 2
-            X = (X[0], X[0] + sg * (Z[0] - seed[5]))
-            Z = (Z[0], seed[5])
+            X = (X[0], seed[3] + 0.5 * r)
+            Z = (Z[0], seed[5] + 0.5 * sg * r)
             Y = (Y[0], Y[0])
         for j in range(m):
             if slot >= 8:
@@ -200,15 +214,21 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     be = (b5 - g * a5) / den
     v = mv(R06, h5)
     w = sub(p16, scale(v, be))
-    # least-squares roots (round-off past a tangent: the wrist singular, the wrist centre on
-    # the first axis) are kept as the tangent solution; the FK gate decides
-    m, _, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), d1 + al * dot(h1, h4))
+    # least-squares roots within round-off of a tangent (the wrist singular, the wrist centre
+    # on the first axis) are kept as the tangent solution
+    e = d1 + al * dot(h1, h4)
+    m, ls, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), e)
+    if ls and not sp4_tangent(h1, w, neg(h0), e, x0):
+        return 0, z4, z4, z4, z4, z4, z4
     a = b = ca = sa = cb = sb = z4
     cnt = 0
     for i in range(m):
         q0 = x0 if i == 0 else x1
         c0, s0 = cs0 if i == 0 else cs1
-        k, _, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, dot(h1, rot_cs(h0, c0, -s0, v)))
+        e5 = dot(h1, rot_cs(h0, c0, -s0, v))
+        k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, e5)
+        if ls2 and not sp4_tangent(h1, h5, h4, e5, y0):
+            continue
         for j in range(k):
             a, ca, sa = set4(a, cnt, q0), set4(ca, cnt, c0), set4(sa, cnt, s0)
             c4, s4 = e0 if j == 0 else e1
@@ -347,7 +367,9 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
             Q[slot, 3] = phi3[j] * sgn[3]
             Q[slot, 4] = q4
             Q[slot, 5] = q5
-            V[slot] = True  # a least-squares elbow (round-off past straight): the gate decides
+            # a least-squares elbow within round-off of straight (or folded) is the tangent one
+            V[slot] = not ls or abs(norm(add(P2, rot(h1, phi2[j], P3))) - norm(d)) \
+                <= TANGENT * max(1.0, norm(d))
             slot += 1
 
 
