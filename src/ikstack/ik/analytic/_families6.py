@@ -70,8 +70,9 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
         y = sp1_angle(c, rot(a, -x, Rc), b)
         z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, (x, x), (y, y), (z, z)
-    # a least-squares answer (round-off past a tangent case) is kept: the FK gate decides
-    cnt, _, t1, t2 = sp2(Rc, c, a, b)
+    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
+    if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
+        return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
     # y and z again from x by subproblem 1: near a gimbal singularity x carries the
     # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
     x0 = -t1[0]
@@ -105,6 +106,20 @@ def sp4_tangent(h, p, k, d, t):  # pragma: no cover - compiled
     return abs(dot(h, rot(k, t, p)) - d) <= TANGENT * max(1.0, norm(h) * norm(p))
 
 
+@njit(cache=True, inline="always")
+def sp3_tangent(p1, p2, k, d, t):  # pragma: no cover - compiled
+    """Whether subproblem 3's least-squares root ``t`` misses ``|R(k, t) p1 - p2| = d`` by
+    round-off only."""
+    return abs(norm(sub(rot(k, t, p1), p2)) - d) <= TANGENT * max(1.0, d)
+
+
+@njit(cache=True, inline="always")
+def sp2_tangent(p1, p2, k1, k2, t1, t2):  # pragma: no cover - compiled
+    """Whether subproblem 2's least-squares pair misses ``R(k1, t1) p1 = R(k2, t2) p2`` by
+    round-off only."""
+    return norm(sub(rot(k1, t1, p1), rot(k2, t2, p2))) <= TANGENT * max(1.0, norm(p1), norm(p2))
+
+
 #: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
 #: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
@@ -126,11 +141,16 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     cnt = 0
     if var == TWO_PARALLEL:
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
-        m, _, x0, x1 = sp4(h1, w0, neg(h0), dot(h1, add(add(P1, P2), P3)))
+        e = dot(h1, add(add(P1, P2), P3))
+        m, ls, x0, x1 = sp4(h1, w0, neg(h0), e)
+        if ls and not sp4_tangent(h1, w0, neg(h0), e, x0):
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for i in range(m):
             q0 = x0 if i == 0 else x1
             w = sub(rot(h0, -q0, w0), P1)
-            k, _, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
+            k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
+            if ls2 and not sp3_tangent(P3, neg(P2), h2, norm(w), y0):
+                continue
             for j in range(k):
                 q2 = y0 if j == 0 else y1
                 q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
@@ -138,20 +158,29 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
                 cnt += 1
     elif var == FIRST_MEET:
         # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
-        k, _, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
+        k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
+        if ls and not sp3_tangent(P3, neg(P2), h2, norm(w0), y0):
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for j in range(k):
             q2 = y0 if j == 0 else y1
-            m, _, t1, t2 = sp2(w0, add(P2, rot(h2, q2, P3)), neg(h0), h1)
+            v = add(P2, rot(h2, q2, P3))
+            m, ls2, t1, t2 = sp2(w0, v, neg(h0), h1)
+            if ls2 and not sp2_tangent(w0, v, neg(h0), h1, t1[0], t2[0]):
+                continue
             for i in range(m):
                 a0, a1, a2 = set4(a0, cnt, t1[i]), set4(a1, cnt, t2[i]), set4(a2, cnt, q2)
                 cnt += 1
     else:
         # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
-        k, _, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
+        k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
+        if ls and not sp3_tangent(w0, P1, neg(h0), norm(P3), x0):
+            return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for i in range(k):
             q0 = x0 if i == 0 else x1
             w = sub(rot(h0, -q0, w0), P1)
-            m, _, t1, t2 = sp2(w, P3, h1, h2)
+            m, ls2, t1, t2 = sp2(w, P3, h1, h2)
+            if ls2 and not sp2_tangent(w, P3, h1, h2, t1[0], t2[0]):
+                continue
             for j in range(m):
                 a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, -t1[j]), set4(a2, cnt, t2[j])
                 cnt += 1
