@@ -129,8 +129,9 @@ LAST_MEET = 1
 
 
 @njit(cache=True)
-def _position3(var, pW, H, P):  # pragma: no cover - compiled
-    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``."""
+def _position3(var, pW, H, P, seed0):  # pragma: no cover - compiled
+    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``; a wrist point on
+    the first axis (joint 1 free) takes joint 1 at ``seed0``."""
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     P0, P1, P2, P3 = v3(P[0]), v3(P[1]), v3(P[2]), v3(P[3])
     w0 = sub(pW, P0)
@@ -143,6 +144,9 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
         e = dot(h1, add(add(P1, P2), P3))
         m, ls, x0, x1 = sp4(h1, w0, neg(h0), e)
+        if norm(sub(w0, scale(h0, dot(h0, w0)))) <= 1e-9 * max(1.0, norm(w0)):
+            # the wrist point on the first axis (up to round-off): joint 1 is free (the seed)
+            m, ls, x0, x1 = 1, not sp4_tangent(h1, w0, neg(h0), e, seed0), seed0, seed0
         if ls and not sp4_tangent(h1, w0, neg(h0), e, x0):
             return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for i in range(m):
@@ -199,7 +203,7 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
     pW = sub(pt, mv(R06, P[6]))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
-    n, t0, t1, t2 = _position3(var, pW, H, P)
+    n, t0, t1, t2 = _position3(var, pW, H, P, seed[0])
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
