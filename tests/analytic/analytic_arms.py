@@ -68,3 +68,37 @@ def random_arm(structure: str, rng: np.random.Generator) -> Chain:
         r[4] = r[5] = r[6] = rng.normal(scale=0.3, size=3)
     return chain_from_lines(h, r, random_rotation(rng), rng.normal(scale=0.3, size=3),
                             name=structure)
+
+
+def singular_along(chain: Chain, joint: int, q: np.ndarray, grid: int = 48) -> np.ndarray:
+    """Configurations where ``det J`` vanishes, found by moving ``joint`` of each row of ``q``
+    (sign change on a grid over its limits, then bisection to round-off); rows without a root
+    in the limits are dropped. For a decoupled 6R arm the determinant factors into shoulder,
+    elbow and wrist terms, so joint 2, 3 and 5 (1-based) reach each singularity in turn."""
+    lo = max(chain.lower[joint] + chain.kinematic_margin, -np.pi)
+    hi = min(chain.upper[joint] - chain.kinematic_margin, np.pi)
+    xs = np.linspace(lo, hi, grid)
+    n = q.shape[0]
+
+    def det(vals: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        qq = q[rows].copy()
+        qq[:, joint] = vals
+        return np.linalg.det(chain.jacobian(qq))
+
+    D = np.stack([det(np.full(n, x), np.arange(n)) for x in xs], axis=1)
+    change = np.sign(D[:, :-1]) * np.sign(D[:, 1:]) <= 0
+    has = change.any(axis=1)
+    rows = np.flatnonzero(has)
+    k = change[rows].argmax(axis=1)
+    a, b = xs[k], xs[k + 1]
+    fa = D[rows, k]
+    for _ in range(60):
+        m = 0.5 * (a + b)
+        fm = det(m, rows)
+        left = np.sign(fa) * np.sign(fm) <= 0
+        b = np.where(left, m, b)
+        a = np.where(left, a, m)
+        fa = np.where(left, fa, fm)
+    out = q[rows].copy()
+    out[:, joint] = 0.5 * (a + b)
+    return out

@@ -166,8 +166,8 @@ def certify(
     chain: Chain,
     q: Array,
     T_target: Array,
-    position_tolerance: float,
-    rotation_tolerance: float,
+    position_tolerance: float | Array,
+    rotation_tolerance: float | Array,
     limit_tolerance: float = 0.0,
     check_constraints: bool = True,
 ) -> tuple[NDArray[np.bool_], Array, Array]:
@@ -175,7 +175,8 @@ def certify(
 
     ``ok`` is True only where ``q`` is finite, within the limits (``limit_tolerance`` allows
     representation round-off), satisfies the coupled-joint constraints, and its FK meets both
-    tolerances. Non-finite rows get infinite errors and never pass.
+    tolerances. Non-finite rows get infinite errors and never pass. The tolerances may be
+    arrays broadcasting against the candidates' leading shape (per-target tolerances).
     """
     q = np.asarray(q, dtype=np.float64)
     finite = np.all(np.isfinite(q), axis=-1)

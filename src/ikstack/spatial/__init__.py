@@ -22,6 +22,7 @@ from ikstack.spatial.se3 import (
     make_transform,
     pose_error,
     position_rotation_error,
+    project_rigid,
     to_pose,
 )
 from ikstack.spatial.so3 import (
@@ -58,6 +59,7 @@ __all__ = [
     "matrix_to_rotvec",
     "pose_error",
     "position_rotation_error",
+    "project_rigid",
     "quat_to_matrix",
     "rotvec_to_matrix",
     "rpy_to_matrix",

@@ -149,3 +149,34 @@ def adjoint(T: ArrayLike) -> Array:
     out[..., 3:, 3:] = R
     out[..., :3, 3:] = P @ R
     return out
+
+
+#: rotations farther than this from orthonormal (max |R^T R - I|) are projected by
+#: :func:`project_rigid`; exact float64 rotations sit at ~1e-16
+PROJECT_ABOVE = 1e-14
+
+
+def project_rigid(T: ArrayLike) -> tuple[Array, Array]:
+    """``(T_projected, deviation)`` for rigid transforms ``T (..., 4, 4)``.
+
+    Each rotation part is replaced by the nearest rotation (polar decomposition: ``U V^T`` of
+    its SVD, the closest rotation in the Frobenius norm), the translation is kept, and
+    ``deviation (...)`` is the Frobenius norm of what moved. Rotations already orthonormal to
+    round-off (max ``|R^T R - I|`` at most :data:`PROJECT_ABOVE`) are returned unchanged with
+    deviation 0, so exact inputs cost one product each. The caller has checked rigidity
+    (determinant +1).
+    """
+    Tf = np.asarray(T, dtype=np.float64)
+    R = Tf[..., :3, :3]
+    RtR = np.einsum("...ji,...jk->...ik", R, R)
+    dev = np.abs(RtR - np.eye(3)).max(axis=(-2, -1))
+    out = np.zeros(Tf.shape[:-2])
+    far = dev > PROJECT_ABOVE
+    if not far.any():
+        return Tf, out
+    Tp = Tf.copy()
+    U, _, Vt = np.linalg.svd(R[far])
+    Rp = U @ Vt
+    Tp[far, :3, :3] = Rp
+    out[far] = np.linalg.norm(R[far] - Rp, axis=(-2, -1))
+    return Tp, out

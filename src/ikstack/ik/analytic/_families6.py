@@ -71,7 +71,7 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
         z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, (x, x), (y, y), (z, z)
     cnt, ls, t1, t2 = sp2(Rc, c, a, b)
-    if ls:
+    if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
         return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
     # y and z again from x by subproblem 1: near a gimbal singularity x carries the
     # tangent-root round-off (~sqrt(eps)); y and z absorb it so the product stays exact
@@ -94,6 +94,32 @@ def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
             Q[k, j] = seed[j]
 
 
+#: a least-squares subproblem whose residual is below this (relative) is a tangent solution
+#: that round-off (float32 targets, singular configurations) pushed past the tangent
+TANGENT = 1e-6
+
+
+@njit(cache=True, inline="always")
+def sp4_tangent(h, p, k, d, t):  # pragma: no cover - compiled
+    """Whether subproblem 4's least-squares root ``t`` misses ``h . R(k, t) p = d`` by
+    round-off only (at most :data:`TANGENT` of ``|h| |p|``)."""
+    return abs(dot(h, rot(k, t, p)) - d) <= TANGENT * max(1.0, norm(h) * norm(p))
+
+
+@njit(cache=True, inline="always")
+def sp3_tangent(p1, p2, k, d, t):  # pragma: no cover - compiled
+    """Whether subproblem 3's least-squares root ``t`` misses ``|R(k, t) p1 - p2| = d`` by
+    round-off only."""
+    return abs(norm(sub(rot(k, t, p1), p2)) - d) <= TANGENT * max(1.0, d)
+
+
+@njit(cache=True, inline="always")
+def sp2_tangent(p1, p2, k1, k2, t1, t2):  # pragma: no cover - compiled
+    """Whether subproblem 2's least-squares pair misses ``R(k1, t1) p1 = R(k2, t2) p2`` by
+    round-off only."""
+    return norm(sub(rot(k1, t1, p1), rot(k2, t2, p2))) <= TANGENT * max(1.0, norm(p1), norm(p2))
+
+
 #: spherical-wrist position variants: general (subproblem 5), axes 2 and 3 parallel,
 #: axes 1 and 2 meeting, axes 2 and 3 meeting (1-based)
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
@@ -103,8 +129,9 @@ LAST_MEET = 1
 
 
 @njit(cache=True)
-def _position3(var, pW, H, P):  # pragma: no cover - compiled
-    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``."""
+def _position3(var, pW, H, P, seed0):  # pragma: no cover - compiled
+    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``; a wrist point on
+    the first axis (joint 1 free) takes joint 1 at ``seed0``."""
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     P0, P1, P2, P3 = v3(P[0]), v3(P[1]), v3(P[2]), v3(P[3])
     w0 = sub(pW, P0)
@@ -115,14 +142,18 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     cnt = 0
     if var == TWO_PARALLEL:
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
-        m, ls, x0, x1 = sp4(h1, w0, neg(h0), dot(h1, add(add(P1, P2), P3)))
-        if ls:
+        e = dot(h1, add(add(P1, P2), P3))
+        m, ls, x0, x1 = sp4(h1, w0, neg(h0), e)
+        if norm(sub(w0, scale(h0, dot(h0, w0)))) <= 1e-9 * max(1.0, norm(w0)):
+            # the wrist point on the first axis (up to round-off): joint 1 is free (the seed)
+            m, ls, x0, x1 = 1, not sp4_tangent(h1, w0, neg(h0), e, seed0), seed0, seed0
+        if ls and not sp4_tangent(h1, w0, neg(h0), e, x0):
             return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for i in range(m):
             q0 = x0 if i == 0 else x1
             w = sub(rot(h0, -q0, w0), P1)
             k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
-            if ls2:
+            if ls2 and not sp3_tangent(P3, neg(P2), h2, norm(w), y0):
                 continue
             for j in range(k):
                 q2 = y0 if j == 0 else y1
@@ -132,12 +163,13 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     elif var == FIRST_MEET:
         # P1 = 0: |w0| = |P2 + R(h2, q2) P3|, then subproblem 2 for (q0, q1)
         k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
-        if ls:
+        if ls and not sp3_tangent(P3, neg(P2), h2, norm(w0), y0):
             return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for j in range(k):
             q2 = y0 if j == 0 else y1
-            m, ls2, t1, t2 = sp2(w0, add(P2, rot(h2, q2, P3)), neg(h0), h1)
-            if ls2:
+            v = add(P2, rot(h2, q2, P3))
+            m, ls2, t1, t2 = sp2(w0, v, neg(h0), h1)
+            if ls2 and not sp2_tangent(w0, v, neg(h0), h1, t1[0], t2[0]):
                 continue
             for i in range(m):
                 a0, a1, a2 = set4(a0, cnt, t1[i]), set4(a1, cnt, t2[i]), set4(a2, cnt, q2)
@@ -145,13 +177,13 @@ def _position3(var, pW, H, P):  # pragma: no cover - compiled
     else:
         # P2 = 0: |R(-h0, q0) w0 - P1| = |P3|, then subproblem 2 for (q1, q2)
         k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
-        if ls:
+        if ls and not sp3_tangent(w0, P1, neg(h0), norm(P3), x0):
             return 0, (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)
         for i in range(k):
             q0 = x0 if i == 0 else x1
             w = sub(rot(h0, -q0, w0), P1)
             m, ls2, t1, t2 = sp2(w, P3, h1, h2)
-            if ls2:
+            if ls2 and not sp2_tangent(w, P3, h1, h2, t1[0], t2[0]):
                 continue
             for j in range(m):
                 a0, a1, a2 = set4(a0, cnt, q0), set4(a1, cnt, -t1[j]), set4(a2, cnt, t2[j])
@@ -171,12 +203,22 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
     pW = sub(pt, mv(R06, P[6]))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
-    n, t0, t1, t2 = _position3(var, pW, H, P)
+    n, t0, t1, t2 = _position3(var, pW, H, P, seed[0])
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
         R36 = mm(mT(R03), R06)
         m, X, Y, Z = decompose3(R36, h3, h4, h5, seed[3])
+        if m == 1 and norm(cross(h3, mv(R36, h5))) < 1e-10:
+            # singular wrist: joints 4 and 6 share one combined turn x + sg z. Besides joint 4
+            # at the seed, the member nearest the seed in both joints (the seed's residual
+            # turn split evenly), which stays within limits centred on the seed
+            sg = 1.0 if dot(h3, rot(h4, Y[0], h5)) >= 0.0 else -1.0
+            r = wrap(X[0] + sg * Z[0] - seed[3] - sg * seed[5])
+            m = 2
+            X = (X[0], seed[3] + 0.5 * r)
+            Z = (Z[0], seed[5] + 0.5 * sg * r)
+            Y = (Y[0], Y[0])
         for j in range(m):
             if slot >= 8:
                 break
@@ -205,16 +247,20 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     be = (b5 - g * a5) / den
     v = mv(R06, h5)
     w = sub(p16, scale(v, be))
-    m, ls, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), d1 + al * dot(h1, h4))
-    if ls:
+    # least-squares roots within round-off of a tangent (the wrist singular, the wrist centre
+    # on the first axis) are kept as the tangent solution
+    e = d1 + al * dot(h1, h4)
+    m, ls, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), e)
+    if ls and not sp4_tangent(h1, w, neg(h0), e, x0):
         return 0, z4, z4, z4, z4, z4, z4
     a = b = ca = sa = cb = sb = z4
     cnt = 0
     for i in range(m):
         q0 = x0 if i == 0 else x1
         c0, s0 = cs0 if i == 0 else cs1
-        k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, dot(h1, rot_cs(h0, c0, -s0, v)))
-        if ls2:
+        e5 = dot(h1, rot_cs(h0, c0, -s0, v))
+        k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, e5)
+        if ls2 and not sp4_tangent(h1, h5, h4, e5, y0):
             continue
         for j in range(k):
             a, ca, sa = set4(a, cnt, q0), set4(ca, cnt, c0), set4(sa, cnt, s0)
@@ -286,6 +332,37 @@ def tp_elbow(h1, P2, P3, theta, d):  # pragma: no cover - compiled
     return (m, ls, (a0, a1), (e0, e1), (wrap(theta - a0 - e0), wrap(theta - a1 - e1)))
 
 
+#: a wrist closer than this to singular (|joint 6 axis x parallel axis|) whose elbow misses
+#: its reach at the seed's joint 6 takes :func:`tp_singular`'s representative
+SINGULAR_WRIST = 1e-6
+
+
+@njit(cache=True)
+def tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta0):  # pragma: no cover
+    """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
+    free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
+    (subproblem 4 on the wrist point's distance), then joint 6 from the rotation."""
+    c = add(P4, rot_cs(h4, c4, s4, P5))
+    hc = dot(c, h1)
+    hw = dot(w0, h1)
+    cp = sub(c, scale(h1, hc))
+    wp = sub(w0, scale(h1, hw))
+    hz = hw - hc
+    a2 = dot(P2, h1)
+    a3 = dot(P3, h1)
+    dmid2 = dot(P2, P2) + dot(P3, P3) + 2.0 * a2 * a3  # |P2 + R P3|^2 at mid reach
+    val = 0.5 * (dot(wp, wp) + dot(cp, cp) + hz * hz - dmid2)
+    m, _, t0, t1 = sp4(wp, cp, h1, val)
+    theta = t0
+    if m > 1 and abs(wrap(t1 - theta0)) < abs(wrap(t0 - theta0)):
+        theta = t1
+    ct = math.cos(theta)
+    st = math.sin(theta)
+    u5 = any_perp(h5)
+    q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, c))
+
+
 @njit(cache=True)
 def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
     """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
@@ -307,6 +384,13 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
             A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
         q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][i], cs[3][i], seed[5])
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
+        if ls and norm(cross(rot_cs(h4, cs[2][i], cs[3][i], h5), h1)) < SINGULAR_WRIST:
+            # a singular wrist (joint 6 parallel to the parallel joints, up to the tangent
+            # root's round-off): the sum theta is free; the seed's joint 6 gave an elbow out
+            # of reach, so theta moves to the nearest value with the elbow at mid reach
+            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i],
+                                       theta)
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:
                 break
@@ -316,7 +400,9 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
             Q[slot, 3] = phi3[j] * sgn[3]
             Q[slot, 4] = q4
             Q[slot, 5] = q5
-            V[slot] = not ls
+            # a least-squares elbow within round-off of straight (or folded) is the tangent one
+            V[slot] = not ls or abs(norm(add(P2, rot(h1, phi2[j], P3))) - norm(d)) \
+                <= TANGENT * max(1.0, norm(d))
             slot += 1
 
 

@@ -163,7 +163,8 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
     cs = (z4, z4, z4, z4)  # three-parallel: cosines and sines of joints 1 and 5
     if fid == SPHERICAL:
         R06 = mm(Rw, mT(R6T))
-        n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P)
+        n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P,
+                                   seed[5] if rev else seed[0])
         known = (True, True, True, False, False, False)
         for i in range(n):
             B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]

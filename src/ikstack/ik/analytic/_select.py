@@ -98,6 +98,18 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
                   max_step, W, lazy, piters, max_dq, OK, FK, LIM, D,
                   Tbuf):  # pragma: no cover - compiled
+    _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                 max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, Tbuf,
+                 np.zeros(Q.shape[0], dtype=np.bool_))
+
+
+@njit(cache=True)
+def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                 max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, Tbuf,
+                 polished):  # pragma: no cover - compiled
+    """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
+    (in) and by this one (out); no slot is polished twice, so no candidate receives more than
+    ``piters`` corrections however many passes gate it."""
     K = Q.shape[0]
     for k in range(K):
         for j in range(Q.shape[1]):
@@ -109,7 +121,6 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
         D[k] = d
         OK[k] = V[k] and lim and step <= max_step  # FK still to check
         FK[k] = False
-    polished = np.zeros(K, dtype=np.bool_)
     if lazy:
         # only the nearest candidate that passes every gate matters: check in distance order
         while True:
@@ -137,8 +148,9 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
         step = 0.0
-        if V[k] and piters > 0 and not (lazy and polished[k]):
+        if V[k] and piters > 0 and not polished[k]:
             polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+            polished[k] = True
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         for j in range(Q.shape[1]):
             step = max(step, abs(Q[k, j] - seed[j]))
@@ -148,40 +160,41 @@ def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, 
 
 
 def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, lazy, piters, max_dq, OK, FK, LIM, D, parallel):
+             W, lazy, piters, max_dq, OK, FK, LIM, D, PL, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
     are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
     each candidate is first polished on the true model by at most ``piters`` bounded monotone
-    Newton corrections (:func:`polish_one`). On all cores when ``parallel`` (a serial call
-    never touches numba's thread pool).
+    Newton corrections (:func:`polish_one`); ``PL`` (N, K) marks the slots polished so far
+    (read and updated: a later pass over the same slots never polishes them again). On all
+    cores when ``parallel`` (a serial call never touches numba's thread pool).
     """
     kern = finalize_parallel if parallel else finalize_serial
     kern(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step, W, lazy,
-         piters, max_dq, OK, FK, LIM, D)
+         piters, max_dq, OK, FK, LIM, D, PL)
 
 
 @njit(cache=True)
 def finalize_serial(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                    max_step, W, lazy, piters, max_dq, OK, FK, LIM, D):  # pragma: no cover
+                    max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, PL):  # pragma: no cover
     """:func:`finalize` on the calling thread."""
     Tbuf = np.empty((4, 4))
     for i in range(Q.shape[0]):
-        _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                      ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                      D[i], Tbuf)
+        _finalize_pl(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                     ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                     D[i], Tbuf, PL[i])
 
 
 @njit(cache=True, parallel=True)
 def finalize_parallel(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                      max_step, W, lazy, piters, max_dq, OK, FK, LIM, D):  # pragma: no cover
+                      max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, PL):  # pragma: no cover
     """:func:`finalize` on all cores."""
     for i in prange(Q.shape[0]):
         Tbuf = np.empty((4, 4))
-        _finalize_one(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                      ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                      D[i], Tbuf)
+        _finalize_pl(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
+                     ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
+                     D[i], Tbuf, PL[i])
 
 
 @njit(cache=True)

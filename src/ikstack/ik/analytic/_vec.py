@@ -221,12 +221,19 @@ def _cubic_roots(a, b, c):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _polish(c4, c3, c2, c1, c0, z):  # pragma: no cover - compiled
+    """Two Newton steps, each kept only if it lowers ``|f|``: at a double root ``f`` and
+    ``f'`` are both round-off, and their ratio could throw the root anywhere."""
+    f = (((c4 * z + c3) * z + c2) * z + c1) * z + c0
     for _ in range(2):
-        f = (((c4 * z + c3) * z + c2) * z + c1) * z + c0
         df = ((4.0 * c4 * z + 3.0 * c3) * z + 2.0 * c2) * z + c1
         if df == 0:
             break
-        z = z - f / df
+        zn = z - f / df
+        fn = (((c4 * zn + c3) * zn + c2) * zn + c1) * zn + c0
+        if not abs(fn) < abs(f):
+            break
+        z = zn
+        f = fn
     return z
 
 
@@ -285,13 +292,33 @@ def quartic_roots(c4, c3, c2, c1, c0):  # pragma: no cover - compiled
                _polish(c4, c3, c2, c1, c0, z2), _polish(c4, c3, c2, c1, c0, z3))
 
 
+#: a near-tangent extremum within this (relative to the coefficients) of zero is a root
+TANGENT_TOL = 1e-7
+
+
+@njit(cache=True, inline="always")
+def _trig4(a0, a1, a2, a3, a4, t):  # pragma: no cover - compiled
+    """``(f, f', f'')`` of ``a0 + a1 cos t + a2 sin t + a3 cos 2t + a4 sin 2t``."""
+    c = math.cos(t)
+    s = math.sin(t)
+    c2 = math.cos(2.0 * t)
+    s2 = math.sin(2.0 * t)
+    f = a0 + a1 * c + a2 * s + a3 * c2 + a4 * s2
+    f1 = -a1 * s + a2 * c - 2.0 * a3 * s2 + 2.0 * a4 * c2
+    f2 = -a1 * c - a2 * s - 4.0 * a3 * c2 - 4.0 * a4 * s2
+    return f, f1, f2
+
+
 @njit(cache=True)
 def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
     """``(count, (t0, t1, t2, t3))``: real roots of
     ``a0 + a1 cos t + a2 sin t + a3 cos 2t + a4 sin 2t = 0``.
 
     The tangent half-angle substitution is taken about a shifted origin ``phi`` chosen so no
-    root sits at infinity. Roots closer than 1e-7 rad merge.
+    root sits at infinity. Roots closer than 1e-7 rad merge. A complex pair near the real
+    axis is resolved at the function's nearby extremum: two real roots either side of it, or,
+    when the extremum misses zero by at most :data:`TANGENT_TOL` (round-off at a tangent, as
+    at a singular configuration), the tangent root.
     """
     best = -1.0
     phi = 0.0
@@ -318,22 +345,41 @@ def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
     for i in range(n):
         z = roots[i]
         t = wrap(2.0 * math.atan(z.real) + phi)
+        extra = 0
+        te = 0.0
         if abs(z.imag) > 1e-6 * (1.0 + abs(z.real)):
-            # near-tangent roots: accept if the real part nearly satisfies the equation
-            f = (a0 + a1 * math.cos(t) + a2 * math.sin(t) + a3 * math.cos(2.0 * t)
-                 + a4 * math.sin(2.0 * t))
-            if abs(f) > 1e-9 * scale_:
+            # a complex pair near the real axis: a tangent (double) root that round-off split,
+            # or two close real roots. Move to the extremum of the function nearby (Newton on
+            # its derivative), then: below zero, two roots either side; above zero by
+            # round-off, the tangent root (a least-squares answer: the callers' gates decide)
+            f, f1, f2 = _trig4(a0, a1, a2, a3, a4, t)
+            for _ in range(4):
+                if f2 == 0.0:
+                    break
+                t -= f1 / f2
+                f, f1, f2 = _trig4(a0, a1, a2, a3, a4, t)
+            if abs(f) > TANGENT_TOL * scale_:
                 continue
-        if (cnt > 0 and abs(wrap(t0 - t)) < 1e-7) or (cnt > 1 and abs(wrap(t1 - t)) < 1e-7) \
-                or (cnt > 2 and abs(wrap(t2 - t)) < 1e-7):
-            continue
-        if cnt == 0:
-            t0 = t
-        elif cnt == 1:
-            t1 = t
-        elif cnt == 2:
-            t2 = t
-        else:
-            t3 = t
-        cnt += 1
+            if f2 != 0.0 and -2.0 * f / f2 > 0.0:
+                h = math.sqrt(-2.0 * f / f2)
+                te = wrap(t - h)
+                t = wrap(t + h)
+                extra = 1
+            else:
+                t = wrap(t)
+        for e in range(1 + extra):
+            if e == 1:
+                t = te
+            if (cnt > 0 and abs(wrap(t0 - t)) < 1e-7) or (cnt > 1 and abs(wrap(t1 - t)) < 1e-7) \
+                    or (cnt > 2 and abs(wrap(t2 - t)) < 1e-7) or cnt > 3:
+                continue
+            if cnt == 0:
+                t0 = t
+            elif cnt == 1:
+                t1 = t
+            elif cnt == 2:
+                t2 = t
+            else:
+                t3 = t
+            cnt += 1
     return cnt, (t0, t1, t2, t3)

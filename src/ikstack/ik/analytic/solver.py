@@ -19,7 +19,7 @@ from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_b
 from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
-from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors
+from ikstack.spatial import RIGID_ATOL, as_transforms, as_vectors, project_rigid
 
 Array = NDArray[np.float64]
 _F64 = np.dtype(np.float64)
@@ -214,30 +214,37 @@ class AnalyticIK:
         FK = np.empty((n, k), dtype=np.bool_)
         LIM = np.empty((n, k), dtype=np.bool_)
         D = np.empty((n, k))
+        PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
         step = np.inf if self.max_joint_step is None else self.max_joint_step
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
-                 Ds: Array) -> None:
+                 Ds: Array, PLs: Any) -> None:
             _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
                              cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
                              self.rotation_tolerance, step, self.weights, lazy, piters,
-                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, len(Ts) >= PARALLEL_THRESHOLD)
+                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, PLs,
+                             len(Ts) >= PARALLEL_THRESHOLD)
 
         if self.near and lazy:
             # the seed initialization is the last resort: polished from afar it may stop within
             # the tolerances but short of the exact branch it converges to
             V[:, -1] = False
-            gate(Q, V, S, T, OK, FK, LIM, D)
+            gate(Q, V, S, T, OK, FK, LIM, D, PL)
             rows = np.flatnonzero(~OK.any(axis=1))
             if rows.size:
-                V[rows, -1] = True
+                # second pass over the seed slot alone: the surrogate slots were polished and
+                # gated by the first pass (their flags stand), so no slot is polished twice
+                V2 = np.zeros((rows.size, k), dtype=np.bool_)
+                V2[:, -1] = True
                 sub: list[Any] = [np.ascontiguousarray(a[rows])
-                                  for a in (Q, V, S, T, OK, FK, LIM, D)]
+                                  for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
+                sub[1] = V2
                 gate(*sub)
-                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
+                    a[rows, -1] = sub[b][:, -1]
+                V[rows, -1] = True
         else:
-            gate(Q, V, S, T, OK, FK, LIM, D)
+            gate(Q, V, S, T, OK, FK, LIM, D, PL)
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
@@ -248,19 +255,19 @@ class AnalyticIK:
                     break
                 # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
                 V[bad] = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
                 gate(*sub)
-                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7])
+                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
+                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7], sub[8])
                 CON[rows] = self.chain.constraints_satisfied(sub[0])
             rows = np.flatnonzero((OK & ~CON).any(axis=1))
             if lazy and rows.size:
                 # still breaking constraints after the retries: gate every candidate
                 lazy = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D)]
+                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
                 gate(*sub)
-                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows] = (
-                    sub[0], sub[4], sub[5], sub[6], sub[7])
+                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
+                    sub[0], sub[4], sub[5], sub[6], sub[7], sub[8])
                 CON[rows] = self.chain.constraints_satisfied(sub[0])
             OK &= CON
         return Q, OK, FK, LIM, CON, D
@@ -400,14 +407,20 @@ class AnalyticIK:
                             np.zeros(0, np.int64),
                             np.zeros((0, k, dof)) if return_all else None,
                             np.zeros((0, k), dtype=bool) if return_all else None)
-        Q, OK, FK, LIM, CON, D = self._candidates(T, S, lazy=not return_all)
+        # rotations within the input check's tolerance of orthonormal (float32, noise) are solved
+        # as the nearest rotation; the gate judges against the target as given, its rotation
+        # tolerance widened by the distance to that rotation
+        Tp, dev = project_rigid(T)
+        rtol = self.rotation_tolerance + dev
+        rtol_all = rtol[:, None]
+        Q, OK, FK, LIM, CON, D = self._candidates(np.ascontiguousarray(Tp), S,
+                                                  lazy=not return_all)
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
         found = OK[rows, idx]
         q = np.where(found[:, None], Q[rows, idx], S)
-        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
-                                 self.rotation_tolerance)
+        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance, rtol)
         success = found & ok
         status = np.full(n, int(IKStatus.SUCCESS), dtype=np.int64)
         fails = ~success
@@ -429,7 +442,7 @@ class AnalyticIK:
                                         self.rotation_tolerance)
         q_all = valid_all = None
         if return_all:
-            if n < PARALLEL_THRESHOLD:  # few targets: the certificate stays on this thread
+            if n < PARALLEL_THRESHOLD and not dev.any():  # few exact targets: on this thread
                 gate = self.__dict__.get("_fast_gate")
                 if gate is None:
                     gate = FastGate(self.chain, self.position_tolerance, self.rotation_tolerance)
@@ -439,7 +452,7 @@ class AnalyticIK:
                 okc = okc.reshape(n, k)
             else:
                 okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
-                                    self.rotation_tolerance)
+                                    rtol_all)
             valid_all = OK & okc
             q_all = Q
         zeros = np.zeros(n, dtype=np.int64)
