@@ -4,6 +4,9 @@ The layers (each imports only those above it): :mod:`ikstack.spatial`, :mod:`iks
 :mod:`ikstack.robots`, :mod:`ikstack.kinematics`, then the solvers.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ikstack.errors import (
     ConfigError,
     IKStackError,
@@ -20,9 +23,34 @@ from ikstack.errors import (
     UnsupportedJointError,
     URDFError,
 )
-from ikstack.ik import IKResult, IKStatus, solve_ik
-from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
-from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
+
+if TYPE_CHECKING:  # the names below load on first use (importing ikstack compiles nothing)
+    from ikstack.ik import IKResult, IKStatus, solve_ik
+    from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
+    from ikstack.model import Chain, ChainRole, JointType, from_dh, load_urdf
+
+_LAZY = {
+    "IKResult": "ikstack.ik", "IKStatus": "ikstack.ik", "solve_ik": "ikstack.ik",
+    "fk": "ikstack.kinematics", "fk_links": "ikstack.kinematics",
+    "jacobian": "ikstack.kinematics", "jacobian_fd": "ikstack.kinematics",
+    "Chain": "ikstack.model", "ChainRole": "ikstack.model", "JointType": "ikstack.model",
+    "from_dh": "ikstack.model", "load_urdf": "ikstack.model",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the public names of the solver layers on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ikstack' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

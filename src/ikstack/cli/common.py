@@ -1,22 +1,25 @@
-"""Helpers shared by CLI subcommands: choosing a chain, printing JSON."""
+"""Helpers shared by CLI subcommands: choosing a chain, printing JSON.
+
+The command modules import the library inside ``run`` only, so building the parser (and every
+``--help``) imports neither numba nor any kernel.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ikstack import robots
 from ikstack.errors import InputError
-from ikstack.model import Chain, load_urdf
+
+if TYPE_CHECKING:
+    from ikstack.model import Chain
 
 
 def add_chain_arguments(p: argparse.ArgumentParser) -> None:
     """``--robot NAME`` or ``--urdf PATH --base B --tip T``."""
     g = p.add_argument_group("robot model")
-    g.add_argument("--robot", help=f"bundled robot: {', '.join(robots.names())}")
+    g.add_argument("--robot", help="bundled robot name (`ikstack robots` lists them)")
     g.add_argument("--urdf", help="URDF file (with --base and --tip)")
     g.add_argument("--base", help="base link name (URDF)")
     g.add_argument("--tip", help="tip link name (URDF)")
@@ -24,6 +27,9 @@ def add_chain_arguments(p: argparse.ArgumentParser) -> None:
 
 def chain_from_args(args: argparse.Namespace) -> Chain:
     """The chain chosen by :func:`add_chain_arguments`."""
+    from ikstack import robots
+    from ikstack.model import load_urdf
+
     if args.robot and args.urdf:
         raise InputError("give either --robot or --urdf, not both")
     if args.robot:
@@ -35,6 +41,8 @@ def chain_from_args(args: argparse.Namespace) -> Chain:
 
 def to_jsonable(x: Any) -> Any:
     """Numpy arrays and scalars as plain lists/numbers (NaN/inf as None)."""
+    import numpy as np
+
     if isinstance(x, dict):
         return {k: to_jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ikstack.chunk import bundled_profile_path, decode_file
 from ikstack.cli.common import print_json
 
 
@@ -26,6 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ikstack.chunk import bundled_profile_path, decode_file
+
     prof = Path(args.profile)
     if not prof.exists() and prof.suffix not in (".yaml", ".yml"):
         prof = bundled_profile_path(args.profile)

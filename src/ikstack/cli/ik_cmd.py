@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ikstack.cli.common import add_chain_arguments, chain_from_args, print_json
 from ikstack.errors import InputError, UnsupportedGeometryError
-from ikstack.ik import IKResult, fk_errors, solve_ik
-from ikstack.model import Chain
-from ikstack.spatial import from_pose
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ikstack.ik import IKResult
+    from ikstack.model import Chain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -46,6 +48,11 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ikstack.ik import fk_errors, solve_ik
+    from ikstack.spatial import from_pose
+
     chain = chain_from_args(args)
     T = from_pose(args.pose[:3], args.pose[3:])
     seed = None

@@ -9,17 +9,16 @@ omitted with ``--sample`` (the bundled sample of ``--robot``).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ikstack.errors import InputError
-from ikstack.jobs.convert import BACKENDS, DEVICES, SolveConfig
-from ikstack.jobs.engines import ENGINES
-from ikstack.jobs.job import SolveSummary, run_job
-from ikstack.jobs.path import METHODS, PathSolverFactory
-from ikstack.jobs.progress import Progress
-from ikstack.jobs.samples import SAMPLE_HOMES, resolve_input, sample_path
-from ikstack.model import Chain, load_urdf
-from ikstack.robots import load
+from ikstack.jobs.options import BACKENDS, DEVICES, ENGINES, METHODS, SAMPLE_HOMES
+
+if TYPE_CHECKING:  # the solvers load in the functions below, not for --help
+    from ikstack.jobs.job import SolveSummary
+    from ikstack.jobs.path import PathSolverFactory
+    from ikstack.jobs.progress import Progress
+    from ikstack.model import Chain
 
 
 def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -57,6 +56,9 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
 
 def chain_from_options(options: Any) -> Chain:
     """The chain named by ``--robot`` or ``--urdf/--base/--tip``."""
+    from ikstack.model import load_urdf
+    from ikstack.robots import load
+
     robot = getattr(options, "robot", None)
     urdf = getattr(options, "urdf", None)
     base = getattr(options, "base", None)
@@ -72,6 +74,8 @@ def chain_from_options(options: Any) -> Chain:
 
 def input_from_options(options: Any) -> str:
     """The input path: ``--sample``, ``sample:NAME`` or the INPUT argument."""
+    from ikstack.jobs.samples import resolve_input, sample_path
+
     given = getattr(options, "input", None)
     if getattr(options, "sample", False):
         if given is not None:
@@ -92,6 +96,9 @@ def run_solve(options: Any, progress: Progress | None = None,
     the same attributes); returns the summary, also written to ``OUTPUT/summary.json``.
 
     ``path_solver_factory`` replaces the library's solvers (see :class:`SolveConfig`)."""
+    from ikstack.jobs.convert import SolveConfig
+    from ikstack.jobs.job import run_job
+
     chain = chain_from_options(options)
     config = SolveConfig(
         chain, method=getattr(options, "method", "auto"),

@@ -24,8 +24,7 @@ from ikstack.jobs.convert import (
     convert_batch,
     warm_worker,
 )
-
-ENGINES = ("local", "ray")
+from ikstack.jobs.options import ENGINES
 
 Batch = list[EpisodeTask]
 OnDone = Callable[[list[EpisodeStats]], None]

@@ -1,6 +1,6 @@
 """The real-time servo kernel: one safe joint reference per control cycle.
 
-One cycle (DESIGN.md): validate the input; joint state + command -> task (pose error or twist,
+One cycle (docs/design.md): validate the input; joint state + command -> task (pose error or twist,
 selected and weighted) -> Jacobian and SVD -> this cycle's velocity box (velocity, next-cycle
 acceleration, sampled braking distance to position limits, jerk) -> the differential-IK
 solver -> singularity scaling -> smoothing -> motion generator -> re-validation ->
@@ -47,6 +47,7 @@ from ikstack.servo.pose_cycle import (
     check_state,
     mem_size,
     pose_step,
+    prepare,
     split_buffer,
 )
 from ikstack.servo.task import POSE, TWIST
@@ -186,6 +187,8 @@ class Servo:
         self._fault: str | None = None
         # PoseCommand cycles with a built-in solver and no generator run pose_cycle.pose_step
         self._pose_fast = self._fast and self.motion_generator is None
+        if self._pose_fast:
+            prepare()  # the one-call PoseCommand cycle, compiled on first use
         self._Vh[:] = np.eye(self.chain.dof)
         self._last_now = None
         self._last_stamp = None

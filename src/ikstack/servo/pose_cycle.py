@@ -9,10 +9,11 @@ returns ``FALLBACK`` *before* touching any state, and the kernel reruns the step
 general path, which builds the REJECT message. A cycle therefore pays one call into compiled
 code, and the message-building code runs only when something is wrong.
 
-The signature is fixed, so an argument of another type (a list, a readonly or strided array,
-an integer that does not fit in int64) is refused by the dispatcher with a ``TypeError`` /
-``OverflowError`` instead of compiling a new specialization; the kernel takes that as
-``FALLBACK`` too.
+The signature is fixed (:func:`prepare` compiles it, or loads it from the cache, when the
+first servo is built, not at import), so an argument of another type (a list, a readonly or
+strided array, an integer that does not fit in int64) is refused by the dispatcher with a
+``TypeError`` / ``OverflowError`` instead of compiling a new specialization; the kernel takes
+that as ``FALLBACK`` too.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def split_buffer(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return buf[:total - length], buf[total - length:].view(np.int64)
 
 
-@njit(_SIGNATURE, cache=True)
+@njit(cache=True)
 def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
               v_ref):  # pragma: no cover - compiled
     """Validate one PoseCommand cycle and run it; see the module docstring.
@@ -211,5 +212,13 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
             info[I_RESID], int(info[I_ITERS]))
 
 
+def prepare() -> None:
+    """Compile :func:`pose_step` for its one signature (or load it from the cache), then refuse
+    every other: called when a servo is built, so importing the servo compiles nothing."""
+    if not pose_step.signatures:
+        pose_step.compile(_SIGNATURE)
+        pose_step.disable_compile()
+
+
 __all__ = ["BOX_QP", "DLS", "FALLBACK", "NO_TIME", "OK", "SOLVER_FAILED", "check_state",
-           "mem_size", "pose_step", "rigid_ok", "split_buffer"]
+           "mem_size", "pose_step", "prepare", "rigid_ok", "split_buffer"]
