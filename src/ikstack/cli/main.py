@@ -1,4 +1,8 @@
-"""The ``ikstack`` command: one subcommand per module in :mod:`ikstack.cli`."""
+"""The ``ikstack`` command: one subcommand per module in :mod:`ikstack.cli`.
+
+Each command module imports the library inside its ``run`` only, so building the parser
+(``--help``, a usage error) loads no kernel and takes a fraction of a second.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ COMMANDS = {
     "validate": "ikstack.cli.validate_cmd",
     "servo-demo": "ikstack.cli.servo_demo_cmd",
     "decode": "ikstack.cli.decode_cmd",
+    "warmup": "ikstack.cli.warmup_cmd",
 }
 
 
