@@ -1,7 +1,7 @@
 """Parity of ikstack's velocity QP (OSQP and active-set) with a plainly written dense reference.
 
-The reference re-implements seed 000's differential-IK step from the published equations
-(algorithms.md) without any ikstack kinematics or QP code: its own modified-DH forward
+The reference re-implements the velocity QP's differential-IK step from the published equations
+(docs/design.md) without any ikstack kinematics or QP code: its own modified-DH forward
 kinematics and geometric Jacobian of the Tianji Marvin flange, the joint-limit-avoidance
 gradient, the boxes and the J6/J7 row, solved exactly as a bounded least-squares problem by
 scipy's BVLS (the row, when it binds, eliminated by substitution). Both Marvin arms, five start

@@ -86,7 +86,7 @@ def test_joint_limit_cost_gradient_matches_finite_differences_in_both_forms():
 
 
 def _reference_qp(arm, q, T_t, dt, margin_deg=5.0, cm_deg=1.0):
-    """algorithms.md written out in numpy, in mm/deg."""
+    """The velocity-QP equations (docs/design.md) written out in numpy, in mm/deg."""
     Tf, J = OsqpQPSolver(arm).flange_fk_jacobian(q)
     Jm = J.copy()
     Jm[:3] *= 1000 * D

@@ -30,7 +30,7 @@ class ArmSpec:
     Attributes:
         name: the arm's name.
         chain: the arm with its mounted tool as TCP.
-        backend: ``"analytic"`` (default, as in seed 000) or ``"diff"``.
+        backend: ``"analytic"`` (default) or ``"diff"``.
         diff_config: QP tuning of the diff backend.
         analytic: settings of the analytic backend.
         ik_validation_dt_s: the diff backend's longest substep [s].

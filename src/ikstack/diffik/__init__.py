@@ -4,7 +4,7 @@
 is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
 QP. :mod:`ikstack.diffik.nullspace` builds the preferred (secondary) velocity.
 :class:`OsqpQPSolver` (and :class:`ActiveSetQPSolver`, the same QP on ikstack's own dense
-active-set method) is seed 000's velocity QP with joint-limit avoidance, coupled-joint rows
+active-set method) is the chunk decoder's velocity QP with joint-limit avoidance, coupled-joint rows
 and the lag guard.
 """
 

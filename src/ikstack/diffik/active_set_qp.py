@@ -1,5 +1,5 @@
 r"""A dense dual active-set QP solver (Goldfarb-Idnani) for small strictly convex problems, and
-``ActiveSetQPSolver``: seed 000's velocity QP on it instead of OSQP.
+``ActiveSetQPSolver``: the velocity QP on it instead of OSQP.
 
 Problem: :math:`\min_x \tfrac12 x^T P x + c^T x` subject to ``lower <= x <= upper`` and
 ``G x <= h``, with ``P`` positive definite. The dual method starts from the unconstrained

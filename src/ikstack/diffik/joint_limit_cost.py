@@ -1,6 +1,6 @@
 """Joint-limit avoidance: a cost that grows as joints approach their limits, and its gradient.
 
-Two forms (seed 000, tianji-control ``JointLimitAvoidance``), both with per-joint weights ``w``:
+Two forms (as tianji-control's ``JointLimitAvoidance``), both with per-joint weights ``w``:
 
 * band form (activation band ``B`` > 0): with ``m_i`` the distance of joint ``i`` to its nearest
   limit, :math:`c = \\frac{1}{2 n} \\sum_{m_i < B} w_i \\left(\\frac{B - m_i}{B}\\right)^2`;

@@ -1,4 +1,4 @@
-"""``OsqpQPSolver``: seed 000's velocity QP on OSQP, with general linear inequality rows.
+"""``OsqpQPSolver``: the velocity QP on OSQP, with general linear inequality rows.
 
 OSQP is set up once per solver with a fixed sparsity pattern (the upper triangle of ``P``
 dense; ``A`` = the identity for the velocity boxes stacked over the coupled-joint rows on their

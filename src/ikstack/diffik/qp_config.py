@@ -1,6 +1,6 @@
-"""Settings and per-step results of the velocity QP (seed 000's differential IK).
+"""Settings and per-step results of the velocity QP (the chunk decoder's differential IK).
 
-The QP's defaults and equations are those of tianji-control's ``diff_ik`` as ported by seed 000:
+The QP's defaults and equations are those of tianji-control's ``diff_ik``:
 task weights ``w_pos = w_rot = 1``, regularization ``lam = 1e-3``, joint-limit avoidance
 ``mu = 1000`` with a 25 deg activation band, a 5 mm lag guard. Velocity limits are never a
 setting: they always come from the chain's motion limits (one copy of the arm's speed limit).
@@ -47,7 +47,7 @@ class StepReason(str, Enum):
 
 
 class InternalUnits(str, Enum):
-    """Units the QP is written in: seed 000's mm/deg (its weighting exactly) or SI."""
+    """Units the QP is written in: tianji-control's mm/deg (its weighting exactly) or SI."""
 
     MM_DEG = "mm_deg"
     SI = "si"
@@ -84,7 +84,7 @@ class DiffQPConfig:
         max_lag_mm: position residual guard at the flange after each step [mm] (> 0).
         max_lag_deg: optional guard on the maximum wrapped XYZ-Euler residual [deg] (> 0).
         lag_policy: ``abort`` (a residual over a guard fails the step) or ``report``.
-        internal_units: ``mm_deg`` (seed 000's weighting, default) or ``si``.
+        internal_units: ``mm_deg`` (tianji-control's weighting, default) or ``si``.
         qp_solver: ``osqp`` (default) or ``active_set`` (ikstack's own dense solver).
         dt_max_s: the longest step integrated [s]; longer durations are capped.
         eps_abs, eps_rel, max_iter: OSQP tolerances and iteration cap. The 1e-9 defaults keep

@@ -1,4 +1,4 @@
-r"""The per-step template of seed 000's velocity QP; concrete QP solvers write only ``_solve``.
+r"""The per-step template of the velocity QP; concrete QP solvers write only ``_solve``.
 
 Each step, with ``dt = min(max(dt_in, 1e-6), dt_max)``, solves for joint velocities ``x``
 (internal units: deg/s by default, or rad/s):
