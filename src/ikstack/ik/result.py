@@ -1,6 +1,6 @@
 """The result object every IK solver returns, and the FK certification that fills it.
 
-Contract (DESIGN.md): a ``True`` in ``success`` means the joint vector is finite, within limits
+Contract (docs/design.md): a ``True`` in ``success`` means the joint vector is finite, within limits
 (and coupled-joint constraints), and its FK meets the tolerances, checked after solving.
 Failed rows hold a finite, limit-projected joint vector and a status saying why.
 """
@@ -90,6 +90,33 @@ class IKResult:
     def reasons(self) -> list[str]:
         """Human reasons for every target."""
         return [self.reason(i) for i in range(len(self))]
+
+    def __repr__(self) -> str:
+        """A summary: count, success share, method, worst errors of the successes, failures
+        by status (the arrays are attributes; ``repr`` does not print them)."""
+        n = len(self)
+        ok = np.asarray(self.success, dtype=bool)
+        k = int(np.count_nonzero(ok))
+        parts = [f"{n} target{'s' if n != 1 else ''}",
+                 f"{k} solved ({100.0 * k / n:.1f}%)" if n else "0 solved",
+                 f"method {self.method!r}"]
+        if k:
+            parts.append(f"worst error {float(np.max(self.position_error[ok])):.1e} m, "
+                         f"{float(np.max(self.rotation_error[ok])):.1e} rad")
+        if k < n:
+            codes, counts = np.unique(np.asarray(self.status)[~ok], return_counts=True)
+            parts.append("failed: " + ", ".join(
+                f"{c} {_status_name(int(s))}" for s, c in zip(codes, counts, strict=True)))
+        if self.q_all is not None:
+            parts.append(f"{self.q_all.shape[1]} candidates per target")
+        return f"IKResult({'; '.join(parts)})"
+
+
+def _status_name(code: int) -> str:
+    try:
+        return IKStatus(code).name.lower()
+    except ValueError:
+        return f"status {code}"
 
 
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
