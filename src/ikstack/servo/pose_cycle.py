@@ -138,6 +138,7 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
     produced the reference; the caller latches the fault.
     """
     fail = (FALLBACK, 0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+    no_tool = np.bool_(False)  # a bool, not the literal False (see packed_cycle below)
     total = buf.shape[0]
     length = buf[total - 1:].view(np.int64)[0]
     fbuf = buf[:total - length]
@@ -194,16 +195,18 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
     mem[M_PREV_DT] = dt
     prev_flags = int(mem[M_PREV_FLAGS])
     solver = ibuf[ki + PI_SOLVER]
+    # arguments typed as the general path's call from Python types them (int64, bool, not
+    # literals), so both paths and the fault cycle share one compiled packed_cycle
     flags, moving, ok = packed_cycle(
-        q, dq, a_prev, use_jerk, dt, mode, T_target, q, False, q, solver,
+        q, dq, a_prev, use_jerk, dt, mode, T_target, q, no_tool, q, solver,
         ibuf[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], prev_flags, const_f, const_i, ws, iws,
         n, m, out)
     code = OK
     if not ok:
         code = SOLVER_FAILED
         flags, moving, _ = packed_cycle(
-            q, dq, a_prev, use_jerk, dt, FAULT, T_target, q, False, q, DLS, 1, 1.0, 0, const_f,
-            const_i, ws, iws, n, m, out)
+            q, dq, a_prev, use_jerk, dt, np.int64(FAULT), T_target, q, no_tool, q, np.int64(DLS),
+            np.int64(1), 1.0, np.int64(0), const_f, const_i, ws, iws, n, m, out)
     mem[M_PREV_FLAGS] = flags if mode == POSE else 0
     for i in range(n):
         q_ref[i] = out[0, i]
