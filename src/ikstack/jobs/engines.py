@@ -99,9 +99,10 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
     helpers = min(workers, len(batches)) - 1
     threads = str(max(1, default_workers() // workers))
     ctx = multiprocessing.get_context("spawn")  # fork is unsafe once numba threads exist
-    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    saved = {k: os.environ.get(k) for k in (*THREAD_VARIABLES, "IKSTACK_COMPILE_NOTICE")}
     for k in THREAD_VARIABLES:  # read by the spawned processes at their start
         os.environ.setdefault(k, threads)
+    os.environ["IKSTACK_COMPILE_NOTICE"] = "0"  # this process says it once, not every worker
     try:
         pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx)
         feeder = _Feeder(pool, config, batches, helpers)
