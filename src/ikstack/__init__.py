@@ -4,6 +4,9 @@ The layers (each imports only those above it): :mod:`ikstack.spatial`, :mod:`iks
 :mod:`ikstack.robots`, :mod:`ikstack.kinematics`, then the solvers.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ikstack.errors import (
     ConfigError,
     IKStackError,
@@ -20,23 +23,29 @@ from ikstack.errors import (
     UnsupportedJointError,
     URDFError,
 )
-from ikstack.ik import IKResult, IKStatus, solve_ik
-from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
-from ikstack.model import (
-    Chain,
-    ChainRole,
-    JointType,
-    from_dh,
-    from_pinocchio,
-    load_mjcf,
-    load_urdf,
-)
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # the names below load on first use (importing ikstack compiles nothing)
+    from ikstack.ik import IKResult, IKStatus, solve_ik
+    from ikstack.kinematics import fk, fk_links, jacobian, jacobian_fd
+    from ikstack.model import (
+        Chain,
+        ChainRole,
+        JointType,
+        from_dh,
+        from_pinocchio,
+        load_mjcf,
+        load_urdf,
+    )
 
-# the servo and differential-IK names load on first use: the servo's hot path is compiled
-# ahead of its first call, and importing ikstack compiles nothing
 _LAZY = {
+    "IKResult": "ikstack.ik", "IKStatus": "ikstack.ik", "solve_ik": "ikstack.ik",
+    "fk": "ikstack.kinematics", "fk_links": "ikstack.kinematics",
+    "jacobian": "ikstack.kinematics", "jacobian_fd": "ikstack.kinematics",
+    "Chain": "ikstack.model", "ChainRole": "ikstack.model", "JointType": "ikstack.model",
+    "from_dh": "ikstack.model", "load_urdf": "ikstack.model",
+    "from_pinocchio": "ikstack.model", "load_mjcf": "ikstack.model",
+    # the servo and differential-IK names (the servo's hot path compiles when the first
+    # servo is built)
     "Action": "ikstack.servo",
     "JointJogCommand": "ikstack.servo",
     "JointState": "ikstack.servo",
@@ -56,12 +65,11 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
+    """Load the public names of the solver layers on first use (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ikstack' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -70,6 +78,8 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+
+__version__ = "0.1.0"
 
 __all__ = [
     "Action",

@@ -1,4 +1,4 @@
-"""The Jacobian-IK model check (seed 003): it passes on sound models, fails on broken ones for
+"""The Jacobian-IK model check: it passes on sound models, fails on broken ones for
 the right reason, skips what it does not apply to, and runs on MuJoCo's kinematics too."""
 
 from __future__ import annotations

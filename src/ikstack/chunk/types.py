@@ -101,6 +101,13 @@ class ArmDecodeResult:
     message: str = "ok"
     lag: LagStats = field(default_factory=LagStats)
 
+    def __repr__(self) -> str:
+        """A one-line summary (``q`` is an attribute)."""
+        where = "" if self.ok else (f" at knot {self.failed_knot}"
+                                    f" (substep {self.failed_substep}): {self.message}")
+        return (f"ArmDecodeResult({self.arm!r}, {'ok' if self.ok else self.reason}, "
+                f"{len(self.q)} knots{where})")
+
 
 @dataclass(frozen=True)
 class ChunkRejection:
@@ -139,6 +146,13 @@ class DecodedChunk:
     failures: tuple[ChunkRejection, ...]
     metadata: dict[str, Any]
     chunk_id: int = 0
+
+    def __repr__(self) -> str:
+        """A one-line summary (the knots are attributes)."""
+        arms = ", ".join(self.q) or "no arms"
+        state = "accepted" if self.ok else f"REJECTED ({self.rejection})"
+        return (f"DecodedChunk({state}; {len(self.times)} knots; arms {arms}; "
+                f"chunk_id {self.chunk_id})")
 
 
 @dataclass(frozen=True)

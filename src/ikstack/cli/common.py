@@ -1,22 +1,26 @@
-"""Helpers shared by CLI subcommands: choosing a chain, printing JSON."""
+"""Helpers shared by CLI subcommands: choosing a chain, printing JSON.
+
+The command modules import the library inside ``run`` only, so building the parser (and every
+``--help``) imports neither numba nor any kernel.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ikstack import robots
 from ikstack.errors import InputError
-from ikstack.model import Chain, load_urdf
+
+if TYPE_CHECKING:
+    from ikstack.model import Chain
 
 
 def add_chain_arguments(p: argparse.ArgumentParser) -> None:
     """``--robot NAME`` or ``--urdf PATH --base B --tip T``."""
     g = p.add_argument_group("robot model")
-    g.add_argument("--robot", help=f"bundled robot: {', '.join(robots.names())}")
+    g.add_argument("--robot", help="bundled robot name (`ikstack robots` lists them)")
     g.add_argument("--urdf", help="URDF file (with --base and --tip)")
     g.add_argument("--base", help="base link name (URDF)")
     g.add_argument("--tip", help="tip link name (URDF)")
@@ -24,6 +28,9 @@ def add_chain_arguments(p: argparse.ArgumentParser) -> None:
 
 def chain_from_args(args: argparse.Namespace) -> Chain:
     """The chain chosen by :func:`add_chain_arguments`."""
+    from ikstack import robots
+    from ikstack.model import load_urdf
+
     if args.robot and args.urdf:
         raise InputError("give either --robot or --urdf, not both")
     if args.robot:
@@ -49,7 +56,7 @@ def check_numbers(args: argparse.Namespace, *, positive: tuple[str, ...] = (),
             if dest in at_least_one:
                 if v < 1:
                     raise InputError(f"{flag(dest)} must be at least 1; got {v}")
-            elif not np.isfinite(v):
+            elif not math.isfinite(v):
                 raise InputError(f"{flag(dest)} must be a finite number; got {v}")
             elif dest in positive and v <= 0:
                 raise InputError(f"{flag(dest)} must be > 0; got {v}")
@@ -57,6 +64,8 @@ def check_numbers(args: argparse.Namespace, *, positive: tuple[str, ...] = (),
 
 def to_jsonable(x: Any) -> Any:
     """Numpy arrays and scalars as plain lists/numbers (NaN/inf as None)."""
+    import numpy as np
+
     if isinstance(x, dict):
         return {k: to_jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ikstack.chunk import bundled_profile_path, decode_file
 from ikstack.cli.common import print_json
 
 
@@ -41,6 +40,8 @@ def lag_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ikstack.chunk import bundled_profile_path, decode_file
+
     prof = Path(args.profile)
     if not prof.exists() and prof.suffix not in (".yaml", ".yml"):
         prof = bundled_profile_path(args.profile)

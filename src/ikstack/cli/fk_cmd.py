@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
-import numpy as np
-
 from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.errors import InputError
-from ikstack.kinematics import fk_jacobian
-from ikstack.spatial import matrix_to_euler_xyz, to_pose
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -26,6 +22,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, finite=("q",))
+    import numpy as np
+
+    from ikstack.kinematics import fk_jacobian
+    from ikstack.spatial import matrix_to_euler_xyz, to_pose
+
     chain = chain_from_args(args)
     if args.q is None:
         q = chain.middle()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.errors import InputError, UnsupportedGeometryError
-from ikstack.ik import IKResult, fk_errors, solve_ik
-from ikstack.model import Chain
-from ikstack.spatial import from_pose
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ikstack.ik import IKResult
+    from ikstack.model import Chain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -49,6 +51,10 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
 def pose_target(pose: list[float]) -> np.ndarray:
     """``--pose X Y Z QW QX QY QZ`` as a transform; a quaternion that is not unit length is
     normalised with a note on stderr, a zero one is refused."""
+    import numpy as np
+
+    from ikstack.spatial import from_pose
+
     quat = np.array(pose[3:], dtype=float)
     norm = float(np.linalg.norm(quat))
     if norm < 1e-9:
@@ -62,6 +68,10 @@ def pose_target(pose: list[float]) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, finite=("pose", "seed"))
+    import numpy as np
+
+    from ikstack.ik import fk_errors, solve_ik
+
     chain = chain_from_args(args)
     T = pose_target(args.pose)
     seed = None

@@ -3,6 +3,9 @@
 Every failure ends in one line on stderr, ``ikstack COMMAND: error: ...``, naming the file,
 row, field, joint or argument, and one of the exit codes in :data:`EXIT_CODES`; a traceback
 is printed only with ``--debug`` (or ``IKSTACK_DEBUG=1``).
+
+Each command module imports the library inside its ``run`` only, so building the parser
+(``--help``, a usage error) loads no kernel and takes a fraction of a second.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ COMMANDS = {
     "servo-demo": "ikstack.cli.servo_demo_cmd",
     "decode": "ikstack.cli.decode_cmd",
     "view": "ikstack.cli.view_cmd",
+    "warmup": "ikstack.cli.warmup_cmd",
 }
 
 #: exit codes of every command

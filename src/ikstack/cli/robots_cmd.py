@@ -6,9 +6,6 @@ import argparse
 import math
 from typing import Any
 
-import numpy as np
-
-from ikstack import robots
 from ikstack.cli.common import print_json
 
 
@@ -21,6 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ikstack import robots
+
     if args.name:
         chain = robots.load(args.name)
         spec = robots.info(args.name)

@@ -12,15 +12,15 @@ import numpy as np
 from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.cli.view_cmd import add_view_arguments, serve
 from ikstack.errors import InputError
-from ikstack.servo import Action, ServoStatus
-from ikstack.servo.demo import plot_trace, run_demo
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("servo-demo", help="servo a robot to a target and print the trace",
-                       description="Run the real-time servo kernel from the middle of the limits "
-                                   "to a target (by default the FK of a configuration offset by "
-                                   "--offset rad on every joint) and print a trace.")
+                       description="Run the real-time servo kernel from a regular (non-singular) "
+                                   "configuration near the middle of the limits to a target (by "
+                                   "default the FK of that configuration offset by --offset rad "
+                                   "on every joint) and print a trace. Exit code 0 when the "
+                                   "servo ends holding at the target, 1 when it does not.")
     add_chain_arguments(p)
     p.add_argument("--target-q", nargs="+", type=float, help="target configuration [rad]")
     p.add_argument("--offset", type=float, default=0.3,
@@ -42,13 +42,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, positive=("dt",), finite=("offset", "target_q"),
                   at_least_one=("steps", "every"))
+    from ikstack.servo import Action, ServoStatus
+    from ikstack.servo.demo import plot_trace, regular_start, run_demo
+
     chain = chain_from_args(args)
+    start = regular_start(chain, args.offset if args.target_q is None else 0.0)
     if args.target_q is not None:
         tq = np.array(args.target_q, dtype=float)
         if tq.shape != (chain.dof,):
             raise InputError(f"--target-q has {tq.size} values; the chain has {chain.dof} joints")
     else:
-        tq = chain.clip(chain.middle() + args.offset)
+        tq = chain.clip(start + args.offset)
     viewer = None
     if args.view:
         from ikstack.viz import Viewer
@@ -58,18 +62,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"viewer at {viewer.url}: waiting up to {args.wait:g} s for a browser", flush=True)
         viewer.wait_for_client(args.wait)
     trace = run_demo(chain, chain.fk(tq), steps=args.steps, solver_name=args.solver, dt=args.dt,
-                     on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
+                     q0=start, on_cycle=None if viewer is None else lambda k, q: animate(viewer, q, args.dt))
     if args.plot:
         plot_trace(trace, args.plot, joint_names=chain.joint_names)
     final = Action(int(trace.action[-1])).name
+    reached = final == "HOLD" and ServoStatus.GOAL_REACHED in ServoStatus(int(trace.status[-1]))
     if args.json:
         print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "q": trace.q,
                     "dq": trace.dq, "position_error": trace.position_error,
                     "orientation_error": trace.orientation_error,
                     "action": [Action(int(a)).name for a in trace.action],
                     "status": trace.status, "final_action": final,
-                    "messages": list(trace.messages)})
-        return 0
+                    "messages": list(trace.messages), "reached": reached})
+        return 0 if reached else 1
     print(f"{chain.name}: servo with {args.solver}, dt {args.dt} s, {args.steps} cycles")
     print(f"{'t [s]':>7} {'action':<7} {'pos err [m]':>12} {'rot err [rad]':>13} "
           f"{'max |dq|':>9} {'cond':>8}  status")
@@ -93,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             stop.set()
             legs.join(10)
-    return 0
+    if not reached:
+        print(f"target not reached in {args.steps} cycles (final action {final})")
+    return 0 if reached else 1
 
 
 def animate(viewer: Any, q: np.ndarray, dt: float, stop: threading.Event | None = None) -> None:
@@ -108,7 +115,9 @@ def animate(viewer: Any, q: np.ndarray, dt: float, stop: threading.Event | None 
 def _shuttle(viewer: Any, chain: Any, tq: np.ndarray, q: np.ndarray, args: argparse.Namespace,
              stop: threading.Event) -> None:
     """Keep the live view moving: servo back to the start, then to the target, and so on."""
-    goals = [chain.clip(chain.middle()), tq]
+    from ikstack.servo.demo import regular_start, run_demo
+
+    goals = [regular_start(chain, 0.0), tq]
     k = 0
     while not stop.is_set():
         goal = goals[k % 2]

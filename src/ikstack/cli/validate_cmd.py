@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ikstack.validate import check_jacobian_ik, format_table, load_backend, progress_bar
-
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -41,6 +39,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ikstack.validate import check_jacobian_ik, format_table, load_backend, progress_bar
+
     backend = load_backend(args.model, engine=args.engine, base=args.base, tip=args.tip,
                            end_effector=args.end_effector)
     show = not args.no_progress and sys.stderr.isatty() and args.json != "-"

@@ -68,6 +68,12 @@ class DiffIKResult:
     iterations: int = 0
     active: NDArray[np.bool_] | None = field(default=None)
 
+    def __repr__(self) -> str:
+        """A one-line summary (``dq`` is an attribute)."""
+        top = float(np.max(np.abs(self.dq))) if np.size(self.dq) else 0.0
+        return (f"DiffIKResult({'ok' if self.success else 'FAILED'}, {self.message!r}, "
+                f"max |dq| {top:.3g}, {self.iterations} iterations)")
+
 
 class DifferentialIK(ABC):
     """A per-cycle velocity solver. Subclasses implement :meth:`solve`."""

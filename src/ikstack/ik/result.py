@@ -1,6 +1,6 @@
 """The result object every IK solver returns, and the FK certification that fills it.
 
-Contract (DESIGN.md): a ``True`` in ``success`` means the joint vector is finite, within limits
+Contract (docs/design.md): a ``True`` in ``success`` means the joint vector is finite, within limits
 (and coupled-joint constraints), and its FK meets the tolerances, checked after solving.
 Failed rows hold a finite, limit-projected joint vector and a status saying why.
 """
@@ -92,6 +92,27 @@ class IKResult:
         """Human reasons for every target."""
         return [self.reason(i) for i in range(len(self))]
 
+    def __repr__(self) -> str:
+        """A summary: count, success share, method, worst errors of the successes, failures
+        by status (the arrays are attributes; ``repr`` does not print them)."""
+        n = len(self)
+        ok = np.asarray(self.success, dtype=bool)
+        k = int(np.count_nonzero(ok))
+        parts = [f"{n} target{'s' if n != 1 else ''}",
+                 f"{k} solved ({100.0 * k / n:.1f}%)" if n else "0 solved",
+                 f"method {self.method!r}"]
+        if k:
+            parts.append(f"worst error {float(np.max(self.position_error[ok])):.1e} m, "
+                         f"{float(np.max(self.rotation_error[ok])):.1e} rad")
+        if k < n:
+            codes, counts = np.unique(np.asarray(self.status)[~ok], return_counts=True)
+            parts.append("failed: " + ", ".join(
+                f"{c} {_status_name(int(s))}" for s, c in zip(codes, counts, strict=True)))
+        if self.q_all is not None:
+            parts.append(f"{self.q_all.shape[1]} candidates per target")
+        return f"IKResult({'; '.join(parts)})"
+
+
     def reshaped(self, lead: tuple[int, ...]) -> IKResult:
         """This result of ``prod(lead)`` flattened targets with the batch dimensions ``lead``
         restored: ``q`` (*lead, dof), ``success`` (*lead,), ``q_all`` (*lead, K, dof)..."""
@@ -141,6 +162,13 @@ def flatten_batch(T_base_tcp: object, seed: object, dof: int,
         return Tf, s.reshape(n, dof)
     raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
                      "batch dimensions)")
+
+
+def _status_name(code: int) -> str:
+    try:
+        return IKStatus(code).name.lower()
+    except ValueError:
+        return f"status {code}"
 
 
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:

@@ -9,17 +9,54 @@ Layer: below :mod:`ikstack.backends` (jobs drive the ``numpy`` and ``warp`` back
 :mod:`ikstack.bench` and the CLI.
 """
 
-from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
-from ikstack.jobs.episode import DatasetError, Episode, SolvedEpisode
-from ikstack.jobs.formats import read_episode, read_solved, write_solved
-from ikstack.jobs.job import SolveSummary, find_episodes, run_job
-from ikstack.jobs.path import (
-    SolverUnavailableError,
-    library_path_solver,
-    solve_episode,
-)
-from ikstack.jobs.progress import Progress
-from ikstack.jobs.samples import resolve_input, sample_path
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # loaded on first use: the command line's parser needs none of them
+    from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
+    from ikstack.jobs.episode import DatasetError, Episode, SolvedEpisode
+    from ikstack.jobs.formats import read_episode, read_solved, write_solved
+    from ikstack.jobs.job import SolveSummary, find_episodes, run_job
+    from ikstack.jobs.path import (
+        SolverUnavailableError,
+        library_path_solver,
+        solve_episode,
+    )
+    from ikstack.jobs.progress import Progress
+    from ikstack.jobs.samples import resolve_input, sample_path
+
+_LAZY = {
+    "DatasetError": "ikstack.jobs.episode",
+    "Episode": "ikstack.jobs.episode",
+    "EpisodeStats": "ikstack.jobs.convert",
+    "EpisodeTask": "ikstack.jobs.convert",
+    "Progress": "ikstack.jobs.progress",
+    "SolveConfig": "ikstack.jobs.convert",
+    "SolveSummary": "ikstack.jobs.job",
+    "SolvedEpisode": "ikstack.jobs.episode",
+    "SolverUnavailableError": "ikstack.jobs.path",
+    "convert_episode": "ikstack.jobs.convert",
+    "find_episodes": "ikstack.jobs.job",
+    "library_path_solver": "ikstack.jobs.path",
+    "read_episode": "ikstack.jobs.formats",
+    "read_solved": "ikstack.jobs.formats",
+    "resolve_input": "ikstack.jobs.samples",
+    "run_job": "ikstack.jobs.job",
+    "sample_path": "ikstack.jobs.samples",
+    "solve_episode": "ikstack.jobs.path",
+    "write_solved": "ikstack.jobs.formats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the job machinery on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ikstack.jobs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DatasetError",

@@ -9,18 +9,24 @@ omitted with ``--sample`` (the bundled sample of ``--robot``).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ikstack.errors import InputError
-from ikstack.jobs.convert import BACKENDS, DEVICES, SolveConfig
-from ikstack.jobs.engines import ENGINES
-from ikstack.jobs.job import SolveSummary, run_job
-from ikstack.jobs.lerobot import add_lerobot_arguments, is_lerobot_dataset, run_lerobot_from_options
-from ikstack.jobs.path import METHODS, PathSolverFactory
-from ikstack.jobs.progress import Progress
-from ikstack.jobs.samples import SAMPLE_HOMES, SAMPLE_PREFIX, resolve_input, sample_path
-from ikstack.model import Chain, load_urdf
-from ikstack.robots import load
+from ikstack.jobs.options import (
+    BACKENDS,
+    DEVICES,
+    ENGINES,
+    METHODS,
+    SAMPLE_HOMES,
+    SAMPLE_PREFIX,
+    add_lerobot_arguments,
+)
+
+if TYPE_CHECKING:  # the solvers load in the functions below, not for --help
+    from ikstack.jobs.job import SolveSummary
+    from ikstack.jobs.path import PathSolverFactory
+    from ikstack.jobs.progress import Progress
+    from ikstack.model import Chain
 
 
 def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -78,6 +84,10 @@ def sample_robot(options: Any) -> str | None:
 def chain_from_options(options: Any) -> Chain:
     """The chain named by ``--robot`` or ``--urdf/--base/--tip``; for ``sample:NAME`` the
     sample's robot, and another model only with ``--force-robot``."""
+    from ikstack.jobs.samples import sample_path
+    from ikstack.model import load_urdf
+    from ikstack.robots import load
+
     robot = getattr(options, "robot", None)
     urdf = getattr(options, "urdf", None)
     base = getattr(options, "base", None)
@@ -104,6 +114,8 @@ def chain_from_options(options: Any) -> Chain:
 
 def input_from_options(options: Any) -> str:
     """The input path: ``--sample``, ``sample:NAME`` or the INPUT argument."""
+    from ikstack.jobs.samples import resolve_input, sample_path
+
     given = getattr(options, "input", None)
     if getattr(options, "sample", False):
         if given is not None:
@@ -127,6 +139,10 @@ def run_solve(options: Any, progress: Progress | None = None,
     min_success = float(getattr(options, "min_success", 1.0))
     if not 0.0 <= min_success <= 1.0:
         raise InputError(f"--min-success must be a share of frames in [0, 1]; got {min_success}")
+    from ikstack.jobs.convert import SolveConfig
+    from ikstack.jobs.job import run_job
+    from ikstack.jobs.lerobot import is_lerobot_dataset, run_lerobot_from_options
+
     chain = chain_from_options(options)
     config = SolveConfig(
         chain, method=getattr(options, "method", "auto"),

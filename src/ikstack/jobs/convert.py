@@ -30,9 +30,6 @@ from ikstack.jobs.formats import read_episode, read_solved, write_solved
 from ikstack.jobs.path import PathSolver, PathSolverFactory, check_method
 from ikstack.model import Chain
 
-BACKENDS = ("numpy", "warp")
-DEVICES = ("cpu", "cuda")
-
 
 @dataclass(frozen=True)
 class SolveConfig:

@@ -26,8 +26,7 @@ from ikstack.jobs.convert import (
     convert_batch,
     warm_worker,
 )
-
-ENGINES = ("local", "ray")
+from ikstack.jobs.options import ENGINES
 
 Batch = list[EpisodeTask]
 OnDone = Callable[[list[EpisodeStats]], None]
@@ -102,9 +101,10 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
     helpers = min(workers, len(batches)) - 1
     threads = str(max(1, default_workers() // workers))
     ctx = multiprocessing.get_context("spawn")  # fork is unsafe once numba threads exist
-    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    saved = {k: os.environ.get(k) for k in (*THREAD_VARIABLES, "IKSTACK_COMPILE_NOTICE")}
     for k in THREAD_VARIABLES:  # read by the spawned processes at their start
         os.environ.setdefault(k, threads)
+    os.environ["IKSTACK_COMPILE_NOTICE"] = "0"  # this process says it once, not every worker
     try:
         pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx,
                                    initializer=exit_with_parent, initargs=(os.getpid(),))

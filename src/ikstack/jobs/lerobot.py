@@ -40,13 +40,12 @@ from ikstack.jobs.episode import (
 )
 from ikstack.jobs.formats import atomic_write, read_solved, remove_partials
 from ikstack.jobs.job import SUMMARY_NAME, SolveSummary, run_job
+from ikstack.jobs.options import DEFAULT_JOINT_COLUMN, QUAT_ORDERS
 from ikstack.jobs.progress import Progress
 
 INFO = Path("meta") / "info.json"
 EPISODE_COLUMN = "episode_index"
 FRAME_COLUMN = "frame_index"
-DEFAULT_JOINT_COLUMN = "ik.joint_positions"
-QUAT_ORDERS = ("wxyz", "xyzw")
 #: where the per-episode solve files live inside the output dataset
 WORK_DIR = "ik"
 
@@ -410,18 +409,6 @@ def _assemble(root: Path, out: Path, episodes: list[_EpisodeRows], solved: Path,
                         "names": list(joint_names)}
     new_info["features"] = features
     atomic_write(out / INFO, lambda tmp: tmp.write_text(json.dumps(new_info, indent=4) + "\n"))
-
-
-def add_lerobot_arguments(parser: Any) -> None:
-    """The ``solve`` options of LeRobot-format datasets."""
-    g = parser.add_argument_group("LeRobot-format datasets (a folder with meta/info.json)")
-    g.add_argument("--pose-columns", default=None, metavar="SPEC",
-                   help="where the TCP pose is: 7 values, x y z [m] then a quaternion, e.g. "
-                        "'observation.state[0:3],observation.state[3:7]'")
-    g.add_argument("--quat-order", choices=QUAT_ORDERS, default="wxyz",
-                   help="order of the quaternion values (ROS, SciPy and Pinocchio use xyzw)")
-    g.add_argument("--joint-column", default=DEFAULT_JOINT_COLUMN,
-                   help=f"name of the joint column written (default {DEFAULT_JOINT_COLUMN})")
 
 
 def run_lerobot_from_options(input_path: str, options: Any, config: SolveConfig,

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
 from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
+from ikstack.jobs.options import METHODS
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
@@ -30,7 +31,6 @@ PathSolver = Callable[[Array, "Array | None"], IKResult]
 #: module-level function) for the process pool and Ray
 PathSolverFactory = Callable[[Any], PathSolver]
 
-METHODS = ("auto", "analytic", "numerical")
 
 
 class SolverUnavailableError(IKStackError):

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.errors import InputError
+from ikstack.jobs.options import SAMPLE_HOMES, SAMPLE_PREFIX
 from ikstack.kinematics import fk
 from ikstack.model import Chain
 from ikstack.robots import data_path, load
@@ -23,17 +24,10 @@ from ikstack.spatial import to_pose
 
 Array = NDArray[np.float64]
 
-#: robots with a bundled sample, and the posture each sample moves around [rad]
-SAMPLE_HOMES: dict[str, tuple[float, ...]] = {
-    "ur5": (0.0, -1.2, 1.4, -1.8, -1.57, 0.3),
-    "panda": (0.0, -0.6, 0.0, -2.2, 0.0, 1.8, 0.8),
-    "marvin_left": (0.2, 0.5, 0.1, -1.2, 0.2, 0.3, 0.2),
-}
 SAMPLE_EPISODES = 3
 SAMPLE_FRAMES = 200
 SAMPLE_RATE = 50.0  # [Hz]
 #: prefix of an INPUT naming a bundled sample: ``sample:ur5``
-SAMPLE_PREFIX = "sample:"
 
 
 def sample_path(robot: str = "ur5") -> Path:

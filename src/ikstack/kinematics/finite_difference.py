@@ -25,7 +25,7 @@ def jacobian_fd(
     Args:
         fk: callable taking ``(dof,)`` (called once per perturbation) and returning (4, 4).
         q: (dof,) or (..., dof) joint positions.
-        eps: step [rad or m]; seed 003 uses 1e-5 (1e-3 for float32 backends).
+        eps: step [rad or m]; the Jacobian-IK model check uses 1e-5 (1e-3 for float32 backends).
         central: central (default) or forward differences.
     """
     if not (np.isfinite(eps) and eps > 0):

@@ -1,6 +1,6 @@
 """Batched forward kinematics and geometric Jacobians of a :class:`~ikstack.model.Chain`.
 
-Conventions (DESIGN.md): poses ``(..., 4, 4)`` in the chain's base frame; Jacobians
+Conventions (docs/design.md): poses ``(..., 4, 4)`` in the chain's base frame; Jacobians
 ``(..., 6, dof)`` with rows ``[linear; angular]`` in the base frame and the linear part at the
 TCP origin (Pinocchio's LOCAL_WORLD_ALIGNED). ``q`` may be ``(dof,)`` or ``(..., dof)``.
 """

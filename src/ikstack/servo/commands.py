@@ -153,3 +153,10 @@ class ServoResult:
     position_error: float = 0.0
     orientation_error: float = 0.0
     solver_iterations: int = 0
+
+    def __repr__(self) -> str:
+        """A one-line summary (the reference arrays are attributes)."""
+        flags = "|".join(f.name or "" for f in ServoStatus if f and f in self.status) or "NONE"
+        return (f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
+                f"position error {self.position_error:.1e} m, orientation error "
+                f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})")

@@ -57,6 +57,44 @@ class ServoTrace:
         """The last cycle's action."""
         return Action(int(self.action[-1]))
 
+    def __repr__(self) -> str:
+        """A one-line summary (the arrays are attributes)."""
+        n = len(self.t)
+        if not n:
+            return "ServoTrace(0 cycles)"
+        return (f"ServoTrace({n} cycles over {self.t[-1]:.2f} s; final {self.final_action.name}; "
+                f"position error {self.position_error[-1]:.1e} m, orientation error "
+                f"{self.orientation_error[-1]:.1e} rad)")
+
+
+#: a start whose Jacobian condition number is below this is regular enough for the demo
+REGULAR_CONDITION = 12.0
+
+
+def regular_start(chain: Chain, offset: float = 0.0, candidates: int = 256) -> Array:
+    """A regular (non-singular) start near the middle of the limits, chosen deterministically.
+
+    The middle of the limits is often singular (UR5's is q = 0: shoulder and wrist aligned).
+    Of the middle and ``candidates`` seeded configurations within 1.2 rad of it, this takes the
+    first whose Jacobian condition number stays below :data:`REGULAR_CONDITION` at the start,
+    along the joint-space line to ``start + offset`` (the demo's default target) and at that
+    target, else the one whose worst condition number there is smallest.
+    """
+    from ikstack.kinematics import jacobian
+
+    mid = chain.middle()
+    rng = np.random.default_rng(0)
+    starts = np.vstack([mid, chain.clip(mid + rng.uniform(-1.2, 1.2, (candidates, chain.dof)))])
+    along = np.linspace(0.0, 1.0, 5)[:, None, None]
+    qs = chain.clip(starts[None] + along * offset)  # (5, K, dof)
+    s = np.linalg.svd(jacobian(chain, qs.reshape(-1, chain.dof)), compute_uv=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(s[:, -1] > 0, s[:, 0] / s[:, -1], np.inf)
+    worst = kappa.reshape(len(along), -1).max(axis=0)
+    good = np.flatnonzero(worst < REGULAR_CONDITION)
+    pick = int(good[0]) if good.size else int(np.argmin(worst))
+    return np.asarray(starts[pick], dtype=np.float64)
+
 
 def make_solver(name: str) -> DifferentialIK:
     """A built-in solver by name (``"dls"`` or ``"box_qp"``)."""
@@ -70,7 +108,7 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
              q0: ArrayLike | None = None, dt: float = 0.01,
              config: ServoConfig | None = None,
              on_cycle: Callable[[int, Array], None] | None = None) -> ServoTrace:
-    """Servo ``chain`` from ``q0`` (default: the middle of its limits) to a pose target.
+    """Servo ``chain`` from ``q0`` (default: :func:`regular_start`) to a pose target.
 
     Args:
         chain: the arm. Infinite acceleration limits are replaced by 10x the velocity limits
@@ -98,7 +136,7 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
     T_target = as_transforms(tgt, "target")
     if T_target.shape != (4, 4):
         raise InputError(f"target must be (4, 4) or ({chain.dof},); got {np.shape(target)}")
-    q = arm.middle() if q0 is None else arm.check_q(q0, "q0").copy()
+    q = regular_start(arm) if q0 is None else arm.check_q(q0, "q0").copy()
     dq = np.zeros(chain.dof)
     servo = Servo(arm, config, differential_ik=make_solver(solver_name))
     n = int(steps)

@@ -50,6 +50,7 @@ from ikstack.servo.pose_cycle import (
     check_state,
     mem_size,
     pose_step,
+    prepare,
     split_buffer,
 )
 from ikstack.servo.task import POSE, TWIST
@@ -205,6 +206,8 @@ class Servo:
         self._fault: str | None = None
         # PoseCommand cycles with a built-in solver and no generator run pose_cycle.pose_step
         self._pose_fast = self._fast and self.motion_generator is None
+        if self._pose_fast:
+            prepare()  # the one-call PoseCommand cycle, compiled on first use
         self._Vh[:] = np.eye(self.chain.dof)
         self._last_now = None
         self._last_stamp = None

@@ -9,10 +9,11 @@ returns ``FALLBACK`` *before* touching any state, and the kernel reruns the step
 general path, which builds the REJECT message. A cycle therefore pays one call into compiled
 code, and the message-building code runs only when something is wrong.
 
-The signature is fixed, so an argument of another type (a list, a readonly or strided array,
-an integer that does not fit in int64) is refused by the dispatcher with a ``TypeError`` /
-``OverflowError`` instead of compiling a new specialization; the kernel takes that as
-``FALLBACK`` too.
+The signature is fixed (:func:`prepare` compiles it, or loads it from the cache, when the
+first servo is built, not at import), so an argument of another type (a list, a readonly or
+strided array, an integer that does not fit in int64) is refused by the dispatcher with a
+``TypeError`` / ``OverflowError`` instead of compiling a new specialization; the kernel takes
+that as ``FALLBACK`` too.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def split_buffer(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return buf[:total - length], buf[total - length:].view(np.int64)
 
 
-@njit(_SIGNATURE, cache=True)
+@njit(cache=True)
 def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
               v_ref):  # pragma: no cover - compiled
     """Validate one PoseCommand cycle and run it; see the module docstring.
@@ -139,6 +140,7 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
     produced the reference; the caller latches the fault.
     """
     fail = (FALLBACK, 0, False, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+    no_tool = np.bool_(False)  # a bool, not the literal False (see packed_cycle below)
     total = buf.shape[0]
     length = buf[total - 1:].view(np.int64)[0]
     fbuf = buf[:total - length]
@@ -198,16 +200,18 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
     mem[M_PREV_DT] = dt
     prev_flags = int(mem[M_PREV_FLAGS])
     solver = ibuf[ki + PI_SOLVER]
+    # arguments typed as the general path's call from Python types them (int64, bool, not
+    # literals), so both paths and the fault cycle share one compiled packed_cycle
     flags, moving, ok = packed_cycle(
-        q, dq, a_prev, use_jerk, dt, mode, T_target, q, False, q, solver,
+        q, dq, a_prev, use_jerk, dt, mode, T_target, q, no_tool, q, solver,
         ibuf[ki + PI_MAX_ITER], const_f[kf + PF_QP_TOL], prev_flags, const_f, const_i, ws, iws,
         n, m, out)
     code = OK
     if not ok:
         code = SOLVER_FAILED
         flags, moving, _ = packed_cycle(
-            q, dq, a_prev, use_jerk, dt, FAULT, T_target, q, False, q, DLS, 1, 1.0, 0, const_f,
-            const_i, ws, iws, n, m, out)
+            q, dq, a_prev, use_jerk, dt, np.int64(FAULT), T_target, q, no_tool, q, np.int64(DLS),
+            np.int64(1), 1.0, np.int64(0), const_f, const_i, ws, iws, n, m, out)
     mem[M_PREV_FLAGS] = flags if mode == POSE else 0
     for i in range(n):
         q_ref[i] = out[0, i]
@@ -216,5 +220,13 @@ def pose_step(q_in, dq, T_target, dt, now_ns, stamp, cstamp, buf, q_ref,
             info[I_RESID], int(info[I_ITERS]))
 
 
+def prepare() -> None:
+    """Compile :func:`pose_step` for its one signature (or load it from the cache), then refuse
+    every other: called when a servo is built, so importing the servo compiles nothing."""
+    if not pose_step.signatures:
+        pose_step.compile(_SIGNATURE)
+        pose_step.disable_compile()
+
+
 __all__ = ["BOX_QP", "DLS", "FALLBACK", "NO_TIME", "OK", "SOLVER_FAILED", "check_state",
-           "mem_size", "pose_step", "rigid_ok", "split_buffer"]
+           "mem_size", "pose_step", "prepare", "rigid_ok", "split_buffer"]

@@ -1,4 +1,4 @@
-"""The Jacobian-IK model check (seed 003) for any forward-kinematics backend.
+"""The Jacobian-IK model check for any forward-kinematics backend.
 
 ``check_jacobian_ik(chain)`` samples targets by FK, solves each from the neutral pose with
 damped least squares on a finite-difference Jacobian, and returns a

@@ -1,4 +1,4 @@
-"""The Jacobian-IK model check (seed 003): can damped least squares on the model's own FK reach
+"""The Jacobian-IK model check: can damped least squares on the model's own FK reach
 FK-sampled targets from the neutral pose?
 
 Targets come from FK of random in-limit joints (reachable by construction; SCARA-like arms on an
@@ -114,7 +114,7 @@ def check_jacobian_ik(
     name: str | None = None,
     progress: Progress | None = None,
 ) -> JacobianIKReport:
-    """Run seed 003's Jacobian-IK model check on any forward kinematics.
+    """Run the Jacobian-IK model check on any forward kinematics.
 
     Args:
         model: an ikstack ``Chain``, an :class:`~ikstack.validate.FKBackend` (``ChainFK``,

@@ -24,7 +24,7 @@ class CheckStatus(str, Enum):
         return {CheckStatus.PASS: 0, CheckStatus.FAIL: 1, CheckStatus.SKIPPED: 3}[self]
 
 
-#: seed 003's failure table: symptom -> likely cause
+#: the model check's failure table: symptom -> likely cause
 LIKELY_CAUSES = {
     "low_pass_rate": "Jacobian becomes singular near the joint configuration used as the IK "
                      "starting point; joint limits are too tight to allow the solver to converge",
@@ -73,7 +73,7 @@ class JacobianIKReport:
         model: the checked model's name.
         status: :class:`CheckStatus`.
         reason: one line saying why (pass, fail, skip).
-        likely_cause: seed 003's likely cause for a failure or skip ("" on a pass).
+        likely_cause: the failure table's likely cause for a failure or skip ("" on a pass).
         pass_rate: share of targets reached (nan when skipped).
         min_pass_rate: the threshold.
         distinct_targets: spatially distinct target positions.

@@ -4,6 +4,11 @@ Vectors are 3-tuples and matrices row-major 9-tuples, so the kernels allocate no
 operation (numba keeps tuples in registers); functions accept any indexable with 3 (or 9)
 entries, so a NumPy row works as an input. With ``NUMBA_DISABLE_JIT=1`` they run as plain
 Python.
+
+They are ordinary compiled functions, not ``inline="always"``: LLVM inlines them when a kernel
+is optimized, while numba's own inlining re-typed each one at every call site and doubled the
+first-run compile time of the analytic paths (UR5 solve, batch and path from an empty cache:
+65 s -> 35 s; the solve times within 1.5%; ``benchmarks/bench_cold_start.py``).
 """
 
 from __future__ import annotations
@@ -19,53 +24,53 @@ _ATAN_TAB = np.array([math.atan(k / _ATAN_N) for k in range(_ATAN_N + 1)])
 _ATAN_TAB.setflags(write=False)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def v3(a):  # pragma: no cover - compiled
     return (a[0], a[1], a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def m9(R):  # pragma: no cover - compiled
     """A (3, 3) array as a row-major 9-tuple."""
     return (R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add(a, b):  # pragma: no cover - compiled
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sub(a, b):  # pragma: no cover - compiled
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def neg(a):  # pragma: no cover - compiled
     return (-a[0], -a[1], -a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scale(a, s):  # pragma: no cover - compiled
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dot(a, b):  # pragma: no cover - compiled
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def cross(a, b):  # pragma: no cover - compiled
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def norm(a):  # pragma: no cover - compiled
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rot_cs(k, c, s, p):  # pragma: no cover - compiled
     """``R(k, t) @ p`` by Rodrigues' formula from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     kp = (k[0] * p[0] + k[1] * p[1] + k[2] * p[2]) * (1.0 - c)
@@ -74,13 +79,13 @@ def rot_cs(k, c, s, p):  # pragma: no cover - compiled
             p[2] * c + (k[0] * p[1] - k[1] * p[0]) * s + k[2] * kp)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rot(k, t, p):  # pragma: no cover - compiled
     """``R(k, t) @ p`` by Rodrigues' formula (``k`` unit)."""
     return rot_cs(k, math.cos(t), math.sin(t), p)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rotm_cs(k, c, s):  # pragma: no cover - compiled
     """The rotation ``R(k, t)`` as a 9-tuple from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     v = 1.0 - c
@@ -89,13 +94,13 @@ def rotm_cs(k, c, s):  # pragma: no cover - compiled
             k[2] * k[0] * v - k[1] * s, k[2] * k[1] * v + k[0] * s, c + k[2] * k[2] * v)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rotm(k, t):  # pragma: no cover - compiled
     """The rotation ``R(k, t)`` as a 9-tuple (``k`` unit)."""
     return rotm_cs(k, math.cos(t), math.sin(t))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mv(R, p):  # pragma: no cover - compiled
     """``R @ p``."""
     return (R[0] * p[0] + R[1] * p[1] + R[2] * p[2],
@@ -103,7 +108,7 @@ def mv(R, p):  # pragma: no cover - compiled
             R[6] * p[0] + R[7] * p[1] + R[8] * p[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mtv(R, p):  # pragma: no cover - compiled
     """``R.T @ p``."""
     return (R[0] * p[0] + R[3] * p[1] + R[6] * p[2],
@@ -111,7 +116,7 @@ def mtv(R, p):  # pragma: no cover - compiled
             R[2] * p[0] + R[5] * p[1] + R[8] * p[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mm(A, B):  # pragma: no cover - compiled
     """``A @ B``."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -122,12 +127,12 @@ def mm(A, B):  # pragma: no cover - compiled
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mT(A):  # pragma: no cover - compiled
     return (A[0], A[3], A[6], A[1], A[4], A[7], A[2], A[5], A[8])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def fatan2(y, x):  # pragma: no cover - compiled
     """``atan2(y, x)`` within 2 ulp (libm's is correctly rounded but ~2x slower; the
     subproblem kernels take a few dozen per target). The octant reduces the argument to
@@ -156,7 +161,7 @@ def fatan2(y, x):  # pragma: no cover - compiled
     return math.copysign(r, y)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def unit_cs(y, x):  # pragma: no cover - compiled
     """``(cos t, sin t)`` of ``t = atan2(y, x)`` from the components (no libm trigonometry;
     within an ulp or two of ``cos`` and ``sin`` of the rounded angle)."""
@@ -167,13 +172,13 @@ def unit_cs(y, x):  # pragma: no cover - compiled
     return x / h, y / h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def wrap(a):  # pragma: no cover - compiled
     """Angle wrapped to ``(-pi, pi]``."""
     return a - 2.0 * math.pi * math.floor((a + math.pi) / (2.0 * math.pi))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def any_perp(k):  # pragma: no cover - compiled
     """A unit vector perpendicular to unit ``k``."""
     if abs(k[0]) < 0.9:
@@ -183,7 +188,7 @@ def any_perp(k):  # pragma: no cover - compiled
     return scale(v, 1.0 / norm(v))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set4(t, i, v):  # pragma: no cover - compiled
     """The 4-tuple ``t`` with entry ``i`` replaced by ``v`` (no list allocated per target)."""
     return (v if i == 0 else t[0], v if i == 1 else t[1], v if i == 2 else t[2],

@@ -12,7 +12,7 @@ class DampedLeastSquares(NumericalIK):
 
     Args:
         chain: the chain to solve for.
-        damping: ``d`` [unitless]; seed 003's model check uses 0.05.
+        damping: ``d`` [unitless]; the Jacobian-IK model check uses 0.05.
         **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields.
     """
 
