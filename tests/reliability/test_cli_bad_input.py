@@ -179,12 +179,12 @@ def test_a_real_process_exits_with_the_code_and_only_debug_prints_a_traceback(fi
 
 def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_with_debug(monkeypatch,
                                                                             capsys):
-    import ikstack.cli.fk_cmd as fk_cmd
+    import ikstack.kinematics as kinematics
 
     def broken(*a, **k):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(fk_cmd, "fk_jacobian", broken)
+    monkeypatch.setattr(kinematics, "fk_jacobian", broken)
     assert main(["fk", "--robot", "ur5"]) == 70
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: ZeroDivisionError: a bug" in err

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
 from ikstack.cli.view_cmd import add_view_arguments, serve
 from ikstack.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -42,6 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, positive=("dt",), finite=("offset", "target_q"),
                   at_least_one=("steps", "every"))
+    import numpy as np
+
     from ikstack.servo import Action, ServoStatus
     from ikstack.servo.demo import plot_trace, regular_start, run_demo
 

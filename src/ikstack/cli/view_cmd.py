@@ -7,11 +7,12 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ikstack import robots
 from ikstack.errors import InputError
-from ikstack.model import Chain, load_mjcf, load_urdf
+
+if TYPE_CHECKING:
+    from ikstack.model import Chain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -22,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "solution shown as a ghost), move joints with the sliders, or play a solved "
                     "episode of `ikstack solve` with --episode. Needs the 'viz' extra.")
     g = p.add_argument_group("robot model")
-    g.add_argument("--robot", help=f"bundled robot: {', '.join(robots.names())}")
+    g.add_argument("--robot", help="bundled robot name (see `ikstack robots`)")
     g.add_argument("--urdf", help="URDF file (meshes drawn where they load)")
     g.add_argument("--mjcf", help="MJCF file (needs the 'mujoco' extra)")
     g.add_argument("--base", help="base link/body (URDF, MJCF)")
@@ -47,6 +48,9 @@ def add_view_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _chain(args: argparse.Namespace) -> tuple[Chain, list[Any]]:
+    from ikstack import robots
+    from ikstack.model import load_mjcf, load_urdf
+
     given = [n for n in ("robot", "urdf", "mjcf") if getattr(args, n, None)]
     if len(given) > 1:
         raise InputError(f"give one of --robot, --urdf or --mjcf; got {', '.join(given)}")
@@ -78,6 +82,8 @@ def _chain(args: argparse.Namespace) -> tuple[Chain, list[Any]]:
 
 
 def _episode_robot(episode: Path) -> str:
+    from ikstack import robots
+
     summary = episode.parent / "summary.json"
     try:
         name = json.loads(summary.read_text(encoding="utf-8"))["robot"]
