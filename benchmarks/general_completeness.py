@@ -6,9 +6,11 @@ For every exact-family 6R arm (the bundled ones, a PUMA 560 layout and one rando
 structure), ``N`` in-limit FK targets are solved by the closed form (``AnalyticIK(chain)``) and by
 the general mode (``AnalyticIK(chain, mode="general")``), both with ``return_all``. A closed-form
 solution counts as found when a valid general-mode slot matches it within 1e-6 rad on every
-joint (modulo 2 pi); ``missed`` is the number that none matches, ``targets_short`` the number of
-targets with at least one miss, and ``general_extra`` the general-mode solutions (distinct up to
-1e-6) that match no closed-form one.
+joint (modulo 2 pi); ``missed`` is the number that none matches, ``missed_approx`` how many of
+those are not exact solutions (the closed form's own FK error above 1e-9: a near-tangent
+subproblem snapped to its least-squares point, passing the 1e-6 gate, where the exact roots are a
+complex pair), ``targets_short`` the number of targets with at least one miss, and
+``general_extra`` the valid general-mode slots matching no closed-form solution.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 import ikstack.robots as robots
 from ikstack.bench import format_table, write_report
+from ikstack.ik import fk_errors
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.geometry import chain_from_hp
 from ikstack.model import Chain
@@ -70,7 +73,12 @@ def arms() -> dict[str, Chain]:
     return out
 
 
-def compare(chain: Chain, n: int, seed: int = 0) -> dict:
+def gaps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Worst joint gap (mod 2 pi) between every slot of ``a (N, K, 6)`` and of ``b (N, L, 6)``."""
+    return np.abs(np.angle(np.exp(1j * (a[:, :, None, :] - b[:, None, :, :])))).max(axis=-1)
+
+
+def compare(chain: Chain, n: int, seed: int = 0, block: int = 1000) -> dict:
     rng = np.random.default_rng(seed)
     lo = chain.lower + chain.kinematic_margin
     hi = chain.upper - chain.kinematic_margin
@@ -78,29 +86,36 @@ def compare(chain: Chain, n: int, seed: int = 0) -> dict:
     T = chain.fk(q)
     closed = AnalyticIK(chain)
     general = AnalyticIK(chain, mode="general")
-    rc = closed.solve(T, return_all=True)
-    t0 = time.perf_counter()
-    rg = general.solve(T, return_all=True)
-    dt = time.perf_counter() - t0
-    assert rc.q_all is not None and rc.valid_all is not None
-    assert rg.q_all is not None and rg.valid_all is not None
-    # d[i, a, b]: worst joint gap between closed slot a and general slot b of target i
-    d = np.abs(np.angle(np.exp(1j * (rc.q_all[:, :, None, :] - rg.q_all[:, None, :, :]))))
-    d = d.max(axis=-1)
-    pair = (d < MATCH) & rc.valid_all[:, :, None] & rg.valid_all[:, None, :]
-    matched = pair.any(axis=2) & rc.valid_all
-    # distinct closed-form solutions (the closed form may list one twice at a singularity)
-    dc = np.abs(np.angle(np.exp(1j * (rc.q_all[:, :, None, :] - rc.q_all[:, None, :, :]))))
-    same = (dc.max(axis=-1) < MATCH) & rc.valid_all[:, :, None] & rc.valid_all[:, None, :]
-    first = ~np.tril(same, k=-1).any(axis=2) & rc.valid_all
-    n_closed = int(first.sum())
-    missed = int((first & ~matched).sum())
-    extra_slots = rg.valid_all & ~pair.any(axis=1)
-    return {"arm": chain.name, "targets": n, "closed_form": n_closed,
-            "general_found": n_closed - missed, "missed": missed,
-            "targets_short": int((first & ~matched).any(axis=1).sum()),
-            "general_extra": int(extra_slots.sum()),
-            "general_success": float(rg.success.mean()), "general_us": dt / n * 1e6}
+    counts = dict.fromkeys(("closed_form", "missed", "missed_approx", "targets_short",
+                            "general_extra"), 0)
+    dt = 0.0
+    success = 0
+    for k in range(0, n, block):
+        Tb = T[k:k + block]
+        rc = closed.solve(Tb, return_all=True)
+        t0 = time.perf_counter()
+        rg = general.solve(Tb, return_all=True)
+        dt += time.perf_counter() - t0
+        success += int(rg.success.sum())
+        assert rc.q_all is not None and rc.valid_all is not None
+        assert rg.q_all is not None and rg.valid_all is not None
+        pair = (gaps(rc.q_all, rg.q_all) < MATCH) & rc.valid_all[:, :, None] \
+            & rg.valid_all[:, None, :]
+        matched = pair.any(axis=2) & rc.valid_all
+        # distinct closed-form solutions (at a singularity it may list one twice)
+        same = (gaps(rc.q_all, rc.q_all) < MATCH) & rc.valid_all[:, :, None] \
+            & rc.valid_all[:, None, :]
+        first = ~np.tril(same, k=-1).any(axis=2) & rc.valid_all
+        miss = first & ~matched
+        pe, re = fk_errors(chain, rc.q_all[miss], Tb[np.nonzero(miss)[0]])
+        counts["closed_form"] += int(first.sum())
+        counts["missed"] += int(miss.sum())
+        counts["missed_approx"] += int(((pe > 1e-9) | (re > 1e-9)).sum())
+        counts["targets_short"] += int(miss.any(axis=1).sum())
+        counts["general_extra"] += int((rg.valid_all & ~pair.any(axis=1)).sum())
+    return {"arm": chain.name, "targets": n, **counts,
+            "general_found": counts["closed_form"] - counts["missed"],
+            "general_success": success / n, "general_us": dt / n * 1e6}
 
 
 def main() -> None:
@@ -111,8 +126,8 @@ def main() -> None:
     n = args.n or (100 if args.quick else 2000)
     rows = [compare(chain, n) for chain in arms().values()]
     print(format_table(rows, ["arm", "targets", "closed_form", "general_found", "missed",
-                              "targets_short", "general_extra", "general_success",
-                              "general_us"]))
+                              "missed_approx", "targets_short", "general_extra",
+                              "general_success", "general_us"]))
     path = write_report("general_completeness", {"quick": args.quick, "n": n, "rows": rows})
     print(f"\nwrote {path}")
 
