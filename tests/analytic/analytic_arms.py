@@ -102,3 +102,16 @@ def singular_along(chain: Chain, joint: int, q: np.ndarray, grid: int = 48) -> n
     out = q[rows].copy()
     out[:, joint] = 0.5 * (a + b)
     return out
+
+
+def puma560() -> Chain:
+    """A PUMA 560 layout: spherical wrist, shoulder offset, two parallel axes (joints 2, 3)."""
+    ex, ey, ez = np.eye(3)
+    h = np.array([ez, ey, ey, ez, ey, ez])
+    wrist = 1.1 * ez + 0.13 * ey + 0.43 * ex
+    r = np.array([0.67 * ez, 0.67 * ez + 0.15 * ey, 0.67 * ez + 0.15 * ey + 0.43 * ex, wrist,
+                  wrist, wrist])
+    d = np.deg2rad
+    chain = chain_from_lines(h, r, np.eye(3), r[5] + 0.056 * ez, name="puma560")
+    return chain.replace(lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
+                         upper=d(np.array([160, 45, 225, 170, 100, 266.0])))

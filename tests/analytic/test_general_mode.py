@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from analytic_arms import STRUCTURES_6R, puma560, random_arm
 
 import ikstack.robots as robots
 from ikstack.cli.main import main
@@ -63,18 +64,42 @@ def test_general_mode_solves_rizon4_targets_certified(rizon):
     assert (r.status[~r.success] != IKStatus.SUCCESS).all()
 
 
-def test_general_mode_on_a_6r_arm_contains_every_closed_form_solution():
-    chain = robots.load("ur5")
+COMPLETE_ARMS = ("ur5", "arx_x5", "puma560", *(f"random_{s}" for s in STRUCTURES_6R))
+
+
+def complete_arm(name):
+    if name == "puma560":
+        return puma560()
+    if name.startswith("random_"):
+        structure = name.removeprefix("random_")
+        return random_arm(structure, np.random.default_rng(STRUCTURES_6R.index(structure) + 40))
+    return robots.load(name)
+
+
+def wrapped_gap(a, b):
+    """Worst joint gap (mod 2 pi) between every slot of ``a (N, K, 6)`` and of ``b (N, L, 6)``."""
+    return np.abs(np.angle(np.exp(1j * (a[:, :, None, :] - b[:, None, :, :])))).max(axis=-1)
+
+
+@pytest.mark.parametrize("name", COMPLETE_ARMS)
+def test_general_mode_contains_every_closed_form_solution(name):
+    # a spherical wrist's flip pair shares the shoulder joints: with the eliminated joint among
+    # them (PUMA 560) both solutions sit on one double eigenvalue and must both come back
+    chain = complete_arm(name)
     rng = np.random.default_rng(3)
-    q = in_limit(chain, rng, 20)
+    q = in_limit(chain, rng, 100)
     T = chain.fk(q)
     closed = AnalyticIK(chain).solve(T, return_all=True)
     general = AnalyticIK(chain, mode="general").solve(T, return_all=True)
     assert general.method == "analytic:general6r"
-    for i in range(len(T)):
-        for qc in closed.q_all[i][closed.valid_all[i]]:
-            d = np.abs(np.angle(np.exp(1j * (general.q_all[i] - qc)))).max(axis=1)
-            assert (d[general.valid_all[i]] < 1e-6).any()
+    found = ((wrapped_gap(closed.q_all, general.q_all) < 1e-6)
+             & general.valid_all[:, None, :]).any(axis=2)
+    missed = closed.valid_all & ~found
+    assert not missed.any(), (f"{int(missed.sum())} of {int(closed.valid_all.sum())} closed-form "
+                              f"solutions missed, in {int(missed.any(axis=1).sum())} targets")
+    # no two certified slots hold one solution
+    same = (wrapped_gap(general.q_all, general.q_all) < 1e-6) & np.triu(np.ones((16, 16), bool), 1)
+    assert not (same & general.valid_all[:, :, None] & general.valid_all[:, None, :]).any()
 
 
 def test_general_mode_path_is_continuous_and_search_is_selectable(rizon):

@@ -203,9 +203,26 @@ def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds
                     restarts=zeros.copy(), q_all=q_out, valid_all=valid_out)
 
 
+def twin_roots(q: Array, res: Array, shift: int) -> int:
+    """Pairs of accurate candidates of one item sharing the eigenvalue joint's angle.
+
+    ``q (K, 16, 6)``, ``res (K, 16)`` from :func:`solve_items`. Two solutions on one hidden
+    angle are a double eigenvalue; back-substitution splits its two-dimensional null space, but
+    a cluster of such roots is less accurate than simple ones, so role shifts without them are
+    preferred.
+    """
+    h = q[:, :, (shift + 2) % 6]
+    ok = res < 1e-9
+    dh = np.abs(np.angle(np.exp(1j * (h[:, :, None] - h[:, None, :]))))
+    dq = np.abs(np.angle(np.exp(1j * (q[:, :, None, :] - q[:, None, :, :])))).max(axis=-1)
+    twin = (dh < 1e-7) & (dq > 1e-4) & ok[:, :, None] & ok[:, None, :]
+    return int(twin.sum()) // 2
+
+
 def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true: Array,
                  lower6: Array, upper6: Array) -> tuple[int, int]:
-    """The role shift recovering the most known solutions (ties: the first), and that count.
+    """The role shift recovering the most known solutions, and that count; among those
+    recovering equally many, the one with the fewest :func:`twin_roots` (ties: the first).
 
     ``T`` (n, 4, 4) are FK targets of configurations whose locked value is ``q_lock`` (n,) and
     whose other six joints are ``q6_true`` (n, 6). Special geometries (perpendicular or parallel
@@ -217,16 +234,17 @@ def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true
             every role assignment, e.g. all axes parallel: a redundant planar chain).
     """
     n = T.shape[0]
-    best, best_score = 0, -1
+    best, best_score, best_twins = 0, -1, 0
     for shift in (0, 5, 4, 1, 2, 3):
         geom = Geometry.build(P, E, lock, q_lock, shift)
         q, res = solve_items(conditioned(T), np.arange(n, dtype=np.int64),
                              np.arange(n, dtype=np.int64), geom, lower6, upper6)
         d = np.abs(np.angle(np.exp(1j * (q - q6_true[:, None, :])))).max(axis=-1)
         score = int(((d < 1e-6) & np.isfinite(res)).any(axis=1).sum())
-        if score > best_score:
-            best, best_score = shift, score
-        if score == n:
+        twins = twin_roots(q, res, shift)
+        if score > best_score or (score == best_score and twins < best_twins):
+            best, best_score, best_twins = shift, score, twins
+        if score == n and twins == 0:
             break
     if best_score == 0:
         raise UnsupportedGeometryError(
