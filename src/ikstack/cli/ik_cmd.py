@@ -87,7 +87,6 @@ def pose_target(pose: list[float]) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, finite=("pose", "seed"))
-    import numpy as np
 
     from ikstack.ik import fk_errors, solve_ik
 
