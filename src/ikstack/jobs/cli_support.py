@@ -113,7 +113,7 @@ def chain_from_options(options: Any) -> Chain:
                              f"drop {chosen.split()[0]} to solve it with {made_for}, or add "
                              "--force-robot to solve it anyway")
     if sum(x is not None for x in (robot, urdf, mjcf)) != 1:
-        raise InputError("give exactly one of --robot NAME, --urdf PATH or --mjcf PATH")
+        raise InputError("give exactly one of --robot NAME or --urdf PATH or --mjcf PATH")
     if robot is not None:
         if base is not None or tip is not None:
             raise InputError("--base/--tip go with --urdf or --mjcf; a bundled robot has its "
