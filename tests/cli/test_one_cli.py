@@ -202,3 +202,12 @@ def test_validate_old_spellings_still_work_with_a_note(tmp_path, capsys):
     assert main(["validate", "ur5", "--engine", "ikstack", "--kinematics", "mujoco"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--kinematics" in err
+
+
+def test_solve_json_prints_the_summary_in_si_with_unit_keys(tmp_path, capsys):
+    code, out = run_json(["solve", "sample:ur5", "-o", str(tmp_path / "o"), "--workers", "1",
+                          "--json"], capsys)
+    written = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert code == 0 and out["success_rate"] == written["success_rate"] == 1.0
+    assert out["worst_position_error_m"] == written["worst_position_error"] < 1e-9
+    assert out["worst_rotation_error_rad"] == written["worst_rotation_error"] < 1e-9
