@@ -17,27 +17,79 @@ if TYPE_CHECKING:
     from ikstack.model import Chain
 
 
-def add_chain_arguments(p: argparse.ArgumentParser) -> None:
-    """``--robot NAME`` or ``--urdf PATH --base B --tip T``."""
-    g = p.add_argument_group("robot model")
-    g.add_argument("--robot", help="bundled robot name (`ikstack robots` lists them)")
-    g.add_argument("--urdf", help="URDF file (with --base and --tip)")
-    g.add_argument("--base", help="base link name (URDF)")
-    g.add_argument("--tip", help="tip link name (URDF)")
+#: the model options every command that takes a model shares
+MODEL_OPTIONS = ("--robot", "--urdf", "--mjcf", "--base", "--tip")
+
+
+def add_chain_arguments(p: argparse.ArgumentParser, *, required_hint: str = "") -> None:
+    """The model, the same on every command: ``--robot NAME | --urdf FILE | --mjcf FILE``,
+    with ``--base B --tip T`` for a model file."""
+    g = p.add_argument_group("robot model (one of --robot, --urdf, --mjcf)" + required_hint)
+    one = g.add_mutually_exclusive_group()
+    one.add_argument("--robot", help="bundled robot name (`ikstack robots` lists them)")
+    one.add_argument("--urdf", help="URDF file (with --base and --tip)")
+    one.add_argument("--mjcf", help="MJCF file (with --base and --tip)")
+    g.add_argument("--base", help="base link or body of a model file (default: the root)")
+    g.add_argument("--tip", help="tip link, body or site of a model file (default: the leaf)")
+
+
+def add_json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
+    """``--json``: a flag on every command, machine output (SI units) on stdout."""
+    p.add_argument("--json", action="store_true",
+                   help=f"print {what} as JSON on stdout (SI units: m, rad, s; keys carry "
+                        "the unit, e.g. position_error_m)")
+
+
+def add_deg_flag(p: argparse.ArgumentParser, options: str) -> None:
+    """``--deg``: the angles given in ``options`` are in degrees (revolute joints)."""
+    p.add_argument("--deg", action="store_true",
+                   help=f"{options} in degrees (revolute joints; prismatic stay in m)")
+
+
+def angles_in(values: Any, args: argparse.Namespace, chain: Chain) -> Any:
+    """Joint values from the command line in SI: with ``--deg`` the revolute entries are
+    degrees and converted to radians."""
+    import numpy as np
+
+    q = np.asarray(values, dtype=float)
+    if getattr(args, "deg", False):
+        q = np.where(chain.is_revolute, np.radians(q), q)
+    return q
+
+
+def joints_text(chain: Chain, q: Any) -> str:
+    """Joint values for human output: revolute in deg, prismatic in mm, each with its unit."""
+    import numpy as np
+
+    return "[" + ", ".join(f"{np.degrees(v):+.3f} deg" if rev else f"{v * 1e3:+.3f} mm"
+                           for v, rev in zip(q, chain.is_revolute, strict=True)) + "]"
+
+
+def model_given(args: argparse.Namespace) -> list[str]:
+    """The model options given (``robot``, ``urdf``, ``mjcf``)."""
+    return [n for n in ("robot", "urdf", "mjcf") if getattr(args, n, None)]
 
 
 def chain_from_args(args: argparse.Namespace) -> Chain:
     """The chain chosen by :func:`add_chain_arguments`."""
     from ikstack import robots
-    from ikstack.model import load_urdf
+    from ikstack.model import load_mjcf, load_urdf
 
-    if args.robot and args.urdf:
-        raise InputError("give either --robot or --urdf, not both")
-    if args.robot:
+    given = model_given(args)
+    if len(given) > 1:
+        raise InputError(f"give one of --robot, --urdf or --mjcf; got "
+                         f"{', '.join('--' + g for g in given)}")
+    if getattr(args, "robot", None):
+        if getattr(args, "base", None) or getattr(args, "tip", None):
+            raise InputError("--base/--tip go with --urdf or --mjcf; a bundled robot has its "
+                             "own chain")
         return robots.load(args.robot)
-    if args.urdf:
+    if getattr(args, "urdf", None):
         return load_urdf(args.urdf, args.base, args.tip)
-    raise InputError(f"choose a model: --robot NAME ({', '.join(robots.names())}) or --urdf PATH")
+    if getattr(args, "mjcf", None):
+        return load_mjcf(args.mjcf, args.base, args.tip)
+    raise InputError(f"choose a model: --robot NAME ({', '.join(robots.names())}), "
+                     "--urdf FILE or --mjcf FILE")
 
 
 def check_numbers(args: argparse.Namespace, *, positive: tuple[str, ...] = (),

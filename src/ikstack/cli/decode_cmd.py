@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ikstack.cli.common import print_json
+from ikstack.cli.common import add_json_flag, print_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,9 +19,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--profile", required=True,
                    help="profile YAML file, or the name of a bundled profile "
                         "(marvin_bimanual, marvin_bimanual_diff)")
-    p.add_argument("-o", "--out", help="output prefix (default: the chunk path without .npz, "
-                                       "plus '.decoded')")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("-o", "--output", "--out", dest="out", metavar="OUTPUT",
+                   help="where the output goes: the prefix of OUTPUT.npz and OUTPUT.json "
+                        "(default: the chunk path without .npz, plus '.decoded'; --out is the "
+                        "previous spelling)")
+    add_json_flag(p, "the summary")
     return p
 
 

@@ -6,7 +6,16 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
+from ikstack.cli.common import (
+    add_chain_arguments,
+    add_deg_flag,
+    add_json_flag,
+    angles_in,
+    chain_from_args,
+    check_numbers,
+    joints_text,
+    print_json,
+)
 from ikstack.errors import InputError, UnsupportedGeometryError
 
 if TYPE_CHECKING:
@@ -16,6 +25,10 @@ if TYPE_CHECKING:
     from ikstack.model import Chain
 
 
+#: rows ``ik --all`` prints before summarising (``--every-row`` prints them all)
+SHOWN = 8
+
+
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("ik", help="inverse kinematics of a pose",
                        description="Joint solutions reaching a TCP pose, each certified by FK.")
@@ -23,13 +36,19 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--pose", nargs=7, type=float, required=True,
                    metavar=("X", "Y", "Z", "QW", "QX", "QY", "QZ"),
                    help="target position [m] and quaternion (w, x, y, z) in the base frame")
-    p.add_argument("--seed", nargs="+", type=float, help="seed joints [rad]; default mid-limits")
+    p.add_argument("--seed", nargs="+", type=float,
+                   help="seed joints [rad or m; deg with --deg]; default mid-limits")
+    add_deg_flag(p, "--seed")
     p.add_argument("--method", default="auto",
                    help="auto (analytic where the family allows, else numerical), analytic, "
                         "numerical, dls, lm")
-    p.add_argument("--all", action="store_true", help="print every valid solution (analytic: closed form, or the "
-                        "algebraic general mode for 6R/7R arms without one)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true",
+                   help="the whole valid solution set (analytic: closed form, or the algebraic "
+                        "general mode for 6R/7R arms without one), summarised with the first "
+                        f"{SHOWN} rows; --json lists every solution")
+    p.add_argument("--every-row", action="store_true",
+                   help="with --all: print every solution, not the summary")
+    add_json_flag(p)
     return p
 
 
@@ -68,7 +87,6 @@ def pose_target(pose: list[float]) -> np.ndarray:
 
 def run(args: argparse.Namespace) -> int:
     check_numbers(args, finite=("pose", "seed"))
-    import numpy as np
 
     from ikstack.ik import fk_errors, solve_ik
 
@@ -76,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     T = pose_target(args.pose)
     seed = None
     if args.seed is not None:
-        seed = np.array(args.seed, dtype=float)
+        seed = angles_in(args.seed, args, chain)
         if seed.shape != (chain.dof,):
             raise InputError(f"--seed has {seed.size} values; the chain has {chain.dof} joints")
     sols: list[dict] = []
@@ -88,21 +106,45 @@ def run(args: argparse.Namespace) -> int:
         valid = res.q_all[0][res.valid_all[0]]
         if len(valid):
             pe, re = fk_errors(chain, valid, T)
-            sols = [{"q": q, "position_error": float(a), "rotation_error": float(b)}
+            sols = [{"q": q, "position_error_m": float(a), "rotation_error_rad": float(b),
+                     "position_error": float(a), "rotation_error": float(b)}
                     for q, a, b in zip(valid, pe, re, strict=True)]
+    pe0, re0 = float(res.position_error[0]), float(res.rotation_error[0])
+    # SI with unit-suffixed keys; "position_error" and "rotation_error" are the previous
+    # release's names (same values), kept for one release
     out = {"robot": chain.name, "method": res.method, "success": bool(res.success[0]),
-           "reason": res.reason(0), "q": res.q[0], "position_error": float(res.position_error[0]),
-           "rotation_error": float(res.rotation_error[0]), "solutions": sols}
+           "reason": res.reason(0), "q": res.q[0], "position_error_m": pe0,
+           "rotation_error_rad": re0, "position_error": pe0, "rotation_error": re0,
+           "solutions": sols}
     if args.json:
         print_json(out)
     else:
-        print(f"{chain.name}: {'solved' if out['success'] else 'FAILED'} with {res.method}"
-              f" ({out['reason']})")
-        print(f"  q = [{', '.join(f'{v:.6f}' for v in res.q[0])}]")
-        print(f"  FK error: {out['position_error']:.3g} m, {out['rotation_error']:.3g} rad")
-        if args.all:
-            print(f"  {len(sols)} valid solutions:")
-            for s in sols:
-                print(f"    [{', '.join(f'{v:+.5f}' for v in s['q'])}]  "
-                      f"err {s['position_error']:.1e} m {s['rotation_error']:.1e} rad")
+        print_human(chain, out, res.q[0], args)
     return 0 if out["success"] else 1
+
+
+def print_human(chain: Chain, out: dict, q: np.ndarray, args: argparse.Namespace) -> None:
+    """The result in mm and deg; ``--all`` summarises the set unless ``--every-row``."""
+    import numpy as np
+
+    print(f"{chain.name}: {'solved' if out['success'] else 'FAILED'} with {out['method']}"
+          f" ({out['reason']})")
+    print(f"  q = {joints_text(chain, q)}")
+    print(f"  FK error: {out['position_error_m'] * 1e3:.3g} mm, "
+          f"{np.degrees(out['rotation_error_rad']):.3g} deg")
+    if not args.all:
+        return
+    sols = out["solutions"]
+    print(f"  {len(sols)} valid solutions", end="")
+    if sols:
+        pe = max(s["position_error_m"] for s in sols) * 1e3
+        re = np.degrees(max(s["rotation_error_rad"] for s in sols))
+        print(f"; worst FK error {pe:.1e} mm, {re:.1e} deg", end="")
+    print(":" if sols else "")
+    shown = sols if args.every_row else sols[:SHOWN]
+    for s in shown:
+        print(f"    {joints_text(chain, s['q'])}  err {s['position_error_m'] * 1e3:.1e} mm "
+              f"{np.degrees(s['rotation_error_rad']):.1e} deg")
+    if len(shown) < len(sols):
+        print(f"    ... {len(sols) - len(shown)} more (--every-row prints them all, --json "
+              "lists them)")

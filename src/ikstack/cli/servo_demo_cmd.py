@@ -7,7 +7,15 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from ikstack.cli.common import add_chain_arguments, chain_from_args, check_numbers, print_json
+from ikstack.cli.common import (
+    add_chain_arguments,
+    add_deg_flag,
+    add_json_flag,
+    angles_in,
+    chain_from_args,
+    check_numbers,
+    print_json,
+)
 from ikstack.cli.view_cmd import add_view_arguments, serve
 from ikstack.errors import InputError
 
@@ -23,15 +31,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                    "on every joint) and print a trace. Exit code 0 when the "
                                    "servo ends holding at the target, 1 when it does not.")
     add_chain_arguments(p)
-    p.add_argument("--target-q", nargs="+", type=float, help="target configuration [rad]")
-    p.add_argument("--offset", type=float, default=0.3,
-                   help="default target: middle of the limits plus this on every joint [rad]")
+    p.add_argument("--target-q", nargs="+", type=float,
+                   help="target configuration [rad or m; deg with --deg]")
+    p.add_argument("--offset", type=float, default=None,
+                   help="default target: middle of the limits plus this on every joint [rad; "
+                        "deg with --deg] (default 0.3 rad)")
+    add_deg_flag(p, "--target-q and --offset")
     p.add_argument("--solver", choices=("dls", "box_qp"), default="dls")
     p.add_argument("--steps", type=int, default=400, help="cycles to run")
     p.add_argument("--dt", type=float, default=0.01, help="cycle time [s]")
     p.add_argument("--every", type=int, default=20, help="print every N-th cycle")
     p.add_argument("--plot", metavar="PNG", help="save a plot (needs the viz extra)")
-    p.add_argument("--json", action="store_true", help="machine-readable trace")
+    add_json_flag(p, "the trace")
     p.add_argument("--view", action="store_true",
                    help="animate the servo live in the browser viewer (needs the viz extra)")
     add_view_arguments(p)
@@ -49,13 +60,15 @@ def run(args: argparse.Namespace) -> int:
     from ikstack.servo.demo import plot_trace, regular_start, run_demo
 
     chain = chain_from_args(args)
-    start = regular_start(chain, args.offset if args.target_q is None else 0.0)
+    offset = 0.3 if args.offset is None else (
+        float(np.radians(args.offset)) if args.deg else args.offset)
+    start = regular_start(chain, offset if args.target_q is None else 0.0)
     if args.target_q is not None:
-        tq = np.array(args.target_q, dtype=float)
+        tq = angles_in(args.target_q, args, chain)
         if tq.shape != (chain.dof,):
             raise InputError(f"--target-q has {tq.size} values; the chain has {chain.dof} joints")
     else:
-        tq = chain.clip(start + args.offset)
+        tq = chain.clip(start + offset)
     viewer = None
     if args.view:
         from ikstack.viz import Viewer
@@ -71,24 +84,29 @@ def run(args: argparse.Namespace) -> int:
     final = Action(int(trace.action[-1])).name
     reached = final == "HOLD" and ServoStatus.GOAL_REACHED in ServoStatus(int(trace.status[-1]))
     if args.json:
-        print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "q": trace.q,
-                    "dq": trace.dq, "position_error": trace.position_error,
+        # SI with unit-suffixed keys; position_error and orientation_error (m, rad) are the
+        # previous release's names, kept one release
+        print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "t_s": trace.t,
+                    "q": trace.q, "dq": trace.dq, "position_error_m": trace.position_error,
+                    "orientation_error_rad": trace.orientation_error,
+                    "position_error": trace.position_error,
                     "orientation_error": trace.orientation_error,
                     "action": [Action(int(a)).name for a in trace.action],
                     "status": trace.status, "final_action": final,
                     "messages": list(trace.messages), "reached": reached})
         return 0 if reached else 1
     print(f"{chain.name}: servo with {args.solver}, dt {args.dt} s, {args.steps} cycles")
-    print(f"{'t [s]':>7} {'action':<7} {'pos err [m]':>12} {'rot err [rad]':>13} "
-          f"{'max |dq|':>9} {'cond':>8}  status")
+    print(f"{'t [s]':>7} {'action':<7} {'pos err [mm]':>12} {'rot err [deg]':>13} "
+          f"{'max |dq| [deg/s]':>16} {'cond':>8}  status")
+    dq_shown = np.where(chain.is_revolute, np.degrees(trace.dq), trace.dq * 1e3)  # mm/s
     for i in range(0, len(trace.t), max(1, args.every)):
         flags = ServoStatus(int(trace.status[i]))
         names = "|".join(f.name or "" for f in ServoStatus if f and f in flags) or "-"
         print(f"{trace.t[i]:7.2f} {Action(int(trace.action[i])).name:<7} "
-              f"{trace.position_error[i]:12.3e} {trace.orientation_error[i]:13.3e} "
-              f"{np.abs(trace.dq[i]).max():9.4f} {trace.condition_number[i]:8.1f}  {names}")
-    print(f"final: {final}, position error {trace.position_error[-1]:.2e} m, "
-          f"rotation error {trace.orientation_error[-1]:.2e} rad")
+              f"{trace.position_error[i] * 1e3:12.3e} {np.degrees(trace.orientation_error[i]):13.3e} "
+              f"{np.abs(dq_shown[i]).max():16.3f} {trace.condition_number[i]:8.1f}  {names}")
+    print(f"final: {final}, position error {trace.position_error[-1] * 1e3:.2e} mm, "
+          f"rotation error {np.degrees(trace.orientation_error[-1]):.2e} deg")
     if args.plot:
         print(f"plot written to {args.plot}")
     if viewer is not None:

@@ -16,6 +16,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "cannot be read is listed there with its file, row and field, and the "
                     "others are converted (exit 1 at the end; --fail-fast stops at once).")
     add_solve_arguments(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as JSON on stdout (SI units; keys carry the unit, "
+                        "e.g. worst_position_error_m); OUTPUT/summary.json is written either way")
     p.add_argument("--plot", action="store_true",
                    help="also write OUTPUT/plots/<episode>.png: joint traces and per-frame FK "
                         "error (viz extra)")
@@ -24,12 +27,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     summary = run_solve(args)
-    print(summary.text())
+    if args.json:
+        from ikstack.cli.common import print_json
+
+        data = summary.to_dict()
+        data["worst_position_error_m"] = data.get("worst_position_error")
+        data["worst_rotation_error_rad"] = data.get("worst_rotation_error")
+        print_json(data)
+    else:
+        print(summary.text())
     if getattr(args, "plot", False):
         from pathlib import Path
 
         from ikstack.viz.plots import plot_summary_episodes
 
         files = plot_summary_episodes(summary.per_episode, Path(summary.output) / "plots")
-        print(f"{len(files)} plot(s) written to {Path(summary.output) / 'plots'}")
+        if not args.json:
+            print(f"{len(files)} plot(s) written to {Path(summary.output) / 'plots'}")
     return 0 if summary.ok else 1

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ikstack.cli.common import add_chain_arguments
 from ikstack.errors import InputError
 
 if TYPE_CHECKING:
@@ -22,12 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                     "target gizmo to solve IK live (analytic where the family allows, every "
                     "solution shown as a ghost), move joints with the sliders, or play a solved "
                     "episode of `ikstack solve` with --episode. Needs the 'viz' extra.")
-    g = p.add_argument_group("robot model")
-    g.add_argument("--robot", help="bundled robot name (see `ikstack robots`)")
-    g.add_argument("--urdf", help="URDF file (meshes drawn where they load)")
-    g.add_argument("--mjcf", help="MJCF file (needs the 'mujoco' extra)")
-    g.add_argument("--base", help="base link/body (URDF, MJCF)")
-    g.add_argument("--tip", help="tip link, body or site (URDF, MJCF)")
+    add_chain_arguments(p)
     add_view_arguments(p)
     p.add_argument("--episode", help="a solved episode (OUTPUT/<name>.csv|.npz|.parquet) to play; "
                                      "the robot defaults to the one in OUTPUT/summary.json")

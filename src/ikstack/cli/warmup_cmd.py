@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ikstack.cli.common import add_chain_arguments, add_json_flag, chain_from_args, model_given
+from ikstack.errors import InputError
+
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -20,10 +23,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Compile the kernels of a robot's paths (kinematics, solve_ik, the path "
                     "solver of `ikstack solve`, one servo step) so that later runs load them "
                     "from numba's cache. Default robot: ur5.")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--robot", help="bundled robot name (`ikstack robots` lists them)")
-    g.add_argument("--all", action="store_true", help="every bundled arm")
+    add_chain_arguments(p)
+    p.add_argument("--all", action="store_true", help="every bundled arm (not with a model)")
     p.add_argument("--no-servo", action="store_true", help="skip the servo paths")
+    add_json_flag(p, "the time of each path")
     return p
 
 
@@ -69,14 +72,31 @@ def run(args: argparse.Namespace) -> int:
     from ikstack import robots
     from ikstack.model import ChainRole
 
-    names = robots.names() if args.all else [args.robot or "ur5"]
-    for name in names:
-        chain = robots.load(name)
+    if args.all and model_given(args):
+        raise InputError("--all warms every bundled arm; give it without --robot, --urdf or "
+                         "--mjcf")
+    if args.all:
+        chains = [robots.load(name) for name in robots.names()]
+    elif model_given(args):
+        chains = [chain_from_args(args)]
+    else:
+        chains = [robots.load("ur5")]
+    rows: list[dict[str, Any]] = []
+    for chain in chains:
+        name = chain.name
         if chain.role != ChainRole.ARM:
-            print(f"{name}: skipped ({chain.role.value}, not an arm)")
+            rows.append({"robot": name, "path": None, "skipped": chain.role.value})
+            if not args.json:
+                print(f"{name}: skipped ({chain.role.value}, not an arm)")
             continue
         for label, thunk in warmup_steps(chain, servo=not args.no_servo):
             t0 = time.perf_counter()
             thunk()
-            print(f"{name}: {label} ready in {time.perf_counter() - t0:.1f} s", flush=True)
+            rows.append({"robot": name, "path": label, "seconds_s": time.perf_counter() - t0})
+            if not args.json:
+                print(f"{name}: {label} ready in {rows[-1]['seconds_s']:.1f} s", flush=True)
+    if args.json:
+        from ikstack.cli.common import print_json
+
+        print_json(rows)
     return 0

@@ -9,6 +9,7 @@ omitted with ``--sample`` (the bundled sample of ``--robot``).
 from __future__ import annotations
 
 import argparse
+import math
 from typing import TYPE_CHECKING, Any
 
 from ikstack.errors import InputError
@@ -35,8 +36,11 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     arm.add_argument("--robot", help="bundled robot name (see `ikstack robots`); default for "
                                      "INPUT sample:NAME: NAME")
     arm.add_argument("--urdf", help="URDF file of the arm")
-    parser.add_argument("--base", help="base link of the chain (with --urdf; default: root)")
-    parser.add_argument("--tip", help="tip link of the chain (with --urdf; default: the leaf)")
+    arm.add_argument("--mjcf", help="MJCF file of the arm")
+    parser.add_argument("--base", help="base link or body of the chain (with --urdf or --mjcf; "
+                                       "default: the root)")
+    parser.add_argument("--tip", help="tip link, body or site of the chain (with --urdf or "
+                                      "--mjcf; default: the leaf)")
     parser.add_argument(
         "input", nargs="?",
         help="episode file (.csv/.npz/.parquet), folder of episodes, or sample:ROBOT "
@@ -47,7 +51,10 @@ def add_solve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="auto: analytic where the arm's family allows, numerical otherwise")
     parser.add_argument("--max-joint-step", type=float, default=None, metavar="RAD",
-                        help="largest joint change between consecutive frames [rad]")
+                        help="largest joint change between consecutive frames [rad; deg with "
+                             "--deg]")
+    parser.add_argument("--deg", action="store_true",
+                        help="--max-joint-step in degrees")
     parser.add_argument("--engine", choices=ENGINES, default="local",
                         help="local process pool or a Ray cluster (extra 'ray')")
     parser.add_argument("--workers", type=int, default=None,
@@ -82,33 +89,38 @@ def sample_robot(options: Any) -> str | None:
 
 
 def chain_from_options(options: Any) -> Chain:
-    """The chain named by ``--robot`` or ``--urdf/--base/--tip``; for ``sample:NAME`` the
-    sample's robot, and another model only with ``--force-robot``."""
+    """The chain named by ``--robot`` or ``--urdf|--mjcf`` with ``--base/--tip``; for
+    ``sample:NAME`` the sample's robot, and another model only with ``--force-robot``."""
     from ikstack.jobs.samples import sample_path
-    from ikstack.model import load_urdf
+    from ikstack.model import load_mjcf, load_urdf
     from ikstack.robots import load
 
     robot = getattr(options, "robot", None)
     urdf = getattr(options, "urdf", None)
+    mjcf = getattr(options, "mjcf", None)
     base = getattr(options, "base", None)
     tip = getattr(options, "tip", None)
     made_for = sample_robot(options)
     if made_for is not None:
         sample_path(made_for)  # an unknown sample is named as such
     if made_for is not None and not getattr(options, "force_robot", False):
-        if robot is None and urdf is None:
+        if robot is None and urdf is None and mjcf is None:
             robot = made_for
         elif robot != made_for:
-            chosen = f"--robot {robot}" if robot is not None else f"--urdf {urdf}"
+            chosen = (f"--robot {robot}" if robot is not None
+                      else f"--urdf {urdf}" if urdf is not None else f"--mjcf {mjcf}")
             raise InputError(f"sample:{made_for} holds poses of {made_for}, not of {chosen}; "
                              f"drop {chosen.split()[0]} to solve it with {made_for}, or add "
                              "--force-robot to solve it anyway")
-    if (robot is None) == (urdf is None):
-        raise InputError("give exactly one of --robot NAME or --urdf PATH")
+    if sum(x is not None for x in (robot, urdf, mjcf)) != 1:
+        raise InputError("give exactly one of --robot NAME or --urdf PATH or --mjcf PATH")
     if robot is not None:
         if base is not None or tip is not None:
-            raise InputError("--base/--tip go with --urdf; a bundled robot has its own chain")
+            raise InputError("--base/--tip go with --urdf or --mjcf; a bundled robot has its "
+                             "own chain")
         return load(robot)
+    if mjcf is not None:
+        return load_mjcf(str(mjcf), base, tip)
     return load_urdf(str(urdf), base, tip)
 
 
@@ -144,9 +156,12 @@ def run_solve(options: Any, progress: Progress | None = None,
     from ikstack.jobs.lerobot import is_lerobot_dataset, run_lerobot_from_options
 
     chain = chain_from_options(options)
+    max_joint_step = getattr(options, "max_joint_step", None)
+    if max_joint_step is not None and getattr(options, "deg", False):
+        max_joint_step = math.radians(max_joint_step)
     config = SolveConfig(
         chain, method=getattr(options, "method", "auto"),
-        max_joint_step=getattr(options, "max_joint_step", None),
+        max_joint_step=max_joint_step,
         backend=getattr(options, "backend", "numpy"), device=getattr(options, "device", "cpu"),
         path_solver_factory=path_solver_factory,
         fail_fast=bool(getattr(options, "fail_fast", False)))

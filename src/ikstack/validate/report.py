@@ -108,8 +108,13 @@ class JacobianIKReport:
         d = asdict(self)
         d["status"] = self.status.value
         d["exit_code"] = self.exit_code
-        if not history:
-            for t in d["targets"]:
+        for t in d["targets"]:
+            # SI with the unit in the key; the previous keys (position_error in m,
+            # orientation_error_deg) stay one release
+            t["position_m"] = t["position"]
+            t["position_error_m"] = t["position_error"]
+            t["orientation_error_rad"] = math.radians(t["orientation_error_deg"])
+            if not history:
                 t.pop("history", None)
         return _finite(d)
 
@@ -142,19 +147,20 @@ def format_table(report: JacobianIKReport) -> str:
         f"  {cfg.get('num_targets')} FK-sampled targets, DLS on a finite-difference Jacobian "
         f"(eps {cfg.get('eps'):g}), damping {cfg.get('damping'):g}, "
         f"{cfg.get('max_iterations')} iterations, tolerances "
-        f"{cfg.get('position_tolerance'):g} m / {cfg.get('orientation_tolerance_deg'):g} deg",
+        f"{cfg.get('position_tolerance', math.nan) * 1e3:g} mm / {cfg.get('orientation_tolerance_deg'):g} "
+        "deg",
     ]
     if cfg.get("max_step") is not None:
         lines.append(f"  step clamp: every DLS step scaled to move no joint more than "
                      f"{cfg['max_step']:g} (not plain DLS)")
     if report.targets:
-        lines.append(f"  {'#':>3}  {'reached':<7}  {'pos err [m]':>11}  {'rot err [deg]':>13}  "
-                     f"{'iters':>5}  target position [m]")
+        lines.append(f"  {'#':>3}  {'reached':<7}  {'pos err [mm]':>12}  {'rot err [deg]':>13}  "
+                     f"{'iters':>5}  target position [mm]")
         for t in report.targets:
-            p = ", ".join(f"{v:+.3f}" for v in t.position)
+            p = ", ".join(f"{v * 1e3:+.1f}" for v in t.position)
             pin = f"  pinned: {', '.join(t.pinned_joints)}" if t.pinned_joints else ""
             lines.append(f"  {t.index:>3}  {'yes' if t.reached else 'NO':<7}  "
-                         f"{t.position_error:11.5f}  {t.orientation_error_deg:13.3f}  "
+                         f"{t.position_error * 1e3:12.3f}  {t.orientation_error_deg:13.3f}  "
                          f"{t.iterations:>5}  ({p}){pin}")
     if report.status != CheckStatus.SKIPPED:
         lines.append(f"  pass rate {report.pass_rate:.2f} (minimum {report.min_pass_rate:.2f}); "
