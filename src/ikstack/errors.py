@@ -75,6 +75,10 @@ class URDFError(ModelError):
     """A URDF file or string is malformed (the message carries the parser's line if known)."""
 
 
+class MJCFError(ModelError):
+    """An MJCF file cannot be compiled by MuJoCo, or names a frame it does not have."""
+
+
 class UnknownLinkError(ModelError, KeyError):
     """A link name does not exist in the model.
 

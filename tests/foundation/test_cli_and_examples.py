@@ -44,7 +44,7 @@ def test_fk_json_matches_the_library(capsys):
 def test_fk_degrees_and_human_output(capsys):
     assert main(["fk", "--robot", "planar2", "--q", "90", "0", "--deg"]) == 0
     out = capsys.readouterr().out
-    assert "position   = [0.000000, 1.000000, 0.000000] m" in out
+    assert "position   = [0.000, 1000.000, 0.000] mm" in out  # human output in mm
 
 
 def test_fk_bad_input_is_a_clear_error_with_exit_code_2(capsys):

@@ -41,6 +41,22 @@ def _frozen(a: ArrayLike, shape: tuple[int, ...], name: str) -> Array:
     return arr
 
 
+def per_joint(value: ArrayLike | None, names: Sequence[str], what: str, where: str,
+              error: type[ModelError] = ModelError) -> Array:
+    """A per-joint limit given as None (unlimited), a scalar or ``(dof,)`` values, as a
+    ``(dof,)`` array; ``error`` names ``what`` and the chain ``where`` when the count is off."""
+    dof = len(names)
+    if value is None:
+        return np.full(dof, math.inf)
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim == 0:
+        return np.full(dof, float(arr))
+    if arr.shape != (dof,):
+        raise error(f"{what} has {arr.size} values; the chain {where} has {dof} joints "
+                    f"({', '.join(names)})")
+    return arr
+
+
 @dataclass(frozen=True, eq=False)
 class Chain:
     """An immutable serial chain from a base frame to a tip frame, with an optional TCP.

@@ -22,8 +22,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.errors import MissingExtraError, ModelError, UnknownLinkError, UnsupportedJointError
-from ikstack.model.chain import Chain, ChainRole, JointType
+from ikstack.errors import (
+    MissingExtraError,
+    MJCFError,
+    UnknownLinkError,
+    UnsupportedJointError,
+)
+from ikstack.model.chain import Chain, ChainRole, JointType, per_joint
 from ikstack.model.constraints import JointConstraint
 from ikstack.spatial import quat_to_matrix
 
@@ -32,10 +37,6 @@ Array = NDArray[np.float64]
 # mjtJoint and mjtObj values (stable since MuJoCo 2.x)
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _OBJ_BODY, _OBJ_JOINT, _OBJ_SITE = 1, 3, 6
-
-
-class MJCFError(ModelError):
-    """An MJCF file cannot be compiled by MuJoCo, or names a frame it does not have."""
 
 
 def _mujoco() -> Any:
@@ -208,26 +209,16 @@ def load_mjcf(
             link_names.append(bodies[b])
     if not names:
         raise MJCFError(f"{src}: no hinge or slide joint between {base_name!r} and {tip_name!r}")
-    dof = len(names)
 
-    def per_joint(v: ArrayLike | None, what: str) -> Array:
-        if v is None:
-            return np.full(dof, math.inf)
-        arr = np.asarray(v, dtype=np.float64)
-        if arr.ndim == 0:
-            return np.full(dof, float(arr))
-        if arr.shape != (dof,):
-            raise MJCFError(f"{what} has {arr.size} values; the chain {base_name} -> {tip_name} "
-                            f"has {dof} joints ({', '.join(names)})")
-        return arr
+    where = f"{base_name} -> {tip_name}"
 
     model_name = bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
     return Chain(
         joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
         origins=np.array(origins), T_last_tip=pending @ T_tip_extra, lower=np.array(lo),
-        upper=np.array(hi), velocity_limits=per_joint(velocity_limits, "velocity_limits"),
-        acceleration_limits=per_joint(acceleration_limits, "acceleration_limits"),
-        jerk_limits=per_joint(jerk_limits, "jerk_limits"), base=base_name, tip=tip_name,
+        upper=np.array(hi), velocity_limits=per_joint(velocity_limits, names, "velocity_limits", where, MJCFError),
+        acceleration_limits=per_joint(acceleration_limits, names, "acceleration_limits", where, MJCFError),
+        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where, MJCFError), base=base_name, tip=tip_name,
         link_names=tuple(link_names), constraints=tuple(constraints),
         kinematic_margin=kinematic_margin, role=ChainRole(role),
         name=name if name is not None else (model_name or Path(src).stem),

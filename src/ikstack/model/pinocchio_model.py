@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import ModelError, UnknownLinkError, UnsupportedJointError
-from ikstack.model.chain import Chain, ChainRole, JointType
+from ikstack.model.chain import Chain, ChainRole, JointType, per_joint
 from ikstack.model.constraints import JointConstraint
 
 Array = NDArray[np.float64]
@@ -131,18 +131,8 @@ def from_pinocchio(
             hi.append(float(model.upperPositionLimit[iq]))
         v = float(model.velocityLimit[iv])
         vel.append(v if math.isfinite(v) and v > 0 else math.inf)
-    dof = len(names)
 
-    def per_joint(v: ArrayLike | None, what: str) -> Array:
-        if v is None:
-            return np.full(dof, math.inf)
-        arr = np.asarray(v, dtype=np.float64)
-        if arr.ndim == 0:
-            return np.full(dof, float(arr))
-        if arr.shape != (dof,):
-            raise ModelError(f"{what} has {arr.size} values; the chain to {frame!r} has {dof} "
-                             f"joints ({', '.join(names)})")
-        return arr
+    where = f"to {frame!r}"
 
     # Pinocchio leaves unlimited joints at +-max float; the chain spells them +-inf
     lo_a = np.where(np.asarray(lo) < -1e300, -math.inf, lo)
@@ -151,8 +141,8 @@ def from_pinocchio(
         joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
         origins=np.array(origins), T_last_tip=_se3(tip_frame.placement), lower=lo_a,
         upper=hi_a, velocity_limits=np.array(vel),
-        acceleration_limits=per_joint(acceleration_limits, "acceleration_limits"),
-        jerk_limits=per_joint(jerk_limits, "jerk_limits"), base=base_name, tip=frame,
+        acceleration_limits=per_joint(acceleration_limits, names, "acceleration_limits", where),
+        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where), base=base_name, tip=frame,
         link_names=tuple(str(model.names[j]) for j in path), constraints=tuple(constraints),
         kinematic_margin=kinematic_margin, role=ChainRole(role),
         name=name if name is not None else str(model.name), source="pinocchio model",
