@@ -108,6 +108,37 @@ def test_every_exact_family_recovers_targets_at_and_near_each_singularity(name):
         assert np.abs(fk_hp(H, P, good)[:, :3, 3] - T[i, :3, 3]).max() < 1e-6
 
 
+def test_free_joint1_of_a_limited_spherical_wrist_arm_respects_the_limits():
+    # KUKA-KR-like arm with its real limits: at the shoulder singularity (the wrist centre on
+    # the first axis) joint 1 is free; the seed's joint 1 can put joint 5 out of its limits,
+    # the member keeping the seed's joint 5 does not. Every target at and near the shoulder
+    # and elbow singularities is recovered (solve, return_all and the compiled path loop)
+    H, P, lo, hi = layouts()["kuka_kr"]
+    chain = chain_from_hp(H, P, lower=lo, upper=hi, name="kuka_kr")
+    rng = np.random.default_rng(12)
+    qlo = chain.lower + chain.kinematic_margin
+    qhi = chain.upper - chain.kinematic_margin
+    rows = []
+    for joint in (1, 2):  # shoulder, elbow
+        q0 = singular_along(chain, joint, rng.uniform(qlo, qhi, (160, 6)))
+        for delta in DELTAS:
+            q = q0.copy()
+            q[:, joint] += delta * rng.choice([-1.0, 1.0], size=len(q))
+            rows.append(q[chain.within_limits(q)])
+    q = np.concatenate(rows)
+    assert len(q) >= 1000
+    T = fk_hp(H, P, q)
+    ik = AnalyticIK(chain)
+    r = ik.solve(T)
+    assert r.success.all(), (np.flatnonzero(~r.success), np.bincount(r.status))
+    assert chain.within_limits(r.q).all()
+    ref = fk_hp(H, P, r.q)
+    assert np.abs(ref[:, :3, 3] - T[:, :3, 3]).max() < 1e-6
+    assert np.abs(ref[:, :3, :3] - T[:, :3, :3]).max() < 1e-6
+    assert ik.solve(T, return_all=True).valid_all.any(axis=1).all()
+    for i in range(0, len(T), 97):  # each target alone as a path from the middle of the limits
+        assert ik.solve_path(T[i:i + 1]).success.all(), i
+
 def test_ur5_wrist_singular_targets_match_pinocchio():
     pin = pytest.importorskip("pinocchio")
     chain = robots.load("ur5")
