@@ -108,6 +108,37 @@ def test_every_exact_family_recovers_targets_at_and_near_each_singularity(name):
         assert np.abs(fk_hp(H, P, good)[:, :3, 3] - T[i, :3, 3]).max() < 1e-6
 
 
+def test_free_joint1_of_a_limited_spherical_wrist_arm_respects_the_limits():
+    # KUKA-KR-like arm with its real limits: at the shoulder singularity (the wrist centre on
+    # the first axis) joint 1 is free; the seed's joint 1 can put joint 5 out of its limits,
+    # the member keeping the seed's joint 5 does not. Every target at and near the shoulder
+    # and elbow singularities is recovered (solve, return_all and the compiled path loop)
+    H, P, lo, hi = layouts()["kuka_kr"]
+    chain = chain_from_hp(H, P, lower=lo, upper=hi, name="kuka_kr")
+    rng = np.random.default_rng(12)
+    qlo = chain.lower + chain.kinematic_margin
+    qhi = chain.upper - chain.kinematic_margin
+    rows = []
+    for joint in (1, 2):  # shoulder, elbow
+        q0 = singular_along(chain, joint, rng.uniform(qlo, qhi, (160, 6)))
+        for delta in DELTAS:
+            q = q0.copy()
+            q[:, joint] += delta * rng.choice([-1.0, 1.0], size=len(q))
+            rows.append(q[chain.within_limits(q)])
+    q = np.concatenate(rows)
+    assert len(q) >= 1000
+    T = fk_hp(H, P, q)
+    ik = AnalyticIK(chain)
+    r = ik.solve(T)
+    assert r.success.all(), (np.flatnonzero(~r.success), np.bincount(r.status))
+    assert chain.within_limits(r.q).all()
+    ref = fk_hp(H, P, r.q)
+    assert np.abs(ref[:, :3, 3] - T[:, :3, 3]).max() < 1e-6
+    assert np.abs(ref[:, :3, :3] - T[:, :3, :3]).max() < 1e-6
+    assert ik.solve(T, return_all=True).valid_all.any(axis=1).all()
+    for i in range(0, len(T), 97):  # each target alone as a path from the middle of the limits
+        assert ik.solve_path(T[i:i + 1]).success.all(), i
+
 def test_ur5_wrist_singular_targets_match_pinocchio():
     pin = pytest.importorskip("pinocchio")
     chain = robots.load("ur5")
@@ -199,3 +230,49 @@ def test_rotation_noise_within_the_input_check_is_solved_as_the_nearest_rotation
     assert r.success.all(), np.bincount(r.status)
     every = AnalyticIK(chain, num_samples=32).solve(T, return_all=True)
     assert every.success.all()
+
+
+@pytest.mark.parametrize("name, urdf, frame, samples", [("ur5", "ur5.urdf", "tool0", 128),
+                                                        ("panda", "panda.urdf", "panda_link8", 32)])
+def test_float32_and_noisy_paths_are_solved_as_the_nearest_rotation(name, urdf, frame, samples):
+    # the path loop (compiled and frame by frame) solves the nearest rotation like solve():
+    # with a rotation tolerance below float32 rounding, and with rotation noise near the input
+    # check's tolerance, every frame is found; FK by Pinocchio, judged against the given target
+    pin = pytest.importorskip("pinocchio")
+    chain = robots.load(name)
+    model = pin.buildModelFromUrdf(str(robots.data_path(urdf)))
+    data = model.createData()
+    fid = model.getFrameId(frame)
+
+    def fk_pin(qq):
+        out = np.empty((len(qq), 4, 4))
+        for i, x in enumerate(qq):
+            full = np.zeros(model.nq)
+            full[:chain.dof] = x
+            pin.framesForwardKinematics(model, data, full)
+            out[i] = data.oMf[fid].homogeneous
+        return out
+
+    rng = np.random.default_rng(11)
+    lo = chain.lower + chain.kinematic_margin
+    hi = chain.upper - chain.kinematic_margin
+    a, b = rng.uniform(lo, hi, (2, chain.dof))
+    q = a + np.linspace(0.0, 1.0, 40)[:, None] * (b - a)
+    assert chain.constraints_satisfied(q).all()
+    T = fk_pin(q)
+    # rotation noise scaled per frame to max |R^T R - I| ~ 0.8e-6 (the input check allows 1e-6)
+    N = rng.normal(size=(40, 3, 3))
+    sym = np.einsum("nji,njk->nik", T[:, :3, :3], N)
+    scale = 0.8e-6 / np.abs(sym + np.swapaxes(sym, 1, 2)).max(axis=(1, 2))
+    Tn = T.copy()
+    Tn[:, :3, :3] += scale[:, None, None] * N
+    for given, rtol in ((T.astype(np.float32), 1e-9), (Tn, 1e-6)):
+        ref = np.asarray(given, dtype=np.float64)
+        ik = AnalyticIK(chain, num_samples=samples, rotation_tolerance=rtol)
+        for compiled in (True, False):
+            r = ik.solve_path(given, q[0], compiled=compiled)
+            assert r.success.all(), (compiled, np.bincount(r.status))
+            Tq = fk_pin(r.q)
+            assert np.abs(Tq[:, :3, 3] - ref[:, :3, 3]).max() < 1e-6
+            # the deviation from the nearest rotation bounds what the solution can miss by
+            assert np.abs(Tq[:, :3, :3] - ref[:, :3, :3]).max() < 5e-6

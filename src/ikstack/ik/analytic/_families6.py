@@ -192,6 +192,34 @@ def _position3(var, pW, H, P, seed0):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed4):  # pragma: no cover - compiled
+    """Joints 1-3 of :func:`_position3` with a second member per solution where the wrist
+    point lies on the first axis (joint 1 free, a shoulder singularity).
+
+    :func:`_position3` takes joint 1 at the seed's value; the dependent wrist joints may then
+    leave their limits. The added member turns joint 1 (joints 2 and 3 unchanged: the wrist
+    point stays put) so that joint 5 takes the seed's value ``seed4`` (subproblem 4 on
+    ``(R03 h4) . (R06 h6)``; its least-squares root is the nearest reachable bend), taking the
+    root nearest the seed's joint 1. At most 2 solutions are doubled (4 slots of 2 candidates).
+    """
+    h0 = v3(H[0])
+    w0 = sub(pW, v3(P[0]))
+    if n == 0 or n > 2 or norm(sub(w0, scale(h0, dot(h0, w0)))) > 1e-9 * max(1.0, norm(w0)):
+        return n, t0, t1, t2
+    h1, h2, h3, h4, h5 = v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5])
+    d = mv(R06, h5)
+    c = dot(h3, rot(h4, seed4, h5))
+    m0 = n
+    for i in range(m0):
+        u = mv(mm(rotm(h1, t1[i]), rotm(h2, t2[i])), h3)
+        _, _, x0, x1 = sp4(d, u, h0, c)
+        x = x0 if abs(wrap(x0 - t0[i])) <= abs(wrap(x1 - t0[i])) else x1
+        t0, t1, t2 = set4(t0, n, x), set4(t1, n, t1[i]), set4(t2, n, t2[i])
+        n += 1
+    return n, t0, t1, t2
+
+
+@njit(cache=True)
 def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
     """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
     wrist by a three-axis decomposition.
@@ -204,6 +232,7 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
     n, t0, t1, t2 = _position3(var, pW, H, P, seed[0])
+    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed[4])
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))

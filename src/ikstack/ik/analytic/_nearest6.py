@@ -23,6 +23,7 @@ from numba import njit
 from ikstack.ik._gate import fk_error_one
 from ikstack.ik.analytic._families6 import (
     SPHERICAL,
+    _free_joint1,
     _position3,
     decompose3,
     tp_elbow,
@@ -163,8 +164,9 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
     cs = (z4, z4, z4, z4)  # three-parallel: cosines and sines of joints 1 and 5
     if fid == SPHERICAL:
         R06 = mm(Rw, mT(R6T))
-        n, t0, t1, t2 = _position3(var, sub(pw, mv(R06, P[6])), H, P,
-                                   seed[5] if rev else seed[0])
+        pW = sub(pw, mv(R06, P[6]))
+        n, t0, t1, t2 = _position3(var, pW, H, P, seed[5] if rev else seed[0])
+        n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed[1] if rev else seed[4])
         known = (True, True, True, False, False, False)
         for i in range(n):
             B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]

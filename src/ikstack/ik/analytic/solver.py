@@ -525,13 +525,18 @@ class AnalyticIK:
                 self.position_tolerance, self.rotation_tolerance, step, self.weights)
 
     def _compiled_path(self, T: Array, prev: Array) -> IKResult | None:
-        out = _path.run(self.family, T, np.ascontiguousarray(prev[0]), self._gate())
+        # as in :meth:`_solve`: the loop solves and gates the nearest rotations; the path is
+        # certified against the targets as given, the rotation tolerance widened per frame by
+        # the distance to that rotation
+        Tp, dev = project_rigid(T)
+        out = _path.run(self.family, np.ascontiguousarray(Tp), np.ascontiguousarray(prev[0]),
+                        self._gate())
         if out is None:
             return None
         q, code = out
         found = code == _path.FOUND
         ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
-                                 self.rotation_tolerance)
+                                 self.rotation_tolerance + dev)
         success = found & ok
         bad = np.flatnonzero(found & ~ok)
         if bad.size:
