@@ -4,9 +4,9 @@ The layers (each imports only those above it): :mod:`ikstack.spatial`, :mod:`iks
 :mod:`ikstack.robots`, :mod:`ikstack.kinematics`, then the solvers.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ikstack._lazy import lazy_names
 from ikstack.errors import (
     ConfigError,
     IKStackError,
@@ -65,18 +65,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load the public names of the solver layers on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ikstack' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names("ikstack", _LAZY, globals())
 
 
 __version__ = "0.1.0"

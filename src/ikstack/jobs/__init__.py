@@ -9,8 +9,9 @@ Layer: below :mod:`ikstack.backends` (jobs drive the ``numpy`` and ``warp`` back
 :mod:`ikstack.bench` and the CLI.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ikstack._lazy import lazy_names
 
 if TYPE_CHECKING:  # loaded on first use: the command line's parser needs none of them
     from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
@@ -48,16 +49,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load the job machinery on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ikstack.jobs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
+__getattr__, __dir__ = lazy_names("ikstack.jobs", _LAZY, globals())
 __all__ = [
     "DatasetError",
     "Episode",
