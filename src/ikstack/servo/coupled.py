@@ -328,7 +328,7 @@ def coupled_project(q, v, lower, upper, amax, dt, cons, margin):  # pragma: no c
         elif x > upper[i]:
             x = upper[i]
         v[i] = x
-    return code, row
+    return C_BOUND, row
 
 
 @njit(cache=True)
