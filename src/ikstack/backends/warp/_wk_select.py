@@ -447,16 +447,32 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
                   qcoef: wp.array2d(dtype=wp.float64), nq: int,
                   Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
                   q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                  Tg: wp.array(dtype=wp.mat44d), rtc: wp.array(dtype=wp.float64)):
     """One thread a target: gate its candidates, select, certify, write ``(q, status,
-    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof)."""
+    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof).
+
+    ``T`` holds the targets solved (each rotation projected to the nearest rotation), ``Tg``
+    the targets as given and ``rtc`` the rotation tolerance certifying against them (widened
+    by the projection's deviation), as :meth:`AnalyticIK._solve` does."""
     i = wp.tid()
     Tt = T[i]
     best, code = gate_row(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                           p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D, VALID, CON,
                           qidx, qcoef, nq, Ac, bc, nl)
-    st, pe, re = finish_row(i, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
-                            p_end, zs, os, ptol, rtol, q_out, i)
+    K = Q.shape[1]
+    if lazy == 0 and rtc[i] != rtol:
+        # return_all of a projected target: every gated slot certified against the target
+        # as given
+        for k in range(K):
+            if OK[i, k] != 0:
+                pe, rg, rc = pose_errors(Qf, i * K + k, Tg[i], Rs, ps, kinds, R_end, p_end, zs,
+                                         os)
+                VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtc[i], clo, chi)
+            else:
+                VALID[i, k] = 0
+    st, pe, re = finish_row(i, best, code, Tg[i], S, Qf, K, clo, chi, Rs, ps, kinds, R_end,
+                            p_end, zs, os, ptol, rtc[i], q_out, i)
     status[i] = st
     perr[i] = pe
     rerr[i] = re

@@ -61,7 +61,7 @@ from ikstack.ik.analytic.solver import _concat
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
-from ikstack.spatial import as_transforms
+from ikstack.spatial import as_transforms, project_rigid
 
 Array = NDArray[np.float64]
 
@@ -135,7 +135,8 @@ class WarpAnalyticIK:
         self._ik.family = _DeviceFamily(self, base)
         #: selection and certification run on the device (else on the host, see the module)
         tabs = constraint_tables(chain)
-        self.device_selection = not self._ik.near and (tabs.compiled or not chain.constraints)
+        self.device_selection = (not self._ik.near and not self._ik.polish
+                                 and (tabs.compiled or not chain.constraints))
         if certify not in ("device", "host"):
             raise InputError(f"certify must be 'device' or 'host'; got {certify!r}")
         self.certify = certify
@@ -230,6 +231,8 @@ class WarpAnalyticIK:
             b["status"] = wp.empty(cap, dtype=i32, device=dev)
             b["perr"] = wp.empty(cap, dtype=f64, device=dev)
             b["rerr"] = wp.empty(cap, dtype=f64, device=dev)
+            b["Tg"] = wp.empty(cap, dtype=wp.mat44d, device=dev)
+            b["rtc"] = wp.empty(cap, dtype=f64, device=dev)
         if isinstance(self._base, SRS):
             slots = self._geometry["slots"]
             b["psis"] = wp.empty((cap, slots), dtype=wp.float64, device=dev)
@@ -288,14 +291,20 @@ class WarpAnalyticIK:
         from ikstack.backends.warp import _wk_select
 
         m = T.shape[0]
-        Q, V = self._launch_candidates(T, S)
+        # rotations near orthonormal (float32, noise) are solved as the nearest rotation and
+        # certified against the target as given, the rotation tolerance widened by the
+        # distance to it (as the CPU path)
+        Tp, dev = project_rigid(T)
+        Q, V = self._launch_candidates(Tp, S)
         wp, b, k = self._wp, self._bufs, self.K
+        b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
+        b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
         wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
                           self._step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
                           b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
                           *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
-                          b["rerr"][:m]])
+                          b["rerr"][:m], b["Tg"][:m], b["rtc"][:m]])
         q_all = valid_all = None
         if return_all:
             q_all = np.array(Q.numpy(), dtype=np.float64)
@@ -372,9 +381,9 @@ class WarpAnalyticIK:
         if self.certify == "host":
             q, status, perr, rerr = self._host_certify(T, S, q, status, perr, rerr)
             if q_all is not None and valid_all is not None:
+                rtol = self._ik.rotation_tolerance + project_rigid(T)[1]
                 okc, _, _ = host_certify(self.chain, q_all, T[:, None],
-                                         self._ik.position_tolerance,
-                                         self._ik.rotation_tolerance)
+                                         self._ik.position_tolerance, rtol[:, None])
                 valid_all = valid_all & okc
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, status == IKStatus.SUCCESS, perr, rerr, status, self.method, zeros,
@@ -386,7 +395,7 @@ class WarpAnalyticIK:
         rejects becomes a failure as in :meth:`AnalyticIK.solve` (seed, ``UNREACHABLE``)."""
         ik = self._ik
         ok, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
-                                  ik.rotation_tolerance)
+                                  ik.rotation_tolerance + project_rigid(T)[1])
         bad = (status == IKStatus.SUCCESS) & ~ok
         q = np.where(bad[:, None], S, q)
         status = np.where(bad, int(IKStatus.UNREACHABLE), status).astype(np.int64)
@@ -479,11 +488,15 @@ class WarpAnalyticIK:
         status = wp.empty(P * nf, dtype=i32, device=dev)
         perr = wp.empty(P * nf, dtype=f64, device=dev)
         rerr = wp.empty(P * nf, dtype=f64, device=dev)
+        # frames are solved as their nearest rotations and certified as given (as the CPU path)
+        Tp, deviation = project_rigid(T)
         gate = [seeds, Q, Q.reshape((P * k, dof)), flags[0], *self._gate_args, self._step,
                 flags[1], flags[2], flags[3], wp.empty((P, k), dtype=f64, device=dev),
                 wp.empty((P, k), dtype=i32, device=dev), wp.empty((P, k), dtype=i32, device=dev),
-                *self._con_args, q, status, perr, rerr]
-        Td = wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev)
+                *self._con_args, q, status, perr, rerr,
+                wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev),
+                wp.array(self._ik.rotation_tolerance + deviation, dtype=f64, device=dev)]
+        Td = wp.array(np.ascontiguousarray(Tp, dtype=np.float64), dtype=wp.mat44d, device=dev)
         if isinstance(f, SixR):
             wp.launch(_wk_path.path6_kernel, dim=P, device=dev,
                       inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), Td, g["H"], g["P"],
