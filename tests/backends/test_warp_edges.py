@@ -178,26 +178,42 @@ def test_limited_spherical_wrist_at_the_shoulder_singularity_frees_joint_1():
         assert _meets(pin_fk, rw.q[i], T[i])
 
 
-@pytest.mark.parametrize("name", ["panda"])
-def test_rounded_urdf_is_polished_on_the_true_chain_like_the_cpu_path(name):
-    # offsets rounded by 0.5 um: strict mode solves the exact surrogate, then polishes and
-    # certifies on the true chain (before, the Warp gate rejected the unpolished candidates)
+@pytest.mark.parametrize("name", ["panda", "iiwa14"])
+def test_rounded_urdf_is_polished_on_the_device_like_the_cpu_path(name):
+    # offsets rounded by 0.5 um: strict mode solves the exact surrogate, then polishes (on the
+    # device) and certifies on the true chain; before, the Warp gate rejected the unpolished
+    # candidates. The polish stops within 1e-2 of the tolerances (1e-8), so the two paths'
+    # rounding (normal equations by Cholesky here, LU on the CPU) leaves polished joint values
+    # equal to about that; masks and statuses are identical
     text = rounded_urdf(name)
     base = robots.load(name)
     chain = ikstack.load_urdf(text, base.base, base.tip)
     pin_fk = _pin_fk_urdf(text, chain)
     opts = {"num_samples": 8}
-    w, c = WarpAnalyticIK(chain, **opts), AnalyticIK(chain, **opts)
-    assert c.polish
+    w, c = WarpAnalyticIK(chain, chunk_size=32, **opts), AnalyticIK(chain, **opts)
+    assert c.polish and w.device_selection
     rng = np.random.default_rng(1)
-    T = np.array([pin_fk(qi) for qi in chain.random_q(rng, 30)])
-    for return_all in (False, True):
-        rw, rc = w.solve(T, return_all=return_all), c.solve(T, return_all=return_all)
-        np.testing.assert_array_equal(rw.status, rc.status)
-        assert np.abs(rw.q - rc.q).max() <= 1e-9
-        if return_all:
-            np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
-    r = w.solve(T)
-    assert r.success.mean() >= 0.9
-    for i in np.flatnonzero(r.success):
-        assert _meets(pin_fk, r.q[i], T[i])
+    T = np.array([pin_fk(qi) for qi in chain.random_q(rng, 40)])
+    seed = chain.random_q(rng, 40)
+    for Tt in (T, T.astype(np.float32)):
+        for return_all in (False, True):
+            rw = w.solve(Tt, seed, return_all=return_all)
+            rc = c.solve(Tt, seed, return_all=return_all)
+            np.testing.assert_array_equal(rw.status, rc.status)
+            assert np.abs(rw.q - rc.q).max() <= 1e-7
+            if return_all:
+                np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
+                assert np.abs(rw.q_all - rc.q_all)[rc.valid_all].max() <= 1e-7
+                for i, k in np.argwhere(rw.valid_all):
+                    assert _meets(pin_fk, rw.q_all[i, k], Tt[i])
+        r = w.solve(Tt, seed)
+        assert r.success.mean() >= 0.9
+        for i in np.flatnonzero(r.success):
+            assert _meets(pin_fk, r.q[i], Tt[i]) and chain.within_limits(r.q[i])
+    # a path in one launch: each frame polished from the previous selection
+    q0 = chain.middle() + 0.2
+    t = np.linspace(0.0, 1.0, 20)[:, None]
+    path = np.array([pin_fk(qi) for qi in q0 + 0.6 * np.sin(3.0 * t) * np.ones(chain.dof)])
+    pw, pc = w.solve_path(path, q0), c.solve_path(path, q0)
+    np.testing.assert_array_equal(pw.status, pc.status)
+    assert pw.success.all() and np.abs(pw.q - pc.q).max() <= 1e-7
