@@ -14,8 +14,10 @@ warp-lang), ``warp_same`` the share of targets whose Warp status, certified slot
 (within 1e-9) equal the CPU path's.
 
 float32 sweep: in-limit FK samples of every bundled arm rounded to float32, solved by
-``AnalyticIK`` where the arm has an exact family (strict) and by ``solve_ik`` (auto) everywhere,
-with the worst FK error against the float32 target as given.
+``AnalyticIK`` where the arm has an exact family (strict; ``warp``: :class:`WarpAnalyticIK` on
+Warp's CPU device, ``warp_same`` the share with the CPU path's status and selection within
+1e-9) and by ``solve_ik`` (auto) everywhere, with the worst FK error against the float32 target
+as given.
 """
 
 from __future__ import annotations
@@ -163,12 +165,18 @@ def float32_rows(n: int) -> list[dict]:
         q = rng.uniform(lo, hi, (4 * n, chain.dof))
         q = q[chain.constraints_satisfied(q)][:n]
         T = chain.fk(q).astype(np.float32)
-        row: dict = {"arm": name, "n": len(q), "analytic": None}
+        row: dict = {"arm": name, "n": len(q), "analytic": None, "warp": None}
         if chain.dof in (6, 7) and all(chain.is_revolute):
             try:
                 r = AnalyticIK(chain).solve(T)
                 row["analytic"] = float(r.success.mean())
                 row["analytic_worst_pos"] = float(r.position_error[r.success].max(initial=0))
+                w = warp_solver(chain)
+                if w is not None:
+                    rw = w.solve(T)
+                    row["warp"] = float(rw.success.mean())
+                    row["warp_same"] = float(((rw.status == r.status)
+                                              & (np.abs(rw.q - r.q) <= 1e-9).all(axis=1)).mean())
             except UnsupportedGeometryError:
                 pass
         t0 = time.perf_counter()
@@ -199,7 +207,8 @@ def main() -> None:
                               "all", "warp", "warp_all", "warp_same", "worst_rot_err"]))
     f32 = float32_rows(n)
     print()
-    print(format_table(f32, ["arm", "n", "analytic", "solve_ik", "solve_ik_method",
+    print(format_table(f32, ["arm", "n", "analytic", "warp", "warp_same", "solve_ik",
+                             "solve_ik_method",
                              "worst_pos_err", "worst_rot_err"]))
     path = write_report("sweep_edges", {"quick": args.quick, "n": n, "singular": sing,
                                         "float32": f32})
