@@ -8,23 +8,29 @@ by moving one joint of in-limit samples (joint 2: shoulder, the wrist centre on 
 joint 3: elbow straight; joint 5: wrist; mirrored for the reversed structures), then moved by
 ``delta`` (0, 1e-12 ... 1e-3 rad) along that joint. Each target is FK of such a configuration,
 as float64 and rounded to float32; ``solve`` is the share :meth:`AnalyticIK.solve` recovers from
-the middle of the limits, ``all`` the share with a valid slot in ``return_all``.
+the middle of the limits, ``all`` the share with a valid slot in ``return_all``. ``warp`` and
+``warp_all`` are the same shares from :class:`WarpAnalyticIK` on Warp's CPU device (None without
+warp-lang), ``warp_same`` the share of targets whose Warp status, certified slot mask and slots
+(within 1e-9) equal the CPU path's.
 
 float32 sweep: in-limit FK samples of every bundled arm rounded to float32, solved by
-``AnalyticIK`` where the arm has an exact family (strict) and by ``solve_ik`` (auto) everywhere,
-with the worst FK error against the float32 target as given.
+``AnalyticIK`` where the arm has an exact family (strict; ``warp``: :class:`WarpAnalyticIK` on
+Warp's CPU device, ``warp_same`` the share with the CPU path's status and selection within
+1e-9) and by ``solve_ik`` (auto) everywhere, with the worst FK error against the float32 target
+as given.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 import ikstack.robots as robots
 from ikstack.bench import format_table, write_report
-from ikstack.errors import UnsupportedGeometryError
+from ikstack.errors import MissingExtraError, UnsupportedGeometryError
 from ikstack.ik import solve_ik
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.geometry import chain_from_hp
@@ -98,10 +104,34 @@ def singular_along(chain: Chain, joint: int, q: np.ndarray, grid: int = 48) -> n
     return out
 
 
+def warp_solver(chain: Chain) -> Any:
+    """:class:`WarpAnalyticIK` on Warp's CPU device, or None without warp-lang."""
+    from ikstack.backends.warp.analytic import WarpAnalyticIK
+
+    try:
+        return WarpAnalyticIK(chain, device="cpu")
+    except MissingExtraError:
+        return None
+
+
+def warp_cells(w: Any, T: np.ndarray, r: Any, ra: Any) -> dict:
+    """The Warp columns of a cell: shares recovered and the share equal to the CPU path."""
+    if w is None:
+        return {"warp": None, "warp_all": None, "warp_same": None}
+    rw = w.solve(T)
+    rwa = w.solve(T, return_all=True)
+    same = ((rwa.status == ra.status) & (rw.status == r.status)
+            & (rwa.valid_all == ra.valid_all).all(axis=1)
+            & (np.abs(rwa.q_all - ra.q_all) <= 1e-9).all(axis=(1, 2)))
+    return {"warp": float(rw.success.mean()), "warp_all": float(rwa.valid_all.any(axis=1).mean()),
+            "warp_same": float(same.mean())}
+
+
 def singular_rows(arms: dict[str, Chain], n: int) -> list[dict]:
     rows = []
     for name, chain in arms.items():
         ik = AnalyticIK(chain)
+        w = warp_solver(chain)
         rng = np.random.default_rng(0)
         lo = chain.lower + chain.kinematic_margin
         hi = chain.upper - chain.kinematic_margin
@@ -121,7 +151,7 @@ def singular_rows(arms: dict[str, Chain], n: int) -> list[dict]:
                                  "solve": float(r.success.mean()),
                                  "all": float(ra.valid_all.any(axis=1).mean()),
                                  "worst_rot_err": float(r.rotation_error[r.success].max(
-                                     initial=0.0))})
+                                     initial=0.0)), **warp_cells(w, Tt, r, ra)})
     return rows
 
 
@@ -135,12 +165,18 @@ def float32_rows(n: int) -> list[dict]:
         q = rng.uniform(lo, hi, (4 * n, chain.dof))
         q = q[chain.constraints_satisfied(q)][:n]
         T = chain.fk(q).astype(np.float32)
-        row: dict = {"arm": name, "n": len(q), "analytic": None}
+        row: dict = {"arm": name, "n": len(q), "analytic": None, "warp": None}
         if chain.dof in (6, 7) and all(chain.is_revolute):
             try:
                 r = AnalyticIK(chain).solve(T)
                 row["analytic"] = float(r.success.mean())
                 row["analytic_worst_pos"] = float(r.position_error[r.success].max(initial=0))
+                w = warp_solver(chain)
+                if w is not None:
+                    rw = w.solve(T)
+                    row["warp"] = float(rw.success.mean())
+                    row["warp_same"] = float(((rw.status == r.status)
+                                              & (np.abs(rw.q - r.q) <= 1e-9).all(axis=1)).mean())
             except UnsupportedGeometryError:
                 pass
         t0 = time.perf_counter()
@@ -168,10 +204,11 @@ def main() -> None:
         arms[f"random_{s}"] = random_arm(s, rng)
     sing = singular_rows(arms, n)
     print(format_table(sing, ["arm", "family", "singularity", "delta", "dtype", "n", "solve",
-                              "all", "worst_rot_err"]))
+                              "all", "warp", "warp_all", "warp_same", "worst_rot_err"]))
     f32 = float32_rows(n)
     print()
-    print(format_table(f32, ["arm", "n", "analytic", "solve_ik", "solve_ik_method",
+    print(format_table(f32, ["arm", "n", "analytic", "warp", "warp_same", "solve_ik",
+                             "solve_ik_method",
                              "worst_pos_err", "worst_rot_err"]))
     path = write_report("sweep_edges", {"quick": args.quick, "n": n, "singular": sing,
                                         "float32": f32})

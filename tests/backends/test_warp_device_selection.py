@@ -38,12 +38,8 @@ def _same(rw, rc, return_all=False):
     assert np.abs(rw.position_error - rc.position_error).max() <= 1e-12
     assert np.abs(rw.rotation_error - rc.rotation_error).max() <= 1e-12
     if return_all:
-        # every Warp solution is a CPU solution; the CPU path also recovers slots at singular
-        # and limit-edge candidates that the Warp port does not have yet
-        assert not (rw.valid_all & ~rc.valid_all).any()
-        both = rw.valid_all & rc.valid_all
-        assert np.abs(rw.q_all[both] - rc.q_all[both]).max(initial=0.0) <= 1e-9
-        assert (rc.valid_all & ~rw.valid_all).mean() <= 1e-3
+        np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
+        assert np.abs(rw.q_all - rc.q_all).max(initial=0.0) <= 1e-9
 
 
 @pytest.mark.parametrize("name,opts", [

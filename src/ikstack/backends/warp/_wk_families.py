@@ -9,6 +9,16 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._wk_edges import (
+    SINGULAR_WRIST,
+    TANGENT,
+    free_joint1,
+    on_first_axis,
+    sp2_tangent,
+    sp3_tangent,
+    sp4_tangent,
+    tp_singular,
+)
 from ikstack.backends.warp._wk_geo import (
     F,
     add3,
@@ -42,6 +52,8 @@ SPHERICAL = 0
 THREE_PARALLEL = 1
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
 LAST_MEET = 1  #: three-parallel variant: axes 5 and 6 (1-based) meet
+#: a 6R seed (the chain's order, or reversed for a reversed family)
+vec6d = wp.types.vector(length=6, dtype=wp.float64)
 
 
 @wp.func
@@ -56,8 +68,8 @@ def decompose3(R: wp.mat33d, a: wp.vec3d, b: wp.vec3d, c: wp.vec3d, seed_x: wp.f
         y, _l1 = sp1(c, rot(a, -x, Rc), b)
         z, _l2 = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, wp.vec2d(x, x), wp.vec2d(y, y), wp.vec2d(z, z)
-    cnt, ls, t1, _t2 = sp2(Rc, c, a, b)
-    if ls:
+    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
+    if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
         return 0, z2, z2, z2
     x0 = -t1[0]
     y0, _l3 = sp1(c, rot(a, -x0, Rc), b)
@@ -72,8 +84,10 @@ def decompose3(R: wp.mat33d, a: wp.vec3d, b: wp.vec3d, c: wp.vec3d, seed_x: wp.f
 
 @wp.func
 def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
-               P: wp.array(dtype=wp.vec3d)):
-    """``(count, t0, t1, t2)`` (vec4d each): joints 1-3 placing the wrist point at ``pW``."""
+               P: wp.array(dtype=wp.vec3d), seed0: wp.float64):
+    """``(count, t0, t1, t2)`` (vec4d each): joints 1-3 placing the wrist point at ``pW``;
+    least-squares roots within round-off of a tangent count; a wrist point on the first axis
+    takes joint 1 at ``seed0`` (the CPU ``_position3``)."""
     h0 = H[0]
     h1 = H[1]
     h2 = H[2]
@@ -88,8 +102,15 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
     a2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     if var == TWO_PARALLEL:
-        m, ls, x0, x1 = sp4(h1, w0, neg3(h0), dot3(h1, add3(add3(P1, P2), P3)))
-        if ls:
+        e = dot3(h1, add3(add3(P1, P2), P3))
+        m, ls, x0, x1 = sp4(h1, w0, neg3(h0), e)
+        if on_first_axis(h0, w0):
+            # joint 1 free: the seed's value
+            m = 1
+            ls = not sp4_tangent(h1, w0, neg3(h0), e, seed0)
+            x0 = seed0
+            x1 = seed0
+        if ls and not sp4_tangent(h1, w0, neg3(h0), e, x0):
             return 0, a0, a1, a2
         for i in range(m):
             q0 = x0
@@ -97,7 +118,7 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
                 q0 = x1
             w = sub3(rot(h0, -q0, w0), P1)
             k, ls2, y0, y1 = sp3(P3, neg3(P2), h2, norm3(w))
-            if not ls2:
+            if not ls2 or sp3_tangent(P3, neg3(P2), h2, norm3(w), y0):
                 for j in range(k):
                     q2 = y0
                     if j != 0:
@@ -109,14 +130,15 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
                     cnt += 1
     elif var == FIRST_MEET:
         k, ls, y0, y1 = sp3(P3, neg3(P2), h2, norm3(w0))
-        if ls:
+        if ls and not sp3_tangent(P3, neg3(P2), h2, norm3(w0), y0):
             return 0, a0, a1, a2
         for j in range(k):
             q2 = y0
             if j != 0:
                 q2 = y1
-            m, ls2, t1, t2 = sp2(w0, add3(P2, rot(h2, q2, P3)), neg3(h0), h1)
-            if not ls2:
+            v = add3(P2, rot(h2, q2, P3))
+            m, ls2, t1, t2 = sp2(w0, v, neg3(h0), h1)
+            if not ls2 or sp2_tangent(w0, v, neg3(h0), h1, t1[0], t2[0]):
                 for i in range(m):
                     a0[cnt] = t1[i]
                     a1[cnt] = t2[i]
@@ -124,7 +146,7 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
                     cnt += 1
     else:
         k, ls, x0, x1 = sp3(w0, P1, neg3(h0), norm3(P3))
-        if ls:
+        if ls and not sp3_tangent(w0, P1, neg3(h0), norm3(P3), x0):
             return 0, a0, a1, a2
         for i in range(k):
             q0 = x0
@@ -132,7 +154,7 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
                 q0 = x1
             w = sub3(rot(h0, -q0, w0), P1)
             m, ls2, t1, t2 = sp2(w, P3, h1, h2)
-            if not ls2:
+            if not ls2 or sp2_tangent(w, P3, h1, h2, t1[0], t2[0]):
                 for j in range(m):
                     a0[cnt] = q0
                     a1[cnt] = -t1[j]
@@ -153,15 +175,28 @@ def _put(Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, o
 @wp.func
 def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
                H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-               s3: wp.float64, Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+               sd: vec6d, Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+    """The CPU ``spherical_wrist`` (``sd``: the seed in the family's joint order)."""
     R06 = mm(Rt, mT(R6T))
     pW = sub3(pt, mv(R06, P[6]))
-    n, t0, t1, t2 = _position3(var, pW, H, P)
+    n0, s0, s1, s2 = _position3(var, pW, H, P, sd[0])
+    n, t0, t1, t2 = free_joint1(n0, s0, s1, s2, pW, R06, H, P, sd[4])
     slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for a in range(n):
         R03 = mm(mm(rotm(H[0], t0[a]), rotm(H[1], t1[a])), rotm(H[2], t2[a]))
         R36 = mm(mT(R03), R06)
-        m, X, Y, Z = decompose3(R36, H[3], H[4], H[5], s3)
+        m, X, Y, Z = decompose3(R36, H[3], H[4], H[5], sd[3])
+        if m == 1 and norm3(cross3(H[3], mv(R36, H[5]))) < F(1e-10):
+            # singular wrist: besides joint 4 at the seed, the member splitting the seed's
+            # residual combined turn evenly between joints 4 and 6
+            sg = F(-1.0)
+            if dot3(H[3], rot(H[4], Y[0], H[5])) >= F(0.0):
+                sg = F(1.0)
+            r = wrap(X[0] + sg * Z[0] - sd[3] - sg * sd[5])
+            m = 2
+            X = wp.vec2d(X[0], sd[3] + F(0.5) * r)
+            Z = wp.vec2d(Z[0], sd[5] + F(0.5) * sg * r)
+            Y = wp.vec2d(Y[0], Y[0])
         for b in range(m):
             if slot < 8:
                 _put(Q, i, base + slot, 0, rev, off, t0[a])
@@ -194,9 +229,11 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
     be = (b5 - g * a5) / den
     v = mv(R06, h5)
     w = sub3(p16, scale3(v, be))
-    m, ls, x0, x1, c00, s00, c01, s01 = sp4_cs(h1, w, neg3(h0), d1 + al * dot3(h1, h4))
+    e = d1 + al * dot3(h1, h4)
+    m, ls, x0, x1, c00, s00, c01, s01 = sp4_cs(h1, w, neg3(h0), e)
     cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
-    if not ls:
+    # least-squares roots within round-off of a tangent are the tangent solution
+    if not ls or sp4_tangent(h1, w, neg3(h0), e, x0):
         for r in range(m):
             q0 = x0
             c0 = c00
@@ -205,9 +242,9 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
                 q0 = x1
                 c0 = c01
                 s0 = s01
-            k, ls2, y0, y1, e0c, e0s, e1c, e1s = sp4_cs(h1, h5, h4,
-                                                        dot3(h1, rot_cs(h0, c0, -s0, v)))
-            if not ls2:
+            e5 = dot3(h1, rot_cs(h0, c0, -s0, v))
+            k, ls2, y0, y1, e0c, e0s, e1c, e1s = sp4_cs(h1, h5, h4, e5)
+            if not ls2 or sp4_tangent(h1, h5, h4, e5, y0):
                 for j in range(k):
                     x[cnt] = q0
                     cx[cnt] = c0
@@ -287,6 +324,11 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
             q5, _c5, _s5 = sp1_angle_cs(u, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u))), h5)
         d = sub3(w0, rot_cs(h1, ct, st, add3(P4, rot_cs(h4, c4, s4, P5))))
         m, ls, e0, e1, u0c, u0s, u1c, u1s = sp3_cs(P3, neg3(P2), h1, norm3(d))
+        if ls and norm3(cross3(v, h1)) < SINGULAR_WRIST:
+            # a singular wrist whose elbow missed its reach at the seed's joint 6: the sum
+            # theta moves to the nearest value with the elbow at mid reach
+            q5, theta, ct, st, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            m, ls, e0, e1, u0c, u0s, u1c, u1s = sp3_cs(P3, neg3(P2), h1, norm3(d))
         for j in range(m):
             if slot < 8:
                 phi2 = e0
@@ -305,7 +347,10 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
                 _put(Q, i, base + slot, 4, rev, off, q4)
                 _put(Q, i, base + slot, 5, rev, off, q5)
                 V[i, base + slot] = 1
-                if ls:
+                nd = norm3(d)
+                # a least-squares elbow within round-off of straight (or folded) is tangent
+                if ls and wp.abs(norm3(add3(P2, rot(h1, phi2, P3))) - nd) > TANGENT * wp.max(
+                        F(1.0), nd):
                     V[i, base + slot] = 0
                 slot += 1
 
@@ -321,17 +366,17 @@ def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.ma
         V[i, base + k] = 0
         for j in range(6):
             Q[i, base + k, off + j] = S[i, off + j]
-    s3 = S[i, off + 3]
-    s5 = S[i, off + 5]
+    sd = vec6d(S[i, off], S[i, off + 1], S[i, off + 2], S[i, off + 3], S[i, off + 4],
+               S[i, off + 5])
     if rev != 0:
         pt = neg3(mtv(Rt, pt))
         Rt = mT(Rt)
-        s3 = S[i, off + 2]
-        s5 = S[i, off]
+        sd = vec6d(S[i, off + 5], S[i, off + 4], S[i, off + 3], S[i, off + 2], S[i, off + 1],
+                   S[i, off])
     if fid == SPHERICAL:
-        _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, s3, Q, V)
+        _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, sd, Q, V)
     else:
-        _three_parallel(i, base, off, var, rev, Rt, pt, H, P, R6T, sgn, s5, Q, V)
+        _three_parallel(i, base, off, var, rev, Rt, pt, H, P, R6T, sgn, sd[5], Q, V)
 
 
 @wp.func

@@ -263,17 +263,29 @@ def cubic_roots(ar: wp.float64, br: wp.float64, cr: wp.float64):
 
 
 @wp.func
+def _qf(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64, c0: wp.float64,
+        z: wp.vec2d) -> wp.vec2d:
+    return cadd(cmul(cadd(cmul(cadd(cmul(cadd(cmul(cre(c4), z), cre(c3)), z), cre(c2)), z),
+                          cre(c1)), z), cre(c0))
+
+
+@wp.func
 def _qpolish(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64, c0: wp.float64,
              z: wp.vec2d) -> wp.vec2d:
+    """Two Newton steps, each kept only if it lowers ``|f|`` (the CPU ``_polish``)."""
+    f = _qf(c4, c3, c2, c1, c0, z)
     for _ in range(2):
-        f = cadd(cmul(cadd(cmul(cadd(cmul(cadd(cmul(cre(c4), z), cre(c3)), z), cre(c2)), z),
-                           cre(c1)), z), cre(c0))
         g = cmul(cre(F(4.0)), cre(c4))
         df = cadd(cmul(cadd(cmul(cadd(cmul(g, z), cmul(cre(F(3.0)), cre(c3))), z),
                             cmul(cre(F(2.0)), cre(c2))), z), cre(c1))
         if df[0] == F(0.0) and df[1] == F(0.0):
             break
-        z = csub(z, cdiv(f, df))
+        zn = csub(z, cdiv(f, df))
+        fn = _qf(c4, c3, c2, c1, c0, zn)
+        if not cabs(fn) < cabs(f):
+            break
+        z = zn
+        f = fn
     return z
 
 
@@ -342,6 +354,10 @@ def quartic_roots(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64
             _qpolish(c4, c3, c2, c1, c0, z2), _qpolish(c4, c3, c2, c1, c0, z3))
 
 
+#: a near-tangent extremum within this (relative to the coefficients) of zero is a root
+TANGENT_TOL = wp.constant(wp.float64(1e-7))
+
+
 @wp.func
 def _tq_f(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64, a4: wp.float64,
           t: wp.float64) -> wp.float64:
@@ -350,10 +366,41 @@ def _tq_f(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64, a4: wp
 
 
 @wp.func
+def _trig4(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64, a4: wp.float64,
+           t: wp.float64):
+    """``(f, f', f'')`` of the trigonometric quartic at ``t`` (the CPU ``_trig4``)."""
+    c = wp.cos(t)
+    s = wp.sin(t)
+    c2 = wp.cos(F(2.0) * t)
+    s2 = wp.sin(F(2.0) * t)
+    f = a0 + a1 * c + a2 * s + a3 * c2 + a4 * s2
+    f1 = -a1 * s + a2 * c - F(2.0) * a3 * s2 + F(2.0) * a4 * c2
+    f2 = -a1 * c - a2 * s - F(4.0) * a3 * c2 - F(4.0) * a4 * s2
+    return f, f1, f2
+
+
+@wp.func
+def _tq_add(roots: wp.vec4d, cnt: int, t: wp.float64):
+    """``(roots, count)`` with ``t`` appended unless within 1e-7 of a root already there."""
+    out = roots
+    c = cnt
+    keep = c < 4
+    for m in range(3):
+        if c > m and wp.abs(wrap(out[m] - t)) < F(1e-7):
+            keep = False
+    if keep:
+        out[c] = t
+        c += 1
+    return out, c
+
+
+@wp.func
 def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
                  a4: wp.float64):
     """``(count, roots vec4d)``: real roots of ``a0 + a1 cos t + a2 sin t + a3 cos 2t +
-    a4 sin 2t = 0`` (tangent half-angle about a shifted origin; roots within 1e-7 merge)."""
+    a4 sin 2t = 0`` (tangent half-angle about a shifted origin; roots within 1e-7 merge; a
+    complex pair near the real axis resolves at the nearby extremum: two roots either side,
+    or the tangent root when the extremum misses zero by round-off, as the CPU kernel)."""
     best = F(-1.0)
     phi = F(0.0)
     for j in range(4):
@@ -386,16 +433,28 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
             z = r3
         t = wrap(F(2.0) * wp.atan(z[0]) + phi)
         keep = True
+        extra = False
+        te = F(0.0)
         if wp.abs(z[1]) > F(1e-6) * (F(1.0) + wp.abs(z[0])):
-            if wp.abs(_tq_f(a0, a1, a2, a3, a4, t)) > F(1e-9) * scale_:
+            # a complex pair near the real axis: Newton on the derivative to the extremum
+            f, f1, f2 = _trig4(a0, a1, a2, a3, a4, t)
+            for _k in range(4):
+                if f2 != F(0.0):
+                    t = t - f1 / f2
+                    f, f1, f2 = _trig4(a0, a1, a2, a3, a4, t)
+            if wp.abs(f) > TANGENT_TOL * scale_:
                 keep = False
+            elif f2 != F(0.0) and F(-2.0) * f / f2 > F(0.0):
+                h = wp.sqrt(F(-2.0) * f / f2)
+                te = wrap(t - h)
+                t = wrap(t + h)
+                extra = True
+            else:
+                t = wrap(t)
         if keep:
-            for m in range(3):
-                if cnt > m and wp.abs(wrap(out[m] - t)) < F(1e-7):
-                    keep = False
-        if keep:
-            out[cnt] = t
-            cnt += 1
+            out, cnt = _tq_add(out, cnt, t)
+            if extra:
+                out, cnt = _tq_add(out, cnt, te)
     return cnt, out
 
 

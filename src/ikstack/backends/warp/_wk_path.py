@@ -13,6 +13,7 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._wk_families import _rt, _solve6, locked_slots
+from ikstack.backends.warp._wk_polish import Polish
 from ikstack.backends.warp._wk_select import SUCCESS, UNDECIDED, finish_row, gate_row
 from ikstack.backends.warp._wk_srs import srs_slots, srs_swivels
 
@@ -34,14 +35,20 @@ def _frame_done(p: int, f: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
                 bc: wp.array(dtype=wp.float64), nl: int,
                 q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                Tg: wp.mat44d, rtc: wp.float64, pol: Polish):
     """Select frame ``f`` of path ``p`` and move the seed ``S[p]`` to a certified selection."""
     r = p * (status.shape[0] // S.shape[0]) + f  # row of frame f in the (P F, dof) output
+    if pol.iters > 0:
+        for k in range(Q.shape[1]):
+            pol.PL[p, k] = 0
     best, code = gate_row(p, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                           p_end, zs, os, ptol, rtol, max_step, 1, OK, FK, LIM, D, VALID, CON, qidx,
-                          qcoef, nq, Ac, bc, nl)
-    st, pe, re = finish_row(p, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
-                            p_end, zs, os, ptol, rtol, q_out, r)
+                          qcoef, nq, Ac, bc, nl, pol)
+    # certified against the frame as given (``Tt`` is its nearest rotation), the rotation
+    # tolerance ``rtc`` widened by the distance between them
+    st, pe, re = finish_row(p, best, code, Tg, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
+                            p_end, zs, os, ptol, rtc, q_out, r)
     status[r] = st
     perr[r] = pe
     rerr[r] = re
@@ -71,7 +78,9 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
                  qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
                  bc: wp.array(dtype=wp.float64), nl: int,
                  q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                 perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                 perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                 Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
+                 pol: Polish):
     """A 6R family along the frames ``T[p]`` of path ``p``."""
     p = wp.tid()
     for f in range(T.shape[1]):
@@ -80,7 +89,7 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
         _solve6(p, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
 
 
 @wp.kernel
@@ -104,7 +113,9 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
                        qcoef: wp.array2d(dtype=wp.float64), nq: int,
                        Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
                        q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                       perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                       perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                       Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
+                 pol: Polish):
     """A 7R arm with an end joint locked (the previous selection's value, then the grid)."""
     p = wp.tid()
     for f in range(T.shape[1]):
@@ -114,7 +125,7 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
                          R6T, sgn, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
 
 
 @wp.kernel
@@ -139,7 +150,9 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
                     qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
                     bc: wp.array(dtype=wp.float64), nl: int,
                     q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                    perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                    perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                    Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
+                 pol: Polish):
     """A 7R SRS arm (the previous selection's swivel first, then the grid and the arcs)."""
     p = wp.tid()
     for f in range(T.shape[1]):
@@ -150,4 +163,4 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
             srs_slots(p, s, Tt, S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr)
+                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)

@@ -18,6 +18,7 @@ import warp as wp
 
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._wk_geo import PI, TWO_PI, F
+from ikstack.backends.warp._wk_polish import Polish, polish_one
 
 #: candidates this close outside a limit [rad] are projected onto it (as the CPU path)
 SNAP = wp.constant(wp.float64(1e-6))
@@ -158,12 +159,15 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                   os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
                   max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
                   FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
-                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32)):
+                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
+                  pol: Polish):
     """Gate the ``K`` candidate slots of row ``i`` (seeded by ``S[i]``) as
-    ``_select._finalize_one`` (without polish) does; returns ``(selected slot or -1, status)``.
+    ``_select._finalize_pl`` does; returns ``(selected slot or -1, status)``.
 
     ``lazy``: FK-check in order of seed distance until one passes (the nearest-solution mode);
     otherwise every slot, with ``VALID`` the certified mask of every slot (``return_all``).
+    With ``pol.iters > 0`` each slot is polished on the true chain before its first FK check
+    (the lazy order then sees it again at its new distance), at most once per target.
     """
     K = Q.shape[1]
     dof = S.shape[1]
@@ -194,8 +198,22 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                         cand = k
                     elif D[i, k] < D[i, cand]:
                         cand = k
+            polish_now = int(0)  # noqa: UP018 (a mutable Warp variable)
+            if cand >= 0 and pol.iters > 0:
+                if pol.PL[i, cand] == 0:
+                    polish_now = 1
             if cand < 0:
                 searching = 0
+            elif polish_now != 0:
+                # polish, then let the polished candidate compete again at its new distance
+                polish_one(Qf, i * K + cand, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol, pol)
+                pol.PL[i, cand] = 1
+                lim, d, step = limits_row(Q, i, cand, S, lo, hi, revolute, W)
+                LIM[i, cand] = lim
+                D[i, cand] = d
+                OK[i, cand] = 0
+                if lim != 0 and step <= max_step:
+                    OK[i, cand] = 1
             else:
                 pe, rg, rc = pose_errors(Qf, i * K + cand, Tt, Rs, ps, kinds, R_end, p_end, zs,
                                          os)
@@ -212,6 +230,15 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
         # every slot: the flags explain a failure (and return_all needs every mask)
         for k in range(K):
             step = F(0.0)
+            if V[i, k] != 0 and pol.iters > 0:
+                if pol.PL[i, k] == 0:
+                    polish_one(Qf, i * K + k, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol,
+                               pol)
+                    pol.PL[i, k] = 1
+                    lim, d, st = limits_row(Q, i, k, S, lo, hi, revolute, W)
+                    LIM[i, k] = lim
+                    D[i, k] = d
+                    step = st
             for j in range(dof):
                 step = wp.max(step, wp.abs(Q[i, k, j] - S[i, j]))
             fk = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -333,13 +360,13 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
              D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
              CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
              qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
-             bc: wp.array(dtype=wp.float64), nl: int):
+             bc: wp.array(dtype=wp.float64), nl: int, pol: Polish):
     """:func:`select_target` plus the coupled-joint constraints, as
     :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
     ``UNDECIDED`` when a constraint was too close to call here."""
     best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
                                R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
-                               VALID)
+                               VALID, pol)
     K = Q.shape[1]
     if nq + nl > 0:
         und = _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
@@ -351,7 +378,7 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 V[i, best] = 0
                 best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
                                            ps, kinds, R_end, p_end, zs, os, ptol, rtol,
-                                           max_step, 1, OK, FK, LIM, D, VALID)
+                                           max_step, 1, OK, FK, LIM, D, VALID, pol)
                 und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
                 bad = _breaks(i, best, CON)
                 tries += 1
@@ -359,7 +386,7 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 # still breaking constraints after the retries: every slot
                 best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
                                            ps, kinds, R_end, p_end, zs, os, ptol, rtol,
-                                           max_step, 0, OK, FK, LIM, D, VALID)
+                                           max_step, 0, OK, FK, LIM, D, VALID, pol)
                 und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
         best = int(-1)  # noqa: UP018 (a mutable Warp variable)
         fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -447,16 +474,35 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
                   qcoef: wp.array2d(dtype=wp.float64), nq: int,
                   Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
                   q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64)):
+                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
+                  Tg: wp.array(dtype=wp.mat44d), rtc: wp.array(dtype=wp.float64), pol: Polish):
     """One thread a target: gate its candidates, select, certify, write ``(q, status,
-    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof)."""
+    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof).
+
+    ``T`` holds the targets solved (each rotation projected to the nearest rotation), ``Tg``
+    the targets as given and ``rtc`` the rotation tolerance certifying against them (widened
+    by the projection's deviation), as :meth:`AnalyticIK._solve` does."""
     i = wp.tid()
     Tt = T[i]
+    if pol.iters > 0:
+        for k in range(Q.shape[1]):
+            pol.PL[i, k] = 0
     best, code = gate_row(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                           p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D, VALID, CON,
-                          qidx, qcoef, nq, Ac, bc, nl)
-    st, pe, re = finish_row(i, best, code, Tt, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
-                            p_end, zs, os, ptol, rtol, q_out, i)
+                          qidx, qcoef, nq, Ac, bc, nl, pol)
+    K = Q.shape[1]
+    if lazy == 0 and rtc[i] != rtol:
+        # return_all of a projected target: every gated slot certified against the target
+        # as given
+        for k in range(K):
+            if OK[i, k] != 0:
+                pe, rg, rc = pose_errors(Qf, i * K + k, Tg[i], Rs, ps, kinds, R_end, p_end, zs,
+                                         os)
+                VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtc[i], clo, chi)
+            else:
+                VALID[i, k] = 0
+    st, pe, re = finish_row(i, best, code, Tg[i], S, Qf, K, clo, chi, Rs, ps, kinds, R_end,
+                            p_end, zs, os, ptol, rtc[i], q_out, i)
     status[i] = st
     perr[i] = pe
     rerr[i] = re

@@ -20,13 +20,21 @@ What runs where (``device_selection`` says which case a solver is in):
   With ``certify="host"`` the host runs :func:`ikstack.ik.certify` on the returned
   selections as well (a rejected one becomes a failure, as on the CPU path).
   :meth:`solve_path` and :meth:`solve_paths` run a whole path in one launch (one thread a
-  path, looping over its frames).
+  path, looping over its frames). A chain within ``axis_alignment_tolerance`` of its family
+  (URDF rounding) is solved on the exact surrogate and each candidate polished on the true
+  chain on the device before its FK check (:mod:`._wk_polish`, the CPU path's bounded polish).
 * On the host, through the CPU path's own compiled code with candidates from the device:
-  near mode (the bounded Newton polish on the true model is not ported), chains with a
-  constraint type outside the compiled tables, and the rare row whose linear constraint is
-  within round-off of zero (Python decides it, as on the CPU path).
+  near mode (its seed-slot second pass), chains with a constraint type outside the compiled
+  tables, and the rare row whose linear constraint is within round-off of zero (Python
+  decides it, as on the CPU path).
 
-Either way masks, selections and statuses equal the CPU path's (joint values to rounding).
+Either way masks, selections and statuses equal the CPU path's (joint values to rounding;
+polished candidates to the polish's stopping tolerance, about 1e-8). Targets whose rotation is
+near orthonormal (float32, noise) are solved as the nearest rotation and certified against the
+target as given, the rotation tolerance widened by the distance between them, as on the CPU
+path. Singular targets follow the CPU kernels too: least-squares subproblem roots within
+round-off of a tangent, the free first joint of a spherical-wrist arm whose wrist centre lies
+on the first axis, and the representatives of a singular wrist's family nearest the seed.
 
 Ported families: three parallel axes (forwards and reversed), spherical wrist or shoulder
 (every position variant, subproblem 5 included), and SRS 7R swivel sampling (seed swivel,
@@ -57,11 +65,11 @@ from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
-from ikstack.ik.analytic.solver import _concat
+from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP, _concat
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
-from ikstack.spatial import as_transforms
+from ikstack.spatial import as_transforms, project_rigid
 
 Array = NDArray[np.float64]
 
@@ -230,6 +238,9 @@ class WarpAnalyticIK:
             b["status"] = wp.empty(cap, dtype=i32, device=dev)
             b["perr"] = wp.empty(cap, dtype=f64, device=dev)
             b["rerr"] = wp.empty(cap, dtype=f64, device=dev)
+            b["Tg"] = wp.empty(cap, dtype=wp.mat44d, device=dev)
+            b["rtc"] = wp.empty(cap, dtype=f64, device=dev)
+            b["pol"] = self._polish(cap)
         if isinstance(self._base, SRS):
             slots = self._geometry["slots"]
             b["psis"] = wp.empty((cap, slots), dtype=wp.float64, device=dev)
@@ -238,10 +249,37 @@ class WarpAnalyticIK:
         self._bufs = b
         self._capacity = cap
 
+    def _polish(self, rows: int) -> Any:
+        """The device polish of :mod:`._wk_polish` for ``rows`` threads: on for a chain within
+        the alignment tolerance of its family (strict mode polishes the surrogate's candidates
+        on the true chain, as the CPU path), else off with placeholder arrays."""
+        from ikstack.backends.warp._wk_polish import Polish
+
+        wp, dev, f64 = self._wp, self._dev, self._wp.float64
+        on = bool(self._ik.polish)
+        n, k, dof = (rows, self.K, self.chain.dof) if on else (1, 1, 1)
+        pol = Polish()
+        pol.iters = NEAR_ITERATIONS if on else 0
+        pol.max_dq = wp.float64(NEAR_MAX_STEP)
+        pol.PL = wp.zeros((n, k), dtype=wp.int32, device=dev)
+        pol.Qp = wp.zeros((n, dof), dtype=f64, device=dev)
+        pol.zs = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
+        pol.os = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
+        pol.J = wp.zeros((n, 6, dof), dtype=f64, device=dev)
+        pol.L = wp.zeros((n, dof, dof), dtype=f64, device=dev)
+        pol.b = wp.zeros((n, dof), dtype=f64, device=dev)
+        return pol
+
     @property
     def buffer_bytes(self) -> int:
         """Bytes of device scratch reserved now."""
-        return int(sum(a.capacity for name, a in self._bufs.items() if name != "Qf"))
+        total = 0
+        for name, a in self._bufs.items():
+            if name == "pol":
+                total += sum(x.capacity for x in (a.PL, a.Qp, a.zs, a.os, a.J, a.L, a.b))
+            elif name != "Qf":
+                total += a.capacity
+        return int(total)
 
     def _launch_candidates(self, T: Array, S: Array) -> tuple[Any, Any]:
         """Upload at most ``chunk_size`` targets and seeds and launch the family kernels;
@@ -288,14 +326,20 @@ class WarpAnalyticIK:
         from ikstack.backends.warp import _wk_select
 
         m = T.shape[0]
-        Q, V = self._launch_candidates(T, S)
+        # rotations near orthonormal (float32, noise) are solved as the nearest rotation and
+        # certified against the target as given, the rotation tolerance widened by the
+        # distance to it (as the CPU path)
+        Tp, dev = project_rigid(T)
+        Q, V = self._launch_candidates(Tp, S)
         wp, b, k = self._wp, self._bufs, self.K
+        b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
+        b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
         wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
                           self._step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
                           b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
                           *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
-                          b["rerr"][:m]])
+                          b["rerr"][:m], b["Tg"][:m], b["rtc"][:m], b["pol"]])
         q_all = valid_all = None
         if return_all:
             q_all = np.array(Q.numpy(), dtype=np.float64)
@@ -372,9 +416,9 @@ class WarpAnalyticIK:
         if self.certify == "host":
             q, status, perr, rerr = self._host_certify(T, S, q, status, perr, rerr)
             if q_all is not None and valid_all is not None:
+                rtol = self._ik.rotation_tolerance + project_rigid(T)[1]
                 okc, _, _ = host_certify(self.chain, q_all, T[:, None],
-                                         self._ik.position_tolerance,
-                                         self._ik.rotation_tolerance)
+                                         self._ik.position_tolerance, rtol[:, None])
                 valid_all = valid_all & okc
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, status == IKStatus.SUCCESS, perr, rerr, status, self.method, zeros,
@@ -386,7 +430,7 @@ class WarpAnalyticIK:
         rejects becomes a failure as in :meth:`AnalyticIK.solve` (seed, ``UNREACHABLE``)."""
         ik = self._ik
         ok, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
-                                  ik.rotation_tolerance)
+                                  ik.rotation_tolerance + project_rigid(T)[1])
         bad = (status == IKStatus.SUCCESS) & ~ok
         q = np.where(bad[:, None], S, q)
         status = np.where(bad, int(IKStatus.UNREACHABLE), status).astype(np.int64)
@@ -479,11 +523,16 @@ class WarpAnalyticIK:
         status = wp.empty(P * nf, dtype=i32, device=dev)
         perr = wp.empty(P * nf, dtype=f64, device=dev)
         rerr = wp.empty(P * nf, dtype=f64, device=dev)
+        # frames are solved as their nearest rotations and certified as given (as the CPU path)
+        Tp, deviation = project_rigid(T)
         gate = [seeds, Q, Q.reshape((P * k, dof)), flags[0], *self._gate_args, self._step,
                 flags[1], flags[2], flags[3], wp.empty((P, k), dtype=f64, device=dev),
                 wp.empty((P, k), dtype=i32, device=dev), wp.empty((P, k), dtype=i32, device=dev),
-                *self._con_args, q, status, perr, rerr]
-        Td = wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev)
+                *self._con_args, q, status, perr, rerr,
+                wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev),
+                wp.array(self._ik.rotation_tolerance + deviation, dtype=f64, device=dev),
+                self._polish(P)]
+        Td = wp.array(np.ascontiguousarray(Tp, dtype=np.float64), dtype=wp.mat44d, device=dev)
         if isinstance(f, SixR):
             wp.launch(_wk_path.path6_kernel, dim=P, device=dev,
                       inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), Td, g["H"], g["P"],
