@@ -160,6 +160,8 @@ class LockedJoint7R:
         q6, res = EN.solve_items(Tc, tidx, gidx, geom, self._lower6, self._upper6)
         q7 = np.insert(q6, self.lock_joint, lams[:, None], axis=2)  # (K, 16, 7)
         found = np.isfinite(res)
+        EN.polish_near(self.chain, q7, found, T[tidx], self.position_tolerance,
+                       self.rotation_tolerance)
         if not local_search:
             return q7.reshape(N, L * EN.ROOTS, 7), found.reshape(N, L * EN.ROOTS)
         n_grid = N * L
