@@ -7,6 +7,9 @@ URDF-level rounding) and every answer is checked with Pinocchio's FK."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -127,3 +130,26 @@ def test_general_mode_contains_the_closed_form_set_a_little_beyond_a_tangent(erd
         # at a tangent the gate admits a joint-space region about sqrt(1e-6) wide: a
         # closed-form solution is contained when a general one lies within that region
         assert _gaps(ref, mine).min(axis=1).max() < 2e-3, i
+
+
+def test_refining_a_single_target_never_launches_the_thread_pool():
+    # an unreachable target runs every refinement stage (Newton, denser grids up to 512 lock
+    # samples, zoom) on one target: all of it on the calling thread
+    code = textwrap.dedent("""
+        import numpy as np
+        import numba.np.ufunc.parallel as pool
+        import ikstack.robots as robots
+        from ikstack.ik.analytic import AnalyticIK
+        chain = robots.load("panda")
+        T = chain.fk(chain.middle())
+        T[:3, 3] = (0.5, 0.4, 1.6)  # beyond reach
+        for samples in (8, 128):
+            r = AnalyticIK(chain, num_samples=samples).solve(T)
+            assert not r.success[0], r
+        assert not pool._is_initialized, "thread pool launched"
+        print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=1200)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok" in proc.stdout

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from ikstack.ik.analytic.families import LockedJoint
 from ikstack.ik.result import fk_errors
 from ikstack.kinematics import fk_jacobian
+from ikstack.kinematics.forward import PARALLEL_THRESHOLD as FK_PARALLEL_THRESHOLD
 from ikstack.model import Chain
 from ikstack.spatial import se3
 
@@ -61,6 +62,8 @@ SPREAD = 6
 #: DENSE_MAX samples of the locked joint
 DENSE_FACTOR = 4
 DENSE_MAX = 512
+#: candidates scored per FK call (below the FK kernels' parallel threshold)
+SCORE_CHUNK = FK_PARALLEL_THRESHOLD - 1
 #: offsets [rad] around each predicted locked angle (and the angle itself)
 NEWTON_OFFSETS = (0.0, 1e-8, -1e-8, 1e-6, -1e-6, 1e-4, -1e-4, 1e-2, -1e-2)
 
@@ -77,7 +80,11 @@ def _violation(chain: Chain, Q: Array, lo: Array, hi: Array) -> Array:
 
 
 def _score(chain: Chain, Q: Array, T: Array, lo: Array, hi: Array) -> Array:
-    pe, re = fk_errors(chain, Q, T[None])
+    # in chunks below the FK kernels' parallel threshold: one target stays on this thread
+    parts = [fk_errors(chain, Q[k:k + SCORE_CHUNK], T[None])
+             for k in range(0, Q.shape[0], SCORE_CHUNK)]
+    pe = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
+    re = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
     s = pe + ROT_WEIGHT * re + LIMIT_WEIGHT * _violation(chain, Q, lo, hi)
     return np.where(np.isfinite(s), s, np.inf)
 
