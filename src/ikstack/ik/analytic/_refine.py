@@ -1,22 +1,30 @@
 """Adaptive lock refinement of the locked-joint 7R family, for targets no grid slot certifies.
 
 A 7R arm solved by locking an end joint samples the locked angle on a fixed grid. Where the
-feasible set of the locked angle is a narrow interval (the elbow nearly straight: with joint 1
-locked, an iiwa-type arm reaches the wrist centre only for locked angles within about
-``|q4|`` of one value), or where the joint limits leave only a sliver of it, every grid sample
-can miss it. For such a target two refinements run, both bounded and only on failed targets:
+feasible set of the locked angle is a narrow interval (a lock grid 0.4 rad apart misses an
+interval 0.1 to 0.25 rad wide on Panda; with joint 1 locked and the elbow nearly straight an
+iiwa-type arm reaches the wrist centre only for locked angles within about ``|q4|`` of one
+value), or where the joint limits leave only a sliver of it, every grid sample can miss it.
+For such a target (within the chain's reach: farther ones are left as they are) three
+refinements run in turn, each only while nothing certifies:
 
-1. Newton prediction: damped Gauss-Newton on the whole chain from the seed and from the two
-   best candidates (:data:`NEWTON_ITERATIONS` steps, all failed targets at once) predicts the
-   locked angle; the family is solved at that angle and at offsets of 1e-8 to 1e-2 rad around
-   it. Only the lock value comes from the iteration: every joint vector still comes from the
-   family's geometric subproblems, and passes the same gate as the first pass.
-2. Zoom: the locked angles of the best candidates (smallest FK error plus limit violation) are
-   centres of a denser grid, solved and gated, each level about 8 times finer, at most
-   :data:`LEVELS` levels, stopping early when the best score stalls (nothing to converge to).
+1. Newton prediction: damped Gauss-Newton on the whole chain (:data:`NEWTON_ITERATIONS` steps
+   at most, all failed targets at once) from the seed, the two exact candidates nearest the
+   limits and :data:`SPREAD` fixed configurations predicts the locked angle; the family is
+   solved at each predicted angle and at offsets of 1e-8 to 1e-2 rad around it.
+2. Denser grids: uniform over the locked joint's range, :data:`DENSE_FACTOR` times denser each,
+   up to :data:`DENSE_MAX` samples.
+3. Zoom: the locked angles of the exact candidates least outside the limits are centres of a
+   finer grid, each level about 8 times finer, at most :data:`LEVELS` levels, stopping when
+   the violation stalls (a limit sliver: the violation shrinks toward it).
 
-Failed targets are refined one at a time (the Newton step is one vectorised pass), so small
-batches never enter numba's thread pool.
+Only lock values come from these searches: every joint vector still comes from the family's
+geometric subproblems and passes the first pass's gate. The cost is bounded (one Newton pass;
+per failed target one family pass at the predicted angles, denser grids of at most
+:data:`DENSE_MAX` samples, at most :data:`LEVELS` zoom levels of :data:`ZOOM_SAMPLES`) and
+falls only on failed targets within reach: about 1 to 2 ms each on Panda, against 0.1 to 0.5 ms
+for the first pass.
+Failed targets are refined one at a time, so small batches never enter numba's thread pool.
 """
 
 from __future__ import annotations
@@ -29,11 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.ik.analytic.families import LockedJoint
-from ikstack.ik.result import fk_errors
 from ikstack.kinematics import fk_jacobian
-from ikstack.kinematics.forward import PARALLEL_THRESHOLD as FK_PARALLEL_THRESHOLD
+from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
-from ikstack.spatial import se3
 
 Array = NDArray[np.float64]
 
@@ -43,27 +49,23 @@ Array = NDArray[np.float64]
 LEVELS = 10
 #: centres per level (the best distinct locked angles)
 CENTRES = 2
-#: locked-angle samples per level (at least; the family's own grid size when larger)
-MIN_SAMPLES = 32
+#: locked-angle samples per zoom level (all centres together)
+ZOOM_SAMPLES = 32
 #: refinement stops when a level's best score is not below this share of the previous one
 #: (no feasible interval to converge to: an unreachable target costs a few levels)
 STALL = 0.5
-#: relative weight of the rotation error [rad] and the limit violation [rad] against the
-#: position error [m] in the score of a candidate
-ROT_WEIGHT = 0.1
-LIMIT_WEIGHT = 0.1
 #: damped Gauss-Newton steps predicting the locked angle, their damping and step bound [rad]
-NEWTON_ITERATIONS = 24
+NEWTON_ITERATIONS = 8
 NEWTON_DAMPING = 1e-4
 NEWTON_MAX_STEP = 0.5
 #: Newton starts spread over the limits (besides the seed and the best candidates)
-SPREAD = 6
+SPREAD = 4
 #: denser uniform grids for a failed target: each this many times the previous, up to
 #: DENSE_MAX samples of the locked joint
 DENSE_FACTOR = 4
-DENSE_MAX = 512
-#: candidates scored per FK call (below the FK kernels' parallel threshold)
-SCORE_CHUNK = FK_PARALLEL_THRESHOLD - 1
+DENSE_MAX = 128
+#: [m] slack of the reach test (targets farther than the reach plus this are not refined)
+REACH_SLACK = 1e-3
 #: offsets [rad] around each predicted locked angle (and the angle itself)
 NEWTON_OFFSETS = (0.0, 1e-8, -1e-8, 1e-6, -1e-6, 1e-4, -1e-4, 1e-2, -1e-2)
 
@@ -79,14 +81,10 @@ def _violation(chain: Chain, Q: Array, lo: Array, hi: Array) -> Array:
     return np.asarray((under + over).sum(axis=-1))
 
 
-def _score(chain: Chain, Q: Array, T: Array, lo: Array, hi: Array) -> Array:
-    # in chunks below the FK kernels' parallel threshold: one target stays on this thread
-    parts = [fk_errors(chain, Q[k:k + SCORE_CHUNK], T[None])
-             for k in range(0, Q.shape[0], SCORE_CHUNK)]
-    pe = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
-    re = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
-    s = pe + ROT_WEIGHT * re + LIMIT_WEIGHT * _violation(chain, Q, lo, hi)
-    return np.where(np.isfinite(s), s, np.inf)
+def _score(chain: Chain, Q: Array, V: NDArray[np.bool_], lo: Array, hi: Array) -> Array:
+    """(K,) how far each exact candidate (``V``) lies outside the limits; infinite elsewhere
+    (the family's non-exact slots carry no distance to a feasible locked angle)."""
+    return np.where(V, _violation(chain, Q, lo, hi), np.inf)
 
 
 def _centres(lock: Array, score: Array, width: float) -> list[float]:
@@ -105,23 +103,45 @@ def _centres(lock: Array, score: Array, width: float) -> list[float]:
 
 def newton_locks(chain: Chain, T: Array, starts: Array, lo: Array, hi: Array) -> Array:
     """(M, S, dof) configurations after damped Gauss-Newton from ``starts`` (M, S, dof) toward
-    targets ``T`` (M, 4, 4), each step clipped to :data:`NEWTON_MAX_STEP` and into the limits."""
+    targets ``T`` (M, 4, 4), each step clipped to :data:`NEWTON_MAX_STEP` and into the limits;
+    stops early once no start lowers its error by a tenth any more.
+
+    The orientation error is the axial vector of ``R_t R^T`` (``sin(angle) * axis``): a
+    predictor of the locked angle needs its direction, not the exact geodesic length."""
     m, k, dof = starts.shape
     q = starts.reshape(m * k, dof).copy()
     Tt = np.repeat(T, k, axis=0)
+    Rt = Tt[:, :3, :3]
     lo_c = np.where(np.isfinite(lo), lo, -np.inf)
     hi_c = np.where(np.isfinite(hi), hi, np.inf)
     eye = NEWTON_DAMPING ** 2 * np.eye(6)
+    e = np.empty((m * k, 6))
+    prev = np.full(m * k, np.inf)
     for _ in range(NEWTON_ITERATIONS):
         Tq, J = fk_jacobian(chain, q)
-        e = se3.pose_error(Tt, Tq)
-        if np.abs(e).max() < 1e-12:
+        e[:, :3] = Tt[:, :3, 3] - Tq[:, :3, 3]
+        A = Rt @ np.swapaxes(Tq[:, :3, :3], 1, 2)
+        e[:, 3] = 0.5 * (A[:, 2, 1] - A[:, 1, 2])
+        e[:, 4] = 0.5 * (A[:, 0, 2] - A[:, 2, 0])
+        e[:, 5] = 0.5 * (A[:, 1, 0] - A[:, 0, 1])
+        cost = np.abs(e).max(axis=1)
+        if not np.any((cost < 0.9 * prev) & (cost > 1e-12)):
             break
+        prev = cost
         JT = np.swapaxes(J, 1, 2)
         y = np.linalg.solve(J @ JT + eye, e[..., None])[..., 0]
         dq = np.einsum("nji,nj->ni", J, y)
         q = np.clip(q + np.clip(dq, -NEWTON_MAX_STEP, NEWTON_MAX_STEP), lo_c, hi_c)
     return q.reshape(m, k, dof)
+
+
+def reach(chain: Chain) -> tuple[Array, float]:
+    """``(o, r)``: every TCP position of the revolute ``chain`` lies within ``r`` [m] of ``o``,
+    the first joint's origin (each joint origin lies on its axis, so the distance between
+    consecutive joint origins, and from the last one to the TCP, never changes)."""
+    c = compile_chain(chain)
+    return c.ps[0].copy(), float(np.linalg.norm(c.ps[1:], axis=1).sum()
+                                 + np.linalg.norm(c.p_end))
 
 
 def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: Array,
@@ -138,23 +158,28 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         return
     Q, V, OK, FK, LIM, CON, D, PL = arrays
     rows = np.flatnonzero(~OK.any(axis=1))
+    if rows.size and bool(np.all(chain.is_revolute)):
+        # a target beyond the chain's reach has nothing to refine toward
+        o, r = reach(chain)
+        rows = rows[np.linalg.norm(T[rows, :3, 3] - o, axis=1) <= r + REACH_SLACK]
     if rows.size == 0:
         return
     j = family.lock_index
     glo, ghi, bounded = family.range
     span = ghi - glo
     ns = int(family.grid.size)
-    m = max(ns, MIN_SAMPLES)
+    m = ZOOM_SAMPLES
     K = Q.shape[1]
     Tr, Sr = np.ascontiguousarray(T[rows]), np.ascontiguousarray(S[rows])
-    pool, _ = family.solve(Tr, Sr)  # the first pass's raw candidates (the gate moved them)
-    scores = [_score(chain, pool[r], Tr[r], lo, hi) for r in range(rows.size)]
+    pool, pv = family.solve(Tr, Sr)  # the first pass's raw candidates (the gate moved them)
+    scores = [_score(chain, pool[r], pv[r], lo, hi) for r in range(rows.size)]
     spread = _spread(chain, lo, hi)
     starts = np.empty((rows.size, 1 + CENTRES + spread.shape[0], chain.dof))
     for r in range(rows.size):
         top = np.argsort(scores[r], kind="stable")[:CENTRES]
-        starts[r, 0] = Sr[r]
-        starts[r, 1:1 + CENTRES] = pool[r, top] if top.size == CENTRES else Sr[r]
+        top = top[np.isfinite(scores[r][top])]
+        starts[r, :1 + CENTRES] = Sr[r]
+        starts[r, 1:1 + top.size] = pool[r, top]
         starts[r, 1 + CENTRES:] = spread
     predicted = newton_locks(chain, Tr, starts, lo, hi)[:, :, j]
     offsets = np.asarray(NEWTON_OFFSETS)
@@ -164,7 +189,7 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         i = rows[r]
         vals = np.asarray(np.clip(grid, glo, ghi) if bounded else grid, dtype=np.float64)
         Qr, Vr = family.solve(Tr[r:r + 1], Sr[r:r + 1], vals)
-        score = _score(chain, Qr[0], Tr[r], lo, hi)
+        score = _score(chain, Qr[0], Vr[0], lo, hi)
         Qg = np.ascontiguousarray(Qr.copy())
         k = Qg.shape[1]
         OKg = np.zeros((1, k), dtype=np.bool_)
