@@ -99,6 +99,25 @@ def test_a_rounded_iiwa_with_the_elbow_nearly_straight_is_solved(tmp_path):
     assert pe.max() <= 1e-6 and re.max() <= 1e-6
 
 
+def test_general_mode_7r_refines_its_locks_with_the_elbow_nearly_straight():
+    # the general mode's locked-joint 7R solver (16 lock samples) on Flexiv Rizon 4: with the
+    # elbow nearly straight the feasible locked angles shrink to a sliver (3% missed before)
+    path = data_path("rizon4.urdf")
+    chain = load_urdf(path, "base_link", "flange")
+    model, data, fid = _pin(path, "flange")
+    rng = np.random.default_rng(5)
+    q = _inside(chain, rng, 60)
+    q[:, 3] = rng.choice([-1.0, 1.0], len(q)) * 10.0 ** rng.uniform(-6, -1.5, len(q))
+    q = q[chain.within_limits(q)]
+    T = _fk(model, data, fid, q)
+    ik = AnalyticIK(chain, mode="general")
+    assert ik.method == "analytic:locked7r"
+    r = ik.solve(T)
+    assert r.success.all(), np.flatnonzero(~r.success)
+    pe, re = _pin_errors(model, data, fid, r.q, T)
+    assert pe.max() <= 1e-6 and re.max() <= 1e-6
+
+
 def _gaps(a, b):
     return np.abs(np.angle(np.exp(1j * (a[:, None, :] - b[None, :, :])))).max(axis=-1)
 
@@ -133,8 +152,8 @@ def test_general_mode_contains_the_closed_form_set_a_little_beyond_a_tangent(erd
 
 
 def test_refining_a_single_target_never_launches_the_thread_pool():
-    # an unreachable target runs every refinement stage (Newton, denser grids up to 512 lock
-    # samples, zoom) on one target: all of it on the calling thread
+    # a failed target within reach runs every refinement stage (Newton, denser grids, zoom) on
+    # one target, in the closed-form family and in the general mode: all on the calling thread
     code = textwrap.dedent("""
         import numpy as np
         import numba.np.ufunc.parallel as pool
@@ -146,6 +165,16 @@ def test_refining_a_single_target_never_launches_the_thread_pool():
         for samples in (8, 128):
             r = AnalyticIK(chain, num_samples=samples).solve(T)
             assert not r.success[0], r
+        T[:3, 3] = (0.02, 0.0, 0.05)  # within reach, near the base: refined (solved or not)
+        AnalyticIK(chain, num_samples=8).solve(T)
+        chain = robots.load("rizon4")  # the elbow nearly straight: lock grid misses
+        rng = np.random.default_rng(5)
+        km = chain.kinematic_margin
+        q = rng.uniform(chain.lower + km, chain.upper - km, (20, 7))
+        q[:, 3] = rng.choice([-1.0, 1.0], 20) * 10.0 ** rng.uniform(-6, -1.5, 20)
+        ik = AnalyticIK(chain, mode="general")
+        for Ti in chain.fk(q):
+            ik.solve(Ti)
         assert not pool._is_initialized, "thread pool launched"
         print("ok")
     """)

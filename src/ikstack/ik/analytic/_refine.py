@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.families import LockedJoint
+from ikstack.ik.analytic.general6r.locked import LockedJoint7R
 from ikstack.kinematics import fk_jacobian
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
@@ -144,17 +147,48 @@ def reach(chain: Chain) -> tuple[Array, float]:
                                  + np.linalg.norm(c.p_end))
 
 
+@dataclass(frozen=True)
+class _Locks:
+    """What refinement needs of a locked-joint family: the locked joint, its first-pass grid
+    and range ``(lo, hi, bounded)``, and ``solve(T (1, 4, 4), S (1, dof), grid)``."""
+
+    index: int
+    grid: Array
+    range: tuple[float, float, bool]
+    solve: Callable[[Array, Array, Array | None], tuple[Array, NDArray[np.bool_]]]
+
+
+def _locks(family: Any) -> _Locks | None:
+    """The locked-joint view of ``family`` (the closed-form family, or the general mode's
+    locked-joint 7R solver), or None for any other family."""
+    if isinstance(family, LockedJoint):
+        return _Locks(family.lock_index, family.grid, family.range,
+                      lambda T, S, grid: family.solve(T, S, grid))
+    solver = getattr(family, "solver", None)
+    if isinstance(family, GeneralFamily) and isinstance(solver, LockedJoint7R):
+        def solve(T: Array, S: Array, grid: Array | None) -> tuple[Array, NDArray[np.bool_]]:
+            if grid is None:
+                return family.solve(T, S)
+            Q, V = solver.pool_at(T, grid)
+            return Q, V & np.all(np.isfinite(Q), axis=-1)
+
+        return _Locks(solver.lock_joint, solver.lock_values, solver.lock_range, solve)
+    return None
+
+
 def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: Array,
                  arrays: tuple[Any, ...], gate: Callable[..., None]) -> None:
     """Re-solve, in place, the rows of ``arrays = (Q, V, OK, FK, LIM, CON, D, PL)`` where no
-    slot is ``OK`` by adaptive lock refinement (a :class:`LockedJoint` family only).
+    slot is ``OK`` by adaptive lock refinement (a :class:`LockedJoint` family, or the general
+    mode's :class:`LockedJoint7R`; other families are left as they are).
 
     ``gate(Q, V, S, T, OK, FK, LIM, D, PL)`` is the first pass's gate (every slot gated) on
     (1, K) arrays; the chain's coupled-joint constraints are applied after it. A row is
     overwritten only when refinement certifies a slot: its valid slots first (nearest the
     seed first), then the rest, up to the row's ``K`` slots.
     """
-    if not isinstance(family, LockedJoint):
+    fam = _locks(family)
+    if fam is None:
         return
     Q, V, OK, FK, LIM, CON, D, PL = arrays
     rows = np.flatnonzero(~OK.any(axis=1))
@@ -164,14 +198,14 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         rows = rows[np.linalg.norm(T[rows, :3, 3] - o, axis=1) <= r + REACH_SLACK]
     if rows.size == 0:
         return
-    j = family.lock_index
-    glo, ghi, bounded = family.range
+    j = fam.index
+    glo, ghi, bounded = fam.range
     span = ghi - glo
-    ns = int(family.grid.size)
+    ns = int(fam.grid.size)
     m = ZOOM_SAMPLES
     K = Q.shape[1]
     Tr, Sr = np.ascontiguousarray(T[rows]), np.ascontiguousarray(S[rows])
-    pool, pv = family.solve(Tr, Sr)  # the first pass's raw candidates (the gate moved them)
+    pool, pv = fam.solve(Tr, Sr, None)  # the first pass's raw candidates (the gate moved them)
     scores = [_score(chain, pool[r], pv[r], lo, hi) for r in range(rows.size)]
     spread = _spread(chain, lo, hi)
     starts = np.empty((rows.size, 1 + CENTRES + spread.shape[0], chain.dof))
@@ -188,7 +222,7 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         """Solve and gate row ``r`` at ``grid``; on a certified slot write it back (and None)."""
         i = rows[r]
         vals = np.asarray(np.clip(grid, glo, ghi) if bounded else grid, dtype=np.float64)
-        Qr, Vr = family.solve(Tr[r:r + 1], Sr[r:r + 1], vals)
+        Qr, Vr = fam.solve(Tr[r:r + 1], Sr[r:r + 1], vals)
         score = _score(chain, Qr[0], Vr[0], lo, hi)
         Qg = np.ascontiguousarray(Qr.copy())
         k = Qg.shape[1]

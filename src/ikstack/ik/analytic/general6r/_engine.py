@@ -176,19 +176,23 @@ def polish_near(chain: Chain, q: Array, found: NDArray[np.bool_], T: Array, pos_
     e = se3.pose_error(Tt, Tq)
     cost = np.linalg.norm(e, axis=-1)
     mu = np.full(x.shape[0], 1e-12)
-    eye = np.eye(x.shape[1])
+    eye = np.eye(6)
     for _ in range(POLISH_ITERS):
+        # dq = J^T (J J^T + mu tr I)^-1 e: 6x6 whatever the joint count, regular for mu > 0
         JT = np.swapaxes(J, 1, 2)
-        A = JT @ J
-        A += (mu * (np.trace(A, axis1=1, axis2=2) + 1e-300))[:, None, None] * eye
-        trial = x + np.linalg.solve(A, JT @ e[..., None])[..., 0]
+        A = J @ JT
+        A += (mu * np.trace(A, axis1=1, axis2=2) + 1e-300)[:, None, None] * eye
+        try:
+            trial = x + (JT @ np.linalg.solve(A, e[..., None]))[..., 0]
+        except np.linalg.LinAlgError:  # pragma: no cover - regular for mu > 0; never raise
+            break
         Tn, Jn = fk_jacobian(chain, trial)
         en = se3.pose_error(Tt, Tn)
         cn = np.linalg.norm(en, axis=-1)
         better = cn < cost
         x[better], J[better], e[better], cost[better] = trial[better], Jn[better], en[better], \
             cn[better]
-        mu = np.where(better, mu * 0.1, mu * 100.0)
+        mu = np.where(better, np.maximum(mu * 0.1, 1e-12), mu * 100.0)
     q[rows, cols] = x
     # a polished root that reached another found slot's solution is that solution: dropped
     for r, c in zip(rows, cols, strict=True):
