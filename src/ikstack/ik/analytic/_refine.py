@@ -58,7 +58,7 @@ ZOOM_SAMPLES = 32
 #: (no feasible interval to converge to: an unreachable target costs a few levels)
 STALL = 0.5
 #: damped Gauss-Newton steps predicting the locked angle, their damping and step bound [rad]
-NEWTON_ITERATIONS = 8
+NEWTON_ITERATIONS = 12
 NEWTON_DAMPING = 1e-4
 NEWTON_MAX_STEP = 0.5
 #: Newton starts spread over the limits (besides the seed and the best candidates)
@@ -107,7 +107,7 @@ def _centres(lock: Array, score: Array, width: float) -> list[float]:
 def newton_locks(chain: Chain, T: Array, starts: Array, lo: Array, hi: Array) -> Array:
     """(M, S, dof) configurations after damped Gauss-Newton from ``starts`` (M, S, dof) toward
     targets ``T`` (M, 4, 4), each step clipped to :data:`NEWTON_MAX_STEP` and into the limits;
-    stops early once no start lowers its error by a tenth any more.
+    stops early once every start has converged.
 
     The orientation error is the axial vector of ``R_t R^T`` (``sin(angle) * axis``): a
     predictor of the locked angle needs its direction, not the exact geodesic length."""
@@ -119,7 +119,6 @@ def newton_locks(chain: Chain, T: Array, starts: Array, lo: Array, hi: Array) ->
     hi_c = np.where(np.isfinite(hi), hi, np.inf)
     eye = NEWTON_DAMPING ** 2 * np.eye(6)
     e = np.empty((m * k, 6))
-    prev = np.full(m * k, np.inf)
     for _ in range(NEWTON_ITERATIONS):
         Tq, J = fk_jacobian(chain, q)
         e[:, :3] = Tt[:, :3, 3] - Tq[:, :3, 3]
@@ -127,10 +126,8 @@ def newton_locks(chain: Chain, T: Array, starts: Array, lo: Array, hi: Array) ->
         e[:, 3] = 0.5 * (A[:, 2, 1] - A[:, 1, 2])
         e[:, 4] = 0.5 * (A[:, 0, 2] - A[:, 2, 0])
         e[:, 5] = 0.5 * (A[:, 1, 0] - A[:, 0, 1])
-        cost = np.abs(e).max(axis=1)
-        if not np.any((cost < 0.9 * prev) & (cost > 1e-12)):
+        if np.abs(e).max() <= 1e-12:  # every start converged
             break
-        prev = cost
         JT = np.swapaxes(J, 1, 2)
         y = np.linalg.solve(J @ JT + eye, e[..., None])[..., 0]
         dq = np.einsum("nji,nj->ni", J, y)
