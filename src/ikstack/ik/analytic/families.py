@@ -131,7 +131,8 @@ class LockedJoint:
     """A 7R arm that becomes a 6R family when its first or last joint is locked.
 
     The locked joint is sampled at the seed's own value first, then at ``num_samples`` values
-    spread uniformly over its (margin-reduced) limits; each sample gives 8 candidates.
+    spread uniformly over its (margin-reduced) limits; each sample gives 8 candidates. The
+    solver refines the samples of a target none of them certifies (:mod:`._refine`).
     """
 
     def __init__(self, lines: Lines, lock_first: bool, sub: SixR, lower: float, upper: float,

@@ -64,7 +64,8 @@ class AnalyticIK:
         position_tolerance: FK gate [m].
         rotation_tolerance: FK gate [rad].
         num_samples: swivel samples (SRS) or locked-joint samples (7R with a locked joint),
-            besides the seed's own value.
+            besides the seed's own value; a locked joint's samples (and the general mode's
+            lock samples) are refined adaptively for targets none certifies.
         weights: (dof,) non-negative per-joint weights of the seed distance; ones by default.
         max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
             previous frame in :meth:`solve_path`).
