@@ -42,13 +42,19 @@ def _assert_parity(chain, family, **opts):
     rw = w.solve(T, seed, return_all=True)
     rc = c.solve(T, seed, return_all=True)
     assert rw.q_all.shape == (N, c.K, chain.dof)
-    np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
-    assert np.abs(rw.q_all - rc.q_all).max() <= 1e-9
+    # the CPU path refines a locked joint's samples where no slot certifies (the Warp port does
+    # not): rows the grid certifies are equal, the others may gain certified CPU solutions
+    same = rw.valid_all.any(axis=1)
+    np.testing.assert_array_equal(rw.valid_all[same], rc.valid_all[same])
+    assert np.abs(rw.q_all[same] - rc.q_all[same]).max() <= 1e-9
     assert np.all(np.isfinite(rw.q_all))
     sw, sc = w.solve(T, seed), c.solve(T, seed)
-    np.testing.assert_array_equal(sw.success, sc.success)
-    np.testing.assert_array_equal(sw.status, sc.status)
-    assert np.abs(sw.q - sc.q).max() <= 1e-9
+    assert not (sw.success & ~sc.success).any()
+    np.testing.assert_array_equal(sw.status[sw.success], sc.status[sw.success])
+    assert np.abs(sw.q[sw.success] - sc.q[sw.success]).max() <= 1e-9
+    if family != "locked_joint7+spherical_shoulder":
+        np.testing.assert_array_equal(sw.success, sc.success)
+        np.testing.assert_array_equal(sw.status, sc.status)
     # sampled families (locked joint with few samples) may miss a reachable target
     assert sw.success[5:].mean() >= 0.9 and not sw.success[:5].any()
     assert (sw.status[:5] == IKStatus.UNREACHABLE).all()

@@ -37,6 +37,10 @@ from ikstack.ik.analytic._vec import (
     wrap,
 )
 
+#: [m] an elbow whose least-squares wrist distance misses the target's by at most this is a
+#: tangent candidate (URDF rounding: the axis alignment tolerance's default)
+TANGENT = 1e-5
+
 
 @njit(cache=True)
 def _frame(what):  # pragma: no cover - compiled
@@ -99,6 +103,10 @@ def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no 
     h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
     h4, h5, h6 = v3(H[4]), v3(H[5]), v3(H[6])
     m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
+    # an elbow at the edge of reach (straight or folded) is a tangent solution: within
+    # TANGENT of the wrist distance it is a candidate (the FK gate, and on a rounded chain
+    # the polish, decide), not a least-squares point dropped before the gate
+    exact = not ls or abs(norm(add(pS3, rot(h3, el0, p3W))) - dw) <= TANGENT
     for j in range(m):
         q3 = el0 if j == 0 else el1
         R0, psi0 = _elbow_frame(q3, h3, pS3, p3W, what, e1, e2)
@@ -118,7 +126,7 @@ def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no 
                     Q[slot, 4] = X2[b]
                     Q[slot, 5] = Y2[b]
                     Q[slot, 6] = Z2[b]
-                    V[slot] = not ls
+                    V[slot] = exact
 
 
 @njit(cache=True)

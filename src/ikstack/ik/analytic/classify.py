@@ -215,7 +215,7 @@ def _detect(chain: Chain, tol: float, aligned: float = AXIS_ALIGNMENT_TOLERANCE,
                                 aligned=d.exact or d.distance <= aligned))
     order = {id(d): i for i, d in enumerate(dets)}
     dets.sort(key=lambda d: (not d.exact, not d.aligned, not d.near,
-                             0.0 if d.exact else d.distance, order[id(d)]))
+                             0.0 if d.aligned else d.distance, order[id(d)]))
     return dets, ""
 
 

@@ -131,7 +131,8 @@ class LockedJoint:
     """A 7R arm that becomes a 6R family when its first or last joint is locked.
 
     The locked joint is sampled at the seed's own value first, then at ``num_samples`` values
-    spread uniformly over its (margin-reduced) limits; each sample gives 8 candidates.
+    spread uniformly over its (margin-reduced) limits; each sample gives 8 candidates. The
+    solver refines the samples of a target none of them certifies (:mod:`._refine`).
     """
 
     def __init__(self, lines: Lines, lock_first: bool, sub: SixR, lower: float, upper: float,
@@ -146,6 +147,8 @@ class LockedJoint:
         self.M = lines.M.copy()
         lo = lower if math.isfinite(lower) else -math.pi
         hi = upper if math.isfinite(upper) else math.pi
+        #: the locked joint's sampled range, and whether it is its limits (else a turn)
+        self.range = (lo, hi, math.isfinite(lower) and math.isfinite(upper))
         if math.isfinite(lower) and math.isfinite(upper):
             self.grid = np.linspace(lo, hi, num_samples) if num_samples > 1 else np.array(
                 [0.5 * (lo + hi)])
@@ -154,13 +157,18 @@ class LockedJoint:
         self.K = 8 * (num_samples + 1)
         self.name = f"locked_joint{j + 1}+{sub.name}"
 
-    def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
+    def solve(self, T: Array, seed: Array,
+              grid: Array | None = None) -> tuple[Array, NDArray[np.bool_]]:
+        """Candidates at the seed's locked angle and at ``grid`` (the family's own by default:
+        ``K`` slots; ``8 (len(grid) + 1)`` otherwise)."""
         n = T.shape[0]
-        Q = np.empty((n, self.K, 7))
-        V = np.empty((n, self.K), dtype=np.bool_)
+        vals = self.grid if grid is None else np.ascontiguousarray(grid, dtype=np.float64)
+        k = 8 * (vals.shape[0] + 1)
+        Q = np.empty((n, k, 7))
+        V = np.empty((n, k), dtype=np.bool_)
         s = self.sub
         F6.batch_locked(s.fid, s.var, s.reverse, T, seed, self.lock_first, self.lh, self.lr, self.M,
-                        self.grid, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= PARALLEL_THRESHOLD_7R)
+                        vals, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= PARALLEL_THRESHOLD_7R)
         return Q, V
 
 

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
-from ikstack.ik.analytic import _all6, _one, _path, _select
+from ikstack.ik.analytic import _all6, _one, _path, _refine, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
@@ -64,7 +64,8 @@ class AnalyticIK:
         position_tolerance: FK gate [m].
         rotation_tolerance: FK gate [rad].
         num_samples: swivel samples (SRS) or locked-joint samples (7R with a locked joint),
-            besides the seed's own value.
+            besides the seed's own value; a locked joint's samples (and the general mode's
+            lock samples) are refined adaptively for targets none certifies.
         weights: (dof,) non-negative per-joint weights of the seed distance; ones by default.
         max_joint_step: optional bound [rad] on every joint's distance from the seed (from the
             previous frame in :meth:`solve_path`).
@@ -218,10 +219,10 @@ class AnalyticIK:
         step = np.inf if self.max_joint_step is None else self.max_joint_step
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
-                 Ds: Array, PLs: Any) -> None:
+                 Ds: Array, PLs: Any, *, every: bool = False) -> None:
             _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
                              cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
-                             self.rotation_tolerance, step, self.weights, lazy, piters,
+                             self.rotation_tolerance, step, self.weights, lazy and not every, piters,
                              NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, PLs,
                              len(Ts) >= PARALLEL_THRESHOLD)
 
@@ -270,6 +271,12 @@ class AnalyticIK:
                     sub[0], sub[4], sub[5], sub[6], sub[7], sub[8])
                 CON[rows] = self.chain.constraints_satisfied(sub[0])
             OK &= CON
+
+        def gate_every(*a: Any) -> None:  # refinement gates every slot of its rows
+            gate(*a, every=True)
+
+        _refine.refine_locks(self.chain, self.family, T, S, self._lo, self._hi,
+                             (Q, V, OK, FK, LIM, CON, D, PL), gate_every)
         return Q, OK, FK, LIM, CON, D
 
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,

@@ -12,18 +12,23 @@ from ikstack.errors import ShapeError, UnsupportedGeometryError
 from ikstack.ik.analytic.general6r import _elimination as EL
 from ikstack.ik.analytic.general6r import _pencil as PN
 from ikstack.ik.result import IKResult, IKStatus, certify, fk_errors
-from ikstack.kinematics.forward import compile_chain
+from ikstack.kinematics.forward import compile_chain, fk_jacobian
 from ikstack.model import Chain, JointType
-from ikstack.spatial import as_transforms, as_vectors
+from ikstack.spatial import as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
 
 #: offset of the half-angle chart of the hidden joint: x = tan((q3 - PHI) / 2)
 PHI = 0.3
-#: eigenvalues with |Im| <= IMAG_TOL * (1 + |lambda|) are treated as real (then refined)
-IMAG_TOL = 1e-3
+#: eigenvalues with |Im| <= IMAG_TOL * (1 + |lambda|) are treated as real (then refined): a
+#: target a little beyond a tangent (within the FK gate) makes a complex pair of that size
+IMAG_TOL = 1e-2
 #: bounded determinant-Newton corrections per root
 NEWTON_ITERS = 3
+#: found candidates whose FK errors exceed the gate by no more than this [m, rad] are polished
+POLISH_BELOW = 1e-3
+#: Levenberg-Marquardt steps of that polish
+POLISH_ITERS = 10
 #: slots per 6R solve
 ROOTS = EL.MAX_ROOTS
 #: item counts from which the kernels run on all cores
@@ -141,6 +146,61 @@ def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geo
     backsub(np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag), chart, PHI, S, left,
             pinv, q0, Wp, Pp, geom.shift, lower6, upper6, IMAG_TOL, NEWTON_ITERS, q, res)
     return q, res
+
+
+def polish_near(chain: Chain, q: Array, found: NDArray[np.bool_], T: Array, pos_tol: float,
+                rot_tol: float) -> None:
+    """Polish, in place, the found candidates ``q (N, K, dof)`` of targets ``T (N, 4, 4)`` that
+    miss the FK gate by little (errors at most :data:`POLISH_BELOW`); one that lands on another
+    found slot's solution (within the kernel's duplicate tolerance) is unmarked in ``found``.
+
+    A nearly double root (a near-tangent pair: the elbow nearly straight, the wrist centre
+    nearly on an axis, or a target a little beyond a tangent that the gate still accepts) is an
+    eigenvalue computed to about the square root of machine precision, or a complex pair whose
+    real part is taken; its joint vector can miss the gate although a configuration meeting it
+    lies next to it. At most :data:`POLISH_ITERS` Levenberg-Marquardt steps, each kept only
+    where it lowers the pose error (else its damping grows); the gate then judges as before.
+    """
+    rows, cols = np.nonzero(found)
+    if rows.size == 0:
+        return
+    qf = q[rows, cols]
+    pe, re = fk_errors(chain, qf, T[rows])
+    near = ((pe > pos_tol) | (re > rot_tol)) & (pe <= POLISH_BELOW) & (re <= POLISH_BELOW)
+    if not near.any():
+        return
+    rows, cols = rows[near], cols[near]
+    x = qf[near]
+    Tt = T[rows]
+    Tq, J = fk_jacobian(chain, x)
+    e = se3.pose_error(Tt, Tq)
+    cost = np.linalg.norm(e, axis=-1)
+    mu = np.full(x.shape[0], 1e-12)
+    eye = np.eye(6)
+    for _ in range(POLISH_ITERS):
+        # dq = J^T (J J^T + mu tr I)^-1 e: 6x6 whatever the joint count, regular for mu > 0
+        JT = np.swapaxes(J, 1, 2)
+        A = J @ JT
+        A += (mu * np.trace(A, axis1=1, axis2=2) + 1e-300)[:, None, None] * eye
+        try:
+            trial = x + (JT @ np.linalg.solve(A, e[..., None]))[..., 0]
+        except np.linalg.LinAlgError:  # pragma: no cover - regular for mu > 0; never raise
+            break
+        Tn, Jn = fk_jacobian(chain, trial)
+        en = se3.pose_error(Tt, Tn)
+        cn = np.linalg.norm(en, axis=-1)
+        better = cn < cost
+        x[better], J[better], e[better], cost[better] = trial[better], Jn[better], en[better], \
+            cn[better]
+        mu = np.where(better, np.maximum(mu * 0.1, 1e-12), mu * 100.0)
+    q[rows, cols] = x
+    # a polished root that reached another found slot's solution is that solution: dropped
+    for r, c in zip(rows, cols, strict=True):
+        others = np.flatnonzero(found[r])
+        others = others[others != c]
+        d = np.abs(np.angle(np.exp(1j * (q[r, others] - q[r, c])))).max(axis=-1)
+        if (d < PN.DUP_TOL).any():
+            found[r, c] = False
 
 
 def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:

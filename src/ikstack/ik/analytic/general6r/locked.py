@@ -160,6 +160,8 @@ class LockedJoint7R:
         q6, res = EN.solve_items(Tc, tidx, gidx, geom, self._lower6, self._upper6)
         q7 = np.insert(q6, self.lock_joint, lams[:, None], axis=2)  # (K, 16, 7)
         found = np.isfinite(res)
+        EN.polish_near(self.chain, q7, found, T[tidx], self.position_tolerance,
+                       self.rotation_tolerance)
         if not local_search:
             return q7.reshape(N, L * EN.ROOTS, 7), found.reshape(N, L * EN.ROOTS)
         n_grid = N * L
@@ -168,6 +170,37 @@ class LockedJoint7R:
         fg = found[:n_grid].reshape(N, L * EN.ROOTS)
         fl = found[n_grid:].reshape(N, N_LOCAL * EN.ROOTS)
         return np.concatenate([qg, ql], axis=1), np.concatenate([fg, fl], axis=1)
+
+    def pool_at(self, T: Array, lams: Array) -> tuple[Array, NDArray[np.bool_]]:
+        """Candidates ``(1, len(lams) * 16, 7)`` and their found mask for one target ``T``
+        (1, 4, 4) with the locked joint at ``lams`` (solved in runs below the kernels'
+        parallel threshold: one target never enters numba's thread pool)."""
+        Tc = EN.conditioned(T)
+        qs, fs = [], []
+        step = EN.PARALLEL_ITEMS - 1
+        for a in range(0, lams.shape[0], step):
+            part = np.ascontiguousarray(lams[a:a + step], dtype=np.float64)
+            L = part.shape[0]
+            geom = EN.Geometry.build(self._P, self._E, self.lock_joint, part, self.role_shift)
+            q6, res = EN.solve_items(Tc, np.zeros(L, dtype=np.int64), np.arange(L, dtype=np.int64),
+                                     geom, self._lower6, self._upper6)
+            q7 = np.insert(q6, self.lock_joint, part[:, None], axis=2)
+            found = np.isfinite(res)
+            EN.polish_near(self.chain, q7, found, np.repeat(T, L, axis=0),
+                           self.position_tolerance, self.rotation_tolerance)
+            qs.append(q7.reshape(L * EN.ROOTS, 7))
+            fs.append(found.reshape(L * EN.ROOTS))
+        return np.concatenate(qs)[None], np.concatenate(fs)[None]
+
+    @property
+    def lock_range(self) -> tuple[float, float, bool]:
+        """The locked joint's sampled range and whether it is its limits (else a turn)."""
+        k = self.lock_joint
+        km = self.chain.kinematic_margin
+        lo, hi = self.chain.lower[k] + km, self.chain.upper[k] - km
+        if np.isfinite(lo) and np.isfinite(hi):
+            return float(lo), float(hi), True
+        return -math.pi, math.pi, False
 
     # ------------------------------------------------------------------ public
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,

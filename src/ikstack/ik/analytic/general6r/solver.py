@@ -77,7 +77,9 @@ class General6R:
         km = self.chain.kinematic_margin  # kept from the limits, as every solver does
         q, res = EN.solve_items(Tc, np.arange(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
                                 self._geom, self.chain.lower + km, self.chain.upper - km)
-        return q, np.isfinite(res)
+        found = np.isfinite(res)
+        EN.polish_near(self.chain, q, found, T, self.position_tolerance, self.rotation_tolerance)
+        return q, found
 
     def candidates(self, T_base_tcp: ArrayLike) -> tuple[Array, NDArray[np.bool_]]:
         """Every certified solution slot.
