@@ -17,7 +17,7 @@ import pytest
 from analytic_arms import singular_along
 
 import ikstack.robots as robots
-from ikstack.ik.analytic import AnalyticIK
+from ikstack.ik.analytic import AnalyticIK, _one
 from ikstack.ik.analytic.geometry import chain_from_hp
 
 pin = pytest.importorskip("pinocchio")
@@ -165,3 +165,36 @@ def test_solve_returns_the_nearest_valid_slot_of_return_all_at_singularities(nam
             assert np.abs(F[:, :3, :3] - T[ok, :3, :3]).max() <= tol
     counts = {k: len(v) for k, v in problems.items()}
     assert not any(counts.values()), (counts, {k: v[:3] for k, v in problems.items() if v})
+
+
+def test_an_elbow_straight_by_round_off_is_decided_by_the_nearest_kernel_itself():
+    # targets at the elbow-straight singularity moved outward by up to 6e-7 m: the elbow
+    # subproblem is then least squares within round-off of its tangent solution, which the
+    # all-solutions path counts as exact (and the FK gate accepts); the nearest-solution kernel
+    # must count it too, not leave the row to the general path
+    chain, fk = arm("ur5")
+    ik = AnalyticIK(chain)
+    rng = np.random.default_rng(5)
+    lo = chain.lower + chain.kinematic_margin
+    hi = chain.upper - chain.kinematic_margin
+    q = singular_along(chain, 2, rng.uniform(lo, hi, (400, 6)))
+    T0 = fk(q)
+    shoulder = np.array([0.0, 0.0, 0.089159])  # on joint 2's axis (the UR5's d1)
+    out = T0[:, :3, 3] - shoulder
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    T = np.concatenate([T0] * 4)
+    T[:, :3, 3] += np.repeat([1e-8, 1e-7, 3e-7, 6e-7], len(q))[:, None] * np.tile(out, (4, 1))
+    seeds = rng.uniform(lo, hi, (len(T), 6))
+    n = len(T)
+    qq, pe, re = np.empty((n, 6)), np.empty(n), np.empty(n)
+    code = np.empty(n, dtype=np.int64)
+    fl, il = ik._pack
+    _one.six_batch(seeds, T, fl, il, qq, pe, re, code, False)
+    assert (code == _one.DONE).all(), np.flatnonzero(code != _one.DONE)
+    r = ik.solve(T, seeds)
+    every = ik.solve(T, seeds, return_all=True)
+    assert not disagreements(ik, seeds, r.q, r.success, r.status, every)
+    assert r.success.all()
+    F = fk(r.q)
+    assert np.abs(F[:, :3, 3] - T[:, :3, 3]).max() <= 1e-6
+    assert np.abs(F[:, :3, :3] - T[:, :3, :3]).max() <= 1e-6
