@@ -247,10 +247,12 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             d = (B[nxt, 4], B[nxt, 5], B[nxt, 6])
             m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
             pre = (B[nxt, _REP], 0.0, 0.0, 0.0, B[nxt, _REP + 1], B[nxt, _REP + 2])
+            exact = True
+            if ls:  # one least-squares branch: exact within round-off of the tangent one
+                exact = tp_exact(h1, P2, P3, ls, phi2[0], d)
             for j in range(m):
                 row, D[k0 + j], OK[k0 + j] = _gate(
                     rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
-                    pre, known, tp_exact(h1, P2, P3, ls, phi2[j], d), seed, lo, hi, revolute,
-                    W, max_step)
+                    pre, known, exact, seed, lo, hi, revolute, W, max_step)
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
