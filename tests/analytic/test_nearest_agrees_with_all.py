@@ -6,8 +6,9 @@ among the candidates (the seed's joint 4, the seed's residual turn split evenly,
 three-parallel arm the elbow moved to mid reach): the nearest answer must see them all.
 
 Targets are FK of configurations at and 1e-9 / 1e-6 rad from the wrist singularity (joint 5 at
-zero), and from the shoulder and elbow singularities, seeds random within the limits; every answer is checked with Pinocchio's FK of a
-URDF of the arm (the bundled UR5 URDF, or one written here from the arm's axes and offsets).
+zero), and from the shoulder and elbow singularities, seeds random within the limits (and the
+default seed); every answer is checked with Pinocchio's FK of a URDF of the arm (the bundled
+UR5 URDF, or one written here from the arm's axes and offsets).
 """
 
 from __future__ import annotations
@@ -145,8 +146,14 @@ def test_solve_returns_the_nearest_valid_slot_of_return_all_at_singularities(nam
     ik = AnalyticIK(chain)
     T, seeds = singular_targets(chain, fk, np.random.default_rng(17))
     problems = {}
+    middle = np.broadcast_to(chain.middle(), seeds.shape)
     for dtype in (np.float64, np.float32):
         Tt = T.astype(dtype)
+        # the default seed (the middle of the limits), batched
+        every = ik.solve(Tt, return_all=True)
+        batch = ik.solve(Tt)
+        problems[f"{np.dtype(dtype).name} middle"] = disagreements(
+            ik, middle, batch.q, batch.success, batch.status, every)
         every = ik.solve(Tt, seeds, return_all=True)
         batch = ik.solve(Tt, seeds)
         # one target per call: the single-target fast path (float64) and the general path
