@@ -220,6 +220,24 @@ def _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed4):  # pragma: no cover - com
 
 
 @njit(cache=True)
+def wrist_members(R36, h3, h4, h5, seed3, seed5):  # pragma: no cover - compiled
+    """``(count, X, Y, Z)``: the wrist joints 4-6 of ``R36`` (:func:`decompose3`, joint 4 at
+    ``seed3`` where the wrist is singular), with a singular wrist's second member."""
+    m, X, Y, Z = decompose3(R36, h3, h4, h5, seed3)
+    if m == 1 and norm(cross(h3, mv(R36, h5))) < 1e-10:
+        # singular wrist: joints 4 and 6 share one combined turn x + sg z. Besides joint 4
+        # at the seed, the member nearest the seed in both joints (the seed's residual
+        # turn split evenly), which stays within limits centred on the seed
+        sg = 1.0 if dot(h3, rot(h4, Y[0], h5)) >= 0.0 else -1.0
+        r = wrap(X[0] + sg * Z[0] - seed3 - sg * seed5)
+        m = 2
+        X = (X[0], seed3 + 0.5 * r)
+        Z = (Z[0], seed5 + 0.5 * sg * r)
+        Y = (Y[0], Y[0])
+    return m, X, Y, Z
+
+
+@njit(cache=True)
 def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
     """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
     wrist by a three-axis decomposition.
@@ -236,18 +254,7 @@ def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - c
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
-        R36 = mm(mT(R03), R06)
-        m, X, Y, Z = decompose3(R36, h3, h4, h5, seed[3])
-        if m == 1 and norm(cross(h3, mv(R36, h5))) < 1e-10:
-            # singular wrist: joints 4 and 6 share one combined turn x + sg z. Besides joint 4
-            # at the seed, the member nearest the seed in both joints (the seed's residual
-            # turn split evenly), which stays within limits centred on the seed
-            sg = 1.0 if dot(h3, rot(h4, Y[0], h5)) >= 0.0 else -1.0
-            r = wrap(X[0] + sg * Z[0] - seed[3] - sg * seed[5])
-            m = 2
-            X = (X[0], seed[3] + 0.5 * r)
-            Z = (Z[0], seed[5] + 0.5 * sg * r)
-            Y = (Y[0], Y[0])
+        m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seed[3], seed[5])
         for j in range(m):
             if slot >= 8:
                 break
@@ -392,6 +399,28 @@ def tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta0):  # pragma: n
     return q5, theta, sub(w0, rot_cs(h1, ct, st, c))
 
 
+@njit(cache=True, inline="always")
+def tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, seed5):  # pragma: no cover
+    """:func:`tp_pair`'s ``(q5, theta, d)``, or :func:`tp_singular`'s where the wrist is
+    singular (joint 6 parallel to the parallel joints, up to the tangent root's round-off) and
+    the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
+    nearest value with the elbow at mid reach."""
+    q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
+    if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST and tp_elbow(
+            h1, P2, P3, theta, d)[1]:
+        q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+    return q5, theta, d
+
+
+@njit(cache=True, inline="always")
+def tp_exact(h1, P2, P3, ls, phi2, d):  # pragma: no cover - compiled
+    """Whether the elbow branch with joint 3 (1-based) at ``phi2`` of :func:`tp_elbow`
+    (least-squares flag ``ls``) exists: a least-squares elbow within round-off of straight (or
+    folded) is the tangent one."""
+    return not ls or abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) \
+        <= TANGENT * max(1.0, norm(d))
+
+
 @njit(cache=True)
 def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
     """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
@@ -411,15 +440,9 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
         q4 = b[i]
         if i > 0 and q0 != a[i - 1]:
             A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
-        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][i], cs[3][i], seed[5])
+        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i],
+                                   seed[5])
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
-        if ls and norm(cross(rot_cs(h4, cs[2][i], cs[3][i], h5), h1)) < SINGULAR_WRIST:
-            # a singular wrist (joint 6 parallel to the parallel joints, up to the tangent
-            # root's round-off): the sum theta is free; the seed's joint 6 gave an elbow out
-            # of reach, so theta moves to the nearest value with the elbow at mid reach
-            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i],
-                                       theta)
-            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:
                 break
@@ -429,9 +452,7 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
             Q[slot, 3] = phi3[j] * sgn[3]
             Q[slot, 4] = q4
             Q[slot, 5] = q5
-            # a least-squares elbow within round-off of straight (or folded) is the tangent one
-            V[slot] = not ls or abs(norm(add(P2, rot(h1, phi2[j], P3))) - norm(d)) \
-                <= TANGENT * max(1.0, norm(d))
+            V[slot] = tp_exact(h1, P2, P3, ls, phi2[j], d)
             slot += 1
 
 

@@ -25,11 +25,12 @@ from ikstack.ik.analytic._families6 import (
     SPHERICAL,
     _free_joint1,
     _position3,
-    decompose3,
     tp_elbow,
+    tp_exact,
     tp_joint1,
-    tp_pair,
+    tp_pair_rep,
     tp_start,
+    wrist_members,
 )
 from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
 from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
@@ -218,7 +219,8 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             if q0 != q0_at:
                 A, w0 = tp_joint1(h0, cs[0][nxt], cs[1][nxt], R06, p16, P1)
                 q0_at = q0
-            q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, cs[2][nxt], cs[3][nxt], seed_free)
+            q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][nxt],
+                                       cs[3][nxt], seed_free)
             B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
             # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
             live, lb, B[nxt, _REP + 2] = _bound(B[nxt, _LB], q5, 0 if rev else 5, seed, lo, hi,
@@ -231,7 +233,8 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
         if fid == SPHERICAL:
             x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
             R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
-            m, X, Y, Z = decompose3(mm(mT(R03), R06), h3, h4, h5, seed_free)
+            m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seed_free,
+                                       seed[0] if rev else seed[5])
             pre = (B[nxt, _REP], B[nxt, _REP + 1], B[nxt, _REP + 2], 0.0, 0.0, 0.0)
             for j in range(m):
                 row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), pre,
@@ -241,12 +244,15 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                     Q[k0 + j, c] = row[c]
         else:
             q0, q4, q5, theta = B[nxt, 0], B[nxt, 1], B[nxt, 2], B[nxt, 3]
-            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta,
-                                               (B[nxt, 4], B[nxt, 5], B[nxt, 6]))
+            d = (B[nxt, 4], B[nxt, 5], B[nxt, 6])
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
             pre = (B[nxt, _REP], 0.0, 0.0, 0.0, B[nxt, _REP + 1], B[nxt, _REP + 2])
+            exact = True
+            if ls:  # one least-squares branch: exact within round-off of the tangent one
+                exact = tp_exact(h1, P2, P3, ls, phi2[0], d)
             for j in range(m):
                 row, D[k0 + j], OK[k0 + j] = _gate(
                     rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
-                    pre, known, not ls, seed, lo, hi, revolute, W, max_step)
+                    pre, known, exact, seed, lo, hi, revolute, W, max_step)
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
