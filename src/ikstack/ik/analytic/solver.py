@@ -150,6 +150,8 @@ class AnalyticIK:
         fam = self.family
         six = fam if isinstance(fam, SixR) and not self.near and not self.polish else None
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
+        # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
+        self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
@@ -350,7 +352,7 @@ class AnalyticIK:
         rerr = np.empty(1)
         fl, il = self._pack
         if self._six:
-            code = _one.six_one(S, T, fl, il, q, ok, perr, rerr)
+            code = _one.six_one(S, T, fl, il, *self._kfam, q, ok, perr, rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
@@ -361,7 +363,8 @@ class AnalyticIK:
                 V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
-            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, piters, q, ok, perr, rerr)
+            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
+                                   ok, perr, rerr)
         if code != _one.DONE:
             return None
         return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
@@ -383,7 +386,8 @@ class AnalyticIK:
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack
-        _one.six_batch(S, T, fl, il, q, perr, rerr, code, n >= PARALLEL_THRESHOLD)
+        _one.six_batch(S, T, fl, il, *self._kfam, q, perr, rerr, code,
+                       n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
