@@ -24,6 +24,7 @@ from ikstack.jobs.convert import (
     EpisodeTask,
     SolveConfig,
     convert_batch,
+    warm_here,
     warm_worker,
 )
 from ikstack.jobs.options import ENGINES
@@ -99,6 +100,7 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
             on_done(results[i])
         return results
     helpers = min(workers, len(batches)) - 1
+    warm_here(config)  # an empty compile cache is filled here once, then workers read it
     threads = str(max(1, default_workers() // workers))
     ctx = multiprocessing.get_context("spawn")  # fork is unsafe once numba threads exist
     saved = {k: os.environ.get(k) for k in (*THREAD_VARIABLES, "IKSTACK_COMPILE_NOTICE")}
