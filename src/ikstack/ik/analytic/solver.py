@@ -152,6 +152,7 @@ class AnalyticIK:
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
+        self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
@@ -352,7 +353,8 @@ class AnalyticIK:
         rerr = np.empty(1)
         fl, il = self._pack
         if self._six:
-            code = _one.six_one(S, T, fl, il, *self._kfam, q, ok, perr, rerr)
+            code = _one.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
+                                rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
@@ -386,7 +388,7 @@ class AnalyticIK:
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack
-        _one.six_batch(S, T, fl, il, *self._kfam, q, perr, rerr, code,
+        _one.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
                        n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
