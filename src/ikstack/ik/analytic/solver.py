@@ -188,16 +188,18 @@ class AnalyticIK:
         return np.ascontiguousarray(T), False
 
     def _seeds(self, seed: ArrayLike | None, n: int) -> Array:
+        # always a writable C copy: a broadcast of one row is a read-only view, and a read-only
+        # seed array is another type to numba (every kernel taking it would compile again)
         dof = self.chain.dof
         if seed is None:
-            return np.ascontiguousarray(np.broadcast_to(self._middle, (n, dof)))
+            return np.array(np.broadcast_to(self._middle, (n, dof)), order="C")
         s = as_vectors(seed, "seed", dof)
         if s.ndim == 1:
             s = s[None]
         if s.ndim != 2 or s.shape[0] not in (1, n):
             raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
         s = np.minimum(np.maximum(s, self._lo), self._hi)
-        return np.ascontiguousarray(np.broadcast_to(s, (n, dof)))
+        return np.array(np.broadcast_to(s, (n, dof)), order="C")
 
     # ------------------------------------------------------------------ solving
     def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
