@@ -135,8 +135,16 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
                     received += 1
     finally:
         feeder.stop()
+        # every batch done: no worker holds work, and one still starting (its imports take a
+        # second or more) would hold this process's exit until it is up, only to be told to
+        # stop (a small job such as the bundled sample waited on it); end them
+        idle = list((getattr(pool, "_processes", None) or {}).values()) \
+            if received == len(batches) else []
         # workers still starting get nothing to do; they exit on their own
         pool.shutdown(wait=False, cancel_futures=True)
+        for proc in idle:
+            if proc.is_alive():
+                proc.terminate()
     return results
 
 
