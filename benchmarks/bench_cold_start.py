@@ -6,16 +6,20 @@ compiles whatever the path needs, the second loads it from the cache. The figure
 process's wall time, interpreter start and imports included (what a user waits for).
 
 Paths: ``ikstack --help`` and every subcommand's ``--help``; the README's main command
-(``ikstack solve --robot ur5 sample:ur5 -o out/``); a first ``solve_ik`` on Panda; a first
-servo step (Panda, BoxQP); ``ikstack servo-demo --robot ur5``; the examples; the README's
+(``ikstack solve --robot ur5 sample:ur5 -o out/``); a first ``solve_ik`` on Panda and on UR5;
+a first servo step (Panda, BoxQP); ``ikstack servo-demo --robot ur5``; the examples; the README's
 Python blocks (run as one script, in order).
 
 The machine may be shared: the one-minute load average is recorded before each run and
-printed beside its figure. Prints a table and writes ``benchmarks/results/bench_cold_start.json``
-(``--label`` names the file, e.g. ``--label before``).
+printed beside its figure, with the CPU time of the run (the process and the processes it
+started: on a loaded machine a steadier measure of the work than the wall time). Prints a
+table and writes ``benchmarks/results/bench_cold_start.json`` (``--label`` names the file,
+e.g. ``--label before``).
 
-``--profile PATH`` runs one path once from an empty cache and lists the functions whose
-compilation took longest (self time: nested compilations of callees subtracted).
+``--profile`` runs each path once from an empty cache and lists the functions whose
+compilation took longest (self time: nested compilations of callees subtracted); the JSON
+lists every function the path compiles (in this process; the count is the path's compile
+budget to watch).
 
 Usage: ``python benchmarks/bench_cold_start.py [--quick] [--only NAME ...] [--label L]``.
 """
@@ -27,6 +31,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -49,6 +54,8 @@ T = ikstack.fk(panda, panda.random_q(np.random.default_rng(0), 100))
 res = ikstack.solve_ik(panda, T)
 print(int(np.count_nonzero(res.success)), "of", len(T))
 """
+
+UR5_SOLVE_IK = PANDA_SOLVE_IK.replace('"panda"', '"ur5"').replace("panda", "ur5")
 
 SERVO_STEP = """
 import numpy as np
@@ -83,6 +90,7 @@ def paths(workdir: Path, quick: bool) -> dict[str, list[str]]:
     out["ikstack solve --robot ur5 sample:ur5 -o out/ (README)"] = _cli(
         "solve", "--robot", "ur5", "sample:ur5", "-o", str(workdir / "out"), "--overwrite")
     out["first solve_ik on Panda (100 poses)"] = _py(PANDA_SOLVE_IK)
+    out["first solve_ik on UR5 (100 poses)"] = _py(UR5_SOLVE_IK)
     out["first servo step (Panda, BoxQP)"] = _py(SERVO_STEP)
     out["ikstack servo-demo --robot ur5"] = _cli("servo-demo", "--robot", "ur5")
     for ex in sorted((ROOT / "examples").glob("*.py")):
@@ -101,8 +109,14 @@ def load1() -> float:
     return os.getloadavg()[0]
 
 
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_once(argv: list[str], env: dict[str, str], timeout: float) -> dict:
     before = load1()
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     try:
         p = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True,
@@ -111,8 +125,10 @@ def run_once(argv: list[str], env: dict[str, str], timeout: float) -> dict:
     except subprocess.TimeoutExpired:
         rc, err = None, "timeout"
     wall = time.perf_counter() - t0
+    cpu = _children_cpu() - cpu0  # the process and every process it started and waited for
     notice = [ln for ln in err.splitlines() if ln.startswith("ikstack: compiling")]
-    return {"wall_s": round(wall, 3), "rc": rc, "load1_before": round(before, 2),
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "rc": rc,
+            "load1_before": round(before, 2),
             "load1_after": round(load1(), 2), "compile_notices": len(notice),
             "stderr_tail": err[-400:] if rc else ""}
 
@@ -196,7 +212,10 @@ def profile(name: str, argv: list[str], timeout: float, top: int) -> dict:
     for e in ranked[:top]:
         print(f"{e['self_s']:8.2f} {e['total_top_s']:11.2f} {e['compilations']:3d}  "
               f"{e['function']}")
-    return {"path": name, "wall_s": wall, "compile_s": compile_total, "functions": ranked}
+    own = sorted(e["function"] for e in ranked if e["function"].startswith("ikstack."))
+    return {"path": name, "wall_s": wall, "compile_s": compile_total, "load1": load1(),
+            "compilations": len(rows), "functions_compiled": len(by_fn),
+            "ikstack_functions": own, "functions": ranked}
 
 
 def main() -> None:
@@ -226,7 +245,7 @@ def main() -> None:
         return
 
     rows = []
-    print(f"{'path':58} {'first s':>8} {'load':>5} {'second s':>9} {'load':>5}  rc")
+    print(f"{'path':58} {'first s':>8} {'cpu s':>6} {'load':>5} {'second s':>9} {'load':>5}  rc")
     for name, argv in todo.items():
         r = measure(name, argv, args.timeout, args.runs)
         rows.append(r)
@@ -234,8 +253,8 @@ def main() -> None:
         second = r["runs"][1] if len(r["runs"]) > 1 else None
         sec = f"{second['wall_s']:9.2f} {second['load1_before']:5.2f}" if second else " " * 15
         rcs = ",".join(str(x["rc"]) for x in r["runs"])
-        print(f"{name[:58]:58} {first['wall_s']:8.2f} {first['load1_before']:5.2f} {sec}  {rcs}",
-              flush=True)
+        print(f"{name[:58]:58} {first['wall_s']:8.2f} {first['cpu_s']:6.1f} "
+              f"{first['load1_before']:5.2f} {sec}  {rcs}", flush=True)
         for x in r["runs"]:
             if x["rc"]:
                 print("    " + x["stderr_tail"].strip().splitlines()[-1][:200]

@@ -24,6 +24,7 @@ from ikstack.jobs.convert import (
     EpisodeTask,
     SolveConfig,
     convert_batch,
+    warm_here,
     warm_worker,
 )
 from ikstack.jobs.options import ENGINES
@@ -99,6 +100,7 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
             on_done(results[i])
         return results
     helpers = min(workers, len(batches)) - 1
+    warm_here(config)  # an empty compile cache is filled here once, then workers read it
     threads = str(max(1, default_workers() // workers))
     ctx = multiprocessing.get_context("spawn")  # fork is unsafe once numba threads exist
     saved = {k: os.environ.get(k) for k in (*THREAD_VARIABLES, "IKSTACK_COMPILE_NOTICE")}
@@ -133,8 +135,16 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
                     received += 1
     finally:
         feeder.stop()
+        # every batch done: no worker holds work, and one still starting (its imports take a
+        # second or more) would hold this process's exit until it is up, only to be told to
+        # stop (a small job such as the bundled sample waited on it); end them
+        idle = list((getattr(pool, "_processes", None) or {}).values()) \
+            if received == len(batches) else []
         # workers still starting get nothing to do; they exit on their own
         pool.shutdown(wait=False, cancel_futures=True)
+        for proc in idle:
+            if proc.is_alive():
+                proc.terminate()
     return results
 
 

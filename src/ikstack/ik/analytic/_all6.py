@@ -43,10 +43,11 @@ _F64 = np.dtype(np.float64)
 
 
 @njit(cache=True)
-def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
+               rerr):  # pragma: no cover - compiled
     (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
      qcoef, A, b, fo, io) = _unpack(fl, il)
-    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    _, _, rev, H, P, R6, _ = _family6(fl, il, fo, io)  # fid, var, sgn: the arguments
     V = np.empty(K6, dtype=np.bool_)
     OK = np.empty(K6, dtype=np.bool_)
     LIM = np.empty(K6, dtype=np.bool_)
@@ -149,24 +150,28 @@ def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no co
 
 
 @njit(cache=True)
-def all_serial(S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+def all_serial(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
+               rerr):  # pragma: no cover - compiled
     """Every candidate ``Q`` (N, 8, 6), its certified mask ``VA`` (N, 8), the selection ``q``
     (N, 6), its success ``ok`` and its errors, for targets ``T`` (N, 4, 4) and seeds ``S`` (N or
-    1, 6), on the calling thread. Rows not ``ok`` are the general path's to decide; returns
-    :data:`._one.DONE` when every row is ``ok``, else the codes of the rows that are not
-    (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must check) or-ed."""
-    return _all_block(0, T.shape[0], S, T, fl, il, Q, VA, q, ok, perr, rerr)
+    1, 6), on the calling thread; ``fid``, ``var`` and ``sgn`` are the family's
+    :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``. Rows not ``ok`` are the general path's
+    to decide; returns :data:`._one.DONE` when every row is ``ok``, else the codes of the rows
+    that are not (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must
+    check) or-ed."""
+    return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr)
 
 
 @njit(cache=True, parallel=True)
-def all_parallel(S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no cover - compiled
+def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
+                 rerr):  # pragma: no cover - compiled
     """:func:`all_serial` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
     nblk = (n + 63) // 64
     codes = np.zeros(nblk, dtype=np.int64)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, Q, VA, q, ok, perr,
-                               rerr)
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, Q,
+                               VA, q, ok, perr, rerr)
     out = 0
     for bk in range(nblk):
         out |= codes[bk]
@@ -203,7 +208,8 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     perr, rerr = err[0], err[1]
     fl, il = ik._pack
     kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
-    code = kern(S, T, fl, il, Q, VA, q, success, perr, rerr)
+    kfid, kvar, ksgn = ik._kfam
+    code = kern(S, T, fl, il, kfid, kvar, ksgn, Q, VA, q, success, perr, rerr)
     counts = np.zeros((3, n), dtype=np.int64)  # status SUCCESS, iterations, restarts
     if code != DONE:
         if code & NOT_RIGID:

@@ -317,7 +317,7 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     m0 = neg(h0)
     d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
         + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
-    if var == LAST_MEET:
+    if var is None or var == LAST_MEET:  # None: this variant alone is compiled (SixR.kvar)
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
         return n, a, b, R06, p16, (ca, sa, cb, sb)
     n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
@@ -459,23 +459,29 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
 @njit(cache=True)
 def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
     """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family; ``rev`` solves ``T^-1``
-    with the chain read backwards."""
+    with the chain read backwards.
+
+    ``fid``, ``var`` and ``sgn`` are :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``: a
+    spherical wrist has ``sgn`` None, a three-parallel arm ``fid`` None. Each family's call is
+    guarded by its own argument's ``is not None``, which numba decides from the argument's type
+    at compile time: a caller compiles only the family it passes.
+    """
     if rev:
         Rr = mT(Rt)
         pr = neg(mtv(Rt, pt))
         sr = seed[::-1].copy()
         Qr = np.empty_like(Q)
-        if fid == SPHERICAL:
-            spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
-        else:
+        if sgn is not None:
             three_parallel(var, Rr, pr, H, P, R6T, sgn, sr, Qr, V)
+        elif fid is not None:
+            spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
         for k in range(Q.shape[0]):
             for j in range(6):
                 Q[k, j] = Qr[k, 5 - j]
-    elif fid == SPHERICAL:
-        spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
-    else:
+    elif sgn is not None:
         three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V)
+    elif fid is not None:
+        spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
 
 
 @njit(cache=True)

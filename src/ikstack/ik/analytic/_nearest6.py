@@ -22,7 +22,6 @@ from numba import njit
 
 from ikstack.ik._gate import fk_error_one
 from ikstack.ik.analytic._families6 import (
-    SPHERICAL,
     _free_joint1,
     _position3,
     tp_elbow,
@@ -163,7 +162,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
     w0 = p16 = (0.0, 0.0, 0.0)
     z4 = (0.0, 0.0, 0.0, 0.0)
     cs = (z4, z4, z4, z4)  # three-parallel: cosines and sines of joints 1 and 5
-    if fid == SPHERICAL:
+    if fid is not None and sgn is None:  # spherical wrist (decided at compile time: solve6)
         R06 = mm(Rw, mT(R6T))
         pW = sub(pw, mv(R06, P[6]))
         n, t0, t1, t2 = _position3(var, pW, H, P, seed[5] if rev else seed[0])
@@ -176,7 +175,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             else:
                 _bound3(B, i, t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W, max_step)
             B[i, _DONE] = _READY
-    else:
+    elif sgn is not None:
         seed_free = seed[0] if rev else seed[5]
         e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
         elbow_seed = sgn[1] * seed[e1] + sgn[2] * seed[e2] + sgn[3] * seed[e3]
@@ -213,7 +212,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             continue
         if nxt < 0:
             return -1, 0.0, 0.0
-        if B[nxt, _DONE] == _PARTIAL:
+        if sgn is not None and B[nxt, _DONE] == _PARTIAL:  # (pruned for a spherical wrist)
             # three-parallel pair: joint 6, theta and the elbow target; a tighter bound
             q0, q4 = B[nxt, 0], B[nxt, 1]
             if q0 != q0_at:
@@ -230,7 +229,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             continue
         B[nxt, _DONE] = _EXPANDED
         k0 = 2 * nxt
-        if fid == SPHERICAL:
+        if fid is not None and sgn is None:
             x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
             R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
             m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seed_free,
@@ -242,7 +241,7 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                                                    max_step)
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
-        else:
+        elif sgn is not None:
             q0, q4, q5, theta = B[nxt, 0], B[nxt, 1], B[nxt, 2], B[nxt, 3]
             d = (B[nxt, 4], B[nxt, 5], B[nxt, 6])
             m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)

@@ -121,15 +121,18 @@ def _family6(fl, il, fo, io):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, q, perr, rerr,
+               code):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`six_batch`. Per row: the rigid check, the family's
     nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
-    the chain limits and the constraints remain to check."""
+    the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
+    family's :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (which pick the family's code
+    at compile time)."""
     (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
      qcoef, A, b, fo, io) = _unpack(fl, il)
-    fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
+    _, _, rev, H, P, R6, _ = _family6(fl, il, fo, io)  # fid, var, sgn: the arguments
     Q = np.empty((K6, 6))
     OK = np.empty(K6, dtype=np.bool_)
     D = np.empty(K6)
@@ -167,31 +170,33 @@ def _six_block(i0, i1, S, T, fl, il, q, perr, rerr, code):  # pragma: no cover -
             rerr[i] = re
 
 
-def six_batch(S, T, fl, il, q, perr, rerr, code, parallel):
+def six_batch(S, T, fl, il, fid, var, sgn, q, perr, rerr, code, parallel):
     """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
     ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
     :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide. On all cores
     when ``parallel`` (a serial call never touches numba's thread pool)."""
     if parallel:
-        six_batch_parallel(S, T, fl, il, q, perr, rerr, code)
+        six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
     else:
-        _six_block(0, T.shape[0], S, T, fl, il, q, perr, rerr, code)
+        _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
 
 
 @njit(cache=True, parallel=True)
-def six_batch_parallel(S, T, fl, il, q, perr, rerr, code):  # pragma: no cover - compiled
+def six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr,
+                       code):  # pragma: no cover - compiled
     """:func:`six_batch` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, q, perr, rerr, code)
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, q, perr, rerr,
+                   code)
 
 
 @njit(cache=True)
-def six_one(S, T, fl, il, q, ok, perr, rerr):  # pragma: no cover - compiled
+def six_one(S, T, fl, il, fid, var, sgn, q, ok, perr, rerr):  # pragma: no cover - compiled
     """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
     writes ``ok``; returns the code."""
     code = np.empty(1, dtype=np.int64)
-    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, q, perr, rerr, code)
+    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, q, perr, rerr, code)
     ok[0] = code[0] == DONE
     return code[0]

@@ -33,7 +33,7 @@ def _select(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, 
             OK, FK, LIM, D, Tbuf, out, i, code):  # pragma: no cover - compiled
     """Gate the candidates of frame ``i``; write the selection (or ``prev``) to ``out[i]``."""
     _finalize_one(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  step, W, True, 0, 0.0, OK, FK, LIM, D, Tbuf)
+                  step, W, True, None, 0.0, OK, FK, LIM, D, Tbuf)
     best = -1
     for k in range(Q.shape[0]):
         if OK[k] and (best < 0 or D[k] < D[best]):
@@ -114,7 +114,7 @@ def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, 
         F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev,
                        Q1, V1)
         _finalize_one(Q1, V1, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol,
-                      rtol, step, W, True, 0, 0.0, OK1, FK1, LIM1, D1, Tbuf)
+                      rtol, step, W, True, None, 0.0, OK1, FK1, LIM1, D1, Tbuf)
         best = -1
         for k in range(8):
             if OK1[k] and (best < 0 or D1[k] < D1[best]):
@@ -134,7 +134,7 @@ def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, 
                 F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, sub[:m], H, P, R6T,
                                sgn, prev, Q[:n8], V[:n8])
                 _finalize_one(Q[:n8], V[:n8], prev, T[i], lo, hi, revolute, Rs, ps, kinds,
-                              R_end, p_end, ptol, rtol, step, W, True, 0, 0.0, OK[:n8],
+                              R_end, p_end, ptol, rtol, step, W, True, None, 0.0, OK[:n8],
                               FK[:n8], LIM[:n8], D[:n8], Tbuf)
                 b2 = -1
                 for k in range(n8):
@@ -191,12 +191,12 @@ def run(family: object, T: np.ndarray, seed: np.ndarray,
     out = np.empty((n, dof))
     code = np.empty(n, dtype=np.int64)
     if isinstance(family, SixR):
-        path6(*(family.fid, family.var, family.reverse, T, seed, family.H, family.P,
-                family.R6T, family.sgn, *gate, out, code))
+        path6(*(family.kfid, family.kvar, family.reverse, T, seed, family.H, family.P,
+                family.R6T, family.ksgn, *gate, out, code))
     elif isinstance(family, LockedJoint):
         s = family.sub
-        path_locked(*(s.fid, s.var, s.reverse, T, seed, family.lock_first, family.lh,
-                      family.lr, family.M, family.grid, s.H, s.P, s.R6T, s.sgn, family.K, *gate,
+        path_locked(*(s.kfid, s.kvar, s.reverse, T, seed, family.lock_first, family.lh,
+                      family.lr, family.M, family.grid, s.H, s.P, s.R6T, s.ksgn, family.K, *gate,
                       out, code))
     elif isinstance(family, SRS):
         path_srs(*(T, seed, family.H, family.S, family.pS3, family.p3W, family.p7T,

@@ -109,7 +109,9 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
                  polished):  # pragma: no cover - compiled
     """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
-    ``piters`` corrections however many passes gate it."""
+    ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
+    at compile time: a caller that never polishes does not compile the polish (the Newton
+    step, the Jacobian, a linear solve)."""
     K = Q.shape[0]
     for k in range(K):
         for j in range(Q.shape[1]):
@@ -130,7 +132,7 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
                     best = k
             if best < 0:
                 break
-            if piters > 0 and not polished[best]:
+            if piters is not None and piters > 0 and not polished[best]:
                 # polish, then let the polished candidate compete again at its new distance
                 polish_one(Q[best], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
                 polished[best] = True
@@ -148,7 +150,7 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
         step = 0.0
-        if V[k] and piters > 0 and not polished[k]:
+        if V[k] and piters is not None and piters > 0 and not polished[k]:
             polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
             polished[k] = True
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
@@ -172,7 +174,13 @@ def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rt
     """
     kern = finalize_parallel if parallel else finalize_serial
     kern(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step, W, lazy,
-         piters, max_dq, OK, FK, LIM, D, PL)
+         no_polish(piters), max_dq, OK, FK, LIM, D, PL)
+
+
+def no_polish(piters: int) -> int | None:
+    """``piters`` as the compiled gate takes it: None for no polish (then the polish is not
+    compiled at all; see :func:`_finalize_pl`)."""
+    return piters if piters > 0 else None
 
 
 @njit(cache=True)

@@ -117,13 +117,23 @@ class SixR:
             base = {"spherical_wrist": "spherical_shoulder",
                     "three_parallel": "three_parallel_reversed"}[kind]
         self.name = base
+        #: ``fid`` and ``sgn`` as the compiled kernels take them: each None where the arm is of
+        #: the other family (``kfid`` None for three-parallel, ``ksgn`` None for a spherical
+        #: wrist). The kernels pick the family from these arguments' types, so numba prunes the
+        #: other family's branch and an arm compiles its own family's code only
+        self.kfid = None if self.fid == F6.THREE_PARALLEL else self.fid
+        self.ksgn = None if self.fid == F6.SPHERICAL else self.sgn
+        #: ``var`` as the kernels take it: None for a three-parallel arm whose last axes meet
+        #: (UR-type arms), which then compiles that variant alone (not subproblem 6)
+        self.kvar = None if self.fid == F6.THREE_PARALLEL and self.var == F6.LAST_MEET \
+            else self.var
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
         Q = np.empty((n, self.K, 6))
         V = np.empty((n, self.K), dtype=np.bool_)
-        F6.batch6(self.fid, self.var, self.reverse, T, seed, self.H, self.P, self.R6T, self.sgn, Q, V,
-                  n >= PARALLEL_THRESHOLD)
+        F6.batch6(self.kfid, self.kvar, self.reverse, T, seed, self.H, self.P, self.R6T, self.ksgn,
+                  Q, V, n >= PARALLEL_THRESHOLD)
         return Q, V
 
 
@@ -167,8 +177,9 @@ class LockedJoint:
         Q = np.empty((n, k, 7))
         V = np.empty((n, k), dtype=np.bool_)
         s = self.sub
-        F6.batch_locked(s.fid, s.var, s.reverse, T, seed, self.lock_first, self.lh, self.lr, self.M,
-                        vals, True, s.H, s.P, s.R6T, s.sgn, Q, V, n >= PARALLEL_THRESHOLD_7R)
+        F6.batch_locked(s.kfid, s.kvar, s.reverse, T, seed, self.lock_first, self.lh, self.lr,
+                        self.M, vals, True, s.H, s.P, s.R6T, s.ksgn, Q, V,
+                        n >= PARALLEL_THRESHOLD_7R)
         return Q, V
 
 

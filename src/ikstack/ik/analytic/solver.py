@@ -151,6 +151,9 @@ class AnalyticIK:
         fam = self.family
         six = fam if isinstance(fam, SixR) and not self.near and not self.polish else None
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
+        # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
+        self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
+        self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
@@ -186,16 +189,18 @@ class AnalyticIK:
         return np.ascontiguousarray(T), False
 
     def _seeds(self, seed: ArrayLike | None, n: int) -> Array:
+        # always a writable C copy: a broadcast of one row is a read-only view, and a read-only
+        # seed array is another type to numba (every kernel taking it would compile again)
         dof = self.chain.dof
         if seed is None:
-            return np.ascontiguousarray(np.broadcast_to(self._middle, (n, dof)))
+            return np.array(np.broadcast_to(self._middle, (n, dof)), order="C")
         s = as_vectors(seed, "seed", dof)
         if s.ndim == 1:
             s = s[None]
         if s.ndim != 2 or s.shape[0] not in (1, n):
             raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
         s = np.minimum(np.maximum(s, self._lo), self._hi)
-        return np.ascontiguousarray(np.broadcast_to(s, (n, dof)))
+        return np.array(np.broadcast_to(s, (n, dof)), order="C")
 
     # ------------------------------------------------------------------ solving
     def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
@@ -357,7 +362,8 @@ class AnalyticIK:
         rerr = np.empty(1)
         fl, il = self._pack
         if self._six:
-            code = _one.six_one(S, T, fl, il, q, ok, perr, rerr)
+            code = _one.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
+                                rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
@@ -368,7 +374,8 @@ class AnalyticIK:
                 V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
-            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, piters, q, ok, perr, rerr)
+            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
+                                   ok, perr, rerr)
         if code != _one.DONE:
             return None
         return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
@@ -390,7 +397,8 @@ class AnalyticIK:
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack
-        _one.six_batch(S, T, fl, il, q, perr, rerr, code, n >= PARALLEL_THRESHOLD)
+        _one.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
+                       n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)

@@ -1,9 +1,10 @@
 """Compiled numerical-IK loops (numba ``njit(cache=True)``).
 
 One target's whole solve (iterations, restarts, time budget, failure reason) is one scalar
-function, :func:`_solve_one`; :func:`solve_batch` loops it over targets and
-:func:`solve_batch_parallel` runs the same loop with ``prange``. FK and the Jacobian come from
-the kinematics layer's kernel ``_jac_into`` on the chain's canonical compiled data.
+function, :func:`_solve_one`; :func:`solve_batch` loops it over targets (without the GIL: the
+solver runs it on blocks of targets from several threads, :func:`ikstack.ik._blocks.run_blocks`).
+FK and the Jacobian come from the kinematics layer's kernel ``_jac_into`` on the chain's
+canonical compiled data.
 
 Restarts draw from a splitmix64 stream seeded per target from the call's key and the target's
 pose, so a target's restarts depend neither on the thread that ran it nor on the rest of the
@@ -16,7 +17,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, objmode, prange
+from numba import njit, objmode
 
 from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
@@ -40,7 +41,7 @@ CODE_JOINT_LIMITS = 3
 CODE_SINGULAR = 4
 CODE_CONSTRAINT = 7
 
-#: targets per work item of the parallel loop
+#: targets per block a thread takes (the batch solve on several threads)
 BLOCK = 16
 
 _AT_LIMIT = 1e-9  # [rad or m] a joint this close to a bound counts as pinned there
@@ -480,7 +481,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
     return CODE_ITERATION_LIMIT, iterations, restarts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
                 step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
                 qidx, qcoef, cA, cb, Q_out, codes, iters, restarts):  # pragma: no cover - compiled
@@ -494,30 +495,3 @@ def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p,
         codes[k] = c
         iters[k] = it
         restarts[k] = rs
-
-
-@njit(cache=True, parallel=True)
-def solve_batch_parallel(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
-                         step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                         qidx, qcoef, cA, cb, Q_out, codes, iters, restarts,
-                         nt):  # pragma: no cover - compiled
-    """:func:`solve_batch` on ``nt`` threads (``numba.get_num_threads()``), in blocks of ``BLOCK`` targets (one workspace each).
-
-    The blocks are dealt out interleaved (thread ``t`` of ``nt`` takes blocks ``t, t + nt,
-    ...`` under a static schedule), so a stretch of slow targets (restarts), common where
-    consecutive targets are alike, is shared by every thread instead of landing on one. A
-    threading layer that schedules dynamically (TBB, under ``numba.parallel_chunksize(1)`` as
-    the solver calls it) hands them to whichever thread is free. Answers do not depend on
-    either: each target's search is its own."""
-    n = Tt.shape[0]
-    nblk = (n + BLOCK - 1) // BLOCK
-    per = (nblk + nt - 1) // nt
-    for i in prange(per * nt):
-        b = (i % per) * nt + i // per
-        if b < nblk:
-            k0 = b * BLOCK
-            k1 = min(n, k0 + BLOCK)
-            solve_batch(Tt[k0:k1], Q0[k0:k1], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
-                        tol_p, tol_r, step_kind, damping, limit_mode, max_iter, max_restarts,
-                        key, budget, qidx, qcoef, cA, cb, Q_out[k0:k1], codes[k0:k1],
-                        iters[k0:k1], restarts[k0:k1])

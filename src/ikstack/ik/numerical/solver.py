@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError
+from ikstack.ik._blocks import run_blocks
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.numerical import _kernels as K
@@ -49,6 +50,9 @@ _F64 = np.dtype(np.float64)
 
 #: batches at least this large run on all cores
 PARALLEL_THRESHOLD = 64
+#: the per-target arguments of :func:`._kernels.solve_batch` (targets, seeds, q, codes,
+#: iterations, restarts), sliced per block by :func:`ikstack.ik._blocks.run_blocks`
+_ROW_ARGS = (0, 1, 25, 26, 27, 28)
 
 _MASKS = {
     "full": (1, 1, 1, 1, 1, 1),
@@ -307,10 +311,9 @@ class NumericalIK:
         if n < PARALLEL_THRESHOLD:
             K.solve_batch(*args)
             return
-        # blocks dealt out interleaved; one at a time to a free thread where the threading layer
-        # schedules dynamically (TBB)
-        with numba.parallel_chunksize(1):
-            K.solve_batch_parallel(*args, numba.get_num_threads())
+        # the serial kernel on blocks of rows, one block at a time to a free thread (no
+        # parallel twin to compile on a first run); each target's answer is its own
+        run_blocks(K.solve_batch, args, _ROW_ARGS, n, K.BLOCK, numba.get_num_threads())
 
     def _key(self, n: int) -> int:
         """Seed of the restarts: drawn from a Generator, or fixed by an int seed (then every
