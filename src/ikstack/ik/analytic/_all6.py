@@ -8,7 +8,8 @@ path's bit for bit:
 3. representatives, limits, the FK gate of every candidate, the step bound and the seed
    distances (:func:`._select._finalize_one`'s full pass, as :func:`._select.finalize`, with
    :func:`ikstack.kinematics._kernels.fk_revolute6_cs`, which is ``fk_one`` to the bit; a
-   joint value shared by several candidates has its cosine and sine computed once);
+   joint value shared with the previous candidate gated (the families write candidates that
+   share joints next to each other) takes that candidate's cosine and sine);
 4. the coupled-joint constraints of every candidate, the certificate of every candidate, and the
    selection (the valid candidate nearest the seed, first on ties, as ``numpy.argmin``).
 
@@ -71,8 +72,8 @@ def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no co
      qcoef, A, b, fo, io) = _unpack(fl, il)
     fid, var, rev, H, P, R6, sgn = _family6(fl, il, fo, io)
     # scratch: three allocations (one per type and shape) rather than one per array
-    B = np.empty((4, K6), dtype=np.bool_)
-    V, OK, LIM, HAS = B[0], B[1], B[2], B[3]
+    B = np.empty((3, K6), dtype=np.bool_)
+    V, OK, LIM = B[0], B[1], B[2]
     F = np.empty((4, K6))
     # seed distances, position errors, and of the rotation errors |axial vector| / 2 (the
     # sine) and the cosine: the error is atan2(RE, RC)
@@ -104,8 +105,7 @@ def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no co
                 for j in range(6):
                     Qi[k, j] = s[j]
             continue
-        for k in range(K6):
-            HAS[k] = False
+        last = -1  # the last candidate FK-gated (its cosines and sines are in CQ, SQ)
         solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Qi, V)
         # _select._finalize_one's full pass (no polish), with the tuple FK
         for k in range(K6):
@@ -132,20 +132,17 @@ def _all_block(i0, i1, S, T, fl, il, Q, VA, q, ok, perr, rerr):  # pragma: no co
             if V[k] and LIM[k] and st <= step:  # else invalid whatever its FK (the general
                 # path's FK flag of such a slot only words a failed row's status: its to decide)
                 for j in range(6):
+                    # a joint value of the last candidate gated (the families write the
+                    # candidates sharing joints next to each other): its cosine and sine
                     x = Qi[k, j]
-                    hit = -1
-                    for kk in range(k):  # a joint value already seen: its cosine and sine
-                        if HAS[kk] and Qi[kk, j] == x and (
-                                math.copysign(1.0, Qi[kk, j]) == math.copysign(1.0, x)):
-                            hit = kk
-                            break
-                    if hit >= 0:
-                        CQ[k, j] = CQ[hit, j]
-                        SQ[k, j] = SQ[hit, j]
+                    if last >= 0 and Qi[last, j] == x and (
+                            math.copysign(1.0, Qi[last, j]) == math.copysign(1.0, x)):
+                        CQ[k, j] = CQ[last, j]
+                        SQ[k, j] = SQ[last, j]
                     else:
                         CQ[k, j] = np.cos(x)
                         SQ[k, j] = np.sin(x)
-                HAS[k] = True
+                last = k
                 fk_revolute6_cs((CQ[k, 0], CQ[k, 1], CQ[k, 2], CQ[k, 3], CQ[k, 4], CQ[k, 5]),
                                 (SQ[k, 0], SQ[k, 1], SQ[k, 2], SQ[k, 3], SQ[k, 4], SQ[k, 5]),
                                 Rs_t, ps_t, Re_t, pe_t, Tbuf)
