@@ -43,6 +43,8 @@ from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
 from ikstack.spatial import RIGID_ATOL, as_transforms
 
 _F64 = np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
 
 #: relative margin of the rotation verdict decided without ``atan2`` (:func:`_rot_ok`)
 _ROT_MARGIN = 1e-9
@@ -238,17 +240,17 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         S = np.minimum(np.maximum(seed.reshape(1, 6), ik._lo), ik._hi)
     else:
         S = ik._seeds(seed, n)
-    empty = np.empty
+    empty = np.empty  # (dtypes positional: a keyword costs a tenth of the allocation)
     Q = empty((n, 8, 6))
-    VA = empty((n, 8), dtype=np.bool_)
+    VA = empty((n, 8), _BOOL)
     q = empty((n, 6))
-    success = empty(n, dtype=np.bool_)
+    success = empty(n, _BOOL)
     perr = empty(n)
     rerr = empty(n)
     fl, il = ik._pack
     kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
     code = kern(S, T, fl, il, Q, VA, q, success, perr, rerr)
-    status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
+    status = np.zeros(n, _I64)  # IKStatus.SUCCESS
     if code != DONE:
         if code & NOT_RIGID:
             as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
@@ -260,8 +262,15 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         perr[rows], rerr[rows] = r.position_error, r.rotation_error
         Q[rows], VA[rows] = r.q_all, r.valid_all
     out = object.__new__(IKResult)
-    out.__dict__.update(q=q, success=success, position_error=perr, rotation_error=rerr,
-                        status=status, method=ik.method,
-                        iterations=np.zeros(n, dtype=np.int64),
-                        restarts=np.zeros(n, dtype=np.int64), q_all=Q, valid_all=VA)
+    d = out.__dict__
+    d["q"] = q
+    d["success"] = success
+    d["position_error"] = perr
+    d["rotation_error"] = rerr
+    d["status"] = status
+    d["method"] = ik.method
+    d["iterations"] = np.zeros(n, _I64)
+    d["restarts"] = np.zeros(n, _I64)
+    d["q_all"] = Q
+    d["valid_all"] = VA
     return out
