@@ -10,7 +10,10 @@ solution only: less work) is reported separately, as ``best_*``.
 
 Per-pose time for a single call and for batches (1,000 and 100,000 poses) on UR5, a
 spherical-wrist arm (ABB IRB 6640, IK-Geo's description) and iiwa14 (SRS, 128 swivel samples),
-with solution counts and the worst FK error. ``--roundtrip`` instead runs
+with solution counts and the worst FK error. Batches of the parallel threshold or more run on
+numba's thread pool; they are also timed on one thread (``*_1thread``: the per-pose work
+itself, which a pool waiting on a worker the scheduler of a loaded machine has not run cannot
+show). ``--roundtrip`` instead runs
 the FK -> IK -> FK statistic: 10,000 FK-sampled in-limit targets per arm, share recovered and
 worst FK error.
 
@@ -32,6 +35,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+import numba
 import numpy as np
 
 import ikstack.robots as robots
@@ -214,6 +218,13 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
         ik.solve(T[: max(n, 300)], return_all=True)  # the parallel kernel too
         row[f"ikstack_all_batch{n}_us"] = batch_us(
             lambda n=n: ik.solve(T[:n], return_all=True), n)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            row[f"ikstack_all_batch{n}_1thread_us"] = batch_us(
+                lambda n=n: ik.solve(T[:n], return_all=True), n)
+        finally:
+            numba.set_num_threads(threads)
         ik.solve(T[: min(n, 64)])
         row[f"ikstack_batch{n}_us"] = batch_us(lambda n=n: ik.solve(T[:n]), n)
         r = ik.solve(T[:n])
@@ -264,6 +275,8 @@ def ratios(row: dict[str, object], sizes: tuple[int, ...]) -> dict[str, float]:
         for n in sizes:
             out[f"{kind}_single_over_all_batch{n}"] = peer / float(
                 row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
+            out[f"{kind}_single_over_all_batch{n}_1thread"] = peer / float(
+                row[f"ikstack_all_batch{n}_1thread_us"])  # type: ignore[arg-type]
             pb = row.get(f"{kind}_batch{n}_us")
             if pb is not None:
                 out[f"{kind}_batch_over_all_batch{n}"] = float(pb) / float(
@@ -295,19 +308,31 @@ def print_speed(res: dict[str, object]) -> None:
     print("like for like: every solution of a pose (ikstack solve(T, return_all=True), ik-geo "
           "get_ik, EAIK IK / IK_batched), per pose [us]")
     print(f"{'arm':<9} {'ikstack 1':>9} {'ik-geo 1':>9} {'EAIK 1':>8} {'ratio':>6} "
-          f"{'ikstack batch':>22} {'EAIK batch':>15} {'ik-geo 1 / ikstack batch':>26}")
+          f"{'ikstack batch':>16} {'1 thread':>14} {'EAIK batch':>13} "
+          f"{'ik-geo 1 / ikstack batch':>26} {'1 thread':>14}")
+
+    def sizes_of(r: dict, prefix: str, suffix: str) -> list[str]:  # type: ignore[type-arg]
+        def size(k: str) -> str:
+            return k[len(prefix):len(k) - len(suffix)]
+
+        keys = [k for k in r if k.startswith(prefix) and k.endswith(suffix) and size(k).isdigit()]
+        return sorted(keys, key=lambda k: int(size(k)))
+
     for r in rows:  # type: ignore[attr-defined]
-        bkeys = sorted((k for k in r if k.startswith("ikstack_all_batch")),
-                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
-        ekeys = sorted((k for k in r if k.startswith("eaik_batch")),
-                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
         nan = float("nan")
+        rat = r["ratios"]
+
+        def cells(keys: list[str], src: dict, fmt: str = "{:.2f}") -> str:  # type: ignore[type-arg]
+            return " / ".join(fmt.format(src[k]) for k in keys) or "-"
+
         print(f"{r['arm']:<9} {r['ikstack_all_single_us']:>9.2f} "
               f"{r.get('ik-geo_single_us', nan):>9.2f} {r.get('eaik_single_us', nan):>8.2f} "
-              f"{r['ratios'].get('all_single_vs_ik-geo', nan):>6.2f} "
-              + f"{' / '.join(f'{r[k]:.2f}' for k in bkeys):>22} "
-              + f"{' / '.join(f'{r[k]:.2f}' for k in ekeys) or '-':>15} "
-              + f"{' / '.join(f'{v:.1f}x' for k, v in r['ratios'].items() if k.startswith('ik-geo_single_over_all')) or '-':>26}")
+              f"{rat.get('all_single_vs_ik-geo', nan):>6.2f} "
+              f"{cells(sizes_of(r, 'ikstack_all_batch', '_us'), r):>16} "
+              f"{cells(sizes_of(r, 'ikstack_all_batch', '_1thread_us'), r):>14} "
+              f"{cells(sizes_of(r, 'eaik_batch', '_us'), r):>13} "
+              f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', ''), rat, '{:.1f}x'):>26} "
+              f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', '_1thread'), rat, '{:.1f}x'):>14}")
     print()
     print("best solution only (ikstack solve(T): the nearest valid solution; less work than "
           "the peers' calls)")

@@ -220,3 +220,40 @@ def test_fast_arc_tangent_is_within_two_ulp_of_libm_everywhere():
         want = math.atan2(a, b)
         assert (math.isnan(got) and math.isnan(want)) or (
             got == want and math.copysign(1.0, got) == math.copysign(1.0, want)), (a, b)
+
+
+def test_sp2_first_is_sp2_where_its_callers_read_it():
+    """``sp2_first`` (the wrist decomposition's subproblem 2) skips the second angles unless the
+    answer is least squares or the first angles (nearly) coincide: its count, verdict and first
+    angles must be ``sp2``'s bit for bit, and its second angles too wherever it computes them;
+    over generic, exactly solvable (from a known pair), tangent and degenerate inputs."""
+    from scipy.spatial.transform import Rotation as R_
+
+    from ikstack.ik.analytic._sp_kernels import sp2, sp2_first
+
+    rng = np.random.default_rng(11)
+    cases = []
+    for _ in range(3000):
+        k1, k2 = (v / np.linalg.norm(v) for v in rng.normal(size=(2, 3)))
+        p1 = rng.normal(size=3)
+        kind = rng.integers(4)
+        if kind == 0:  # generic (mostly least squares)
+            p2 = rng.normal(size=3)
+        elif kind == 1:  # exact from a known pair
+            t1, t2 = rng.uniform(-np.pi, np.pi, 2)
+            p2 = R_.from_rotvec(-t2 * k2).apply(R_.from_rotvec(t1 * k1).apply(p1))
+        elif kind == 2:  # tangent: p1 and p2 on the axes' common circle
+            p1 = k2 * rng.uniform(0.5, 2)
+            p2 = k2 * np.linalg.norm(p1) if rng.random() < 0.5 else -p1
+        else:  # degenerate: parallel axes or a zero vector
+            k2 = k1 if rng.random() < 0.5 else k2
+            p2 = np.zeros(3) if rng.random() < 0.3 else rng.normal(size=3)
+        cases.append((p1, p2, k1, k2))
+    for p1, p2, k1, k2 in cases:
+        args = tuple(tuple(float(x) for x in v) for v in (p1, p2, k1, k2))
+        n, ls, t1, t2 = sp2(*args)
+        m, ls_f, u1, u2 = sp2_first(*args)
+        assert (m, ls_f) == (n, ls)
+        assert np.array_equal(np.array(u1), np.array(t1))
+        if ls or u2 != (0.0, 0.0):
+            assert np.array_equal(np.array(u2), np.array(t2))

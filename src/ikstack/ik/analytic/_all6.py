@@ -8,15 +8,19 @@ path's bit for bit:
 3. representatives, limits, the FK gate of every candidate, the step bound and the seed
    distances (:func:`._select._finalize_one`'s full pass, as :func:`._select.finalize`, with
    :func:`ikstack.kinematics._kernels.fk_revolute6_cs`, which is ``fk_one`` to the bit; a
-   joint value shared by several candidates has its cosine and sine computed once);
+   joint value shared with the previous candidate gated (the families write candidates that
+   share joints next to each other) takes that candidate's cosine and sine);
 4. the coupled-joint constraints of every candidate, the certificate of every candidate, and the
    selection (the valid candidate nearest the seed, first on ties, as ``numpy.argmin``).
 
 The certificate (:func:`ikstack.ik.certify`) is the FK gate's verdict: the gate here runs the
-certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`) on the same FK numbers
-with the same tolerances (and the general path's gate, ``atan2(|v/2|, c)``, is it to the bit:
-halving is exact), so only the chain's own limits (without the kinematic margin) and the
-constraints remain to check. Rows whose selection fails, whose constraints are too close to call,
+certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`: its
+:func:`~ikstack.ik._gate.pose_residual`, then ``atan2(|v/2|, c)``) on the same FK numbers with
+the same tolerances (and the general path's gate is it to the bit: halving is exact), so only
+the chain's own limits (without the kinematic margin) and the constraints remain to check. The
+rotation verdict takes ``atan2`` only within a relative 1e-9 of the tolerance (:func:`_rot_ok`;
+elsewhere ``|v/2| / c`` against ``tan`` of the tolerance decides it the same way), and the
+selection's reported error is ``atan2`` of its own numbers, as the certificate's. Rows whose selection fails, whose constraints are too close to call,
 or whose target numpy must check get a nonzero code; the general path decides them.
 """
 
@@ -28,11 +32,10 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik._fast import result_one
-from ikstack.ik._gate import RIGID, constraints_row, fk_error_one, rigid_code
+from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.ik.analytic._one import DONE, GENERAL, NOT_RIGID, _family6, _unpack
-from ikstack.ik.analytic._select import _limits_row, _project
+from ikstack.ik.analytic._select import _project, joint_rep
 from ikstack.ik.analytic._vec import m9, v3
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.ik.result import IKResult
@@ -40,6 +43,29 @@ from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
 from ikstack.spatial import RIGID_ATOL, as_transforms
 
 _F64 = np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
+
+#: relative margin of the rotation verdict decided without ``atan2`` (:func:`_rot_ok`)
+_ROT_MARGIN = 1e-9
+
+
+@njit(cache=True, inline="always")
+def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
+    """``atan2(y, c) <= rtol`` (the certificate's rotation verdict, ``y >= 0``) with
+    ``tr = tan(rtol)``, negative for tolerances of 1 rad or more. ``atan2`` is monotone in
+    ``y / c``, so away from the boundary (a relative margin of :data:`_ROT_MARGIN`, far above
+    the round-off of ``atan2`` and ``tan``) the verdict needs no ``atan2``; within it, and for
+    large tolerances, ``atan2`` decides as the certificate does."""
+    if tr > 0.0:
+        if c <= 0.0:
+            return False  # an angle of pi/2 or more: beyond any tolerance under 1 rad
+        lim = c * tr
+        if y <= lim * (1.0 - _ROT_MARGIN):
+            return True
+        if y >= lim * (1.0 + _ROT_MARGIN):
+            return False
+    return math.atan2(y, c) <= rtol
 
 
 @njit(cache=True)
@@ -48,21 +74,23 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
      qcoef, A, b, fo, io) = _unpack(fl, il)
     _, _, rev, H, P, R6, _ = _family6(fl, il, fo, io)  # fid, var, sgn: the arguments
-    V = np.empty(K6, dtype=np.bool_)
-    OK = np.empty(K6, dtype=np.bool_)
-    LIM = np.empty(K6, dtype=np.bool_)
-    HAS = np.empty(K6, dtype=np.bool_)
-    D = np.empty(K6)
-    PE = np.empty(K6)
-    RE = np.empty(K6)
-    CQ = np.empty((K6, 6))
-    SQ = np.empty((K6, 6))
+    # scratch: three allocations (one per type and shape) rather than one per array
+    B = np.empty((3, K6), dtype=np.bool_)
+    V, OK, LIM = B[0], B[1], B[2]
+    F = np.empty((4, K6))
+    # seed distances, position errors, and of the rotation errors |axial vector| / 2 (the
+    # sine) and the cosine: the error is atan2(RE, RC)
+    D, PE, RE, RC = F[0], F[1], F[2], F[3]
+    CS = np.empty((2, K6, 6))
+    CQ, SQ = CS[0], CS[1]
     Tbuf = np.empty((4, 4))
     # the chain as tuples for the FK gate (a 6R family's joints are revolute)
     Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
     ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
     Re_t = m9(R_end)
     pe_t = v3(p_end)
+    tr = math.tan(rtol) if rtol < 1.0 else -1.0
+    no_constraints = qidx.shape[0] == 0 and A.shape[0] == 0
     one_seed = S.shape[0] == 1
     out = 0
     for i in range(i0, i1):
@@ -80,8 +108,7 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
                 for j in range(6):
                     Qi[k, j] = s[j]
             continue
-        for k in range(K6):
-            HAS[k] = False
+        last = -1  # the last candidate FK-gated (its cosines and sines are in CQ, SQ)
         solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Qi, V)
         # _select._finalize_one's full pass (no polish), with the tuple FK
         for k in range(K6):
@@ -89,7 +116,16 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
                 if not np.isfinite(Qi[k, j]):
                     Qi[k, j] = s[j]
                     V[k] = False
-            lim, D[k], _ = _limits_row(Qi[k], s, lo, hi, revolute, W)
+            # _select._limits_row, in place on the slot (no row view per slot)
+            lim = True
+            d = 0.0
+            for j in range(6):
+                x, inside = joint_rep(Qi[k, j], s[j], lo[j], hi[j], revolute[j])
+                lim = lim and inside
+                Qi[k, j] = x
+                dd = x - s[j]
+                d += W[j] * dd * dd
+            D[k] = d
             LIM[k] = lim
         for k in range(K6):
             st = 0.0
@@ -99,25 +135,28 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
             if V[k] and LIM[k] and st <= step:  # else invalid whatever its FK (the general
                 # path's FK flag of such a slot only words a failed row's status: its to decide)
                 for j in range(6):
+                    # a joint value of the last candidate gated (the families write the
+                    # candidates sharing joints next to each other): its cosine and sine
                     x = Qi[k, j]
-                    hit = -1
-                    for kk in range(k):  # a joint value already seen: its cosine and sine
-                        if HAS[kk] and Qi[kk, j] == x and (
-                                math.copysign(1.0, Qi[kk, j]) == math.copysign(1.0, x)):
-                            hit = kk
-                            break
-                    if hit >= 0:
-                        CQ[k, j] = CQ[hit, j]
-                        SQ[k, j] = SQ[hit, j]
+                    if last >= 0 and Qi[last, j] == x and (
+                            math.copysign(1.0, Qi[last, j]) == math.copysign(1.0, x)):
+                        CQ[k, j] = CQ[last, j]
+                        SQ[k, j] = SQ[last, j]
                     else:
                         CQ[k, j] = np.cos(x)
                         SQ[k, j] = np.sin(x)
-                HAS[k] = True
+                last = k
                 fk_revolute6_cs((CQ[k, 0], CQ[k, 1], CQ[k, 2], CQ[k, 3], CQ[k, 4], CQ[k, 5]),
                                 (SQ[k, 0], SQ[k, 1], SQ[k, 2], SQ[k, 3], SQ[k, 4], SQ[k, 5]),
                                 Rs_t, ps_t, Re_t, pe_t, Tbuf)
-                PE[k], RE[k] = fk_error_one(Tbuf, Ti)
-                fk_ok = PE[k] <= ptol and RE[k] <= rtol
+                # fk_error_one's numbers; its atan2 only where the verdict needs it, and for
+                # the selection's reported error below
+                pe, c, vx, vy, vz = pose_residual(Tbuf, Ti)
+                y = 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
+                PE[k] = pe
+                RE[k] = y
+                RC[k] = c
+                fk_ok = pe <= ptol and _rot_ok(y, c, rtol, tr)
             OK[k] = fk_ok
         _project(Qi, LIM, lo, hi)
         best = -1
@@ -125,7 +164,7 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
         for k in range(K6):
             if not OK[k]:
                 continue
-            c = constraints_row(Qi[k], qidx, qcoef, A, b)
+            c = 1 if no_constraints else constraints_row(Qi[k], qidx, qcoef, A, b)
             if c < 0:
                 undecided = True
             if c != 1:
@@ -144,7 +183,7 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
         for j in range(6):
             q[i, j] = Qi[best, j]
         perr[i] = PE[best]
-        rerr[i] = RE[best]
+        rerr[i] = math.atan2(RE[best], RC[best])
         ok[i] = True
     return out
 
@@ -181,18 +220,24 @@ def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
 def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     """``AnalyticIK.solve(T, seed, return_all=True)`` of a strict 6R family ``ik`` for (4, 4) or
     (N, 4, 4) float64 targets, in one compiled pass per target; rows it leaves undecided are
-    solved by the general path. None for any other input (the general path validates it)."""
+    solved by the general path. None for any other input (the general path validates it).
+
+    Per call: the input checks, one array per result field (a view costs as much as an
+    array) and one compiled call; the result is built without the dataclass's per-field
+    overhead (:func:`ikstack.ik._fast.result_one`'s way)."""
     T = T_base_tcp
     if type(T) is not np.ndarray or T.dtype is not _F64:
         return None
-    if T.shape == (4, 4):
+    shape = T.shape
+    if shape == (4, 4):
         n = 1
-    elif T.ndim == 3 and T.shape[1:] == (4, 4) and T.shape[0]:
-        n = T.shape[0]
+        T = T[None] if T.flags.c_contiguous else np.ascontiguousarray(T)[None]
+    elif len(shape) == 3 and shape[1:] == (4, 4) and shape[0]:
+        n = shape[0]
+        if not T.flags.c_contiguous:
+            T = np.ascontiguousarray(T)
     else:
         return None
-    T = T.reshape(n, 4, 4) if T.flags.c_contiguous else np.ascontiguousarray(
-        T.reshape(n, 4, 4))
     if seed is None:
         S = ik._middle1
     elif (type(seed) is np.ndarray and seed.dtype == np.float64 and seed.size == 6
@@ -200,17 +245,18 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         S = np.minimum(np.maximum(seed.reshape(1, 6), ik._lo), ik._hi)
     else:
         S = ik._seeds(seed, n)
-    Q = np.empty((n, 8, 6))
-    VA = np.empty((n, 8), dtype=np.bool_)
-    q = np.empty((n, 6))
-    success = np.empty(n, dtype=np.bool_)
-    err = np.empty((2, n))
-    perr, rerr = err[0], err[1]
+    empty = np.empty  # (dtypes positional: a keyword costs a tenth of the allocation)
+    Q = empty((n, 8, 6))
+    VA = empty((n, 8), _BOOL)
+    q = empty((n, 6))
+    success = empty(n, _BOOL)
+    perr = empty(n)
+    rerr = empty(n)
     fl, il = ik._pack
     kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
     kfid, kvar, ksgn = ik._kfam
     code = kern(S, T, fl, il, kfid, kvar, ksgn, Q, VA, q, success, perr, rerr)
-    counts = np.zeros((3, n), dtype=np.int64)  # status SUCCESS, iterations, restarts
+    status = np.zeros(n, _I64)  # IKStatus.SUCCESS
     if code != DONE:
         if code & NOT_RIGID:
             as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
@@ -218,9 +264,19 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
             np.broadcast_to(S, (rows.size, 6)))
         r = ik._solve(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr), True)
-        q[rows], success[rows], counts[0, rows] = r.q, r.success, r.status
+        q[rows], success[rows], status[rows] = r.q, r.success, r.status
         perr[rows], rerr[rows] = r.position_error, r.rotation_error
         Q[rows], VA[rows] = r.q_all, r.valid_all
-    out = result_one(q, success, perr, rerr, counts[0], ik.method, counts[1], counts[2])
-    out.__dict__.update(q_all=Q, valid_all=VA)
+    out = object.__new__(IKResult)
+    d = out.__dict__
+    d["q"] = q
+    d["success"] = success
+    d["position_error"] = perr
+    d["rotation_error"] = rerr
+    d["status"] = status
+    d["method"] = ik.method
+    d["iterations"] = np.zeros(n, _I64)
+    d["restarts"] = np.zeros(n, _I64)
+    d["q_all"] = Q
+    d["valid_all"] = VA
     return out

@@ -19,6 +19,7 @@ from ikstack.ik.analytic._sp_kernels import (
     sp1_angle,
     sp1_angle_cs,
     sp2,
+    sp2_first,
     sp3,
     sp3_cs,
     sp4,
@@ -70,7 +71,7 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
         y = sp1_angle(c, rot(a, -x, Rc), b)
         z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
         return 1, (x, x), (y, y), (z, z)
-    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
+    cnt, ls, t1, t2 = sp2_first(Rc, c, a, b)  # t2 only for the least-squares check
     if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
         return 0, (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)
     # y and z again from x by subproblem 1: near a gimbal singularity x carries the

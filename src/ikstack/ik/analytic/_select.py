@@ -18,6 +18,8 @@ from ikstack.kinematics._kernels import fk_one, jac_one
 TWO_PI = 2.0 * math.pi
 #: candidates this close outside a limit [rad] are projected onto it (representation round-off)
 LIMIT_SNAP = 1e-6
+#: a value this far below 2 pi divided by 2 pi is under 1 whatever the rounding
+_ONE_TURN_INSIDE = 6.28
 
 
 @njit(cache=True)
@@ -36,7 +38,11 @@ def pose_err(T, Tt):  # pragma: no cover - compiled
 def representative(q, seed, lo, hi):  # pragma: no cover - compiled
     """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
     d = q - seed
-    base = seed + d - TWO_PI * math.floor((d + math.pi) / TWO_PI)
+    t = d + math.pi
+    # the whole-turn count: 0 without the division when t is well inside [0, 2 pi) (the
+    # common case; the same number as the floor of the quotient there)
+    turns = 0.0 if (t >= 0.0 and t <= _ONE_TURN_INSIDE) else math.floor(t / TWO_PI)
+    base = seed + d - TWO_PI * turns
     if base >= lo - LIMIT_SNAP and base <= hi + LIMIT_SNAP:
         return base
     # the nearest in-range turn on the side of the range, else the value nearest the range

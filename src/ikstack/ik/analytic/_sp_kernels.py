@@ -130,9 +130,12 @@ def sp3_cs(p1, p2, k, d):  # pragma: no cover - compiled
     return sp4_cs(p2, p1, k, 0.5 * (dot(p1, p1) + dot(p2, p2) - d * d))
 
 
-@njit(cache=True)
-def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
-    """``(count, is_ls, (t1_0, t1_1), (t2_0, t2_1))``: ``R(k1, t1) p1 = R(k2, t2) p2``."""
+@njit(cache=True, inline="always")
+def _sp2(p1, p2, k1, k2, second):  # pragma: no cover - compiled
+    """:func:`sp2`; with ``second`` False the second angles are computed only where the count
+    or the verdict needs them (a least-squares pair, or first angles within 1e-12 of each
+    other), else returned as zeros: the count, the verdict and the first angles are the
+    same numbers either way."""
     n1 = norm(p1)
     n2 = norm(p2)
     scale_ = max(1.0, n1, n2)
@@ -143,6 +146,8 @@ def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
     q2 = scale(p2, 1.0 / n2)
     # k2 . R(k1, t1) q1 = k2 . q2 (the component along k2 is unchanged by R(k2, t2))
     cnt, ls, a0, a1 = sp4(k2, q1, k1, dot(k2, q2))
+    if not (second or ls or ls_norm) and (cnt != 2 or abs(wrap(a0 - a1)) >= 1e-12):
+        return cnt, False, (a0, a1), (0.0, 0.0)
     b0 = sp1_angle(q2, rot(k1, a0, q1), k2)
     b1 = b0
     if cnt == 2:
@@ -150,6 +155,20 @@ def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
         if abs(wrap(a0 - a1)) < 1e-12 and abs(wrap(b0 - b1)) < 1e-12:
             cnt = 1
     return cnt, ls or ls_norm, (a0, a1), (b0, b1)
+
+
+@njit(cache=True)
+def sp2(p1, p2, k1, k2):  # pragma: no cover - compiled
+    """``(count, is_ls, (t1_0, t1_1), (t2_0, t2_1))``: ``R(k1, t1) p1 = R(k2, t2) p2``."""
+    return _sp2(p1, p2, k1, k2, True)
+
+
+@njit(cache=True)
+def sp2_first(p1, p2, k1, k2):  # pragma: no cover - compiled
+    """:func:`sp2` for callers that use the second angles only of a least-squares answer
+    (``t2`` is zeros otherwise): the same count, verdict and first angles, without the
+    second angles' two subproblems 1 in the common case."""
+    return _sp2(p1, p2, k1, k2, False)
 
 
 @njit(cache=True)
