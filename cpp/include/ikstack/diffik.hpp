@@ -59,8 +59,9 @@ struct DiffIKResult {
     char message[200] = "ok";
 
     void set_message(const char* text) {
-        std::strncpy(message, text, sizeof(message) - 1);
-        message[sizeof(message) - 1] = '\0';
+        size_t k = 0;
+        for (; text != nullptr && text[k] != '\0' && k + 1 < sizeof(message); ++k) message[k] = text[k];
+        message[k] = '\0';
     }
     static DiffIKResult failure(DiffIKStatus s, const char* text, int iterations = 0) {
         DiffIKResult r;
