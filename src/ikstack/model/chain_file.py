@@ -309,8 +309,7 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
             kind, cname = ln.tokens[1], ln.tokens[2]
             who = f"constraint {cname!r}: "
             if kind == "linear":
-                ln.need(3 + dof + 1, "a_1..a_dof b")
-                if len(ln.tokens) > 3 + dof + 1:
+                if len(ln.tokens) != 3 + dof + 1:
                     raise ln.fail("", f"{who}a linear row has {dof} coefficients (one per joint) "
                                       f"and b; got {len(ln.tokens) - 3} values")
                 if lin_rows and (lin_rows[0][0] != cname or last_linear + 1 != idx):
