@@ -217,8 +217,7 @@ public:
                 const std::string& name = l.tokens[2].text;
                 const std::string who = "constraint '" + name + "': ";
                 if (kind == "linear") {
-                    need(l, static_cast<size_t>(3 + dof + 1), "a_1..a_dof b");
-                    if (l.tokens.size() > static_cast<size_t>(3 + dof + 1))
+                    if (l.tokens.size() != static_cast<size_t>(3 + dof + 1))
                         fail(l, "", who + "a linear row has " + std::to_string(dof) +
                                         " coefficients (one per joint) and b; got " +
                                         std::to_string(l.tokens.size() - 3) + " values");

@@ -186,6 +186,16 @@ public:
     /// Total coupled-constraint rows (linear rows + one per quadrant constraint).
     int constraint_rows() const;
 
+    // ---------------------------------------------------------------- compiled layout
+    /// The canonical compiled data FK and the Jacobian run on (each joint axis rotated onto
+    /// local z, as the Python kinematics module's compile step): joint i's origin rotation
+    /// (row-major 3x3) and translation, then the last joint's canonical frame to the TCP.
+    /// The servo kernel reads these (ikstack::ServoChain::from_chain).
+    const double* canonical_rotation(int i) const { return &Rs_[i][0][0]; }
+    const double* canonical_translation(int i) const { return ps_[i]; }
+    const double* canonical_end_rotation() const { return &R_end_[0][0]; }
+    const double* canonical_end_translation() const { return p_end_; }
+
 private:
     void compile();
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
@@ -294,6 +295,26 @@ class Chain:
         """A copy with dataclass fields replaced (derived caches are dropped)."""
         changes.setdefault("_cache", {})
         return replace(self, **changes)
+
+    # ------------------------------------------------------------------ chain files
+    def to_file(self, path: str | os.PathLike[str]) -> None:
+        """Write the chain description file (``ikstack-chain 1``, see ``docs/chain-file.md``)
+        that the C++ library reads; atomic, and exact on reading back."""
+        from ikstack.model.chain_file import write_chain_file
+
+        write_chain_file(self, path)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Chain:
+        """Read a chain description file written by :meth:`to_file` (or ``ikstack export``).
+
+        Raises:
+            ChainFileError: malformed content, naming the file, line and field.
+            StorageError: the file cannot be read.
+        """
+        from ikstack.model.chain_file import read_chain_file
+
+        return read_chain_file(path)
 
     # ------------------------------------------------------------------ conveniences
     def fk(self, q: ArrayLike) -> Array:
