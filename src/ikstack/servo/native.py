@@ -314,12 +314,13 @@ class NativeServo(Servo):
         q_ref, v = _empty(n), _empty(n)
         return self._result(self._kernel.reject(q, dq, message, step, q_ref, v), q_ref, v, None)
 
-    def _times(self, now_ns: int, *stamps: int) -> tuple[int, ...] | None:
-        """The times relative to the session's epoch, or None when one does not fit 64 bits."""
+    def _times(self, now_ns: int, *stamps: int) -> tuple[int, ...]:
+        """The times for the kernel (64-bit): relative to the session's first cycle when that
+        was beyond 64 bits, and held at the 64-bit range beyond it (292 years away; the order
+        of the times is kept)."""
         if self._accepted_now is None:  # no accepted cycle yet: the kernel holds no time
             self._epoch = now_ns if not -_I64 <= now_ns < _I64 else 0
-        out = tuple(t - self._epoch for t in (now_ns, *stamps))
-        return out if all(-_I64 <= t < _I64 for t in out) else None
+        return tuple(min(max(t - self._epoch, -_I64), _I64 - 1) for t in (now_ns, *stamps))
 
     def _step(self, state: Any, command: Any, dt: Any, now_ns: Any) -> ServoResult:
         """Every input the fast path does not take: Python's checks for what the kernel cannot
@@ -351,11 +352,7 @@ class NativeServo(Servo):
                 return self._reject(state, bad_state, dt)
             return self._reject(state, "state.stamp_ns must be an integer [ns]", dt)
         kind, data, frame, cstamp, refused = self._command(command, now_ns)
-        times = self._times(int(now_ns), int(stamp), int(cstamp))
-        if times is None:
-            return self._reject(state, "times must stay within 2**63 ns of the session's first "
-                                "cycle", dt)
-        now, stamp64, cstamp64 = times
+        now, stamp64, cstamp64 = self._times(int(now_ns), int(stamp), int(cstamp))
         q_ref, v = _empty(n), _empty(n)
         out = self._kernel.step(q, dq, stamp64, kind, data, frame, cstamp64, dt, now, q_ref, v)
         if refused is not None:
