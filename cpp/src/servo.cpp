@@ -2,6 +2,9 @@
 // The Python package's Servo (kernel module), with the same order of checks and messages.
 #include "ikstack/servo.hpp"
 
+#include "ikstack/chain.hpp"
+#include "ikstack/diffik.hpp"
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -80,17 +83,11 @@ void Servo::init(const ServoChain& chain, const ServoConfig& config, const Servo
   n_ = n;
   cfg_ = config;
   solver_ = solver;
+  kin_.reset(new Chain(chain.kinematics()));
   w_.reset(new Work());
   Work& w = *w_;
-  Kin& c = w.kin;
-  c.n = n;
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < 9; ++k) c.Rs[i][k] = chain.Rs[i][k];
-    for (int k = 0; k < 3; ++k) c.ps[i][k] = chain.ps[i][k];
-    c.kinds[i] = chain.kinds[i];
-  }
-  for (int k = 0; k < 9; ++k) c.R_end[k] = chain.R_end[k];
-  for (int k = 0; k < 3; ++k) c.p_end[k] = chain.p_end[k];
+  w.chain = kin_.get();
+  w.size(n, config.num_task_axes);
   const double km = chain.kinematic_margin;
   Limits& L = w.lim;
   w.has_jerk = false;
@@ -106,7 +103,7 @@ void Servo::init(const ServoChain& chain, const ServoConfig& config, const Servo
     L.vmax[i] = chain.velocity[i];
     L.amax[i] = chain.acceleration[i];
     L.jmax[i] = chain.jerk[i];
-    L.cont[i] = chain.continuous[i] ? 1 : 0;
+    L.cont[i] = chain.continuous[i] != 0;
     if (isfin(chain.jerk[i])) w.has_jerk = true;
     bool bounded = isfin(chain.lower[i]) && isfin(chain.upper[i]);
     w.mid[i] = bounded ? 0.5 * (chain.lower[i] + chain.upper[i]) : 0.0;
@@ -169,14 +166,6 @@ void Servo::init(const ServoChain& chain, const ServoConfig& config, const Servo
   scratch_.reserve(cap);
   result_.message.reserve(cap + 128);
   result_.dof = n;
-  w.req.resize(m_, n);
-  for (VecN* v : {&w.vq, &w.vdq, &w.vdes, &w.vlo, &w.vhi, &w.vhlo, &w.vhhi, &w.vref_q, &w.vref_v,
-                  &w.vsol})
-    v->resize(n);
-  for (int i = 0; i < n; ++i) {
-    w.vhlo[i] = L.hlo[i];
-    w.vhhi[i] = L.hhi[i];
-  }
   has_last_ref_ = false;
   reset();
 }
@@ -184,8 +173,7 @@ void Servo::init(const ServoChain& chain, const ServoConfig& config, const Servo
 void Servo::reset() {
   fault_.clear();
   Work& w = *w_;
-  for (int i = 0; i < n_; ++i)
-    for (int j = 0; j < n_; ++j) w.Vh[i][j] = i == j ? 1.0 : 0.0;
+  w.Vh.set_identity();
   has_last_now_ = has_last_stamp_ = false;
   w.prev_dt = 0.0;
   w.prev_flags = 0;
@@ -209,32 +197,23 @@ void Servo::solver_failure_reason() {
   scratch_.append(" failed (iteration cap, empty box or singular normal matrix)");
 }
 
-void Servo::fault_cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk,
-                        double dt, int* flags, bool* moving) {
+void Servo::fault_cycle(const double* dq, const double* a_prev, bool use_jerk, double dt,
+                        int* flags, bool* moving) {
   static const ServoCommand none;
-  cycle(q, dq, a_prev, use_jerk, dt, FAULT, none, 0, flags, moving);
+  cycle(dq, a_prev, use_jerk, dt, FAULT, none, 0, flags, moving);
 }
 
 //: prepare -> built-in solver -> finish; false when the solver failed
-bool Servo::cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk,
-                  double dt, int mode, const ServoCommand& cmd, int prev_flags, int* flags,
-                  bool* moving) {
+bool Servo::cycle(const double* dq, const double* a_prev, bool use_jerk, double dt, int mode,
+                  const ServoCommand& cmd, int prev_flags, int* flags, bool* moving) {
   Work& w = *w_;
   const int n = n_;
-  int f = cycle_prepare(w, q, dq, a_prev, use_jerk, dt, mode, cmd.T.data(), cmd.twist.data(),
+  int f = cycle_prepare(w, dq, a_prev, use_jerk, dt, mode, cmd.T.data(), cmd.twist.data(),
                         cmd.frame == 1);
   if (mode == 0 || mode == 1) {
-    bool ok;
-    if (solver_.kind == ServoSolverKind::DLS || mode == FAULT) {
-      ok = dls_kernel(w.Jsel, m_, n, w.task, w.pref, w.damp, w.lower, w.upper, w.desired, w.sol);
-      w.info[I_ITERS] = 1;
-    } else {
-      int it = 0;
-      int code = box_qp_from_task(w.Jsel, m_, n, w.task, w.pref, w.damp, w.lower, w.upper,
-                                  w.desired, solver_.max_iterations, solver_.tolerance, &it, w.sol);
-      ok = code == QP_CONVERGED;
-      w.info[I_ITERS] = it;
-    }
+    int it = 0;
+    const bool ok = builtin_solve(&it);
+    w.info[I_ITERS] = it;
     if (!ok) {
       *flags = f | F_SOLVER;
       *moving = false;
@@ -246,8 +225,22 @@ bool Servo::cycle(const double* q, const double* dq, const double* a_prev, bool 
     for (int i = 0; i < n; ++i) w.desired[i] = 0.0;
     f |= mode == FAULT ? F_SOLVER : F_STALE;
   }
-  *flags = cycle_finish(w, q, dq, dt, mode, f, prev_flags, true, moving);
+  *flags = cycle_finish(w, dq, dt, mode, f, prev_flags, true, moving);
   return true;
+}
+
+//: the built-in solver on this cycle's task into w.desired; false when it failed
+bool Servo::builtin_solve(int* iterations) {
+  Work& w = *w_;
+  if (solver_.kind == ServoSolverKind::DLS) {
+    *iterations = 1;
+    return DampedLeastSquares::solve_arrays(w.Jsel, w.task, w.pref, w.damp, w.lower, w.upper,
+                                            w.desired);
+  }
+  normal_matrices(w.Jsel, w.task, w.pref, w.damp, w.H, w.g);
+  return BoxQPSolver::solve_qp(w.H, w.g, w.lower, w.upper, w.desired, w.qp_state,
+                               solver_.max_iterations, solver_.tolerance,
+                               *iterations) == DiffIKStatus::Ok;
 }
 
 const ServoResult& Servo::step(const JointState& state, const ServoCommand& command, double dt,
@@ -300,7 +293,7 @@ const ServoResult& Servo::step(const JointState& state, const ServoCommand& comm
     return reject_at(dt, &state);
   }
   if (w.cons.rows() > 0) {
-    int r = project_state(w.q, w.cons, tol, w.cw);
+    int r = project_state(w.q.data(), w.cons, tol, w.cw);
     if (r >= 0) {
       scratch_.assign("the state violates the coupled constraint ");
       scratch_.append(row_names_[static_cast<size_t>(r)]);
@@ -357,7 +350,7 @@ const ServoResult& Servo::step(const JointState& state, const ServoCommand& comm
   const double* a_prev = dq;
   if (use_jerk) {
     for (int i = 0; i < n; ++i) w.a_buf[i] = (dq[i] - w.prev_dq[i]) / w.prev_dt;
-    a_prev = w.a_buf;
+    a_prev = w.a_buf.data();
   }
   if (w.has_jerk) {
     for (int i = 0; i < n; ++i) w.prev_dq[i] = dq[i];
@@ -369,15 +362,15 @@ const ServoResult& Servo::step(const JointState& state, const ServoCommand& comm
   bool moving = false;
   bool have_message = false;
   if ((custom_ == nullptr || (mode != POSE && mode != TWIST)) && generator_ == nullptr) {
-    if (!cycle(w.q, dq, a_prev, use_jerk, dt, mode, command, prev_flags, &flags, &moving)) {
+    if (!cycle(dq, a_prev, use_jerk, dt, mode, command, prev_flags, &flags, &moving)) {
       solver_failure_reason();
       latch(scratch_.c_str());
-      fault_cycle(w.q, dq, a_prev, use_jerk, dt, &flags, &moving);
+      fault_cycle(dq, a_prev, use_jerk, dt, &flags, &moving);
       result_.message.assign(fault_);
       have_message = true;
     }
   } else {
-    general_cycle(w.q, dq, a_prev, use_jerk, dt, mode, command, prev_flags, &flags, &moving);
+    general_cycle(dq, a_prev, use_jerk, dt, mode, command, prev_flags, &flags, &moving);
     if (!scratch_.empty()) {
       result_.message.assign(scratch_);
       have_message = true;
@@ -474,8 +467,7 @@ const ServoResult& Servo::reject_at(double dt, const JointState* state) {
   if (!(0.0 < dt && dt <= cfg_.max_dt)) step = w.prev_dt > 0 ? w.prev_dt : 0.01;
   std::string& msg = result_.message;
   msg.assign(scratch_);
-  const double* q0 = nullptr;
-  const double* v0 = nullptr;
+  bool have = false;
   const bool usable = state != nullptr && all_finite(state->q.data(), n) &&
                       all_finite(state->dq.data(), n);
   if (usable) {
@@ -483,29 +475,28 @@ const ServoResult& Servo::reject_at(double dt, const JointState* state) {
       w.rq[i] = pymin(pymax(state->q[static_cast<size_t>(i)], w.lim.hlo[i]), w.lim.hhi[i]);
       w.rv[i] = state->dq[static_cast<size_t>(i)];
     }
-    q0 = w.rq;
-    v0 = w.rv;
-    if (w.cons.rows() > 0 && project_state(w.rq, w.cons, tol, w.cw) >= 0) q0 = v0 = nullptr;
+    have = true;
+    // outside a coupled constraint: not a state to brake from
+    if (w.cons.rows() > 0 && project_state(w.rq.data(), w.cons, tol, w.cw) >= 0) have = false;
   } else if (state != nullptr && has_last_ref_) {
     msg.append("; the state is unusable: holding the last safe reference");
   }
-  if (q0 == nullptr && has_last_ref_) {
+  if (!have && has_last_ref_) {
     for (int i = 0; i < n; ++i) {
       w.rq[i] = w.last_q[i];
       w.rv[i] = w.last_v[i];
     }
-    q0 = w.rq;
-    v0 = w.rv;
+    have = true;
   }
   ServoResult& res = result_;
-  if (q0 != nullptr) {
+  if (have) {
     const bool use_jerk = w.has_jerk && w.has_prev_dq && w.prev_dt > 0;
-    const double* a_prev = v0;
+    const double* a_prev = w.rv.data();
     if (use_jerk) {
-      for (int i = 0; i < n; ++i) w.a_buf[i] = (v0[i] - w.prev_dq[i]) / w.prev_dt;
-      a_prev = w.a_buf;
+      for (int i = 0; i < n; ++i) w.a_buf[i] = (w.rv[i] - w.prev_dq[i]) / w.prev_dt;
+      a_prev = w.a_buf.data();
     }
-    brake_reference(w, q0, v0, a_prev, use_jerk, step, w.last_q, w.last_v);
+    brake_reference(w, a_prev, use_jerk, step);
     has_last_ref_ = true;
     for (int i = 0; i < n; ++i) {
       res.q[static_cast<size_t>(i)] = w.last_q[i];
@@ -517,7 +508,7 @@ const ServoResult& Servo::reject_at(double dt, const JointState* state) {
       if (state != nullptr && isfin(state->q[static_cast<size_t>(i)])) x = state->q[static_cast<size_t>(i)];
       w.rq[i] = pymin(pymax(x, w.lim.hlo[i]), w.lim.hhi[i]);
     }
-    if (w.cons.rows() > 0) project_state(w.rq, w.cons, INF, w.cw);
+    if (w.cons.rows() > 0) project_state(w.rq.data(), w.cons, INF, w.cw);
     for (int i = 0; i < n; ++i) {
       res.q[static_cast<size_t>(i)] = w.rq[i];
       res.dq[static_cast<size_t>(i)] = 0.0;

@@ -170,6 +170,27 @@ std::string ServoChain::check() const {
   return "";
 }
 
+Chain ServoChain::kinematics() const {
+  std::vector<Joint> joints(static_cast<size_t>(dof));
+  for (int i = 0; i < dof; ++i) {
+    const size_t s = static_cast<size_t>(i);
+    Joint& j = joints[s];
+    j.name = joint_names[s];
+    j.type = kinds[s] == 1 ? JointType::Prismatic : JointType::Revolute;
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) j.origin.m[r][c] = Rs[s][static_cast<size_t>(3 * r + c)];
+      j.origin.m[r][3] = ps[s][static_cast<size_t>(r)];
+    }
+    j.axis = {0.0, 0.0, 1.0};
+  }
+  Mat4 end;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) end.m[r][c] = R_end[static_cast<size_t>(3 * r + c)];
+    end.m[r][3] = p_end[static_cast<size_t>(r)];
+  }
+  return Chain(joints, end);
+}
+
 ServoChain ServoChain::from_chain(const Chain& chain) {
   ServoChain c;
   const int n = chain.dof();

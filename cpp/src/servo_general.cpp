@@ -12,27 +12,20 @@ namespace ikstack {
 
 using namespace servo_detail;
 
-void Servo::general_cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk,
-                          double dt, int mode, const ServoCommand& cmd, int prev_flags,
-                          int* flags_out, bool* moving) {
+void Servo::general_cycle(const double* dq, const double* a_prev, bool use_jerk, double dt,
+                          int mode, const ServoCommand& cmd, int prev_flags, int* flags_out,
+                          bool* moving) {
   Work& w = *w_;
   const int n = n_;
+  const VecN& q = w.q;
   scratch_.clear();
-  int flags = cycle_prepare(w, q, dq, a_prev, use_jerk, dt, mode, cmd.T.data(), cmd.twist.data(),
+  int flags = cycle_prepare(w, dq, a_prev, use_jerk, dt, mode, cmd.T.data(), cmd.twist.data(),
                             cmd.frame == 1);
   if (mode == POSE || mode == TWIST) {
     bool ok = true;
     int iters = 0;
     if (custom_ == nullptr) {
-      if (solver_.kind == ServoSolverKind::DLS) {
-        ok = dls_kernel(w.Jsel, m_, n, w.task, w.pref, w.damp, w.lower, w.upper, w.desired, w.sol);
-        iters = 1;
-      } else {
-        int code = box_qp_from_task(w.Jsel, m_, n, w.task, w.pref, w.damp, w.lower, w.upper,
-                                    w.desired, solver_.max_iterations, solver_.tolerance, &iters,
-                                    w.sol);
-        ok = code == QP_CONVERGED;
-      }
+      ok = builtin_solve(&iters);
       if (!ok) {
         scratch_.assign(solver_name_);
         scratch_.append(" failed");
@@ -40,7 +33,7 @@ void Servo::general_cycle(const double* q, const double* dq, const double* a_pre
     } else {
       DiffIKRequest& req = w.req;
       for (int r = 0; r < m_; ++r) {
-        for (int i = 0; i < n; ++i) req.jacobian(r, i) = w.Jsel[r][i];
+        for (int i = 0; i < n; ++i) req.jacobian(r, i) = w.Jsel(r, i);
         req.task[r] = w.task[r];
       }
       for (int i = 0; i < n; ++i) {
@@ -90,7 +83,7 @@ void Servo::general_cycle(const double* q, const double* dq, const double* a_pre
     if (!ok) {
       latch(scratch_.c_str());
       scratch_.assign(fault_);
-      fault_cycle(q, dq, a_prev, use_jerk, dt, flags_out, moving);
+      fault_cycle(dq, a_prev, use_jerk, dt, flags_out, moving);
       return;
     }
   } else if (mode == JOG) {
@@ -100,26 +93,18 @@ void Servo::general_cycle(const double* q, const double* dq, const double* a_pre
     flags |= mode == FAULT ? F_SOLVER : F_STALE;
   }
   const bool generate = generator_ == nullptr || mode == FAULT;
-  flags = cycle_finish(w, q, dq, dt, mode, flags, prev_flags, generate, moving);
+  flags = cycle_finish(w, dq, dt, mode, flags, prev_flags, generate, moving);
   if (generate) {
     *flags_out = flags;
     return;
   }
   bool ok = true;
   try {
-    for (int i = 0; i < n; ++i) {
-      w.vq[i] = q[i];
-      w.vdq[i] = dq[i];
-      w.vdes[i] = w.desired[i];
-      w.vlo[i] = w.lower[i];
-      w.vhi[i] = w.upper[i];
-      w.vhlo[i] = w.lim.hlo[i];
-      w.vhhi[i] = w.lim.hhi[i];
-    }
+    for (int i = 0; i < n; ++i) w.vdq[i] = dq[i];
     w.vref_q.resize(n);
     w.vref_v.resize(n);
-    if (!generator_->generate(w.vq, w.vdq, w.vdes, w.vlo, w.vhi, w.vhlo, w.vhhi, dt, w.vref_q,
-                              w.vref_v)) {
+    if (!generator_->generate(q, w.vdq, w.desired, w.lower, w.upper, w.lim.hlo, w.lim.hhi, dt,
+                              w.vref_q, w.vref_v)) {
       ok = false;
       scratch_.assign("motion generator raised ");
       scratch_.append(generator_->error());
@@ -129,8 +114,8 @@ void Servo::general_cycle(const double* q, const double* dq, const double* a_pre
                  "motion generator returned shapes (%d,), (%d,); expected (%d,)",
                  w.vref_q.size(), w.vref_v.size(), n);
     } else {
-      int bad = reference_violation(w.vref_q.data(), w.vref_v.data(), w.lower, w.upper,
-                                    w.lim.hlo, w.lim.hhi, 1e-9, n);
+      int bad = reference_violation(w.vref_q.data(), w.vref_v.data(), w.lower.data(),
+                                    w.upper.data(), w.lim.hlo.data(), w.lim.hhi.data(), 1e-9, n);
       if (bad >= 0) {
         ok = false;
         scratch_.assign("motion generator reference violates the limits of joint ");
@@ -148,18 +133,20 @@ void Servo::general_cycle(const double* q, const double* dq, const double* a_pre
   if (!ok) {
     latch(scratch_.c_str());
     scratch_.assign(fault_);
-    fault_cycle(q, dq, a_prev, use_jerk, dt, flags_out, moving);
+    fault_cycle(dq, a_prev, use_jerk, dt, flags_out, moving);
     return;
   }
   for (int i = 0; i < n; ++i) {
     w.out_q[i] = w.vref_q[i];
     w.out_v[i] = pymin(pymax(w.vref_v[i], w.lower[i]), w.upper[i]);
   }
-  int cflags = coupled_step(w, q, dt, 0, w.lower, w.upper, w.info, w.out_v);
+  const int cflags = coupled_step(w, q.data(), dt, 0, w.lower.data(), w.upper.data(), w.info,
+                                  w.out_v.data());
   int row;
-  if (cflags || (w.cons.rows() > 0 && worst_row(w.out_q, w.cons, &row) > 0.0))
-    integrate(q, w.out_v, dt, w.lim.hlo, w.lim.hhi, w.out_q, n);
-  *flags_out = finish_reference(w, q, dt, flags | cflags, false, moving);
+  // the generator's velocity was held back: its position follows the velocity
+  if (cflags || (w.cons.rows() > 0 && worst_row(w.out_q.data(), w.cons, &row) > 0.0))
+    integrate(q, w.out_v, dt, w.lim.hlo, w.lim.hhi, w.out_q);
+  *flags_out = finish_reference(w, dt, flags | cflags, false, moving);
 }
 
 }  // namespace ikstack

@@ -11,10 +11,19 @@
 #include <cmath>
 #include <limits>
 
-#include "servo_linalg.hpp"
+#include "ikstack/linalg.hpp"
+#include "ikstack/servo.hpp"
 
 namespace ikstack {
 namespace servo_detail {
+
+constexpr int K = kServoMaxDof;
+static_assert(kServoMaxDof == kMaxDof, "the servo and the chain share one joint capacity");
+
+inline bool isfin(double x) { return std::isfinite(x); }
+//: Python's min(a, b) / max(a, b) (the first argument unless the second is strictly past it)
+inline double pymin(double a, double b) { return b < a ? b : a; }
+inline double pymax(double a, double b) { return b > a ? b : a; }
 
 constexpr double INF = std::numeric_limits<double>::infinity();
 constexpr int CONFLICT = 1;
@@ -50,10 +59,10 @@ inline double pos_bound(double dist, double limit, double other, double c, doubl
 
 //: the packed limits of a servo
 struct Limits {
-  double lo[K], hi[K];    // working limits (hard less the kinematic margin)
-  double hlo[K], hhi[K];  // hard limits
-  double vmax[K], amax[K], jmax[K];
-  int cont[K];
+  VecN lo, hi;    // working limits (hard less the kinematic margin)
+  VecN hlo, hhi;  // hard limits
+  VecN vmax, amax, jmax;
+  bool cont[K];
 };
 
 //: the velocity box [lower, upper] of this cycle; returns CONFLICT / JERK_RELAXED_CODE bits
@@ -146,18 +155,6 @@ inline int cycle_bounds(const double* q, const double* v, const double* a_prev, 
     pos_bind[i] = pb;
   }
   return code;
-}
-
-inline void integrate(const double* q, const double* dq, double dt, const double* lo,
-                      const double* hi, double* out, int n) {
-  for (int i = 0; i < n; ++i) {
-    double x = q[i] + dq[i] * dt;
-    if (x < lo[i])
-      x = lo[i];
-    else if (x > hi[i])
-      x = hi[i];
-    out[i] = x;
-  }
 }
 
 //: the first joint whose reference leaves the box or the limits, else -1

@@ -63,6 +63,11 @@ TEST_CASE("the servo replays the Python servo's recorded sequence") {
         std::printf("  %s step %zu: action %d/%d status %u/%u\n    C++: %s\n    Py : %s\n",
                     sc.label.c_str(), k, static_cast<int>(r.action), st.action, r.status,
                     st.status, r.message.c_str(), st.message.c_str());
+        for (int i = 0; i < 5; ++i)
+          if (!close(diag[i], st.diag[i], 1e-9))
+            std::printf("    diagnostic %d: %.17g / %.17g\n", i, diag[i], st.diag[i]);
+        if (r.solver_iterations != st.iterations)
+          std::printf("    iterations: %d / %d\n", r.solver_iterations, st.iterations);
       }
     }
     std::printf("| %s | %zu | %.3g | %.3g | %ld | %ld / %ld / %ld |\n", sc.label.c_str(),

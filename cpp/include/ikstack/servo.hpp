@@ -152,6 +152,9 @@ struct ServoChain {
   std::string check() const;
   //: The servo's view of a Chain (its compiled layout, limits, margin and constraints).
   static ServoChain from_chain(const Chain& chain);
+  //: A Chain with this compiled layout (every axis already z), for FK and the Jacobian: its
+  //: compile step reproduces the canonical data exactly.
+  Chain kinematics() const;
 };
 
 //: The built-in per-cycle solvers (called directly, no virtual dispatch).
@@ -213,15 +216,15 @@ class Servo {
  private:
   void init(const ServoChain& chain, const ServoConfig& config, const ServoSolver& solver);
   const ServoResult& reject_at(double dt, const JointState* state);
-  bool cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk, double dt,
-             int mode, const ServoCommand& cmd, int prev_flags, int* flags, bool* moving);
-  void general_cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk,
-                     double dt, int mode, const ServoCommand& cmd, int prev_flags, int* flags,
-                     bool* moving);
+  bool cycle(const double* dq, const double* a_prev, bool use_jerk, double dt, int mode,
+             const ServoCommand& cmd, int prev_flags, int* flags, bool* moving);
+  bool builtin_solve(int* iterations);
+  void general_cycle(const double* dq, const double* a_prev, bool use_jerk, double dt, int mode,
+                     const ServoCommand& cmd, int prev_flags, int* flags, bool* moving);
   void latch(const char* reason);
   void solver_failure_reason();
-  void fault_cycle(const double* q, const double* dq, const double* a_prev, bool use_jerk,
-                   double dt, int* flags, bool* moving);
+  void fault_cycle(const double* dq, const double* a_prev, bool use_jerk, double dt, int* flags,
+                   bool* moving);
   void compose_message(int flags, bool moving);
 
   int n_ = 0;
@@ -233,6 +236,7 @@ class Servo {
   std::vector<std::string> joint_names_;
   std::vector<std::string> row_names_;
   std::string solver_name_;
+  std::unique_ptr<Chain> kin_;  // the kinematics (built from the canonical data)
   std::unique_ptr<servo_detail::Work> w_;
   std::string fault_;
   std::string scratch_;  // message building
