@@ -34,6 +34,8 @@ struct Scenario {
   ikstack::ServoChain chain;
   ikstack::ServoConfig config;
   ikstack::ServoSolver solver;
+  bool custom_solver = false;  // a user DLS subclass (the solve(request) path)
+  bool generator = false;      // a BoxIntegrator motion generator
   std::vector<Step> steps;
 };
 
@@ -143,6 +145,8 @@ class Reader {
     sc.solver.min_damping = f64();
     sc.solver.max_iterations = i32();
     sc.solver.tolerance = f64();
+    sc.custom_solver = i32() != 0;
+    sc.generator = i32() != 0;
     const int steps = i32();
     ikstack::ServoCommand cmd;
     ikstack::ServoVec prev_q{}, prev_dq{};

@@ -7,10 +7,18 @@
 #include <cstdio>
 #include <string>
 
+#include "ikstack/diffik.hpp"
+#include "ikstack/motion.hpp"
 #include "ikstack/servo.hpp"
 #include "servo_fixture.hpp"
 
 namespace {
+
+//: DLS as a user solver (the servo's request path), as the recording's Python subclass
+class SubclassDLS : public ikstack::DampedLeastSquares {
+ public:
+  const char* name() const override { return "SubclassDLS"; }
+};
 
 bool close(double a, double b, double tol) {
   if (std::isinf(a) || std::isinf(b)) return a == b;
@@ -22,13 +30,16 @@ bool close(double a, double b, double tol) {
 TEST_CASE("the servo replays the Python servo's recorded sequence") {
   servo_fixture::Reader reader(std::string(IKSTACK_FIXTURES_DIR) + "/servo_parity.bin");
   auto scenarios = reader.read_all();
-  REQUIRE(scenarios.size() == 9);
+  REQUIRE(scenarios.size() == 11);
   long total = 0, bad_action = 0, bad_status = 0, bad_message = 0, bad_diag = 0, exact = 0;
   double worst_q = 0.0, worst_dq = 0.0;
   std::printf("| scenario | steps | max abs q diff | max abs dq diff | bit-identical | "
               "action / status / message mismatches |\n|---|---|---|---|---|---|\n");
   for (auto& sc : scenarios) {
-    ikstack::Servo servo(sc.chain, sc.config, sc.solver);
+    SubclassDLS custom;
+    ikstack::BoxIntegrator generator;
+    ikstack::Servo servo(sc.chain, sc.config, sc.solver, sc.custom_solver ? &custom : nullptr,
+                         sc.generator ? &generator : nullptr);
     const int n = sc.chain.dof;
     long s_exact = 0, s_act = 0, s_stat = 0, s_msg = 0;
     double s_q = 0.0, s_dq = 0.0;
