@@ -34,7 +34,7 @@ int main() {
   config.max_linear_speed = 0.5;
   ServoSolver solver;
   solver.kind = ServoSolverKind::BOX_QP;
-  Servo servo(ServoChain::from_chain(model), config, solver);
+  Servo servo(model, config, solver);
 
   JointState state;
   state.q[0] = 0.5;

@@ -54,6 +54,10 @@ Servo::Servo(const ServoChain& chain, const ServoConfig& config, const ServoSolv
   init(chain, config, solver);
 }
 
+Servo::Servo(const Chain& chain, const ServoConfig& config, const ServoSolver& solver) {
+  init(ServoChain::from_chain(chain), config, solver);
+}
+
 Servo::Servo(const ServoChain& chain, const ServoConfig& config, const ServoSolver& solver,
              DifferentialIK* custom_solver, MotionGenerator* generator) {
   custom_ = custom_solver;

@@ -12,6 +12,8 @@
 
 #include "fixture.hpp"
 #include "ikstack/chain.hpp"
+#include "ikstack/diffik.hpp"
+#include "ikstack/motion.hpp"
 #include "ikstack/servo.hpp"
 
 namespace {
@@ -36,7 +38,8 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-long run(const std::string& robot, ikstack::ServoSolver solver, bool secondary, int cycles) {
+long run(const std::string& robot, ikstack::ServoSolver solver, bool secondary, int cycles,
+         ikstack::DifferentialIK* custom = nullptr, ikstack::MotionGenerator* gen = nullptr) {
   ikstack::Chain chain = ikstack::Chain::from_file(fixture::path(robot + ".chain"));
   ikstack::ServoChain sc = ikstack::ServoChain::from_chain(chain);
   for (auto& a : sc.acceleration)
@@ -51,7 +54,7 @@ long run(const std::string& robot, ikstack::ServoSolver solver, bool secondary, 
     cfg.joint_centering_gain = 0.2;
     cfg.smoothing = 0.2;
   }
-  ikstack::Servo servo(sc, cfg, solver);
+  ikstack::Servo servo(sc, cfg, solver, custom, gen);
   const int n = sc.dof;
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
@@ -110,6 +113,11 @@ TEST_CASE("step() allocates nothing after construction") {
   CHECK(run("panda", capped, false, 10000) == 0);
   CHECK(run("marvin_left", qp, true, 10000) == 0);
   CHECK(run("marvin_left", dls, false, 10000) == 0);
+  // the general path: a user solver (called through solve(request)) and a motion generator
+  ikstack::DampedLeastSquares user_solver;
+  ikstack::BoxIntegrator generator;
+  CHECK(run("marvin_left", dls, true, 10000, &user_solver, &generator) == 0);
+  CHECK(run("panda", dls, false, 10000, &user_solver, nullptr) == 0);
   // the paths ran
   CHECK(g_rejects > 0);
   CHECK(g_tracks > 0);

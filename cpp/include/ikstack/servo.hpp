@@ -186,11 +186,23 @@ namespace servo_detail {
 struct Work;  // the fixed-size workspace (servo_work.hpp)
 }
 
+//: The servo. Typical use (see examples/planar2.cpp):
+//:
+//:   Servo servo(chain, config, solver);             // a Chain, or a ServoChain
+//:   const ServoResult& r = servo.step(state, ServoCommand::pose(T, now), dt, now);
+//:   if (r.action == Action::REJECT) ...;             // r.message says why
+//:   send(r.q, r.dq);
+//:
+//: A binding that wants the Python servo's references to the last bit builds the ServoChain
+//: from the Python chain's compiled arrays (Rs, ps, kinds, R_end, p_end) directly; a Chain
+//: compiles its own canonical data, equal to them up to rounding.
 class Servo {
  public:
   //: A servo with a built-in solver. Throws std::invalid_argument for a bad chain or config.
   Servo(const ServoChain& chain, const ServoConfig& config = ServoConfig(),
         const ServoSolver& solver = ServoSolver());
+  explicit Servo(const Chain& chain, const ServoConfig& config = ServoConfig(),
+                 const ServoSolver& solver = ServoSolver());
   //: A servo with a custom solver and/or motion generator (either may be null; a null
   //: solver means the built-in one in `solver`). They must outlive the servo.
   Servo(const ServoChain& chain, const ServoConfig& config, const ServoSolver& solver,
