@@ -180,7 +180,7 @@ Chain ServoChain::kinematics() const {
     for (int i = 0; i < dof; ++i) {
         const size_t s = static_cast<size_t>(i);
         Joint& j = joints[s];
-        j.name = joint_names[s];
+        j.name = "j" + std::to_string(i);  // only the kinematics: names need not be valid
         j.type = kinds[s] == 1 ? JointType::Prismatic : JointType::Revolute;
         for (int r = 0; r < 3; ++r) {
             for (int c = 0; c < 3; ++c) j.origin.m[r][c] = Rs[s][static_cast<size_t>(3 * r + c)];
