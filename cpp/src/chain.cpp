@@ -130,7 +130,9 @@ Chain::Chain(std::vector<Joint> joints, const Mat4& T_last_tip, const Mat4& T_ti
             std::sqrt(j.axis[0] * j.axis[0] + j.axis[1] * j.axis[1] + j.axis[2] * j.axis[2]);
         if (!std::isfinite(nrm) || nrm < 1e-9)
             throw ModelError(who + ": the axis must be finite and non-zero");
-        for (double& a : j.axis) a /= nrm;
+        // idempotent: an axis already unit to round-off keeps its bits (exact file round trips)
+        if (std::abs(nrm - 1.0) > 1e-15)
+            for (double& a : j.axis) a /= nrm;
         if (!finite4(j.origin)) throw ModelError(who + ": the origin must be finite");
         if (j.type == JointType::Continuous) {
             j.lower = -INFINITY;

@@ -130,7 +130,10 @@ class Chain:
         norms = np.linalg.norm(axes, axis=1)
         if not np.all(np.isfinite(axes)) or np.any(norms < 1e-9):
             raise ModelError(f"joint axes must be finite and non-zero; got norms {norms}")
-        axes = axes / norms[:, None]
+        # normalizing is idempotent: an axis already unit to round-off keeps its bits, so a
+        # chain read back from a file equals the one written
+        unit = np.abs(norms - 1.0) <= 1e-15
+        axes = np.where(unit[:, None], axes, axes / norms[:, None])
         axes.flags.writeable = False
         object.__setattr__(self, "axes", axes)
         origins = as_transforms(self.origins, "origins").copy()
