@@ -208,7 +208,11 @@ nb::tuple step(PyServo& self, const CArray& q, const CArray& dq, std::int64_t st
     cmd.stamp_ns = cstamp;
     cmd.frame = frame;
     const size_t want = kind == 1 ? 16 : kind == 2 ? 6 : kind == 3 ? size_t(n) : 0;
-    if (kind < 0 || kind > 3 || (kind != 0 && data.size() != want))
+    // a pose is a (4, 4) array, a twist (6,), a jog (dof,)
+    const bool shape_ok = kind == 0 || (kind == 1 ? data.ndim() == 2 && data.shape(0) == 4 &&
+                                                        data.shape(1) == 4
+                                                  : data.ndim() == 1 && data.shape(0) == want);
+    if (kind < 0 || kind > 3 || !shape_ok)
         raise_error("InputError", "command data has " + std::to_string(data.size()) +
                                       " values; expected " + std::to_string(want));
     double* dst = kind == 1 ? cmd.T.data() : kind == 2 ? cmd.twist.data() : cmd.velocities.data();

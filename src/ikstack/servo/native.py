@@ -45,7 +45,8 @@ from ikstack.servo.motion import MotionGenerator
 _ACTIONS = (Action.TRACK, Action.HOLD, Action.REJECT)
 _FLAGS: dict[int, ServoStatus] = {0: ServoStatus.NONE}
 _NONE, _POSE, _TWIST, _JOG = 0, 1, 2, 3
-_NAN16 = np.full(16, np.nan)
+_NAN44 = np.full((4, 4), np.nan)
+_NAN6 = np.full(6, np.nan)
 _I64 = 2**63
 _RIGID = "T_base_target must be a finite (4, 4) rigid transform"
 _new = object.__new__
@@ -244,31 +245,28 @@ class NativeServo(Servo):
     def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
              dt: float, now_ns: int) -> ServoResult:
         """Run one cycle (see :meth:`ikstack.servo.Servo.step`). Never raises for bad input."""
-        n = self._n
-        if type(state) is JointState and type(dt) is float and type(now_ns) is int:
-            q, dq, stamp = state.q, state.dq, state.stamp_ns
+        # hot path: a pose command or none, float dt, int times; the binding reads the arrays
+        # (its shape checks, or a type it cannot read, send the cycle to the general path)
+        if (type(state) is JointState and type(dt) is float and type(now_ns) is int
+                and self._epoch == 0):
             ct = type(command)
-            if (type(q) is np.ndarray and type(dq) is np.ndarray and type(stamp) is int
-                    and q.dtype == np.float64 and dq.dtype == np.float64
-                    and q.shape == (n,) and dq.shape == (n,) and self._epoch == 0):
-                data = None
-                if ct is PoseCommand:
-                    T = command.T_base_target  # type: ignore[union-attr]
-                    if type(T) is np.ndarray and T.dtype == np.float64 and T.shape == (4, 4):
-                        kind, data, frame = _POSE, T, 0
-                elif command is None:
-                    kind, data, frame = _NONE, self._zero, 0
-                if data is not None:
-                    cstamp = 0 if command is None else command.stamp_ns  # type: ignore[union-attr]
-                    if type(cstamp) is int:
-                        q_ref, v = _empty(n), _empty(n)
-                        try:
-                            out = self._kernel.step(q, dq, stamp, kind, data, frame, cstamp, dt,
-                                                    now_ns, q_ref, v)
-                        except TypeError:  # a time beyond 64 bits: the general path
-                            out = None
-                        if out is not None:
-                            return self._result(out, q_ref, v, now_ns)
+            if ct is PoseCommand:
+                data, kind, cstamp = command.T_base_target, _POSE, command.stamp_ns  # type: ignore[union-attr]
+            elif command is None:
+                data, kind, cstamp = self._zero, _NONE, 0
+            else:
+                kind = -1
+            stamp = state.stamp_ns
+            if kind >= 0 and type(stamp) is int and type(cstamp) is int:
+                n = self._n
+                q_ref, v = _empty(n), _empty(n)
+                try:
+                    out = self._kernel.step(state.q, state.dq, stamp, kind, data, 0, cstamp, dt,
+                                            now_ns, q_ref, v)
+                except (TypeError, InputError):  # not float arrays of the right shape, or a
+                    out = None  # time beyond 64 bits: the general path
+                if out is not None:
+                    return self._result(out, q_ref, v, now_ns)
         return self._step(state, command, dt, now_ns)
 
     def _result(self, out: tuple, q_ref: np.ndarray, v: np.ndarray,
@@ -371,7 +369,7 @@ class NativeServo(Servo):
         n = self._n
         if command is None:
             return _NONE, self._zero, 0, now_ns, None
-        unreadable = (_POSE, _NAN16, 0, now_ns)
+        unreadable = (_POSE, _NAN44, 0, now_ns)
         if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
             return (*unreadable, (_RIGID, f"unknown command type {type(command).__name__}; use "
                                   "PoseCommand, TwistCommand, JointJogCommand or None"))
@@ -383,14 +381,14 @@ class NativeServo(Servo):
             try:
                 T = np.asarray(command.T_base_target, dtype=np.float64)
             except (TypeError, ValueError):
-                return _POSE, _NAN16, 0, stamp, (_RIGID, "T_base_target must be a (4, 4) array")
+                return _POSE, _NAN44, 0, stamp, (_RIGID, "T_base_target must be a (4, 4) array")
             if T.shape != (4, 4):
-                return _POSE, _NAN16, 0, stamp, None  # the kernel's own message
+                return _POSE, _NAN44, 0, stamp, None  # the kernel's own message
             return _POSE, np.ascontiguousarray(T), 0, stamp, None
         if isinstance(command, TwistCommand):
             tw = _finite_vector(command.twist, 6)
             if tw is None:  # the kernel refuses it with the same message
-                return _TWIST, _NAN16[:6], 0, stamp, None
+                return _TWIST, _NAN6, 0, stamp, None
             try:
                 frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
                     else TwistFrame(command.frame)
