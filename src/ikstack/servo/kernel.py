@@ -90,7 +90,8 @@ class Servo:
     """
 
     def __new__(cls, *args: Any, backend: str | None = None, **kwargs: Any) -> Servo:
-        if cls is Servo and resolve_backend(backend) == "native":
+        # (no arguments: copy/pickle rebuilding an existing servo of its own class)
+        if cls is Servo and (args or kwargs) and resolve_backend(backend) == "native":
             from ikstack.servo.native import NativeServo
             return object.__new__(NativeServo)
         return object.__new__(cls)
