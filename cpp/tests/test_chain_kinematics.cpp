@@ -48,6 +48,7 @@ TEST_CASE("FK and Jacobian of exported arms match Pinocchio to 1e-12") {
                 for (int c = 0; c < chain.dof(); ++c)
                     worst_J = std::max(worst_J, std::abs(J(r, c) - recs[k + 2].v[static_cast<size_t>(r * chain.dof() + c)]));
         }
+        MESSAGE(arm << ": largest |T - T_pinocchio| " << worst_T << ", |J - J_pinocchio| " << worst_J);
         CHECK(worst_T < 1e-12);
         CHECK(worst_J < 1e-12);
     }

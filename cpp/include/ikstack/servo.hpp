@@ -218,11 +218,17 @@ public:
     Servo(const Servo&) = delete;
     Servo& operator=(const Servo&) = delete;
 
-    /// One cycle. Never throws for bad input: it answers Action::REJECT.
+    /// One cycle. Never throws for bad input: it answers Action::REJECT. The result lives in
+    /// the servo until the next call (copy what you keep); nothing is allocated.
     const ServoResult& step(const JointState& state, const ServoCommand& command, double dt,
                             std::int64_t now_ns);
     /// REJECT with `message` (for inputs a binding could not even read): a stop within the
-    /// acceleration limits from `state` when usable, else from the last reference.
+    /// acceleration limits from `state` when usable, else from the last reference (a hold
+    /// once stopped), else the state's finite positions or the middle of the limits, at rest.
+    /// As the Python servo: `state` null is "no JointState at all"; a state that is there but
+    /// unusable (wrong shapes: pass NaN positions) appends "; the state is unusable: holding
+    /// the last safe reference" once a reference exists. dt outside (0, max_dt] (NaN too)
+    /// brakes over the previous cycle's dt. The result lives until the next call.
     const ServoResult& reject(const JointState* state, const char* message, double dt);
     /// Clear a latched SOLVER_ERROR and forget timing history.
     void reset();
