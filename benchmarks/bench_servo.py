@@ -1,10 +1,11 @@
-"""Servo step latency on Panda: ikstack's kernel (DLS and BoxQP) beside pink, mink and PlaCo.
+"""Servo step latency on Panda: ikstack's kernels (DLS and BoxQP) beside pink, mink and PlaCo.
 
 One "step" is everything a 1 kHz loop pays per cycle for a 6-D pose task at the flange with
 joint position and velocity limits:
 
 * ikstack: ``Servo.step`` (FK, Jacobian, SVD, condition number, velocity / acceleration /
-  braking bounds, the solver, singularity scaling, integration, re-validation);
+  braking bounds, the solver, singularity scaling, integration, re-validation), on the
+  compiled-Python kernel (numba) and on the C++ kernel through its binding (native);
 * pink: ``Configuration(...)`` (pinocchio FK + Jacobians) and ``solve_ik`` with daqp,
   ``ConfigurationLimit`` and ``VelocityLimit``;
 * mink: ``Configuration.update`` (MuJoCo kinematics) and ``solve_ik`` with daqp,
@@ -15,7 +16,7 @@ The target moves on a 5 cm circle at 0.2 Hz so every solver keeps working. Each 
 optional: a missing one is reported, not fatal. Prints a table and writes
 ``benchmarks/results/bench_servo.json``.
 
-Usage: ``python benchmarks/bench_servo.py [--quick] [--steps N]``.
+Usage: ``python benchmarks/bench_servo.py [--quick] [--steps N] [--backend numba|native|both]``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 
 import ikstack.robots as robots
 from ikstack.diffik import BoxQPSolver, DampedLeastSquares
+from ikstack.errors import IKStackError
 from ikstack.servo import JointState, PoseCommand, Servo, ServoConfig
 
 HERE = Path(__file__).resolve().parent
@@ -64,9 +66,9 @@ def track_error(fk, q: np.ndarray, T: np.ndarray) -> float:
     return float(np.linalg.norm(fk(q)[:3, 3] - T[:3, 3]))
 
 
-def bench_ikstack(solver, steps: int, warmup: int) -> dict:
+def bench_ikstack(solver, steps: int, warmup: int, backend: str = "numba") -> dict:
     panda = robots.load("panda").with_limits(acceleration=PANDA_ACC)
-    servo = Servo(panda, ServoConfig(), differential_ik=solver)
+    servo = Servo(panda, ServoConfig(), differential_ik=solver, backend=backend)
     q, dq = Q0.copy(), np.zeros(7)
     goal = targets(panda.fk(Q0), steps)
     ns, errs = [], []
@@ -81,12 +83,12 @@ def bench_ikstack(solver, steps: int, warmup: int) -> dict:
     return {**stats(ns, warmup), "tracking_error_m": float(np.median(errs[warmup:]))}
 
 
-def bench_marvin(solver, steps: int, warmup: int, push: bool) -> dict:
+def bench_marvin(solver, steps: int, warmup: int, push: bool, backend: str = "numba") -> dict:
     """Marvin (left) with its J6/J7 diamond: a circle well inside it, or (``push``) a fixed
     pose beyond it, which the servo approaches and then holds against the constraint (the
     median is over the cycles in which the constraint bound)."""
     marvin = robots.load("marvin_left")
-    servo = Servo(marvin, ServoConfig(), differential_ik=solver)
+    servo = Servo(marvin, ServoConfig(), differential_ik=solver, backend=backend)
     q0 = np.radians([0.0, 30.0, 0.0, -60.0, 0.0, 40.0, 50.0])
     q, dq = q0.copy(), np.zeros(7)
     if push:
@@ -225,18 +227,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few hundred steps (smoke test)")
     ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--backend", choices=("numba", "native", "both"), default="both",
+                    help="the ikstack servo kernel(s) to time (native: the C++ kernel's binding)")
     args = ap.parse_args()
     steps = args.steps or (300 if args.quick else 20000)
     warmup = min(200, steps // 3)
     urdf = chain_urdf()
+    backends = ("numba", "native") if args.backend == "both" else (args.backend,)
     rows: dict[str, dict] = {}
-    rows["ikstack DampedLeastSquares"] = bench_ikstack(DampedLeastSquares(), steps, warmup)
-    rows["ikstack BoxQPSolver"] = bench_ikstack(BoxQPSolver(), steps, warmup)
     marvin: dict[str, dict] = {}
-    for sname, make in (("DampedLeastSquares", DampedLeastSquares), ("BoxQPSolver", BoxQPSolver)):
-        marvin[f"marvin_left {sname}, circle inside J6/J7"] = bench_marvin(make(), steps, warmup,
-                                                                          False)
-        marvin[f"marvin_left {sname}, held at J6/J7"] = bench_marvin(make(), steps, warmup, True)
+    for backend in backends:
+        tag = "ikstack" if backend == "numba" else "ikstack native"
+        try:
+            for sname, make in (("DampedLeastSquares", DampedLeastSquares),
+                                ("BoxQPSolver", BoxQPSolver)):
+                rows[f"{tag} {sname}"] = bench_ikstack(make(), steps, warmup, backend)
+                for where, push in (("circle inside J6/J7", False), ("held at J6/J7", True)):
+                    marvin[f"{tag[8:]} marvin_left {sname}, {where}".strip()] = bench_marvin(
+                        make(), steps, warmup, push, backend)
+        except IKStackError as exc:  # the C++ module is not built
+            rows[f"{tag}"] = {"error": str(exc)}
     for name, fn in (("pink (daqp)", bench_pink), ("mink (daqp)", bench_mink),
                      ("PlaCo", bench_placo)):
         try:
@@ -248,22 +258,22 @@ def main() -> None:
     peers = {k: v for k, v in rows.items() if "median_us" in v and not k.startswith("ikstack")}
     print(f"Servo step latency, Panda 6-D pose task, dt = {DT} s, {steps} steps "
           f"({warmup} warm-up)")
-    print(f"{'solver':<28} {'median us':>10} {'p99 us':>9} {'track err m':>12}  ratios")
+    print(f"{'solver':<35} {'median us':>10} {'p99 us':>9} {'track err m':>12}  ratios")
     for name, r in rows.items():
         if "error" in r:
-            print(f"{name:<28} {r['error']}")
+            print(f"{name:<35} {r['error']}")
             continue
         ratio = ""
         if name.startswith("ikstack"):
             parts = [f"{p.split()[0]} x{v['median_us'] / r['median_us']:.1f}"
                      for p, v in peers.items()]
             ratio = "speed-up vs " + ", ".join(parts) if parts else ""
-        print(f"{name:<28} {r['median_us']:10.1f} {r['p99_us']:9.1f} "
+        print(f"{name:<35} {r['median_us']:10.1f} {r['p99_us']:9.1f} "
               f"{r['tracking_error_m']:12.2e}  {ratio}")
     print("Marvin with its J6/J7 constraint (medians over the cycles in which it bound, for "
           "'held')")
     for name, r in marvin.items():
-        print(f"{name:<48} {r['median_us']:10.1f} {r['p99_us']:9.1f}  bound in "
+        print(f"{name:<63} {r['median_us']:10.1f} {r['p99_us']:9.1f}  bound in "
               f"{100 * r['bound_fraction']:.0f}% of cycles")
     note = ("tracking error: ikstack servos with pose_gain 10 1/s (a 0.1 s time constant) under "
             "acceleration limits; the peers step onto the target each cycle (gain 1/dt)")

@@ -75,6 +75,28 @@ class URDFError(ModelError):
     """A URDF file or string is malformed (the message carries the parser's line if known)."""
 
 
+class ChainFileError(InputError):
+    """A chain description file (``ikstack-chain``) is malformed.
+
+    Attributes:
+        path: the file (or ``"<string>"``).
+        line: the 1-based line number (0 when the file cannot be read at all).
+        field: the field on that line (``"upper"``, ``"origin.r01"``, ...), or ``""``.
+        problem: what is wrong, without the location.
+    """
+
+    def __init__(self, path: str, line: int, field: str, problem: str):
+        self.path = str(path)
+        self.line = int(line)
+        self.field = field
+        self.problem = problem
+        where = f"field {field!r}: " if field else ""
+        super().__init__(f"{self.path}:{self.line}: {where}{problem}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.line, self.field, self.problem))
+
+
 class MJCFError(ModelError):
     """An MJCF file cannot be compiled by MuJoCo, or names a frame it does not have."""
 

@@ -25,11 +25,13 @@ NEEDS = {
     "servo-demo": [],
     "view": [],
     "warmup": [],
+    "export": ["-o", "arm.chain"],
 }
 #: commands without a model: their positional arguments
 NO_MODEL = {"robots": [], "decode": ["c.npz", "--profile", "p.yaml"]}
 #: commands with machine output (``--json`` a flag printing JSON on stdout)
-JSON_COMMANDS = ("fk", "ik", "solve", "validate", "servo-demo", "decode", "robots", "warmup")
+JSON_COMMANDS = ("fk", "ik", "solve", "validate", "servo-demo", "decode", "robots", "warmup",
+                 "export")
 #: command -> the options whose angles ``--deg`` turns into degrees
 DEG = {"fk": ["--q", "10"], "ik": ["--seed", "10"], "servo-demo": ["--target-q", "10"],
        "solve": ["--max-joint-step", "10"]}

@@ -31,6 +31,7 @@ COMMANDS = {
     "decode": "ikstack.cli.decode_cmd",
     "view": "ikstack.cli.view_cmd",
     "warmup": "ikstack.cli.warmup_cmd",
+    "export": "ikstack.cli.export_cmd",
 }
 
 #: exit codes of every command

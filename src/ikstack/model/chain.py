@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
@@ -129,7 +130,10 @@ class Chain:
         norms = np.linalg.norm(axes, axis=1)
         if not np.all(np.isfinite(axes)) or np.any(norms < 1e-9):
             raise ModelError(f"joint axes must be finite and non-zero; got norms {norms}")
-        axes = axes / norms[:, None]
+        # normalizing is idempotent: an axis already unit to round-off keeps its bits, so a
+        # chain read back from a file equals the one written
+        unit = np.abs(norms - 1.0) <= 1e-15
+        axes = np.where(unit[:, None], axes, axes / norms[:, None])
         axes.flags.writeable = False
         object.__setattr__(self, "axes", axes)
         origins = as_transforms(self.origins, "origins").copy()
@@ -294,6 +298,26 @@ class Chain:
         """A copy with dataclass fields replaced (derived caches are dropped)."""
         changes.setdefault("_cache", {})
         return replace(self, **changes)
+
+    # ------------------------------------------------------------------ chain files
+    def to_file(self, path: str | os.PathLike[str]) -> None:
+        """Write the chain description file (``ikstack-chain 1``, see ``docs/chain-file.md``)
+        that the C++ library reads; atomic, and exact on reading back."""
+        from ikstack.model.chain_file import write_chain_file
+
+        write_chain_file(self, path)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Chain:
+        """Read a chain description file written by :meth:`to_file` (or ``ikstack export``).
+
+        Raises:
+            ChainFileError: malformed content, naming the file, line and field.
+            StorageError: the file cannot be read.
+        """
+        from ikstack.model.chain_file import read_chain_file
+
+        return read_chain_file(path)
 
     # ------------------------------------------------------------------ conveniences
     def fk(self, q: ArrayLike) -> Array:

@@ -19,10 +19,10 @@ import numpy as np
 from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
 from ikstack.diffik.nullspace import RCOND
 from ikstack.diffik.solver import as_result
-from ikstack.errors import InputError
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain, JointType
 from ikstack.servo import cycle as C
+from ikstack.servo.backend import check_arguments, resolve_backend
 from ikstack.servo.commands import (
     Action,
     JointJogCommand,
@@ -81,31 +81,26 @@ class Servo:
             from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
             and integrates one cycle. Its output is re-validated every cycle.
+        backend: ``"numba"`` (default) or ``"native"`` (the C++ kernel, nothing compiled on
+            first use); ``None`` reads the ``IKSTACK_SERVO`` environment variable.
 
     Example:
         >>> servo = Servo(chain, ServoConfig(task_axes=(0, 1)), differential_ik=BoxQPSolver())
         >>> result = servo.step(JointState(q, dq, now), PoseCommand(T, now), dt=0.01, now_ns=now)
     """
 
+    def __new__(cls, *args: Any, backend: str | None = None, **kwargs: Any) -> Servo:
+        # (no arguments: copy/pickle rebuilding an existing servo of its own class)
+        if cls is Servo and (args or kwargs) and resolve_backend(backend) == "native":
+            from ikstack.servo.native import NativeServo
+            return object.__new__(NativeServo)
+        return object.__new__(cls)
+
     def __init__(self, chain: Chain, config: ServoConfig | None = None,
                  differential_ik: DifferentialIK | None = None,
-                 motion_generator: MotionGenerator | None = None):
-        if not isinstance(chain, Chain):
-            raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
-        cfg = config if config is not None else ServoConfig()
-        if not isinstance(cfg, ServoConfig):
-            raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
-        solver = differential_ik if differential_ik is not None else DampedLeastSquares()
-        if not isinstance(solver, DifferentialIK):
-            raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
-                             f"got {type(solver).__name__}")
-        if motion_generator is not None and not isinstance(motion_generator, MotionGenerator):
-            raise InputError("motion_generator must be a MotionGenerator; "
-                             f"got {type(motion_generator).__name__}")
+                 motion_generator: MotionGenerator | None = None, *, backend: str | None = None):
+        cfg, solver = check_arguments(chain, config, differential_ik, motion_generator)
         n = chain.dof
-        if cfg.posture is not None and cfg.posture.shape != (n,):
-            raise InputError(f"nullspace_reference has {cfg.posture.shape[0]} values; "
-                             f"the chain has {n} joints")
         self.chain = chain
         self.config = cfg
         self.differential_ik = solver

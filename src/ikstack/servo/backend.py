@@ -1,0 +1,47 @@
+"""Which kernel runs the servo ("numba" or "native"), and the arguments both kernels take."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ikstack.diffik import DampedLeastSquares, DifferentialIK
+from ikstack.errors import InputError
+from ikstack.model import Chain
+from ikstack.servo.config import ServoConfig
+from ikstack.servo.motion import MotionGenerator
+
+#: the servo kernels: the compiled-Python one and the C++ library's (module ikstack._native)
+BACKENDS = ("numba", "native")
+#: the environment variable that picks the kernel when ``Servo(..., backend=None)``
+BACKEND_ENV = "IKSTACK_SERVO"
+
+
+def resolve_backend(backend: str | None) -> str:
+    """``backend``, else the ``IKSTACK_SERVO`` environment variable, else ``"numba"``."""
+    name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "numba")
+    if name not in BACKENDS:
+        where = "backend" if backend is not None else f"the {BACKEND_ENV} environment variable"
+        raise InputError(f"{where} must be one of {', '.join(map(repr, BACKENDS))}; got {name!r}")
+    return name
+
+
+def check_arguments(chain: Any, config: Any, differential_ik: Any,
+                    motion_generator: Any) -> tuple[ServoConfig, DifferentialIK]:
+    """The servo's arguments checked: ``(config, solver)`` with their defaults filled in."""
+    if not isinstance(chain, Chain):
+        raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
+    cfg = config if config is not None else ServoConfig()
+    if not isinstance(cfg, ServoConfig):
+        raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
+    solver = differential_ik if differential_ik is not None else DampedLeastSquares()
+    if not isinstance(solver, DifferentialIK):
+        raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
+                         f"got {type(solver).__name__}")
+    if motion_generator is not None and not isinstance(motion_generator, MotionGenerator):
+        raise InputError("motion_generator must be a MotionGenerator; "
+                         f"got {type(motion_generator).__name__}")
+    if cfg.posture is not None and cfg.posture.shape != (chain.dof,):
+        raise InputError(f"nullspace_reference has {cfg.posture.shape[0]} values; "
+                         f"the chain has {chain.dof} joints")
+    return cfg, solver
