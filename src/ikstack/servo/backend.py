@@ -18,8 +18,11 @@ BACKEND_ENV = "IKSTACK_SERVO"
 
 
 def resolve_backend(backend: str | None) -> str:
-    """``backend``, else the ``IKSTACK_SERVO`` environment variable, else ``"numba"``."""
-    name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "numba")
+    """``backend``, else the ``IKSTACK_SERVO`` environment variable, else ``"native"``.
+
+    ``"numba"`` (the compiled-Python kernel the C++ one replays bit for bit) stays one release
+    as a fallback and goes after it."""
+    name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
     if name not in BACKENDS:
         where = "backend" if backend is not None else f"the {BACKEND_ENV} environment variable"
         raise InputError(f"{where} must be one of {', '.join(map(repr, BACKENDS))}; got {name!r}")

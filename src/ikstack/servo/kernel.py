@@ -81,8 +81,9 @@ class Servo:
             from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
             and integrates one cycle. Its output is re-validated every cycle.
-        backend: ``"numba"`` (default) or ``"native"`` (the C++ kernel, nothing compiled on
-            first use); ``None`` reads the ``IKSTACK_SERVO`` environment variable.
+        backend: ``"native"`` (default: the C++ kernel, nothing compiled on first use) or
+            ``"numba"`` (the compiled-Python kernel, kept one release as a fallback); ``None``
+            reads the ``IKSTACK_SERVO`` environment variable, else ``"native"``.
 
     Example:
         >>> servo = Servo(chain, ServoConfig(task_axes=(0, 1)), differential_ik=BoxQPSolver())
