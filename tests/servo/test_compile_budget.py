@@ -33,8 +33,10 @@ def _packed_cycle_calls_in_pose_step() -> set[str]:
             return [pm]
 
     sig = pose_cycle._SIGNATURE
+    flags = Flags()
+    flags.nrt = True  # as numba's own jit: callees compiled from here may allocate arrays
     c = TypeOnly(cpu_target.typing_context, cpu_target.target_context, None, sig.args,
-                 sig.return_type, Flags(), {})
+                 sig.return_type, flags, {})
     try:
         c.compile_extra(pose_cycle.pose_step.py_func)
     except AttributeError:  # no lowering stage, so no compile result: typing is all we need
