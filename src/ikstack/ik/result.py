@@ -113,6 +113,16 @@ class IKResult:
         return f"IKResult({'; '.join(parts)})"
 
 
+    @classmethod
+    def concat(cls, parts: list[IKResult], method: str) -> IKResult:
+        """Results of consecutive pieces (of a path) as one result."""
+        if len(parts) == 1:
+            return parts[0]
+        cat = {f: np.concatenate([getattr(r, f) for r in parts]) for f in
+               ("q", "success", "position_error", "rotation_error", "status", "iterations",
+                "restarts")}
+        return cls(method=method, **cat)
+
     def reshaped(self, lead: tuple[int, ...]) -> IKResult:
         """This result of ``prod(lead)`` flattened targets with the batch dimensions ``lead``
         restored: ``q`` (*lead, dof), ``success`` (*lead,), ``q_all`` (*lead, K, dof)..."""

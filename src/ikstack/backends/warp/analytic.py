@@ -65,7 +65,7 @@ from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
-from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP, _concat
+from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
@@ -475,7 +475,7 @@ class WarpAnalyticIK:
             if first is not None:
                 parts = [self._device_paths(T[None, :first], prev)[0]] if first else []
                 parts.append(self._device_paths(T[None, first:], start)[0])
-                return _concat(parts, self.method)
+                return IKResult.concat(parts, self.method)
         return self._device_paths(T[None], prev)[0]
 
     def solve_paths(self, targets: ArrayLike, seed: ArrayLike | None = None) -> list[IKResult]:
@@ -567,7 +567,7 @@ class WarpAnalyticIK:
                 rest = self._ik.solve_path(T[p, f0:], start)
                 head = IKResult(qh[p, :f0], r.success[:f0], pe[p, :f0], re[p, :f0],
                                 st[p, :f0], self.method, zeros[:f0], zeros[:f0])
-                r = _concat([head, IKResult(rest.q, rest.success, rest.position_error,
+                r = IKResult.concat([head, IKResult(rest.q, rest.success, rest.position_error,
                                             rest.rotation_error, rest.status, self.method,
                                             rest.iterations, rest.restarts)], self.method)
             out.append(r)

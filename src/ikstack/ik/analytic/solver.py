@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -254,6 +255,15 @@ class AnalyticIK:
         CON = np.ones((n, k), dtype=np.bool_)
         if self.chain.constraints:
             CON = self.chain.constraints_satisfied(Q)
+            arrays = (Q, V, S, T, OK, FK, LIM, D, PL)
+
+            def regate(rows: Any, keep: tuple[int, ...]) -> None:  # gate rows, keep outputs
+                sub = [np.ascontiguousarray(a[rows]) for a in arrays]
+                gate(*sub)
+                for k in keep:
+                    arrays[k][rows] = sub[k]
+                CON[rows] = self.chain.constraints_satisfied(sub[0])
+
             for _ in range(CONSTRAINT_RETRIES):
                 bad = OK & ~CON
                 rows = np.flatnonzero(bad.any(axis=1))
@@ -261,27 +271,16 @@ class AnalyticIK:
                     break
                 # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
                 V[bad] = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
-                gate(*sub)
-                Q[rows], V[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
-                    sub[0], sub[1], sub[4], sub[5], sub[6], sub[7], sub[8])
-                CON[rows] = self.chain.constraints_satisfied(sub[0])
+                regate(rows, (0, 1, 4, 5, 6, 7, 8))
             rows = np.flatnonzero((OK & ~CON).any(axis=1))
             if lazy and rows.size:
                 # still breaking constraints after the retries: gate every candidate
                 lazy = False
-                sub = [np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
-                gate(*sub)
-                Q[rows], OK[rows], FK[rows], LIM[rows], D[rows], PL[rows] = (
-                    sub[0], sub[4], sub[5], sub[6], sub[7], sub[8])
-                CON[rows] = self.chain.constraints_satisfied(sub[0])
+                regate(rows, (0, 4, 5, 6, 7, 8))
             OK &= CON
 
-        def gate_every(*a: Any) -> None:  # refinement gates every slot of its rows
-            gate(*a, every=True)
-
         _refine.refine_locks(self.chain, self.family, T, S, self._lo, self._hi,
-                             (Q, V, OK, FK, LIM, CON, D, PL), gate_every)
+                             (Q, V, OK, FK, LIM, CON, D, PL), partial(gate, every=True))
         return Q, OK, FK, LIM, CON, D
 
     def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
@@ -531,7 +530,7 @@ class AnalyticIK:
             return self._frame_path(T, prev)
         parts = [self._frame_path(T[:first], prev)] if first else []
         parts.append(self.solve_path(T[first:], seed=r.q[0], compiled=compiled))
-        return _concat(parts, self.method)
+        return IKResult.concat(parts, self.method)
 
     def _gate(self) -> tuple[Any, ...]:
         cc = self._cc
@@ -595,16 +594,6 @@ class AnalyticIK:
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros,
                         zeros.copy())
-
-
-def _concat(parts: list[IKResult], method: str) -> IKResult:
-    """Results of consecutive path pieces as one result."""
-    if len(parts) == 1:
-        return parts[0]
-    cat = {f: np.concatenate([getattr(r, f) for r in parts]) for f in
-           ("q", "success", "position_error", "rotation_error", "status", "iterations",
-            "restarts")}
-    return IKResult(method=method, **cat)
 
 
 #: compiled path outcome code -> IKStatus
