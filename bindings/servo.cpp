@@ -18,6 +18,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -480,6 +481,59 @@ nb::object fast_step(PyServo& self, nb::handle state_h, nb::handle command_h, nb
     return nb::steal(res);
 }
 
+/// The four arguments of step(state, command, dt, now_ns) from a fast call with keywords, in
+/// order; false when they are not exactly those (the general path then reports it).
+bool step_arguments(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                    PyObject* out[4]) {
+    static const char* names[4] = {"state", "command", "dt", "now_ns"};
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw != 4 || nargs > 4) return false;
+    for (Py_ssize_t i = 0; i < 4; ++i) out[i] = i < nargs ? args[i] : nullptr;
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+        PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+        int slot = -1;
+        for (int i = int(nargs); i < 4; ++i)
+            if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) slot = i;
+        if (slot < 0 || out[slot] != nullptr) return false;
+        out[slot] = args[nargs + k];
+    }
+    return true;
+}
+
+/// The adapter's step as a plain CPython fast-call function: `self` is (adapter, kernel). The
+/// common case runs in fast_step; anything else (keywords that are not the four, wrong
+/// counts, inputs fast_step does not take) goes to the adapter's _step.
+PyObject* fast_step_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames) {
+    PyObject* owner = PyTuple_GET_ITEM(self, 0);
+    try {
+        PyObject* a[4];
+        const bool plain = kwnames == nullptr ? nargs == 4 && (std::copy(args, args + 4, a), true)
+                                              : step_arguments(args, nargs, kwnames, a);
+        if (plain) {
+            nb::object res = fast_step(*nb::inst_ptr<PyServo>(PyTuple_GET_ITEM(self, 1)), a[0],
+                                       a[1], a[2], a[3]);
+            if (!res.is_none()) return res.release().ptr();
+        }
+        // the general path: the adapter's _step (its checks, in the Python servo's order)
+        nb::object general = nb::borrow(owner).attr("_step");
+        return PyObject_Vectorcall(general.ptr(), args, size_t(nargs), kwnames);
+    } catch (nb::python_error& e) {
+        e.restore();
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+}
+
+PyMethodDef fast_step_def = {
+    "step", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_step_call)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "step(state, command, dt, now_ns) -> ServoResult: one servo cycle (see "
+    "ikstack.servo.Servo.step)"};
+
 }  // namespace
 
 void bind_servo(nb::module_& m) {
@@ -576,11 +630,18 @@ void bind_servo(nb::module_& m) {
              "tool), 3 joint jog (data: dof). Returns (action, status, message, "
              "task_residual, nullspace_speed, condition_number, position_error, "
              "orientation_error, solver_iterations); the reference goes into out_q, out_dq.")
-        .def("fast_step", &fast_step, nb::arg("state"), nb::arg("command").none(),
-             nb::arg("dt"), nb::arg("now_ns"),
-             "Servo.step's common case (a JointState, a PoseCommand or None, float64 arrays, "
-             "a float dt, int times within 64 bits): the ServoResult, else None (the "
-             "adapter's general path answers)")
+        .def_static(
+            "bind_step",
+            [](nb::handle owner, nb::handle kernel) {
+                if (!nb::isinstance<PyServo>(kernel))
+                    throw std::invalid_argument("bind_step: kernel must be a Servo");
+                nb::object pair = nb::make_tuple(owner, kernel);
+                return nb::steal(PyCFunction_New(&fast_step_def, pair.ptr()));
+            },
+            nb::arg("owner"), nb::arg("kernel"),
+            "owner's step as one call: the common case (a JointState, a PoseCommand or None, "
+            "float64 arrays, a float dt, int times within 64 bits) runs here, anything else in "
+            "owner._step(state, command, dt, now_ns)")
         .def_prop_rw(
             "accepted_now", [](PyServo& s) { return s.accepted_now; },
             [](PyServo& s, nb::handle v) { s.accepted_now = nb::borrow(v); },

@@ -222,7 +222,13 @@ class NativeServo(Servo):
                                     solver, solve, kind.__name__, gen, reset)
         native.servo_fast_setup(JointState, PoseCommand, ServoResult, Reference, _ACTIONS,
                                 ServoStatus)
-        self._fast = self._kernel.fast_step
+        # step in one call to the binding, which hands what it does not take to self._step;
+        # as an instance attribute it spares the hot loop this class's step frame (a subclass
+        # that overrides step keeps its own). It holds this servo, as a bound method does
+        # (a cycle through this object's __dict__, which the garbage collector clears).
+        self._step_call = native.Servo.bind_step(self, self._kernel)
+        if type(self).step is NativeServo.step:
+            self.step = self._step_call  # type: ignore[method-assign]
         self._n = n
         self._zero = np.zeros(1)
         self._jog_nan = np.full(n, np.nan)
@@ -257,12 +263,10 @@ class NativeServo(Servo):
     def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
              dt: float, now_ns: int) -> ServoResult:
         """Run one cycle (see :meth:`ikstack.servo.Servo.step`). Never raises for bad input."""
-        # hot path (a JointState and a PoseCommand or None with float64 arrays, a float dt,
-        # int times within 64 bits) in one call to the binding; None: the general path
-        res = self._fast(state, command, dt, now_ns)
-        if res is not None:
-            return res  # type: ignore[no-any-return]
-        return self._step(state, command, dt, now_ns)
+        # the common case (a JointState and a PoseCommand or None with float64 arrays, a float
+        # dt, int times within 64 bits) runs in the binding, which calls _step for the rest
+        # (an instance's step is normally this call itself; see __init__)
+        return self._step_call(state, command, dt, now_ns)  # type: ignore[no-any-return]
 
     def _result(self, out: tuple, q_ref: np.ndarray, v: np.ndarray,
                 now_ns: int | None) -> ServoResult:
