@@ -154,3 +154,90 @@ def test_threads_stepping_servos_with_python_solvers_finish_with_their_own_resul
     # the same script on the same arm: every thread ends where a lone run ends
     for i in range(1, 3):
         np.testing.assert_array_equal(finals[i], finals[0])
+
+
+# ---------------------------------------------------------------- how step is called
+def _panda_inputs(kind: str = "plain"):
+    chain = robots.load("panda")
+    q = np.array([0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785])
+    T = chain.fk(q)
+    T[:3, 3] += [0.01, -0.005, 0.002]
+    dq = np.zeros(7)
+    if kind == "list":  # not an array: the adapter's general path reads it
+        q = list(q)
+    elif kind == "strided":  # a non-contiguous view
+        q = np.repeat(q, 2)[::2]
+    elif kind == "fortran":  # the target in column-major order
+        T = np.asfortranarray(T)
+    return chain, JointState(q, dq, 1_000), PoseCommand(T, 1_000)
+
+
+@pytest.mark.parametrize("kind", ["plain", "list", "strided", "fortran"])
+def test_step_answers_the_same_however_it_is_called(kind):
+    chain, state, cmd = _panda_inputs(kind)
+    _, state0, cmd0 = _panda_inputs()
+    ref = Servo(chain, backend="native").step(state0, cmd0, 0.001, 1_000)
+    assert ref.action == Action.TRACK
+    calls = [
+        lambda s: s.step(state, cmd, 0.001, 1_000),
+        lambda s: s.step(now_ns=1_000, dt=0.001, command=cmd, state=state),
+        lambda s: s.step(state, cmd, dt=0.001, now_ns=1_000),
+        lambda s: type(s).step(s, state, cmd, 0.001, 1_000),  # the class's method
+    ]
+    for call in calls:
+        r = call(Servo(chain, backend="native"))
+        assert (r.action, r.status, r.message) == (ref.action, ref.status, ref.message)
+        assert np.array_equal(r.reference.q, ref.reference.q)
+        assert np.array_equal(r.reference.dq, ref.reference.dq)
+        assert r.reference.q is not ref.reference.q  # each result owns its arrays
+
+
+def test_step_with_wrong_arguments_raises_a_type_error_naming_them():
+    chain, state, cmd = _panda_inputs()
+    servo = Servo(chain, backend="native")
+    with pytest.raises(TypeError, match="now_ns"):
+        servo.step(state, cmd, 0.001)
+    with pytest.raises(TypeError, match="bogus"):
+        servo.step(state, cmd, 0.001, 1_000, bogus=1)
+
+
+def test_results_kept_from_earlier_cycles_do_not_change():
+    chain, state, cmd = _panda_inputs()
+    servo = Servo(chain, backend="native")
+    first = servo.step(state, cmd, 0.001, 1_000)
+    q1 = first.reference.q.copy()
+    servo.step(JointState(first.reference.q, first.reference.dq, 2_000), cmd, 0.001, 2_000)
+    assert np.array_equal(first.reference.q, q1)
+
+
+def test_a_subclass_that_overrides_step_is_called():
+    chain, state, cmd = _panda_inputs()
+
+    class Counting(type(Servo(chain, backend="native"))):
+        calls = 0
+
+        def step(self, *args, **kwargs):
+            type(self).calls += 1
+            return super().step(*args, **kwargs)
+
+    servo = Counting(chain, backend="native")
+    assert servo.step(state, cmd, 0.001, 1_000).action == Action.TRACK
+    assert Counting.calls == 1
+
+
+def test_a_servo_is_freed_once_nothing_refers_to_it():
+    import gc
+    import weakref
+
+    chain, state, cmd = _panda_inputs()
+    servo = Servo(chain, backend="native")
+    servo.step(state, cmd, 0.001, 1_000)
+    gone = weakref.ref(servo)
+    step = servo.step
+    del servo
+    gc.collect()
+    assert gone() is not None  # a kept step keeps its servo, as a bound method does
+    assert step(state, cmd, 0.001, 2_000).action == Action.TRACK
+    del step
+    gc.collect()
+    assert gone() is None

@@ -220,11 +220,29 @@ class NativeServo(Servo):
         # the callbacks hold the solver and generator, never this object (no reference cycle)
         self._kernel = native.Servo(servo_chain(native, chain), servo_config(native, config, n),
                                     solver, solve, kind.__name__, gen, reset)
+        native.servo_fast_setup(JointState, PoseCommand, ServoResult, Reference, _ACTIONS,
+                                ServoStatus)
+        # step in one call to the binding, which hands what it does not take to self._step;
+        # as an instance attribute it spares the hot loop this class's step frame (a subclass
+        # that overrides step keeps its own). It holds this servo, as a bound method does
+        # (a cycle through this object's __dict__, which the garbage collector clears).
+        self._step_call = native.Servo.bind_step(self, self._kernel)
+        if type(self).step is NativeServo.step:
+            self.step = self._step_call  # type: ignore[method-assign]
         self._n = n
         self._zero = np.zeros(1)
         self._jog_nan = np.full(n, np.nan)
-        self._accepted_now: int | None = None  # the last accepted now_ns (the kernel keeps its own)
         self._epoch = 0  # times are passed to the kernel as t - epoch (64-bit)
+
+    @property
+    def _accepted_now(self) -> int | None:
+        """The last accepted now_ns (the kernel keeps its own 64-bit copy); the binding's fast
+        path updates it."""
+        return self._kernel.accepted_now  # type: ignore[no-any-return]
+
+    @_accepted_now.setter
+    def _accepted_now(self, value: int | None) -> None:
+        self._kernel.accepted_now = value
 
     @property
     def faulted(self) -> bool:
@@ -245,29 +263,10 @@ class NativeServo(Servo):
     def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
              dt: float, now_ns: int) -> ServoResult:
         """Run one cycle (see :meth:`ikstack.servo.Servo.step`). Never raises for bad input."""
-        # hot path: a pose command or none, float dt, int times; the binding reads the arrays
-        # (its shape checks, or a type it cannot read, send the cycle to the general path)
-        if (type(state) is JointState and type(dt) is float and type(now_ns) is int
-                and self._epoch == 0):
-            ct = type(command)
-            if ct is PoseCommand:
-                data, kind, cstamp = command.T_base_target, _POSE, command.stamp_ns  # type: ignore[union-attr]
-            elif command is None:
-                data, kind, cstamp = self._zero, _NONE, 0
-            else:
-                kind = -1
-            stamp = state.stamp_ns
-            if kind >= 0 and type(stamp) is int and type(cstamp) is int:
-                n = self._n
-                q_ref, v = _empty(n), _empty(n)
-                try:
-                    out = self._kernel.step(state.q, state.dq, stamp, kind, data, 0, cstamp, dt,
-                                            now_ns, q_ref, v)
-                except (TypeError, InputError):  # not float arrays of the right shape, or a
-                    out = None  # time beyond 64 bits: the general path
-                if out is not None:
-                    return self._result(out, q_ref, v, now_ns)
-        return self._step(state, command, dt, now_ns)
+        # the common case (a JointState and a PoseCommand or None with float64 arrays, a float
+        # dt, int times within 64 bits) runs in the binding, which calls _step for the rest
+        # (an instance's step is normally this call itself; see __init__)
+        return self._step_call(state, command, dt, now_ns)  # type: ignore[no-any-return]
 
     def _result(self, out: tuple, q_ref: np.ndarray, v: np.ndarray,
                 now_ns: int | None) -> ServoResult:
@@ -318,6 +317,7 @@ class NativeServo(Servo):
         of the times is kept)."""
         if self._accepted_now is None:  # no accepted cycle yet: the kernel holds no time
             self._epoch = now_ns if not -_I64 <= now_ns < _I64 else 0
+            self._kernel.fast = self._epoch == 0  # the fast path passes times as they are
         return tuple(min(max(t - self._epoch, -_I64), _I64 - 1) for t in (now_ns, *stamps))
 
     def _step(self, state: Any, command: Any, dt: Any, now_ns: Any) -> ServoResult:
