@@ -44,7 +44,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 
-SUBCOMMANDS = ("solve", "ik", "fk", "robots", "validate", "servo-demo", "decode", "warmup")
+SUBCOMMANDS = ("solve", "ik", "fk", "robots", "validate", "servo-demo", "decode", "warmup", "view",
+               "export")
 
 PANDA_SOLVE_IK = """
 import numpy as np
