@@ -6,7 +6,6 @@ import numpy as np
 
 import ikstack.robots as robots
 from ikstack.servo import ServoConfig
-from ikstack.servo.limits import braking_path
 
 #: Franka's published joint acceleration limits [rad/s^2]
 PANDA_ACC = [15.0, 7.5, 10.0, 12.5, 15.0, 20.0, 20.0]
@@ -25,6 +24,21 @@ def arm(name: str):
         return panda, ServoConfig(nullspace_gain=0.5, nullspace_reference=panda.middle(),
                                   joint_centering_gain=0.1)
     raise KeyError(name)
+
+
+def braking_path(v: float, c: float, dt: float) -> float:
+    """Distance covered from speed ``|v|`` (this cycle included) when each later cycle's speed
+    drops by ``c`` until it stops: ``dt (|v| + (|v| - c) + ...)`` over the positive terms."""
+    s = abs(v)
+    if s == 0.0:
+        return 0.0
+    if not np.isfinite(c):
+        return s * dt
+    total, k = 0.0, 0
+    while s - k * c > 0.0:
+        total += s - k * c
+        k += 1
+    return dt * total
 
 
 def check_reference(chain, q_prev, dq_prev, result, dt, tol=1e-9):

@@ -1,8 +1,9 @@
-"""Which kernel runs the servo ("numba" or "native"), and the arguments both kernels take."""
+"""The servo's ``backend`` argument (the C++ kernel, ``"native"``) and its checked arguments."""
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 from ikstack.diffik import DampedLeastSquares, DifferentialIK
@@ -11,8 +12,11 @@ from ikstack.model import Chain
 from ikstack.servo.config import ServoConfig
 from ikstack.servo.motion import MotionGenerator
 
-#: the servo kernels: the compiled-Python one and the C++ library's (module ikstack._native)
-BACKENDS = ("numba", "native")
+#: the servo kernel: the C++ library's (module ikstack._native)
+BACKENDS = ("native",)
+#: the retired compiled-Python kernel's name: accepted one more release with a
+#: DeprecationWarning, and runs the C++ kernel
+DEPRECATED_BACKENDS = ("numba",)
 #: the environment variable that picks the kernel when ``Servo(..., backend=None)``
 BACKEND_ENV = "IKSTACK_SERVO"
 
@@ -20,12 +24,17 @@ BACKEND_ENV = "IKSTACK_SERVO"
 def resolve_backend(backend: str | None) -> str:
     """``backend``, else the ``IKSTACK_SERVO`` environment variable, else ``"native"``.
 
-    ``"numba"`` (the compiled-Python kernel the C++ one replays bit for bit) stays one release
-    as a fallback and goes after it."""
+    ``"numba"`` named the compiled-Python kernel, retired once the C++ one replayed it bit for
+    bit: it warns (DeprecationWarning) and gives ``"native"``; it goes in the next release."""
     name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
+    where = "backend" if backend is not None else f"the {BACKEND_ENV} environment variable"
+    if name in DEPRECATED_BACKENDS:
+        warnings.warn(f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
+                      "kernel (\"native\") runs, with the same results. This value goes in the "
+                      "next release", DeprecationWarning, stacklevel=3)
+        return "native"
     if name not in BACKENDS:
-        where = "backend" if backend is not None else f"the {BACKEND_ENV} environment variable"
-        raise InputError(f"{where} must be one of {', '.join(map(repr, BACKENDS))}; got {name!r}")
+        raise InputError(f"{where} must be {', '.join(map(repr, BACKENDS))}; got {name!r}")
     return name
 
 

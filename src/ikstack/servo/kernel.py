@@ -1,27 +1,39 @@
 """The real-time servo kernel: one safe joint reference per control cycle.
 
-One cycle: validate the input; joint state + command -> task (pose error or twist,
-selected and weighted) -> Jacobian and SVD -> this cycle's velocity box (velocity, next-cycle
-acceleration, sampled braking distance to position limits, jerk) -> the differential-IK
-solver -> singularity scaling -> smoothing -> the chain's coupled-joint constraints (the
-velocity held back until the stop after it stays inside, :mod:`ikstack.servo.coupled`) ->
-motion generator -> re-validation ->
-:class:`ServoResult`. Nothing reaches the output that has not passed the last check, and a
-solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
+The cycle runs in the C++ library (module ``ikstack._native``) with the GIL released, so the
+first step compiles nothing. One cycle: validate the input; joint state + command -> task
+(pose error or twist, selected and weighted) -> Jacobian and SVD -> this cycle's velocity box
+(velocity, next-cycle acceleration, sampled braking distance to position limits, jerk) -> the
+differential-IK solver -> singularity scaling -> smoothing -> the chain's coupled-joint
+constraints (the velocity held back until the stop after it stays inside) -> motion generator
+-> re-validation -> :class:`ServoResult`. Nothing reaches the output that has not passed the
+last check, and a solver or generator fault latches (SOLVER_ERROR) until :meth:`Servo.reset`.
+
+A Python :class:`DifferentialIK` or :class:`MotionGenerator` is called back with the GIL held;
+its exceptions, wrong shapes and non-finite output latch SOLVER_ERROR. This module only reads
+Python inputs the kernel cannot take as they are (lists, other dtypes, unknown command types,
+non-integer stamps) and answers those with the kernel's REJECT.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
-from ikstack.diffik.nullspace import RCOND
 from ikstack.diffik.solver import as_result
+from ikstack.errors import ConfigError, InputError, ModelError
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain, JointType
-from ikstack.servo import cycle as C
+from ikstack.model.constraints import (
+    JointConstraint,
+    LinearJointConstraint,
+    QuadrantPolynomialConstraint,
+)
 from ikstack.servo.backend import check_arguments, resolve_backend
 from ikstack.servo.commands import (
     Action,
@@ -32,35 +44,165 @@ from ikstack.servo.commands import (
     ServoResult,
     ServoStatus,
     TwistCommand,
+    TwistFrame,
 )
 from ikstack.servo.config import ServoConfig
-from ikstack.servo.coupled import pack_constraints, project_state, row_names, worst_row
-from ikstack.servo.inputs import as_array, as_vector, parse_command
-from ikstack.servo.limits import integrate, reference_violation
 from ikstack.servo.motion import MotionGenerator
-from ikstack.servo.pose_cycle import (
-    FALLBACK,
-    FAR_TIME,
-    M_HAS_PREV_DQ,
-    M_PREV_DT,
-    M_PREV_FLAGS,
-    N_MEM_SCALARS,
-    NO_TIME,
-    SAFE_TIME,
-    check_state,
-    mem_size,
-    pose_step,
-    prepare,
-    split_buffer,
-)
-from ikstack.servo.task import POSE, TWIST
 
-S = ServoStatus
-_FLAGS: dict[int, ServoStatus] = {0: S.NONE}  # IntFlag construction is slow; flags repeat
-_BUILTIN = (DampedLeastSquares, BoxQPSolver)
-_TRACK, _HOLD = Action.TRACK, Action.HOLD
+_ACTIONS = (Action.TRACK, Action.HOLD, Action.REJECT)
+_FLAGS: dict[int, ServoStatus] = {0: ServoStatus.NONE}
+_NONE, _POSE, _TWIST, _JOG = 0, 1, 2, 3
+_NAN44 = np.full((4, 4), np.nan)
+_NAN6 = np.full(6, np.nan)
+_I64 = 2**63
+_RIGID = "T_base_target must be a finite (4, 4) rigid transform"
 _new = object.__new__
 _empty = np.empty
+
+
+def _module() -> Any:
+    try:
+        from ikstack import _native
+    except ImportError as exc:  # a source checkout that was never built
+        raise InputError(
+            "the servo needs the compiled module ikstack._native; build it with "
+            f"`pip install -e .` (a C++17 compiler and CMake) ({exc})") from exc
+    if not getattr(_native, "HAVE_SERVO", False):
+        raise InputError("the servo: this build of ikstack._native has no servo kernel")
+    return _native
+
+
+def _finite_vector(x: Any, n: int) -> np.ndarray | None:
+    """``x`` as a finite float64 (n,) array, or None."""
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return a if a.shape == (n,) and bool(np.isfinite(a).all()) else None
+
+
+def _array(x: Any, n: int) -> np.ndarray | None:
+    """``x`` as a C-contiguous float64 (n,) array (finiteness not checked), or None."""
+    try:
+        a = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return a if a.shape == (n,) else None
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int or isinstance(x, np.integer)
+
+
+def call_solver(solver: DifferentialIK, n: int, J: np.ndarray, task: np.ndarray, q: np.ndarray,
+                lower: np.ndarray, upper: np.ndarray, preferred: np.ndarray, damping: float,
+                dt: float) -> tuple[int, Any, int, str]:
+    """One Python solve for the kernel: ``(code, dq, iterations, message)``; code 0 solved,
+    1 a failed (or malformed) result, 2 the solver raised (message ``"Type: text"``)."""
+    req = DiffIKRequest(J, task, q, lower, upper, preferred, damping, dt=dt)
+    try:
+        raw = solver.solve(req)
+    except Exception as exc:  # a user solver may raise anything; it becomes a status
+        return 2, None, 0, f"{type(exc).__name__}: {exc}"
+    res = as_result(raw, n)
+    if not res.success:
+        return 1, None, res.iterations, res.message
+    return 0, res.dq, res.iterations, res.message
+
+
+def call_generator(gen: MotionGenerator, q: np.ndarray, dq: np.ndarray, desired: np.ndarray,
+                   lower: np.ndarray, upper: np.ndarray, q_lower: np.ndarray,
+                   q_upper: np.ndarray, dt: float) -> tuple[bool, Any, Any, str]:
+    """One Python generator call for the kernel: ``(ok, q_ref, dq_ref, error)``."""
+    try:
+        res = gen.generate(q, dq, desired, lower, upper, q_lower, q_upper, dt)
+        q_ref = np.array(res[0], dtype=np.float64)
+        v = np.array(res[1], dtype=np.float64)
+    except Exception as exc:  # a user generator may raise anything; it becomes a status
+        return False, None, None, f"{type(exc).__name__}: {exc}"
+    return True, q_ref, v, ""
+
+
+def row_names(constraints: Sequence[JointConstraint]) -> list[str]:
+    """The constraint's name (and description) for each kernel row: linear rows first."""
+    lin: list[str] = []
+    quad: list[str] = []
+    for c in constraints:
+        desc = getattr(c, "description", "")
+        label = c.name + (f" ({desc})" if desc else "")
+        if isinstance(c, LinearJointConstraint):
+            lin.extend([label] * c.num_rows)
+        else:
+            quad.append(label)
+    return lin + quad
+
+
+def servo_chain(native: Any, chain: Chain) -> Any:
+    """The kernel's view of ``chain``: its compiled joint data, limits and constraints."""
+    c = compile_chain(chain)
+    sc = native.ServoChain()
+    sc.dof = chain.dof
+    sc.joint_names = list(chain.joint_names)
+    sc.Rs = [list(r.ravel()) for r in np.asarray(c.Rs)]
+    sc.ps = [list(p) for p in np.asarray(c.ps)]
+    sc.kinds = [int(k) for k in c.kinds]
+    sc.R_end = list(np.asarray(c.R_end).ravel())
+    sc.p_end = list(np.asarray(c.p_end))
+    sc.lower = list(chain.lower)
+    sc.upper = list(chain.upper)
+    sc.velocity = list(chain.velocity_limits)
+    sc.acceleration = list(chain.acceleration_limits)
+    sc.jerk = list(chain.jerk_limits)
+    sc.continuous = [int(t == JointType.CONTINUOUS) for t in chain.joint_types]
+    sc.kinematic_margin = float(chain.kinematic_margin)
+    names = iter(row_names(chain.constraints))
+    linear, quadrant = [], []
+    for con in chain.constraints:  # linear rows first, as the kernel numbers them
+        if isinstance(con, LinearJointConstraint):
+            con.check_indices(chain.dof)
+            for r in range(con.num_rows):
+                row = native.ServoLinearRow()
+                row.a, row.b = [float(x) for x in con.A[r]], float(con.b[r])
+                linear.append(row)
+    for con in chain.constraints:
+        if isinstance(con, LinearJointConstraint):
+            continue
+        if not isinstance(con, QuadrantPolynomialConstraint):
+            raise ModelError(f"the servo cannot enforce constraint {getattr(con, 'name', con)!r} "
+                             f"of type {type(con).__name__}: only linear and quadrant-polynomial "
+                             "rows")
+        con.check_indices(chain.dof)
+        row = native.ServoQuadrantRow()
+        row.i, row.j = int(con.joint_i), int(con.joint_j)
+        row.table = [list(x) for x in np.asarray(con._coeffs).reshape(4, 4)]
+        quadrant.append(row)
+    for row in linear + quadrant:
+        row.name = next(names)
+    sc.linear_rows, sc.quadrant_rows = linear, quadrant
+    return sc
+
+
+def servo_config(native: Any, cfg: ServoConfig, n: int) -> Any:
+    """The kernel's copy of ``cfg``."""
+    nc = native.ServoConfig()
+    nc.set_task_axes(list(cfg.task_axes))
+    nc.task_weights = list(cfg.task_weights)
+    for name in ("max_linear_speed", "max_angular_speed", "pose_gain", "position_tolerance",
+                 "orientation_tolerance", "nullspace_gain", "joint_centering_gain", "damping",
+                 "command_timeout", "stop_velocity", "singularity_decelerate",
+                 "singularity_halt", "leaving_multiplier", "singularity_probe", "halt_scale",
+                 "leaving_min_scale", "escape_speed", "joint_limit_margin", "state_tolerance",
+                 "smoothing", "max_dt"):
+        setattr(nc, name, float(getattr(cfg, name)))
+    if cfg.posture is not None:
+        ref = np.zeros(16)
+        ref[:n] = cfg.posture
+        nc.has_nullspace_reference = True
+        nc.nullspace_reference = list(ref)
+    problem = nc.check()
+    if problem:
+        raise ConfigError(problem)
+    return nc
 
 
 class Servo:
@@ -81,509 +223,229 @@ class Servo:
             from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
             and integrates one cycle. Its output is re-validated every cycle.
-        backend: ``"native"`` (default: the C++ kernel, nothing compiled on first use) or
-            ``"numba"`` (the compiled-Python kernel, kept one release as a fallback); ``None``
-            reads the ``IKSTACK_SERVO`` environment variable, else ``"native"``.
+        backend: ``"native"`` (the C++ kernel, the only one). ``"numba"`` (here or in the
+            ``IKSTACK_SERVO`` environment variable) names the retired compiled-Python kernel:
+            it warns (DeprecationWarning) and runs the C++ kernel; it goes in the next release.
 
     Example:
         >>> servo = Servo(chain, ServoConfig(task_axes=(0, 1)), differential_ik=BoxQPSolver())
         >>> result = servo.step(JointState(q, dq, now), PoseCommand(T, now), dt=0.01, now_ns=now)
     """
 
-    def __new__(cls, *args: Any, backend: str | None = None, **kwargs: Any) -> Servo:
-        # (no arguments: copy/pickle rebuilding an existing servo of its own class)
-        if cls is Servo and (args or kwargs) and resolve_backend(backend) == "native":
-            from ikstack.servo.native import NativeServo
-            return object.__new__(NativeServo)
-        return object.__new__(cls)
+    backend = "native"
 
     def __init__(self, chain: Chain, config: ServoConfig | None = None,
                  differential_ik: DifferentialIK | None = None,
                  motion_generator: MotionGenerator | None = None, *, backend: str | None = None):
-        cfg, solver = check_arguments(chain, config, differential_ik, motion_generator)
+        resolve_backend(backend)  # "native"; "numba" warns; anything else is an InputError
+        config, differential_ik = check_arguments(chain, config, differential_ik,
+                                                  motion_generator)
+        native = _module()
         n = chain.dof
         self.chain = chain
-        self.config = cfg
-        self.differential_ik = solver
+        self.config = config
+        self.differential_ik = differential_ik
         self.motion_generator = motion_generator
-        self._fast = type(solver) in _BUILTIN
-        self._solver_kind = C.BOX_QP if type(solver) is BoxQPSolver else C.DLS
-        self._max_iter = int(getattr(solver, "max_iterations", 100))
-        self._qp_tol = float(getattr(solver, "tolerance", 1e-12))
-        c = compile_chain(chain)
-        km = chain.kinematic_margin
-        lim = np.empty((C.N_LIM, n))
-        lim[C.L_LO] = chain.lower + km
-        lim[C.L_HI] = chain.upper - km
-        # a joint whose range is narrower than twice the margin keeps its hard limits
-        narrow = lim[C.L_LO] > lim[C.L_HI]
-        lim[C.L_LO, narrow] = chain.lower[narrow]
-        lim[C.L_HI, narrow] = chain.upper[narrow]
-        lim[C.L_HLO] = chain.lower
-        lim[C.L_HHI] = chain.upper
-        lim[C.L_VMAX] = chain.velocity_limits
-        lim[C.L_AMAX] = chain.acceleration_limits
-        lim[C.L_JMAX] = chain.jerk_limits
-        lim[C.L_CONT] = [t == JointType.CONTINUOUS for t in chain.joint_types]
-        self._lim = lim
-        self._lo = np.ascontiguousarray(lim[C.L_LO])
-        self._hi = np.ascontiguousarray(lim[C.L_HI])
-        self._hlo = np.ascontiguousarray(lim[C.L_HLO])
-        self._hhi = np.ascontiguousarray(lim[C.L_HHI])
-        self._cons = pack_constraints(chain.constraints, n)
-        self._row_names = row_names(chain.constraints)
-        self._has_jerk = bool(np.any(np.isfinite(chain.jerk_limits)))
-        self._axes = np.array(cfg.task_axes, dtype=np.int64)
-        self._weights = np.array(cfg.task_weights, dtype=np.float64)
-        self._posture = (np.ascontiguousarray(cfg.posture, dtype=np.float64)
-                         if cfg.posture is not None else np.zeros(n))
-        cv = np.zeros(C.N_CONFIG)
-        cv[C.C_GAIN] = cfg.pose_gain
-        cv[C.C_VLIN] = cfg.max_linear_speed
-        cv[C.C_VANG] = cfg.max_angular_speed
-        cv[C.C_POSTURE] = cfg.nullspace_gain if cfg.posture is not None else 0.0
-        cv[C.C_CENTER] = cfg.joint_centering_gain
-        # the fused path calls the built-in kernels directly: DLS's damping floor applies here
-        cv[C.C_DAMP] = max(cfg.damping, getattr(solver, "min_damping", 0.0)) \
-            if type(solver) is DampedLeastSquares else cfg.damping
-        cv[C.C_MARGIN] = cfg.joint_limit_margin
-        cv[C.C_PTOL] = cfg.position_tolerance
-        cv[C.C_RTOL] = cfg.orientation_tolerance
-        cv[C.C_KDEC] = cfg.singularity_decelerate
-        cv[C.C_KHALT] = cfg.singularity_halt
-        cv[C.C_KLEAVE] = cfg.leaving_halt
-        cv[C.C_PROBE] = cfg.singularity_probe
-        cv[C.C_MINLEAVE] = cfg.leaving_min_scale
-        cv[C.C_ESCAPE] = cfg.escape_speed
-        cv[C.C_SMOOTH] = cfg.smoothing
-        cv[C.C_STOP] = cfg.stop_velocity
-        cv[C.C_RCOND] = RCOND
-        cv[C.C_HALTSCALE] = cfg.halt_scale
-        cv[C.C_CMARGIN] = km
-        m = len(cfg.task_axes)
-        # packed buffers for the compiled fast path, and named views of them for the rest
-        const_f, const_i = C.pack_constants(
-            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, lim, self._axes, self._weights,
-            self._posture, cv, self._cons)
-        # one float and one int buffer (pose_cycle's layout): constants, work, memory, clock
-        const_f = np.concatenate([const_f, [cfg.state_tolerance, cfg.max_dt,
-                                            cfg.command_timeout * 1e9, self._qp_tol]])
-        ws, iws = C.work_buffers(n, m)
-        nf, ni = const_f.shape[0], const_i.shape[0]
-        ints = np.concatenate([const_i, iws, np.array(
-            [n, m, self._solver_kind, self._max_iter, self._has_jerk, nf, ni, NO_TIME, NO_TIME,
-             0], dtype=np.int64)])
-        ints[-1] = ints.shape[0]
-        self._buf = np.concatenate([const_f, ws, np.zeros(mem_size(n)), ints.view(np.float64)])
-        self._fbuf, self._ibuf = split_buffer(self._buf)
-        self._const_f, self._ws = self._fbuf[:nf], self._fbuf[nf:]
-        self._const_i, self._iws = self._ibuf[:ni], self._ibuf[ni:ni + 2 * n]
-        self._clock = self._ibuf[self._ibuf.shape[0] - 3:self._ibuf.shape[0] - 1]
-        self._clock_far: list[int] = [0, 0]
-        self._mem = self._ws[self._ws.shape[0] - mem_size(n):]
-        self._prev_dq = self._mem[N_MEM_SCALARS:N_MEM_SCALARS + n]
+        solver = native.ServoSolver()
+        kind = type(differential_ik)
+        solver.kind = 1 if kind is BoxQPSolver else 0
+        if kind is DampedLeastSquares:
+            solver.min_damping = float(getattr(differential_ik, "min_damping", 0.0))
+        if kind is BoxQPSolver:
+            solver.max_iterations = int(getattr(differential_ik, "max_iterations", 100))
+            solver.tolerance = float(getattr(differential_ik, "tolerance", 1e-12))
+        solve = None if kind in (DampedLeastSquares, BoxQPSolver) \
+            else partial(call_solver, differential_ik, n)
+        gen = reset = None
+        if motion_generator is not None:
+            gen, reset = partial(call_generator, motion_generator), motion_generator.reset
+        # the callbacks hold the solver and generator, never this object (no reference cycle)
+        self._kernel = native.Servo(servo_chain(native, chain), servo_config(native, config, n),
+                                    solver, solve, kind.__name__, gen, reset)
+        native.servo_fast_setup(JointState, PoseCommand, ServoResult, Reference, _ACTIONS,
+                                ServoStatus)
+        # step in one call to the binding, which hands what it does not take to self._step;
+        # as an instance attribute it spares the hot loop this class's step frame (a subclass
+        # that overrides step keeps its own). It holds this servo, as a bound method does
+        # (a cycle through this object's __dict__, which the garbage collector clears).
+        self._step_call = native.Servo.bind_step(self, self._kernel)
+        if type(self).step is Servo.step:
+            self.step = self._step_call  # type: ignore[method-assign]
         self._n = n
-        (Rs, ps, kinds, R_end, p_end, self._lim, self._axes, self._weights, self._posture,
-         self._cfgv, self._Jfull, self._T, self._Jsel, self._task, self._pref, self._U, self._s,
-         self._Vh, self._N, self._box, self._pos_bind, self._info, self._desired,
-         self._qp_state, self._tmp, _) = C.unpack(self._const_f, self._const_i, self._ws, self._iws,
-                                               n, m)
-        self._cc = (Rs, ps, kinds, R_end, p_end)
-        self._m = m
-        self._zero6 = np.zeros(6)
-        self._zero_n = np.zeros(n)
-        self._eye4 = np.eye(4)
-        self._last_ref: tuple[np.ndarray, np.ndarray] | None = None
-        self.reset()
-
-    # ------------------------------------------------------------------ state
-    def reset(self) -> None:
-        """Clear a latched SOLVER_ERROR and forget timing history (call before a new session)."""
-        self._fault: str | None = None
-        # PoseCommand cycles with a built-in solver and no generator run pose_cycle.pose_step
-        self._pose_fast = self._fast and self.motion_generator is None
-        if self._pose_fast:
-            prepare()  # the one-call PoseCommand cycle, compiled on first use
-        self._Vh[:] = np.eye(self.chain.dof)
-        self._last_now = None
-        self._last_stamp = None
-        self._mem[:] = 0.0  # previous dt, flags and velocity (for the jerk bound)
-        # the last reference sent survives a reset: a refused cycle with an unusable state
-        # keeps braking from it (the arm does not stop just because the servo was reset)
-        if self.motion_generator is not None:
-            self.motion_generator.reset()
-
-    # the last accepted times live in the int buffer (pose_step reads and writes them there);
-    # Python ints beyond its range are held here and make pose_step defer to the general path
-    def _clock_get(self, i: int) -> int | None:
-        v = int(self._clock[i])
-        if v == NO_TIME:
-            return None
-        return self._clock_far[i] if v == FAR_TIME else v
-
-    def _clock_set(self, i: int, v: int | None) -> None:
-        if v is None:
-            self._clock[i] = NO_TIME
-        elif -SAFE_TIME <= v <= SAFE_TIME:
-            self._clock[i] = v
-        else:
-            self._clock[i] = FAR_TIME
-            self._clock_far[i] = v
+        self._zero = np.zeros(1)
+        self._jog_nan = np.full(n, np.nan)
+        self._epoch = 0  # times are passed to the kernel as t - epoch (64-bit)
 
     @property
-    def _last_now(self) -> int | None:
-        return self._clock_get(0)
+    def _accepted_now(self) -> int | None:
+        """The last accepted now_ns (the kernel keeps its own 64-bit copy); the binding's fast
+        path updates it."""
+        return self._kernel.accepted_now  # type: ignore[no-any-return]
 
-    @_last_now.setter
-    def _last_now(self, v: int | None) -> None:
-        self._clock_set(0, v)
-
-    @property
-    def _last_stamp(self) -> int | None:
-        return self._clock_get(1)
-
-    @_last_stamp.setter
-    def _last_stamp(self, v: int | None) -> None:
-        self._clock_set(1, v)
+    @_accepted_now.setter
+    def _accepted_now(self, value: int | None) -> None:
+        self._kernel.accepted_now = value
 
     @property
     def faulted(self) -> bool:
         """Whether a SOLVER_ERROR is latched."""
-        return self._fault is not None
+        return bool(self._kernel.faulted)
+
+    @property
+    def fault_message(self) -> str:
+        """The latched SOLVER_ERROR's message ("" when none)."""
+        return str(self._kernel.fault_message)
+
+    def reset(self) -> None:
+        """Clear a latched SOLVER_ERROR and forget timing history (call before a new session)."""
+        self._kernel.reset()
+        self._accepted_now = None
 
     # ------------------------------------------------------------------ the cycle
     def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
              dt: float, now_ns: int) -> ServoResult:
-        """Run one cycle.
+        """Run one cycle. Never raises for bad input: a bad input is a REJECT with a message.
 
         Args:
-            state: measured joint state (positions, velocities, stamp [ns]).
-            command: the latest command, or ``None`` when there is none (smooth halt, HOLD).
-            dt: cycle duration [s].
-            now_ns: the current time [ns]; must not go backwards.
-
-        Returns:
-            :class:`ServoResult`. Never raises for bad input: it answers ``Action.REJECT``.
+            state: the measured :class:`JointState` (positions, velocities, stamp [ns]).
+            command: :class:`PoseCommand`, :class:`TwistCommand`, :class:`JointJogCommand` or
+                None (no new command: the last one ages toward the stale-command halt).
+            dt: the cycle duration [s], in ``(0, config.max_dt]``.
+            now_ns: the controller's clock [ns]; it must not go backwards.
         """
-        # hot path: a pose command with plain float64 arrays and a built-in solver is checked
-        # and run in one compiled call; anything it does not accept takes the general path,
-        # which repeats every check and builds the messages
-        if (self._pose_fast and type(command) is PoseCommand and type(state) is JointState
-                and type(dt) is float and type(now_ns) is int):
-            stamp = state.stamp_ns
-            cstamp = command.stamp_ns
-            if type(stamp) is int and type(cstamp) is int:
-                n = self._n
-                q_ref = _empty(n)
-                v = _empty(n)
+        # the common case (a JointState and a PoseCommand or None with float64 arrays, a float
+        # dt, int times within 64 bits) runs in the binding, which calls _step for the rest
+        # (an instance's step is normally this call itself; see __init__)
+        return self._step_call(state, command, dt, now_ns)  # type: ignore[no-any-return]
+
+    def _result(self, out: tuple, q_ref: np.ndarray, v: np.ndarray,
+                now_ns: int | None) -> ServoResult:
+        action, flags, message, resid, ns, kappa, perr, rerr, iters = out
+        if action != 2 and now_ns is not None:
+            self._accepted_now = now_ns
+        status = _FLAGS.get(flags)
+        if status is None:
+            status = _FLAGS.setdefault(flags, ServoStatus(flags))
+        ref = _new(Reference)
+        ref.q = q_ref
+        ref.dq = v
+        res = _new(ServoResult)
+        res.action = _ACTIONS[action]
+        res.reference = ref
+        res.status = status
+        res.message = message
+        res.task_residual = resid
+        res.nullspace_speed = ns
+        res.condition_number = kappa
+        res.position_error = perr
+        res.orientation_error = rerr
+        res.solver_iterations = iters
+        return res
+
+    def _reject(self, state: Any, message: str, dt: Any = None) -> ServoResult:
+        """REJECT through the kernel: a stop from the state when usable, else from the last
+        reference (``state`` None: no state given)."""
+        n = self._n
+        q = dq = None
+        if state is not None:
+            q = _finite_vector(getattr(state, "q", None), n)
+            dq = _finite_vector(getattr(state, "dq", None), n)
+            if q is None or dq is None:  # given but unusable: its finite positions still count
                 try:
-                    code, flags, moving, kappa, perr, rerr, ns, resid, iters = pose_step(
-                        state.q, state.dq, command.T_base_target, dt, now_ns, stamp, cstamp,
-                        self._buf, q_ref, v)
-                except (TypeError, ValueError, OverflowError):  # not plain arrays / int64s
-                    code = FALLBACK
-                if code != FALLBACK:
-                    self._last_ref = (q_ref, v)
-                    if code:
-                        message = self._latch(self._solver_failure())
-                    elif flags:
-                        message = self._message(flags, moving)
-                    else:
-                        message = "ok"
-                    status = _FLAGS.get(flags)
-                    if status is None:
-                        status = _FLAGS.setdefault(flags, S(flags))
-                    # the records' fields set directly: a third cheaper than their __init__
-                    # (test_servo_fast_path checks every field is set)
-                    ref = _new(Reference)
-                    ref.q = q_ref
-                    ref.dq = v
-                    res = _new(ServoResult)
-                    res.action = _TRACK if moving else _HOLD
-                    res.reference = ref
-                    res.status = status
-                    res.message = message
-                    res.task_residual = resid
-                    res.nullspace_speed = ns
-                    res.condition_number = kappa
-                    res.position_error = perr
-                    res.orientation_error = rerr
-                    res.solver_iterations = iters
-                    return res
-        return self._step(state, command, dt, now_ns)
+                    qa = np.asarray(getattr(state, "q", None), dtype=np.float64).reshape(-1)
+                except (TypeError, ValueError):
+                    qa = np.zeros(0)
+                q = np.ascontiguousarray(qa) if qa.shape == (n,) else np.full(n, np.nan)
+                dq = np.full(n, np.nan)
+        step = dt if isinstance(dt, float) else math.nan
+        q_ref, v = _empty(n), _empty(n)
+        return self._result(self._kernel.reject(q, dq, message, step, q_ref, v), q_ref, v, None)
+
+    def _times(self, now_ns: int, *stamps: int) -> tuple[int, ...]:
+        """The times for the kernel (64-bit): relative to the session's first cycle when that
+        was beyond 64 bits, and held at the 64-bit range beyond it (292 years away; the order
+        of the times is kept)."""
+        if self._accepted_now is None:  # no accepted cycle yet: the kernel holds no time
+            self._epoch = now_ns if not -_I64 <= now_ns < _I64 else 0
+            self._kernel.fast = self._epoch == 0  # the fast path passes times as they are
+        return tuple(min(max(t - self._epoch, -_I64), _I64 - 1) for t in (now_ns, *stamps))
 
     def _step(self, state: Any, command: Any, dt: Any, now_ns: Any) -> ServoResult:
-        """The general path of :meth:`step` (every command type, solver and generator)."""
-        n = self.chain.dof
+        """Every input the fast path does not take: Python's checks for what the kernel cannot
+        read, in the order of the kernel's own checks; the kernel's for the rest."""
+        n = self._n
         cfg = self.config
-        # ---- validate
         if type(dt) is not float or type(now_ns) is not int:
             try:
                 dt = float(dt)
                 now_ns = int(now_ns)
             except (TypeError, ValueError, OverflowError):
-                return self._reject_at(dt, state, "dt must be a number [s] and now_ns an integer [ns]")
+                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]",
+                                    dt)
+        # the kernel checks these first; they come before reading the state
         if not (0.0 < dt <= cfg.max_dt):
-            return self._reject_at(dt, state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}")
-        if self._last_now is not None and now_ns < self._last_now:
-            return self._reject_at(dt, state, f"now_ns went backwards ({now_ns} < {self._last_now})")
-        if type(state) is not JointState and not isinstance(state, JointState):
-            return self._reject(None, f"state must be a JointState; got {type(state).__name__}")
-        q_in = as_array(state.q, n)
-        dq = as_array(state.dq, n)
-        if q_in is None or dq is None:
-            return self._reject_at(dt, state, f"state.q and state.dq must be finite ({n},) arrays")
-        q = np.empty(n)
-        lo, hi = self._hlo, self._hhi
-        j = check_state(q_in, dq, lo, hi, cfg.state_tolerance, q)
-        if j == -2:
-            return self._reject_at(dt, state, f"state.q and state.dq must be finite ({n},) arrays")
+            return self._reject(state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}", dt)
+        if self._accepted_now is not None and now_ns < self._accepted_now:
+            return self._reject(state, f"now_ns went backwards ({now_ns} < {self._accepted_now})", dt)
+        if not isinstance(state, JointState):
+            return self._reject(None, f"state must be a JointState; got {type(state).__name__}",
+                                None)
+        q, dq = _array(state.q, n), _array(state.dq, n)
+        bad_state = f"state.q and state.dq must be finite ({n},) arrays"
+        if q is None or dq is None:
+            return self._reject(state, bad_state, dt)
         stamp = state.stamp_ns
-        if type(stamp) is not int and not isinstance(stamp, np.integer):
-            return self._reject_at(dt, state, "state.stamp_ns must be an integer [ns]")
-        if self._last_stamp is not None and stamp < self._last_stamp:
-            return self._reject_at(dt, state, f"state.stamp_ns went backwards ({stamp} < {self._last_stamp})")
-        if j >= 0:
-            return self._reject_at(dt, state, f"joint {self.chain.joint_names[j]!r} = {q_in[j]:.6g} is "
-                                f"outside its hard limits [{lo[j]:.6g}, {hi[j]:.6g}] by more "
-                                f"than the state tolerance {cfg.state_tolerance:g}")
-        if self._row_names:
-            r = project_state(q, self._cons, cfg.state_tolerance)
-            if r >= 0:
-                return self._reject_at(dt, state, f"the state violates the coupled constraint "
-                                    f"{self._row_names[r]} by more than the state tolerance "
-                                    f"{cfg.state_tolerance:g}")
-        mode, target, twist, tool, jog, bad = parse_command(
-            command, now_ns, n, cfg.command_timeout, self._eye4, self._zero6, self._zero_n)
-        if bad:
-            return self._reject_at(dt, state, bad)
-        self._last_now = now_ns
-        self._last_stamp = int(stamp)
-        if self._fault is not None:
-            mode = C.FAULT
-        mem = self._mem
-        use_jerk = self._has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and mem[M_PREV_DT] > 0
-        a_prev = (dq - self._prev_dq) / mem[M_PREV_DT] if use_jerk else dq
-        if self._has_jerk:
-            self._prev_dq[:] = dq
-            mem[M_HAS_PREV_DQ] = 1.0
-        mem[M_PREV_DT] = dt
-        prev_flags = int(mem[M_PREV_FLAGS])
+        if not _is_int(stamp):
+            if not (np.isfinite(q).all() and np.isfinite(dq).all()):
+                return self._reject(state, bad_state, dt)
+            return self._reject(state, "state.stamp_ns must be an integer [ns]", dt)
+        kind, data, frame, cstamp, refused = self._command(command, now_ns)
+        now, stamp64, cstamp64 = self._times(int(now_ns), int(stamp), int(cstamp))
+        q_ref, v = _empty(n), _empty(n)
+        out = self._kernel.step(q, dq, stamp64, kind, data, frame, cstamp64, dt, now, q_ref, v)
+        if refused is not None:
+            # the kernel saw a command it refuses with a known message once the state passed
+            # its checks: the command's own problem takes that message's place
+            expected, message = refused
+            if out[2] == expected:
+                out = (*out[:2], message, *out[3:])
+        return self._result(out, q_ref, v, now_ns)
 
-        # ---- the compiled cycle
-        out = np.empty((2, n))
-        desired = self._desired
-        info = self._info
-        message = ""
-        if (self._fast or mode not in (POSE, TWIST)) and self.motion_generator is None:
-            flags, moving, ok = C.packed_cycle(
-                q, dq, a_prev, use_jerk, dt, mode, target, twist, tool, jog, self._solver_kind,
-                self._max_iter, self._qp_tol, prev_flags, self._const_f, self._const_i,
-                self._ws, self._iws, n, self._m, out)
-            if not ok:
-                message = self._latch(self._solver_failure())
-                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
-        else:
-            flags, moving, message = self._general_cycle(q, dq, a_prev, use_jerk, dt, mode,
-                                                         target, twist, tool, jog, out, desired,
-                                                         prev_flags)
-        q_ref = out[0]
-        v = out[1]
-        self._last_ref = (q_ref, v)
-        mem[M_PREV_FLAGS] = flags if mode in (POSE, TWIST) else 0
-        if not message:
-            message = self._message(flags, moving)
-        status = _FLAGS.get(flags)
-        if status is None:
-            status = _FLAGS.setdefault(flags, S(flags))
-        x = info.tolist()
-        return ServoResult(_TRACK if moving else _HOLD, Reference(q_ref, v), status, message,
-                           x[C.I_RESID], x[C.I_NS], x[C.I_KAPPA], x[C.I_PERR], x[C.I_RERR],
-                           int(x[C.I_ITERS]))
-
-    # ------------------------------------------------------------------ pieces
-    def _latch(self, reason: str) -> str:
-        self._fault = f"solver error: {reason}" if not reason.startswith("motion") else reason
-        self._pose_fast = False
-        return self._fault
-
-    def _solver_failure(self) -> str:
-        return (f"{type(self.differential_ik).__name__} failed (iteration cap, empty box or "
-                "singular normal matrix)")
-
-    def _fault_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
-                     dt: float, out: np.ndarray, desired: np.ndarray) -> tuple[int, bool, bool]:
-        """A smooth halt under a latched fault (no solver, no generator)."""
-        # packed_cycle's desired-velocity buffer is ``desired`` (self._desired)
-        return C.packed_cycle(
-            q, dq, a_prev, use_jerk, dt, C.FAULT, self._eye4, self._zero6, False, self._zero_n,
-            C.DLS, 1, 1.0, 0, self._const_f, self._const_i, self._ws, self._iws, self._n,
-            self._m, out)
-
-    def _general_cycle(self, q: np.ndarray, dq: np.ndarray, a_prev: np.ndarray, use_jerk: bool,
-                       dt: float, mode: int, target: Any, twist: Any, tool: bool, jog: Any,
-                       out: np.ndarray, desired: np.ndarray,
-                       prev_flags: int) -> tuple[int, bool, str]:
-        """The cycle with a Python solver and/or a motion generator in the loop."""
-        n = self.chain.dof
-        info = self._info
-        flags = C.cycle_prepare(
-            q, dq, a_prev, (bool(use_jerk), float(dt), int(mode), bool(tool)), target, twist,
-            *self._cc, self._lim,
-            self._axes, self._weights, self._posture, self._cfgv, self._Jfull, self._T,
-            self._Jsel, self._task, self._pref, self._U, self._s, self._Vh, self._N, self._box,
-            self._pos_bind, info, self._tmp)
-        if mode in (POSE, TWIST):
-            ok, iters, reason = self._solve(q, dt, desired)
-            info[C.I_ITERS] = iters
-            if not ok:
-                message = self._latch(reason)
-                flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
-                return flags, moving, message
-        elif mode == C.JOG:
-            desired[:] = jog
-        else:
-            desired[:] = 0.0
-            flags |= C.SOLVER if mode == C.FAULT else C.STALE_FLAG
-        gen = self.motion_generator
-        flags, moving = C.cycle_finish(
-            q, dq, desired, dt, mode, flags, *self._cc, self._lim, self._axes, self._weights,
-            self._cfgv, self._T, self._Jsel, self._task, self._U, self._s, self._Vh, self._box,
-            self._pos_bind, info, out, gen is None or mode == C.FAULT, prev_flags, self._cons)
-        if gen is None or mode == C.FAULT:
-            return flags, moving, ""
-        lower, upper = self._box[0].copy(), self._box[1].copy()
-        try:
-            res = gen.generate(q.copy(), dq.copy(), desired.copy(), lower, upper, self._hlo.copy(),
-                               self._hhi.copy(), dt)
-            q_ref = np.array(res[0], dtype=np.float64)
-            v = np.array(res[1], dtype=np.float64)
-            problem = ""
-            if q_ref.shape != (n,) or v.shape != (n,):
-                problem = f"returned shapes {q_ref.shape}, {v.shape}; expected ({n},)"
-            else:
-                bad = reference_violation(q_ref, v, self._box[0], self._box[1], self._hlo,
-                                          self._hhi, 1e-9)
-                if bad >= 0:
-                    problem = (f"reference violates the limits of joint "
-                               f"{self.chain.joint_names[bad]!r}")
-        except Exception as exc:  # a user generator may raise anything; it becomes a status
-            problem = f"raised {type(exc).__name__}: {exc}"
-        if problem:
-            message = self._latch(f"motion generator {problem}")
-            flags, moving, _ = self._fault_cycle(q, dq, a_prev, use_jerk, dt, out, desired)
-            return flags, moving, message
-        out[0] = q_ref
-        out[1] = np.minimum(np.maximum(v, self._box[0]), self._box[1])
-        cflags = C.coupled_step(q, dt, 0, self._lim, self._cfgv, self._box, self._cons, info,
-                                out[1])
-        if cflags or (self._row_names and worst_row(out[0], self._cons)[0] > 0.0):
-            # the generator's velocity was held back: its position follows the velocity
-            integrate(q, out[1], dt, self._hlo, self._hhi, out[0])
-        flags, moving = C.finish_reference(q, dt, flags | cflags, self._lim, self._cfgv,
-                                           self._box, self._pos_bind, out, False)
-        return flags, moving, ""
-
-    def _solve(self, q: np.ndarray, dt: float, out: np.ndarray) -> tuple[bool, int, str]:
-        cfg = self.config
-        solver = self.differential_ik
-        lower, upper = self._box[0], self._box[1]
-        if self._fast:
-            ok, it = solver.solve_arrays(self._Jsel, self._task, self._pref,  # type: ignore
-                                         cfg.damping, lower, upper, out)
-            return ok, it, ("" if ok else f"{type(solver).__name__} failed")
-        req = DiffIKRequest(self._Jsel.copy(), self._task.copy(), q.copy(), lower.copy(),
-                            upper.copy(), self._pref.copy(), cfg.damping, dt=dt)
-        try:
-            raw = solver.solve(req)
-        except Exception as exc:  # a user solver may raise anything; it becomes a status
-            return False, 0, f"{type(solver).__name__} raised {type(exc).__name__}: {exc}"
-        res = as_result(raw, self.chain.dof)
-        if not res.success:
-            return False, res.iterations, f"{type(solver).__name__}: {res.message}"
-        out[:] = res.dq
-        return True, res.iterations, ""
-
-    def _message(self, flags: int, moving: bool) -> str:
-        """The binding cause first: fault, stale command, limit conflict, coupled constraint,
-        singularity, position limit, goal."""
-        if flags & C.SOLVER:
-            return self._fault or "solver error"
-        if flags & C.STALE_FLAG:
-            return (f"no fresh command (timeout {self.config.command_timeout} s): "
-                    + ("halting" if moving else "stopped"))
-        parts = []
-        if flags & C.LCONFLICT:
-            parts.append("limit conflict: the measured state cannot stop within the "
-                         "acceleration limits; position and velocity limits take priority")
-        if flags & C.COUPLED:
-            r = int(self._info[C.I_CROW])
-            name = self._row_names[r] if 0 <= r < len(self._row_names) else "a coupled constraint"
-            parts.append(f"coupled constraint {name} binds: "
-                         + ("moving along it" if moving else "held at it"))
-        sf = int(self._info[C.I_SFLAGS])
-        if sf and not parts:
-            kappa = self._info[C.I_KAPPA]
-            if sf & S.SINGULARITY_HALT:
-                return f"halted: moving toward a singularity (condition number {kappa:.3g})"
-            if sf & S.SINGULARITY_ESCAPE:
-                return "escaping an exact singularity"
-            if sf & S.SINGULARITY_LEAVING:
-                return f"leaving a singularity (condition number {kappa:.3g})"
-            return f"decelerating near a singularity (condition number {kappa:.3g})"
-        if parts:
-            return "; ".join(parts)
-        if flags & C.GOAL:
-            return "goal reached" if not moving else "goal reached; settling"
-        if flags & C.JBOUND:
-            return "held back by a joint's position limit (braking bound)"
-        return "ok"
-
-    def _reject_at(self, dt: Any, state: Any, message: str) -> ServoResult:
-        return self._reject(state, message, dt)
-
-    def _reject(self, state: Any, message: str, dt: Any = None) -> ServoResult:
-        """REJECT: a stop within the acceleration limits from the measured state when it is
-        usable, else from the last accepted reference (a hold once it has stopped)."""
-        n = self.chain.dof
-        tol = self.config.state_tolerance
-        step = dt if isinstance(dt, float) and 0.0 < dt <= self.config.max_dt else None
-        if step is None:
-            prev_dt = float(self._mem[M_PREV_DT])
-            step = prev_dt if prev_dt > 0 else 0.01
-        q0 = v0 = None
-        qs = as_vector(getattr(state, "q", None), n)
-        vs = as_vector(getattr(state, "dq", None), n)
-        if qs is not None and vs is not None:
-            q0 = np.minimum(np.maximum(qs, self._hlo), self._hhi)
-            v0 = vs.copy()
-            if self._row_names and project_state(q0, self._cons, tol) >= 0:
-                q0 = v0 = None  # outside a coupled constraint: not a state to brake from
-        elif state is not None and self._last_ref is not None:
-            message += "; the state is unusable: holding the last safe reference"
-        if q0 is None and self._last_ref is not None:
-            q0, v0 = self._last_ref
-        if q0 is not None and v0 is not None:
-            out = np.empty((2, n))
-            v0 = np.ascontiguousarray(v0, dtype=np.float64)
-            mem = self._mem
-            use_jerk = self._has_jerk and mem[M_HAS_PREV_DQ] != 0.0 and mem[M_PREV_DT] > 0
-            a_prev = (v0 - self._prev_dq) / mem[M_PREV_DT] if use_jerk else v0
-            C.brake_reference(np.ascontiguousarray(q0, dtype=np.float64), v0, a_prev,
-                              bool(use_jerk), step, self._lim, self._cfgv, self._cons, out)
-            q_ref, v = out[0], out[1]
-            self._last_ref = (q_ref, v)
-        else:
-            raw = getattr(state, "q", None)
+    def _command(self, command: Any, now_ns: int) -> tuple[int, np.ndarray, int, int,
+                                                           tuple[str, str] | None]:
+        """``(kind, data, frame, stamp, refused)`` for the kernel. A command it cannot read is
+        sent as one it refuses with the message ``refused[0]``, which stands for
+        ``refused[1]`` (so the kernel's state checks keep their place before it)."""
+        n = self._n
+        if command is None:
+            return _NONE, self._zero, 0, now_ns, None
+        unreadable = (_POSE, _NAN44, 0, now_ns)
+        if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
+            return (*unreadable, (_RIGID, f"unknown command type {type(command).__name__}; use "
+                                  "PoseCommand, TwistCommand, JointJogCommand or None"))
+        raw: Any = getattr(command, "stamp_ns", None)
+        if not _is_int(raw):
+            return (*unreadable, (_RIGID, "command.stamp_ns must be an integer [ns]"))
+        stamp = int(raw)
+        if isinstance(command, PoseCommand):
             try:
-                qa = np.asarray(raw, dtype=np.float64).reshape(-1)
+                T = np.asarray(command.T_base_target, dtype=np.float64)
             except (TypeError, ValueError):
-                qa = np.zeros(0)
-            mid = self.chain.middle()
-            q_ref = mid.copy() if qa.shape != (n,) else np.where(np.isfinite(qa), qa, mid)
-            q_ref = np.minimum(np.maximum(q_ref, self._hlo), self._hhi)
-            if self._row_names:
-                project_state(q_ref, self._cons, np.inf)
-            v = np.zeros(n)
-        return ServoResult(Action.REJECT, Reference(q_ref.copy(), v.copy()),
-                           S.INVALID_INPUT | (S.SOLVER_ERROR if self._fault else S.NONE), message)
+                return _POSE, _NAN44, 0, stamp, (_RIGID, "T_base_target must be a (4, 4) array")
+            if T.shape != (4, 4):
+                return _POSE, _NAN44, 0, stamp, None  # the kernel's own message
+            return _POSE, np.ascontiguousarray(T), 0, stamp, None
+        if isinstance(command, TwistCommand):
+            tw = _finite_vector(command.twist, 6)
+            if tw is None:  # the kernel refuses it with the same message
+                return _TWIST, _NAN6, 0, stamp, None
+            try:
+                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
+                    else TwistFrame(command.frame)
+            except (KeyError, ValueError):
+                return _TWIST, tw, 2, stamp, (
+                    "twist frame 2 is unknown; valid: 'base', 'tool'",
+                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'")
+            return _TWIST, tw, int(frame), stamp, None
+        v = _finite_vector(command.velocities, n)
+        return _JOG, (self._jog_nan if v is None else v), 0, stamp, None

@@ -18,7 +18,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.diffik._linalg import scale_into_box
-from ikstack.servo.limits import integrate
 
 Array = NDArray[np.float64]
 
@@ -56,6 +55,5 @@ class BoxIntegrator(MotionGenerator):
         """See :meth:`MotionGenerator.generate`."""
         v = np.empty_like(desired_velocity)
         scale_into_box(desired_velocity, lower, upper, v)
-        q_ref = np.empty_like(q)
-        integrate(q, v, dt, q_lower, q_upper, q_ref)
+        q_ref = np.minimum(np.maximum(q + v * dt, q_lower), q_upper)
         return q_ref, v
