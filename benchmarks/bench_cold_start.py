@@ -7,7 +7,8 @@ process's wall time, interpreter start and imports included (what a user waits f
 
 Paths: ``ikstack --help`` and every subcommand's ``--help``; the README's main command
 (``ikstack solve --robot ur5 sample:ur5 -o out/``); a first ``solve_ik`` on Panda and on UR5;
-a first servo step (Panda, BoxQP) on the compiled-Python kernel and on the C++ kernel's binding;
+a first servo step (Panda, BoxQP; the servo runs on the C++ kernel) with its target from
+ikstack's FK (compiled on first use) and from the C++ chain's FK (nothing compiled);
 ``ikstack servo-demo --robot ur5``; the examples; the README's
 Python blocks (run as one script, in order).
 
@@ -73,15 +74,15 @@ r = servo.step(JointState(q, np.zeros(7), 0), PoseCommand(T, 0), 0.001, 0)
 print(r.action.name)
 """
 
-# the same step on the C++ kernel (its binding); the target pose comes from the C++ chain's FK,
-# so nothing in the path is compiled on first use
+# the same step with the target pose from the C++ chain's FK, so nothing in the path is
+# compiled on first use
 SERVO_STEP_NATIVE = """
 import numpy as np
 from ikstack import _native, robots
 from ikstack.diffik import BoxQPSolver
 from ikstack.servo import JointState, PoseCommand, Servo, ServoConfig
 panda = robots.load("panda").with_limits(acceleration=[15, 7.5, 10, 12.5, 15, 20, 20])
-servo = Servo(panda, ServoConfig(), differential_ik=BoxQPSolver(), backend="native")
+servo = Servo(panda, ServoConfig(), differential_ik=BoxQPSolver())
 q = np.array([0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785])
 c = _native.Chain.from_arrays(list(panda.joint_names), [t.name.lower() for t in panda.joint_types],
                               panda.origins, panda.axes, T_last_tip=panda.T_last_tip,
@@ -112,8 +113,8 @@ def paths(workdir: Path, quick: bool) -> dict[str, list[str]]:
         "solve", "--robot", "ur5", "sample:ur5", "-o", str(workdir / "out"), "--overwrite")
     out["first solve_ik on Panda (100 poses)"] = _py(PANDA_SOLVE_IK)
     out["first solve_ik on UR5 (100 poses)"] = _py(UR5_SOLVE_IK)
-    out["first servo step (Panda, BoxQP)"] = _py(SERVO_STEP)
-    out["first servo step (Panda, BoxQP, native)"] = _py(SERVO_STEP_NATIVE)
+    out["first servo step (Panda, BoxQP, target from ikstack.fk)"] = _py(SERVO_STEP)
+    out["first servo step (Panda, BoxQP, target from C++ FK)"] = _py(SERVO_STEP_NATIVE)
     out["ikstack servo-demo --robot ur5"] = _cli("servo-demo", "--robot", "ur5")
     for ex in sorted((ROOT / "examples").glob("*.py")):
         out[f"examples/{ex.name}"] = [sys.executable, str(ex)]

@@ -5,7 +5,7 @@ joint position and velocity limits:
 
 * ikstack: ``Servo.step`` (FK, Jacobian, SVD, condition number, velocity / acceleration /
   braking bounds, the solver, singularity scaling, integration, re-validation), on the
-  compiled-Python kernel (numba) and on the C++ kernel through its binding (native);
+  C++ kernel through its binding;
 * pink: ``Configuration(...)`` (pinocchio FK + Jacobians) and ``solve_ik`` with daqp,
   ``ConfigurationLimit`` and ``VelocityLimit``;
 * mink: ``Configuration.update`` (MuJoCo kinematics) and ``solve_ik`` with daqp,
@@ -16,7 +16,7 @@ The target moves on a 5 cm circle at 0.2 Hz so every solver keeps working. Each 
 optional: a missing one is reported, not fatal. Prints a table and writes
 ``benchmarks/results/bench_servo.json``.
 
-Usage: ``python benchmarks/bench_servo.py [--quick] [--steps N] [--backend numba|native|both]``.
+Usage: ``python benchmarks/bench_servo.py [--quick] [--steps N]``.
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ def track_error(fk, q: np.ndarray, T: np.ndarray) -> float:
     return float(np.linalg.norm(fk(q)[:3, 3] - T[:3, 3]))
 
 
-def bench_ikstack(solver, steps: int, warmup: int, backend: str = "numba") -> dict:
+def bench_ikstack(solver, steps: int, warmup: int) -> dict:
     panda = robots.load("panda").with_limits(acceleration=PANDA_ACC)
-    servo = Servo(panda, ServoConfig(), differential_ik=solver, backend=backend)
+    servo = Servo(panda, ServoConfig(), differential_ik=solver)
     q, dq = Q0.copy(), np.zeros(7)
     goal = targets(panda.fk(Q0), steps)
     ns, errs = [], []
@@ -83,12 +83,12 @@ def bench_ikstack(solver, steps: int, warmup: int, backend: str = "numba") -> di
     return {**stats(ns, warmup), "tracking_error_m": float(np.median(errs[warmup:]))}
 
 
-def bench_marvin(solver, steps: int, warmup: int, push: bool, backend: str = "numba") -> dict:
+def bench_marvin(solver, steps: int, warmup: int, push: bool) -> dict:
     """Marvin (left) with its J6/J7 diamond: a circle well inside it, or (``push``) a fixed
     pose beyond it, which the servo approaches and then holds against the constraint (the
     median is over the cycles in which the constraint bound)."""
     marvin = robots.load("marvin_left")
-    servo = Servo(marvin, ServoConfig(), differential_ik=solver, backend=backend)
+    servo = Servo(marvin, ServoConfig(), differential_ik=solver)
     q0 = np.radians([0.0, 30.0, 0.0, -60.0, 0.0, 40.0, 50.0])
     q, dq = q0.copy(), np.zeros(7)
     if push:
@@ -227,26 +227,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few hundred steps (smoke test)")
     ap.add_argument("--steps", type=int, default=None)
-    ap.add_argument("--backend", choices=("numba", "native", "both"), default="both",
-                    help="the ikstack servo kernel(s) to time (native: the C++ kernel's binding)")
     args = ap.parse_args()
     steps = args.steps or (300 if args.quick else 20000)
     warmup = min(200, steps // 3)
     urdf = chain_urdf()
-    backends = ("numba", "native") if args.backend == "both" else (args.backend,)
     rows: dict[str, dict] = {}
     marvin: dict[str, dict] = {}
-    for backend in backends:
-        tag = "ikstack" if backend == "numba" else "ikstack native"
-        try:
-            for sname, make in (("DampedLeastSquares", DampedLeastSquares),
-                                ("BoxQPSolver", BoxQPSolver)):
-                rows[f"{tag} {sname}"] = bench_ikstack(make(), steps, warmup, backend)
-                for where, push in (("circle inside J6/J7", False), ("held at J6/J7", True)):
-                    marvin[f"{tag[8:]} marvin_left {sname}, {where}".strip()] = bench_marvin(
-                        make(), steps, warmup, push, backend)
-        except IKStackError as exc:  # the C++ module is not built
-            rows[f"{tag}"] = {"error": str(exc)}
+    try:
+        for sname, make in (("DampedLeastSquares", DampedLeastSquares),
+                            ("BoxQPSolver", BoxQPSolver)):
+            rows[f"ikstack {sname}"] = bench_ikstack(make(), steps, warmup)
+            for where, push in (("circle inside J6/J7", False), ("held at J6/J7", True)):
+                marvin[f"marvin_left {sname}, {where}"] = bench_marvin(make(), steps, warmup,
+                                                                       push)
+    except IKStackError as exc:  # the C++ module is not built
+        rows["ikstack"] = {"error": str(exc)}
     for name, fn in (("pink (daqp)", bench_pink), ("mink (daqp)", bench_mink),
                      ("PlaCo", bench_placo)):
         try:

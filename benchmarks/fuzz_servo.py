@@ -17,7 +17,6 @@ than 1e-6). Every count must be 0.
 
     python benchmarks/fuzz_servo.py --cycles 1000000     # the full run
     python benchmarks/fuzz_servo.py --cycles 20000       # a quick one
-    python benchmarks/fuzz_servo.py --backend native     # through the C++ kernel's binding
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import platform
 import time
 from pathlib import Path
@@ -43,7 +41,6 @@ from ikstack.servo import (
     ServoConfig,
     TwistCommand,
 )
-from ikstack.servo.backend import BACKEND_ENV, BACKENDS, resolve_backend
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PANDA_ACC = [15.0, 7.5, 10.0, 12.5, 15.0, 20.0, 20.0]
@@ -316,17 +313,13 @@ def main() -> None:
     ap.add_argument("--robots", default=",".join(ROBOTS))
     ap.add_argument("--solvers", default=",".join(SOLVERS))
     ap.add_argument("--out", default=str(RESULTS / "fuzz_servo.json"))
-    ap.add_argument("--backend", choices=BACKENDS, default=None,
-                    help=f"the servo kernel (default: ${BACKEND_ENV}, else numba)")
     a = ap.parse_args()
-    if a.backend is not None:
-        os.environ[BACKEND_ENV] = a.backend  # every Servo(...) of the run
     print("| robot        | solver | cycles   | " + " | ".join(COUNTS)
           + " | coupled | reject |")
     print("|---|---|---|" + "---|" * len(COUNTS) + "---|---|")
     out = run(a.cycles, a.seed, a.episode, tuple(a.robots.split(",")), tuple(a.solvers.split(",")))
     print(f"total {out['cycles']} cycles in {out['seconds']:.0f} s; counts {out['counts']}")
-    out["backend"] = resolve_backend(None)
+    out["backend"] = "native"  # the C++ kernel, through its binding (the only kernel)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(out, indent=1))
     if any(out["counts"].values()):
