@@ -158,10 +158,20 @@ void svd_jacobi(const Jacobian& A, Mat6& U, Vec6& s, MatN& Vh, bool warm) {
                 if (std::abs(g) <= 1e-15 * std::sqrt(a * b) || a <= tiny || b <= tiny) continue;
                 rotated = true;
                 const double zeta = (b - a) / (2.0 * g);
-                const double t =
-                    (zeta >= 0.0 ? 1.0 : -1.0) / (std::abs(zeta) + std::sqrt(1.0 + zeta * zeta));
-                const double c = 1.0 / std::sqrt(1.0 + t * t);
-                const double sn = c * t;
+                const double az = std::abs(zeta);
+                double t, c, sn;
+                if (az > 0x1p27 && az < 0x1p500) {
+                    // A tiny rotation, the same doubles without the square roots: zeta^2 >
+                    // 2^54 absorbs the 1 and sqrt(fl(zeta^2)) == |zeta| (binary IEEE), so t =
+                    // +-1/(2|zeta|); then t^2 < 2^-54 is absorbed by 1 and c == 1 exactly.
+                    t = (zeta >= 0.0 ? 1.0 : -1.0) / (az + az);
+                    c = 1.0;
+                    sn = t;
+                } else {
+                    t = (zeta >= 0.0 ? 1.0 : -1.0) / (az + std::sqrt(1.0 + zeta * zeta));
+                    c = 1.0 / std::sqrt(1.0 + t * t);
+                    sn = c * t;
+                }
                 for (int r = 0; r < m; ++r) {
                     const double x = wp[r], y = wq[r];
                     wp[r] = c * x - sn * y;
