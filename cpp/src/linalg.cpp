@@ -114,6 +114,22 @@ void integrate(const VecN& q, const VecN& dq, double dt, const VecN& lo, const V
     }
 }
 
+namespace {
+
+// |g| <= 1e-15 sqrt(ab), the rotation threshold, decided without the square root (on the
+// critical path of every pair) unless g^2 is within 1e-9 (relative) of 1e-30 ab, where the
+// rounding of either form could matter; the answer is the same as the square-root form's.
+inline bool below_threshold(double g, double ab) {
+    if (ab > 1e-200 && ab < 1e200) {
+        const double g2 = g * g;
+        if (g2 < 0.999999999e-30 * ab) return true;
+        if (g2 > 1.000000001e-30 * ab) return false;
+    }
+    return std::abs(g) <= 1e-15 * std::sqrt(ab);
+}
+
+}  // namespace
+
 void svd_jacobi(const Jacobian& A, Mat6& U, Vec6& s, MatN& Vh, bool warm) {
     const int m = A.rows();
     const int n = A.cols();
@@ -155,7 +171,7 @@ void svd_jacobi(const Jacobian& A, Mat6& U, Vec6& s, MatN& Vh, bool warm) {
                     b += wq[r] * wq[r];
                     g += wp[r] * wq[r];
                 }
-                if (std::abs(g) <= 1e-15 * std::sqrt(a * b) || a <= tiny || b <= tiny) continue;
+                if (a <= tiny || b <= tiny || below_threshold(g, a * b)) continue;
                 rotated = true;
                 const double zeta = (b - a) / (2.0 * g);
                 const double az = std::abs(zeta);
