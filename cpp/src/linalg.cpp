@@ -185,7 +185,18 @@ void svd_jacobi(const Jacobian& A, Mat6& U, Vec6& s, MatN& Vh, bool warm) {
                     sn = t;
                 } else {
                     t = (zeta >= 0.0 ? 1.0 : -1.0) / (az + std::sqrt(1.0 + zeta * zeta));
-                    c = 1.0 / std::sqrt(1.0 + t * t);
+                    // c = 1/sqrt(1 + t^2), the same double: for t^2 <= 2^-27, y = 1 + k 2^-52
+                    // with k <= 2^25; sqrt(y) then rounds to 1 + floor(k/2) 2^-52 (the -eps^2/8
+                    // term is under half an ulp and breaks odd k's tie downwards) and 1/that to
+                    // 1 - floor(k/2) 2^-52 (+eta^2 is under half an ulp). Checked for every k.
+                    const double tt = t * t;
+                    const double y = 1.0 + tt;
+                    if (tt <= 0x1p-27) {
+                        const long long k = static_cast<long long>((y - 1.0) * 0x1p52);
+                        c = 1.0 - static_cast<double>(k >> 1) * 0x1p-52;
+                    } else {
+                        c = 1.0 / std::sqrt(y);
+                    }
                     sn = c * t;
                 }
                 for (int r = 0; r < m; ++r) {
