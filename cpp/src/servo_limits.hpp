@@ -62,6 +62,24 @@ inline double pos_bound(double dist, double limit, double other, double c, doubl
     return braking_cap(dist - EPS_POS * (1.0 + std::fabs(limit) + span), c, dt, cap);
 }
 
+/// ``[lo, hi]``: ``[o_lo, o_hi]`` narrowed by ``[lb, ub]``; where the two do not meet, both ends
+/// at the outer bound on the inner interval's side (``o_lo`` when ``ub < o_lo``, else ``o_hi``).
+/// Returns the shortfall ``lo - hi`` when they do not meet, else 0. The outputs may alias the
+/// outer bounds (they are read first).
+inline double narrow(double o_lo, double o_hi, double lb, double ub, double& lo, double& hi) {
+    const double l = pymax(o_lo, lb);
+    const double h = pymin(o_hi, ub);
+    if (!(l > h)) {
+        lo = l;
+        hi = h;
+        return 0.0;
+    }
+    const double x = ub < o_lo ? o_lo : o_hi;
+    lo = x;
+    hi = x;
+    return l - h;
+}
+
 /// the packed limits of a servo
 struct Limits {
     VecN lo, hi;    // working limits (hard less the kinematic margin)
@@ -85,34 +103,13 @@ inline int cycle_bounds(const double* q, const double* v, const double* a_prev, 
         double p_hi = pymin(vm, ub_p);
         double a_lo = v[i] - c;
         double a_hi = v[i] + c;
-        double h_lo = pymax(p_lo, a_lo);
-        double h_hi = pymin(p_hi, a_hi);
-        if (h_lo > h_hi) {
-            if (h_lo - h_hi > 1e-9 * (1.0 + std::fabs(h_lo))) code |= CONFLICT;
-            if (a_hi < p_lo) {
-                h_lo = p_lo;
-                h_hi = p_lo;
-            } else {
-                h_lo = p_hi;
-                h_hi = p_hi;
-            }
-        }
+        double h_lo, h_hi;
+        const double gap = narrow(p_lo, p_hi, a_lo, a_hi, h_lo, h_hi);
+        if (gap > 1e-9 * (1.0 + std::fabs(pymax(p_lo, a_lo)))) code |= CONFLICT;
         double ub_w = ub_p, lb_w = lb_p;
         if (L.hi[i] < L.hhi[i]) ub_w = pos_bound(L.hi[i] - qi, L.hi[i], L.lo[i], c, dt, vm);
         if (L.lo[i] > L.hlo[i]) lb_w = -pos_bound(qi - L.lo[i], L.lo[i], L.hi[i], c, dt, vm);
-        double w_lo = pymax(h_lo, lb_w);
-        double w_hi = pymin(h_hi, ub_w);
-        if (w_lo > w_hi) {
-            if (ub_w < h_lo) {
-                w_lo = h_lo;
-                w_hi = h_lo;
-            } else {
-                w_lo = h_hi;
-                w_hi = h_hi;
-            }
-        }
-        h_lo = w_lo;
-        h_hi = w_hi;
+        narrow(h_lo, h_hi, lb_w, ub_w, h_lo, h_hi);
         ub_p = pymin(ub_p, ub_w);
         lb_p = pymax(lb_p, lb_w);
         double mg = margin;
@@ -122,35 +119,13 @@ inline int cycle_bounds(const double* q, const double* v, const double* a_prev, 
             if (isfin(L.hi[i])) ub_s = braking_cap(L.hi[i] - mg - qi, c, dt, vm);
             if (isfin(L.lo[i])) lb_s = -braking_cap(qi - L.lo[i] - mg, c, dt, vm);
         }
-        double s_lo = pymax(h_lo, lb_s);
-        double s_hi = pymin(h_hi, ub_s);
-        if (s_lo > s_hi) {
-            if (ub_s < h_lo) {
-                s_lo = h_lo;
-                s_hi = h_lo;
-            } else {
-                s_lo = h_hi;
-                s_hi = h_hi;
-            }
-        }
+        double s_lo, s_hi;
+        narrow(h_lo, h_hi, lb_s, ub_s, s_lo, s_hi);
         if (use_jerk && isfin(L.jmax[i])) {
             double dj = L.jmax[i] * dt * dt;
             double j_lo = v[i] + a_prev[i] * dt - dj;
             double j_hi = v[i] + a_prev[i] * dt + dj;
-            double f_lo = pymax(s_lo, j_lo);
-            double f_hi = pymin(s_hi, j_hi);
-            if (f_lo > f_hi) {
-                code |= JERK_RELAXED_CODE;
-                if (j_hi < s_lo) {
-                    f_lo = s_lo;
-                    f_hi = s_lo;
-                } else {
-                    f_lo = s_hi;
-                    f_hi = s_hi;
-                }
-            }
-            s_lo = f_lo;
-            s_hi = f_hi;
+            if (narrow(s_lo, s_hi, j_lo, j_hi, s_lo, s_hi) > 0.0) code |= JERK_RELAXED_CODE;
         }
         lower[i] = s_lo;
         upper[i] = s_hi;

@@ -587,13 +587,11 @@ class AnalyticIK:
                 success[i] = True
             q[i] = prev[0]
         if n and (~success).any():
-            ok, pe, re = certify(self.chain, q, T, self.position_tolerance,
-                                 self.rotation_tolerance)
+            _, pe, re = certify(self.chain, q, T, self.position_tolerance, self.rotation_tolerance)
             perr = np.where(success, perr, pe)
             rerr = np.where(success, rerr, re)
         zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q, success, perr, rerr, status, self.method, zeros,
-                        zeros.copy())
+        return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy())
 
 
 #: compiled path outcome code -> IKStatus
