@@ -115,3 +115,28 @@ def puma560() -> Chain:
     chain = chain_from_lines(h, r, np.eye(3), r[5] + 0.056 * ez, name="puma560")
     return chain.replace(lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
                          upper=d(np.array([160, 45, 225, 170, 100, 266.0])))
+
+
+def industrial_hp() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                       np.ndarray | None]]:
+    """Axes ``H`` (6, 3), offsets ``P`` (7, 3) and limits (or None) of published 6R layouts:
+    PUMA 560, a KUKA-KR-like arm (joint 5 limited to +-125 deg), and one whose second and third
+    axes meet ("second_meet")."""
+    EX, EY, EZ = np.eye(3)
+    Z = np.zeros(3)
+    d = np.deg2rad
+    return {
+        "puma560": (np.array([EZ, EY, EY, EZ, EY, EZ]),
+                    np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z, Z,
+                              0.056 * EZ]),
+                    d(np.array([-160, -225, -45, -110, -100, -266.0])),
+                    d(np.array([160, 45, 225, 170, 100, 266.0]))),
+        "kuka_kr": (np.array([-EZ, EY, EY, -EX, EY, -EX]),
+                    np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z, Z,
+                              0.215 * EX]),
+                    d(np.array([-185, -140, -120, -350, -125, -350.0])),
+                    d(np.array([185, 140, 168, 350, 125, 350.0]))),
+        "second_meet": (np.array([EZ, EY, EX, EZ, EY, EZ]),
+                        np.array([0.4 * EZ, 0.1 * EX, Z, 0.5 * EX + 0.3 * EZ, Z, Z, 0.1 * EZ]),
+                        None, None),
+    }

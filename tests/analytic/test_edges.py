@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from analytic_arms import singular_along
+from analytic_arms import industrial_hp, singular_along
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK
@@ -42,20 +42,9 @@ def fk_hp(H: np.ndarray, P: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def layouts() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]]:
-    d = np.deg2rad
     rng = np.random.default_rng(31)
-    out = {
-        "puma560": (np.array([EZ, EY, EY, EZ, EY, EZ]),
-                    np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z, Z,
-                              0.056 * EZ]),
-                    d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                    d(np.array([160, 45, 225, 170, 100, 266.0]))),
-        "kuka_kr": (np.array([-EZ, EY, EY, -EX, EY, -EX]),
-                    np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z, Z,
-                              0.215 * EX]),
-                    d(np.array([-185, -140, -120, -350, -125, -350.0])),
-                    d(np.array([185, 140, 168, 350, 125, 350.0]))),
-    }
+    named = industrial_hp()
+    out = {k: named[k] for k in ("puma560", "kuka_kr")}
     for s in ("spherical_wrist", "spherical_two_parallel", "spherical_shoulder",
               "three_parallel"):
         h = rng.normal(size=(6, 3))

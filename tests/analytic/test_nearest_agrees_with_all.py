@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from analytic_arms import singular_along
+from analytic_arms import industrial_hp, singular_along
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK, _one
@@ -27,26 +27,6 @@ EX, EY, EZ = np.eye(3)
 Z = np.zeros(3)
 OFFSETS = (0.0, 1e-9, -1e-9, 1e-6, -1e-6)
 N = 100  # singular configurations per arm (each also moved by every nonzero offset)
-
-
-def hp_arms() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None,
-                                 np.ndarray | None]]:
-    d = np.deg2rad
-    return {
-        "puma560": (np.array([EZ, EY, EY, EZ, EY, EZ]),
-                    np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z, Z,
-                              0.056 * EZ]),
-                    d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                    d(np.array([160, 45, 225, 170, 100, 266.0]))),
-        "kuka_kr": (np.array([-EZ, EY, EY, -EX, EY, -EX]),
-                    np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z, Z,
-                              0.215 * EX]),
-                    d(np.array([-185, -140, -120, -350, -125, -350.0])),
-                    d(np.array([185, 140, 168, 350, 125, 350.0]))),
-        "second_meet": (np.array([EZ, EY, EX, EZ, EY, EZ]),
-                        np.array([0.4 * EZ, 0.1 * EX, Z, 0.5 * EX + 0.3 * EZ, Z, Z, 0.1 * EZ]),
-                        None, None),
-    }
 
 
 def urdf_from_hp(H: np.ndarray, P: np.ndarray) -> str:
@@ -89,7 +69,7 @@ def arm(name: str):
         chain = robots.load("ur5")
         fk = pinocchio_fk(None, str(robots.data_path("ur5.urdf")), chain.tip, chain.joint_names)
         return chain, fk
-    H, P, lo, hi = hp_arms()[name]
+    H, P, lo, hi = industrial_hp()[name]
     chain = chain_from_hp(H, P, lower=lo, upper=hi, name=name)
     return chain, pinocchio_fk(urdf_from_hp(H, P), None, "tool", chain.joint_names)
 
