@@ -207,6 +207,9 @@ def _worker_breaks_factory(config):
         while not Path(os.environ["IKSTACK_TEST_MARKER"]).exists() and (
                 time.monotonic() < deadline):
             time.sleep(0.05)
+        # the worker touches the marker just before it raises: give its error time to arrive
+        # (this process takes every batch otherwise, and ends workers still starting)
+        time.sleep(1.0)
         return inner(T_path, seed)
 
     return path

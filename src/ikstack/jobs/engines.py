@@ -133,6 +133,9 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
                     results[got[0]] = got[1]
                     on_done(got[1])
                     received += 1
+            # a worker that failed to start while this process did the work still says why
+            while feeder.next_result(block=False) is not None:
+                pass
     finally:
         feeder.stop()
         # every batch done: no worker holds work, and one still starting (its imports take a
