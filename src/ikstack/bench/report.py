@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
@@ -30,7 +31,12 @@ class Timing:
     samples: int
 
     def as_us(self) -> dict[str, float]:
-        """The statistics in microseconds."""
+        """The statistics in microseconds.
+
+        Deprecated: no benchmark uses it; it goes in the next release.
+        """
+        warnings.warn("Timing.as_us is deprecated and goes in the next release",
+                      DeprecationWarning, stacklevel=2)
         return {k: v * 1e6 for k, v in asdict(self).items() if k != "samples"}
 
 

@@ -17,10 +17,6 @@ if TYPE_CHECKING:
     from ikstack.model import Chain
 
 
-#: the model options every command that takes a model shares
-MODEL_OPTIONS = ("--robot", "--urdf", "--mjcf", "--base", "--tip")
-
-
 def add_chain_arguments(p: argparse.ArgumentParser, *, required_hint: str = "") -> None:
     """The model, the same on every command: ``--robot NAME | --urdf FILE | --mjcf FILE``,
     with ``--base B --tip T`` for a model file."""

@@ -19,6 +19,9 @@ False.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
@@ -214,10 +217,14 @@ def box_qp_from_task(J, task, preferred, damping, lower, upper, x, state, max_it
 
 
 @njit(cache=True)
-def box_qp_from_task_into(J, task, preferred, damping, lower, upper, x, state, max_iter, tol,
+def _box_qp_from_task_into(J, task, preferred, damping, lower, upper, x, state, max_iter, tol,
                           H, g, L, rhs, idx, y):  # pragma: no cover - compiled
     """:func:`box_qp_from_task` with caller-provided scratch (``H``, ``L`` (n, n); ``g``,
-    ``rhs``, ``idx`` (int), ``y`` (n,))."""
+    ``rhs``, ``idx`` (int), ``y`` (n,)).
+
+    Deprecated under its public name ``box_qp_from_task_into`` (nothing in ikstack calls it);
+    it goes in the next release.
+    """
     normal_matrices(J, task, preferred, damping, H, g)
     return box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx, y)
 
@@ -291,3 +298,12 @@ class BoxQPSolver(DifferentialIK):
         code, it = box_qp_from_task(J, task, preferred, damping, lower, upper, out, self._state,
                                     self.max_iterations, self.tolerance)
         return code == CONVERGED, int(it)
+
+
+def __getattr__(name: str) -> Any:
+    # deprecated names, kept one release
+    if name == "box_qp_from_task_into":
+        warnings.warn("ikstack.diffik.box_qp.box_qp_from_task_into is deprecated and goes in the "
+                      "next release", DeprecationWarning, stacklevel=2)
+        return _box_qp_from_task_into
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

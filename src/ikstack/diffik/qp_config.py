@@ -10,6 +10,7 @@ setting: they always come from the chain's motion limits (one copy of the arm's 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -197,7 +198,13 @@ class DiffQPConfig:
         return out
 
     def with_source(self, source: str) -> DiffQPConfig:
-        """A copy whose error messages name ``source`` (a file)."""
+        """A copy whose error messages name ``source`` (a file).
+
+        Deprecated: ``dataclasses.replace(config, source=...)`` does the same; it goes in the
+        next release.
+        """
+        warnings.warn("DiffQPConfig.with_source is deprecated and goes in the next release; use "
+                      "dataclasses.replace(config, source=...)", DeprecationWarning, stacklevel=2)
         return replace(self, source=source)
 
     def to_dict(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
@@ -215,7 +216,13 @@ class Chain:
         return np.where(self.bounded, mid, 0.0)
 
     def joint_index(self, name: str) -> int:
-        """Index of a joint by name (raises :class:`InputError` listing the names)."""
+        """Index of a joint by name (raises :class:`InputError` listing the names).
+
+        Deprecated: nothing in ikstack uses it; ``chain.joint_names.index(name)`` does the same.
+        It goes in the next release.
+        """
+        warnings.warn("Chain.joint_index is deprecated and goes in the next release; use "
+                      "chain.joint_names.index(name)", DeprecationWarning, stacklevel=2)
         try:
             return self.joint_names.index(name)
         except ValueError:

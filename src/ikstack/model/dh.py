@@ -101,7 +101,7 @@ def from_dh(
     if len(types) != dof:
         raise ModelError(f"{len(types)} joint types for a {dof}-row DH table")
 
-    def scaled(v: ArrayLike | None, default: float, is_rate: bool = False) -> Array:
+    def scaled(v: ArrayLike | None, default: float) -> Array:
         if v is None:
             return np.full(dof, default)
         arr = np.broadcast_to(np.asarray(v, dtype=np.float64), (dof,)).copy()

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from ikstack.model import Chain, ChainRole, QuadrantPolynomialConstraint, from_dh, load_urdf
@@ -73,15 +72,6 @@ def marvin_dh(side: str = "left") -> Chain:
         base="base", tip="flange", constraints=[marvin_j67_constraint()],
         kinematic_margin=math.radians(MARVIN_MARGIN_DEG), name=f"marvin_{side}",
         source=f"{data_path('marvin_dh.yaml').name} (modified DH)",
-    )
-
-
-def _marvin_urdf(side: str) -> Chain:
-    return load_urdf(
-        data_path(f"marvin_{side}.urdf"), "base", "flange",
-        acceleration_limits=np.radians(MARVIN_ACCEL_DEG), constraints=[marvin_j67_constraint()],
-        kinematic_margin=math.radians(MARVIN_MARGIN_DEG), name=f"marvin_{side}",
-        source=f"marvin_{side}.urdf",
     )
 
 

@@ -7,6 +7,7 @@ message for bad ones, so a control loop never dies on an exception from a bad me
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
@@ -78,9 +79,6 @@ class JointJogCommand:
 
     velocities: Any
     stamp_ns: int
-
-
-Command = PoseCommand | TwistCommand | JointJogCommand
 
 
 class Action(IntEnum):
@@ -160,3 +158,13 @@ class ServoResult:
         return (f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
                 f"position error {self.position_error:.1e} m, orientation error "
                 f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})")
+
+
+def __getattr__(name: str) -> Any:
+    # deprecated names, kept one release
+    if name == "Command":
+        warnings.warn("ikstack.servo.commands.Command is deprecated and goes in the next release; "
+                      "write PoseCommand | TwistCommand | JointJogCommand", DeprecationWarning,
+                      stacklevel=2)
+        return PoseCommand | TwistCommand | JointJogCommand
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -44,18 +44,3 @@ def cholesky_solve_inplace(L, n, b):  # pragma: no cover - compiled
         for k in range(i + 1, n):
             s -= L[k, i] * b[k]
         b[i] = s / L[i, i]
-
-
-@njit(cache=True)
-def spd_solve(A, b, x, L):  # pragma: no cover - compiled
-    """Solve SPD ``A x = b`` (``L`` scratch of A's shape, A and b untouched); False when A is
-    not positive definite."""
-    n = A.shape[0]
-    for i in range(n):
-        for j in range(n):
-            L[i, j] = A[i, j]
-        x[i] = b[i]
-    if not cholesky_inplace(L, n):
-        return False
-    cholesky_solve_inplace(L, n, x)
-    return True

@@ -6,6 +6,8 @@ Every function takes arrays with leading batch dimensions and broadcasts. Rotati
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -176,7 +178,13 @@ matrix_to_rotvec = log
 
 
 def rotvec_to_quat(rotvec: ArrayLike) -> Array:
-    """Quaternions ``wxyz`` (w >= 0) of rotation vectors."""
+    """Quaternions ``wxyz`` (w >= 0) of rotation vectors.
+
+    Deprecated: nothing in ikstack uses it; ``matrix_to_quat(exp(rotvec))`` gives the same
+    quaternions. It goes in the next release.
+    """
+    warnings.warn("ikstack.spatial.so3.rotvec_to_quat is deprecated and goes in the next "
+                  "release; use matrix_to_quat(exp(rotvec))", DeprecationWarning, stacklevel=2)
     w = as_vectors(rotvec, "rotvec", 3)
     theta = np.linalg.norm(w, axis=-1)
     small = theta < _SMALL

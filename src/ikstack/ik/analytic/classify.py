@@ -130,7 +130,11 @@ def _par(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tuple
                f"tolerance {tol:g} rad")
 
 
-def _detect6(lines: Lines, tol: float, off: int = 0) -> list[Detection]:
+def _detect6(lines: Lines, tol: float, lower: np.ndarray | None = None,
+             upper: np.ndarray | None = None, *, off: int = 0) -> list[Detection]:
+    """The 6R families' verdicts (a detector of :data:`DETECTORS`; they need no limits).
+
+    ``off`` numbers the axes in messages from ``off + 1`` (a 6R sub-chain of a 7R arm)."""
     out = []
     for kind, rev, test, idx in (
         ("spherical_wrist", False, _meet, (3, 4, 5)),
@@ -177,15 +181,10 @@ def _detect7(lines: Lines, tol: float, lower: np.ndarray, upper: np.ndarray) -> 
     return out
 
 
-def _detect6_limits(lines: Lines, tol: float, lower: np.ndarray,
-                    upper: np.ndarray) -> list[Detection]:
-    return _detect6(lines, tol)
-
-
 #: family detectors by degrees of freedom, each ``(lines, tol, lower, upper) -> [Detection]``;
 #: append to a list to plug in a new family (the best verdict over all detectors wins)
 DETECTORS: dict[int, list[Callable[[Lines, float, np.ndarray, np.ndarray], list[Detection]]]] = {
-    6: [_detect6_limits],
+    6: [_detect6],
     7: [_detect7],
 }
 

@@ -8,6 +8,7 @@ through point ``r_i`` with unit direction ``h_i`` (both in the base frame). This
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,7 +140,12 @@ def closest_point(h: Array, r: Array) -> tuple[Array, float]:
 
 
 def line_distance(h1: Array, r1: Array, h2: Array, r2: Array) -> float:
-    """Distance [m] between two (infinite) lines."""
+    """Distance [m] between two (infinite) lines.
+
+    Deprecated: nothing in ikstack uses it; it goes in the next release.
+    """
+    warnings.warn("ikstack.ik.analytic.geometry.line_distance is deprecated and goes in the "
+                  "next release", DeprecationWarning, stacklevel=2)
     c = np.cross(h1, h2)
     nc = np.linalg.norm(c)
     d = r2 - r1

@@ -39,11 +39,6 @@ DUP_TOL = 1e-6
 
 
 # ----------------------------------------------------------------------------- geometry
-def lhs_constant(shift):
-    """Whether the left block of cyclic shift ``shift`` avoids the target-dependent link."""
-    return shift in (0, 4, 5)
-
-
 @njit(cache=True)
 def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
                    outLeft):  # pragma: no cover - compiled
