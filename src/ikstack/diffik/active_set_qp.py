@@ -48,18 +48,18 @@ def solve_dense_qp(P, c, lower, upper, G, h, x, max_iter):  # pragma: no cover -
         C[n + i, i] = -1.0
         d[n + i] = -upper[i]
         use[n + i] = np.isfinite(upper[i])
-    for r in range(k):
+    for g in range(k):
         for j in range(n):
-            C[2 * n + r, j] = -G[r, j]
-        d[2 * n + r] = -h[r]
-        use[2 * n + r] = np.isfinite(h[r])
+            C[2 * n + g, j] = -G[g, j]
+        d[2 * n + g] = -h[g]
+        use[2 * n + g] = np.isfinite(h[g])
     # H = P^-1 through Cholesky
     L = np.zeros((n, n))
     for i in range(n):
         for j in range(i + 1):
             acc = P[i, j]
-            for t in range(j):
-                acc -= L[i, t] * L[j, t]
+            for s in range(j):
+                acc -= L[i, s] * L[j, s]
             if i == j:
                 if acc <= 0.0:
                     return NOT_CONVEX, 0
