@@ -337,7 +337,8 @@ def print_speed(res: dict[str, object]) -> None:
     print("best solution only (ikstack solve(T): the nearest valid solution; less work than "
           "the peers' calls)")
     print(f"{'arm':<9} {'family':<38} {'K':>5} {'single us':>10} {'ik-geo us':>10} "
-          f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} {'in-limit sols ik/geo/EAIK':>25} "
+          f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} "
+          f"{'in-limit sols ik/geo/EAIK':>25} "
           f"{'max FK err':>10}")
     for r in rows:  # type: ignore[attr-defined]
         # by batch size (a string sort would put 100000 before 1000)

@@ -2,9 +2,10 @@
 
 Usage: python benchmarks/bench_warp_numerical.py [--quick]
 
-For Panda, iiwa14, UR5 and Marvin (coupled J6/J7) on random reachable targets (2,000; 200 with --quick) and the default
-options at 1e-6: success rates of both, the number of targets whose status, iteration count or
-restart count differ, the largest joint difference between successes, and throughput.
+For Panda, iiwa14, UR5 and Marvin (coupled J6/J7) on random reachable targets (2,000; 200
+with --quick) and the default options at 1e-6: success rates of both, the number of targets
+whose status, iteration count or restart count differ, the largest joint difference between
+successes, and throughput.
 Writes benchmarks/results/bench_warp_numerical.json.
 """
 

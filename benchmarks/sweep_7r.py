@@ -13,8 +13,8 @@ num_samples=s)`` in one batch from the middle of the limits; ``success`` is the 
 (every success is certified by FK inside the solver), ``us`` the batch time per target.
 The general (algebraic) mode's locked-joint 7R solver (``AnalyticIK(chain, mode="general")``,
 16 lock samples) is measured the same way on ``M`` targets per case (Flexiv Rizon 4 / 4s, which
-no closed-form family fits, Panda, and the rounded iiwa14). ``--label`` names the run (e.g. ``before`` on
-the previous code) in the JSON file name.
+no closed-form family fits, Panda, and the rounded iiwa14). ``--label`` names the run (e.g.
+``before`` on the previous code) in the JSON file name.
 """
 
 from __future__ import annotations

@@ -84,8 +84,7 @@ def is_module(name: str) -> bool:
     rel = Path(*name.split("."))
     base = SRC / rel
     return (base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-            or any(base.parent.glob(base.name + ".*.so")) or any(base.parent.glob(base.name + ".*.pyd"))
-            or name == "ikstack._native")
+            or any(base.parent.glob(base.name + ".*.so")) or name == "ikstack._native")
 
 
 @dataclass(frozen=True)
@@ -182,7 +181,8 @@ def test_no_import_runs_up_a_layer():
 
 def test_the_package_facade_loads_only_the_base_layer_at_import():
     path = PKG / "__init__.py"
-    eager = [i for i in imports("ikstack", path) if i.module_level and i.target.startswith("ikstack")]
+    eager = [i for i in imports("ikstack", path)
+             if i.module_level and i.target.startswith("ikstack")]
     assert eager, "the scan found none of the facade's imports"
     bad = [f"line {i.line}: {i.target} (layer {layer_of(i.target)})" for i in eager
            if layer_of(i.target) != "base"]

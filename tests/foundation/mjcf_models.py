@@ -24,7 +24,8 @@ HAND_WRITTEN = """
     <geom size="0.03" mass="0.5"/>
   </default>
   <worldbody>
-    <body name="object" pos="1 1 0"><freejoint name="object_free"/><geom type="box" size=".02 .02 .02"/></body>
+    <body name="object" pos="1 1 0"><freejoint name="object_free"/>
+      <geom type="box" size=".02 .02 .02"/></body>
     <body name="pedestal" pos="0.1 -0.2 0.3" euler="0 0 30">
       <geom type="cylinder" size="0.05 0.1"/>
       <body name="l1" pos="0 0 0.1">
@@ -126,7 +127,8 @@ def mujoco_pose(model, data, base: str | None, tip: str) -> np.ndarray:
 
 
 def max_fk_gap(chain, path: Path, base: str | None, tip: str, n: int, seed: int) -> float:
-    """Largest |T_chain - T_mujoco| entry over ``n`` random configurations (other joints random too)."""
+    """Largest |T_chain - T_mujoco| entry over ``n`` random configurations (other joints random
+    too)."""
     import mujoco
 
     model = mujoco.MjModel.from_xml_path(str(path))

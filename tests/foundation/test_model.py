@@ -85,7 +85,8 @@ class TestUrdfLoader:
 
     def test_missing_limit_on_revolute_joint(self):
         bad = two_link().replace(
-            '<limit lower="-1" upper="1" velocity="2" effort="1"/></joint>\n  <joint name="fixed_mid"',
+            '<limit lower="-1" upper="1" velocity="2" effort="1"/></joint>\n'
+            '  <joint name="fixed_mid"',
             '</joint>\n  <joint name="fixed_mid"')
         with pytest.raises(URDFError, match="j1.*no <limit>"):
             ikstack.load_urdf(bad, "base", "tool")

@@ -2,8 +2,9 @@
 
 A built-in solver (exactly ``DampedLeastSquares`` / ``BoxQPSolver``) runs in the C++ kernel
 without a call back into Python; a Python subclass of it goes through
-``DifferentialIK.solve`` and the general path. Over random command sequences, with bad inputs mixed in, both must answer identically:
-the same action, status, message and bit-identical references.
+``DifferentialIK.solve`` and the general path. Over random command sequences, with bad inputs
+mixed in, both must answer identically: the same action, status, message and bit-identical
+references.
 """
 
 from __future__ import annotations

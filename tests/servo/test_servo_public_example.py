@@ -84,6 +84,7 @@ def test_importing_ikstack_loads_no_servo_code():
     import subprocess
     import sys
 
-    code = "import sys, ikstack; print('ikstack.servo' in sys.modules, 'ikstack.diffik' in sys.modules)"
+    code = ("import sys, ikstack; "
+            "print('ikstack.servo' in sys.modules, 'ikstack.diffik' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

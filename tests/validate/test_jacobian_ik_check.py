@@ -247,7 +247,8 @@ def test_mujoco_loads_mjcf(tmp_path):
     from ikstack.validate import MujocoFK
 
     xml = """<mujoco><worldbody><body name="l1"><joint name="a" type="hinge" axis="0 0 1"
-      range="-3 3"/><geom type="capsule" size=".02" fromto="0 0 0 .4 0 0"/><body name="l2" pos=".4 0 0">
+      range="-3 3"/><geom type="capsule" size=".02" fromto="0 0 0 .4 0 0"/>
+      <body name="l2" pos=".4 0 0">
       <joint name="b" type="hinge" axis="0 1 0" range="-2 2"/><geom type="capsule"
       size=".02" fromto="0 0 0 .3 0 0"/><body name="l3" pos=".3 0 0"><joint name="c" type="hinge"
       axis="1 0 0" range="-3 3"/><geom size=".02"/><site name="tip" pos=".1 0 0"/></body>

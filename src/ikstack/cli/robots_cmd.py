@@ -54,5 +54,6 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         mr = r["min_range_deg"]
         mrs = "-" if mr is None else ("inf" if math.isinf(mr) else f"{mr:.0f} deg")
-        print(f"{r['name']:<20} {r['dof']:>3}  {r['role']:<7} {r['family_hint']:<46} {mrs:>10}  {r['tcp']}")
+        print(f"{r['name']:<20} {r['dof']:>3}  {r['role']:<7} {r['family_hint']:<46} "
+              f"{mrs:>10}  {r['tcp']}")
     return 0

@@ -1,8 +1,8 @@
 r"""The per-step template of the published Tianji port's velocity QP; concrete QP solvers write
 only ``_solve``.
 
-Each step, with the caller's ``dt`` (at least 1e-6 s; never capped), solves for joint velocities ``x``
-(internal units: deg/s by default, or rad/s):
+Each step, with the caller's ``dt`` (at least 1e-6 s; never capped), solves for joint
+velocities ``x`` (internal units: deg/s by default, or rad/s):
 
 .. math::
     \min_x \; \|J x - v\|^2_W + \lambda \|x\|^2 + \mu\, dt\, \nabla c(q) \cdot x
@@ -60,7 +60,8 @@ POST_CHECK_TOL = 1e-9
 
 
 class VelocityQPStepper(DifferentialIK):
-    """The published Tianji port's differential-IK step for one arm (flange targets, SI at the boundary).
+    """The published Tianji port's differential-IK step for one arm (flange targets, SI at the
+    boundary).
 
     Args:
         chain: the arm. Its TCP (mounted tool), if any, is used only by :meth:`flange_target`;
@@ -166,7 +167,8 @@ class VelocityQPStepper(DifferentialIK):
         return T @ self.T_tcp_flange
 
     def flange_fk_jacobian(self, q: ArrayLike) -> tuple[Array, Array]:
-        """``(T_base_flange, J_flange)`` (4, 4), (6, dof) at ``q`` [rad] (flange offset included)."""
+        """``(T_base_flange, J_flange)`` (4, 4), (6, dof) at ``q`` [rad] (flange offset
+        included)."""
         return fk_jacobian(self.flange_chain, np.asarray(q, dtype=np.float64))
 
     # ------------------------------------------------------------------ state

@@ -68,7 +68,8 @@ def all_finite(x):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def fk_one(q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
-    """FK of one configuration into ``out``; returns False (computing nothing) if q is not finite."""
+    """FK of one configuration into ``out``; returns False (computing nothing) if q is not
+    finite."""
     for v in q:
         if not np.isfinite(v):
             return False
@@ -217,7 +218,8 @@ def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compi
 
 @njit(cache=True)
 def jac_one(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
-    """Jacobian and FK of one configuration; returns False (computing nothing) if q is not finite."""
+    """Jacobian and FK of one configuration; returns False (computing nothing) if q is not
+    finite."""
     for v in q:
         if not np.isfinite(v):
             return False

@@ -235,7 +235,8 @@ class Chain:
         return arr
 
     def within_limits(self, q: ArrayLike, tol: float = 0.0, margin: float = 0.0) -> NDArray[np.bool_]:
-        """(...,) whether every joint lies within ``[lower + margin - tol, upper - margin + tol]``."""
+        """(...,) whether every joint lies within
+        ``[lower + margin - tol, upper - margin + tol]``."""
         q = np.asarray(q, dtype=np.float64)
         return np.all((q >= self.lower + margin - tol) & (q <= self.upper - margin + tol), axis=-1)
 

@@ -55,7 +55,8 @@ class JointConstraint(ABC):
         for j in self.joints:
             if not 0 <= j < dof:
                 raise ModelError(
-                    f"constraint {self.name!r} refers to joint index {j}; the chain has {dof} joints"
+                    f"constraint {self.name!r} refers to joint index {j}; "
+                    f"the chain has {dof} joints"
                 )
 
 
@@ -106,7 +107,8 @@ class LinearJointConstraint(JointConstraint):
     def check_indices(self, dof: int) -> None:
         if self.A.shape[1] != dof:
             raise ModelError(
-                f"constraint {self.name!r} has {self.A.shape[1]} columns; the chain has {dof} joints"
+                f"constraint {self.name!r} has {self.A.shape[1]} columns; "
+                f"the chain has {dof} joints"
             )
 
 
@@ -147,7 +149,8 @@ class QuadrantPolynomialConstraint(JointConstraint):
         if len(quads) != 4 or len(self.rows) != 4:
             raise ModelError(
                 f"constraint {self.name!r} needs exactly one row per sign quadrant of "
-                f"(q{self.joint_i}, q{self.joint_j}); got {len(self.rows)} rows covering {sorted(quads)}"
+                f"(q{self.joint_i}, q{self.joint_j}); got {len(self.rows)} rows covering "
+                f"{sorted(quads)}"
             )
         if self.joint_i == self.joint_j:
             raise ModelError(f"constraint {self.name!r} couples joint {self.joint_i} with itself")

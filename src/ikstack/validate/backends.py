@@ -136,7 +136,8 @@ def _chain_is_jaws(chain: Chain) -> bool:
 
 
 def _is_scara(chain: Chain, q: Array) -> bool:
-    """Every revolute axis and every prismatic direction parallel to one line (in the base frame)."""
+    """Every revolute axis and every prismatic direction parallel to one line (in the base
+    frame)."""
     J = jacobian(chain, q)
     dirs = [J[3:, i] if t != JointType.PRISMATIC else J[:3, i]
             for i, t in enumerate(chain.joint_types)]

@@ -1,8 +1,9 @@
 # mypy: ignore-errors
 """Warp float64 ports of the three-axis decomposition and the 6R
 families (spherical wrist in every position variant, three parallel axes; either read
-forwards or backwards; and 7R arms with an end joint locked at sampled values), mirroring :mod:`ikstack.ik.analytic._families6` operation by
-operation. One thread per target writes its 8 candidate slots.
+forwards or backwards; and 7R arms with an end joint locked at sampled values), mirroring
+:mod:`ikstack.ik.analytic._families6` operation by operation. One thread per target writes its
+8 candidate slots.
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ the same tolerances (and the general path's gate is it to the bit: halving is ex
 the chain's own limits (without the kinematic margin) and the constraints remain to check. The
 rotation verdict takes ``atan2`` only within a relative 1e-9 of the tolerance (:func:`_rot_ok`;
 elsewhere ``|v/2| / c`` against ``tan`` of the tolerance decides it the same way), and the
-selection's reported error is ``atan2`` of its own numbers, as the certificate's. Rows whose selection fails, whose constraints are too close to call,
-or whose target numpy must check get a nonzero code; the general path decides them.
+selection's reported error is ``atan2`` of its own numbers, as the certificate's. Rows whose
+selection fails, whose constraints are too close to call, or whose target numpy must check get
+a nonzero code; the general path decides them.
 """
 
 from __future__ import annotations

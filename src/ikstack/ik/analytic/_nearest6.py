@@ -137,9 +137,9 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
              Tbuf):  # pragma: no cover - compiled
     """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
     (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
-    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
-    and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of branch ``i`` lives in
-    slot ``2 i + k`` (the full enumeration's order)."""
+    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6),
+    ``D`` (8,), ``OK`` (8,) and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of
+    branch ``i`` lives in slot ``2 i + k`` (the full enumeration's order)."""
     if rev:
         Rw = mT(Rt)
         pw = neg(mtv(Rt, pt))

@@ -481,10 +481,11 @@ class AnalyticIK:
         from it. ``max_joint_step`` bounds every joint's change between consecutive frames.
 
         The general mode solves frame by frame (7R: lock samples around each previous
-        selection unless ``search="fixed"`` was given). Strict mode on a chain without coupled-joint constraints runs the whole selection in
-        one compiled loop over frames (the family kernel, representatives, limits, step bound
-        and FK gate per frame, exactly as :meth:`solve` with the previous selection as seed),
-        then certifies the selected path once; other cases solve frame by frame.
+        selection unless ``search="fixed"`` was given). Strict mode on a chain without
+        coupled-joint constraints runs the whole selection in one compiled loop over frames (the
+        family kernel, representatives, limits, step bound and FK gate per frame, exactly as
+        :meth:`solve` with the previous selection as seed), then certifies the selected path
+        once; other cases solve frame by frame.
 
         Args:
             targets: (T, 4, 4) TCP poses [m].

@@ -330,7 +330,8 @@ def _null_ratio(S, th, v, Sg):  # pragma: no cover - compiled
 
 @njit(cache=True, inline="always")
 def _quad(y, z, p, q, r, s):  # pragma: no cover - compiled
-    """``(a, b, c)`` with ``Y_p Y_q - Y_r Y_s = a al^2 + b al be + c be^2`` for ``Y = al y + be z``."""
+    """``(a, b, c)`` with ``Y_p Y_q - Y_r Y_s = a al^2 + b al be + c be^2`` for
+    ``Y = al y + be z``."""
     return (y[p] * y[q] - y[r] * y[s], y[p] * z[q] + z[p] * y[q] - y[r] * z[s] - z[r] * y[s],
             z[p] * z[q] - z[r] * z[s])
 

@@ -215,7 +215,8 @@ class LockedJoint7R:
             search: override the instance's search (``"fixed"`` or ``"seed_local"``).
 
         Returns:
-            An :class:`~ikstack.ik.IKResult` of length N with ``method`` ``"analytic:general6r_locked"``.
+            An :class:`~ikstack.ik.IKResult` of length N with ``method``
+            ``"analytic:general6r_locked"``.
         """
         lead = batch_dims(T_base_tcp)
         if lead is not None:  # (..., 4, 4): solved flat, shaped back
