@@ -16,7 +16,6 @@ from ikstack.diffik import (
     as_result,
     solve_box_qp,
 )
-from ikstack.diffik._linalg import svd_small
 from ikstack.errors import NonFiniteError, ShapeError
 
 ACTIVE_TOL = 1e-9
@@ -220,33 +219,3 @@ def test_as_result_turns_wrong_shapes_and_nan_into_failures():
     out = as_result(Plain().solve(DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2),
                                                 np.ones(2), np.zeros(2))), 2)
     assert isinstance(out, DiffIKResult) and out.success
-
-
-def test_small_jacobi_svd_matches_lapack_including_rank_deficient():
-    rng = np.random.default_rng(4)
-    for it in range(1000):
-        m, n = int(rng.integers(1, 7)), int(rng.integers(1, 9))
-        A = rng.normal(size=(m, n))
-        if it % 3 == 0 and m > 1:
-            A[-1] = 2.0 * A[0]
-        k = min(m, n)
-        U, s, Vh = np.empty((m, k)), np.empty(k), np.empty((n, n))
-        svd_small(A, U, s, Vh)
-        assert np.allclose(s, np.linalg.svd(A, compute_uv=False), atol=1e-12)
-        assert np.allclose(U @ np.diag(s) @ Vh[:k], A, atol=1e-12)
-        assert np.allclose(Vh @ Vh.T, np.eye(n), atol=1e-12)
-        assert np.allclose(U.T @ U, np.eye(k), atol=1e-12)
-
-
-def test_warm_started_jacobi_svd_matches_lapack_on_a_drifting_matrix():
-    from ikstack.diffik._linalg import svd_jacobi
-
-    rng = np.random.default_rng(5)
-    A = rng.normal(size=(6, 7))
-    U, s, Vh = np.empty((6, 6)), np.empty(6), np.eye(7)
-    for _ in range(200):
-        A = A + 1e-3 * rng.normal(size=A.shape)
-        svd_jacobi(A, U, s, Vh, True)
-        assert np.allclose(s, np.linalg.svd(A, compute_uv=False), atol=1e-12)
-        assert np.allclose(U @ np.diag(s) @ Vh[:6], A, atol=1e-12)
-        assert np.allclose(Vh @ Vh.T, np.eye(7), atol=1e-12)
