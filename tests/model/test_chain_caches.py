@@ -12,14 +12,15 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from ikstack import robots
-from ikstack.ik import front, solve_ik
-from ikstack.ik import _fast as tables_module
-from ikstack.ik.analytic import geometry
-from ikstack.kinematics import compile_chain, fk, forward
+from ikstack.ik import solve_ik
+from ikstack.ik.analytic import AnalyticIK
+from ikstack.ik.analytic.geometry import chain_lines
+from ikstack.kinematics import compile_chain, fk
 from ikstack.model import Chain, JointType
-from ikstack.model.chain_cache import ChainCache
+from ikstack.model.chain_cache import ChainCache, all_caches
 
-CACHES = (forward._COMPILED, geometry._LINES, tables_module._TABLES, front._DOOR)
+CACHES = all_caches()
+COMPILED = next(c for c in CACHES if c.name == "compiled chains")
 
 
 def plain_fk(chain: Chain, q: np.ndarray) -> np.ndarray:
@@ -50,10 +51,10 @@ def test_a_chain_holds_no_derived_data():
 def test_the_cache_is_bounded():
     base = robots.load("ur5")
     q = base.middle() + 0.1
-    keep = [base.replace(name=f"copy{i}") for i in range(forward._COMPILED.maxsize + 40)]
+    keep = [base.replace(name=f"copy{i}") for i in range(COMPILED.maxsize + 40)]
     for c in keep:
         fk(c, q)
-    assert len(forward._COMPILED) <= forward._COMPILED.maxsize
+    assert len(COMPILED) == COMPILED.maxsize
     small: ChainCache[int] = ChainCache("test", 3)
     for i, c in enumerate(keep[:10]):
         assert small.add(c, i) == i
@@ -66,8 +67,8 @@ def test_a_dropped_chain_is_freed_with_its_entries():
     T = fk(chain, chain.middle() + 0.1)
     assert solve_ik(chain, T).success.all()  # a route and an analytic solver
     assert solve_ik(chain, T, method="lm").success.all()  # a numerical solver
-    geometry.chain_lines(chain)
-    tables_module.constraint_tables(chain)
+    chain_lines(chain)
+    AnalyticIK(chain)  # its constraint tables (the solver itself is dropped)
     key = id(chain)
     assert len(entries_of(key)) == 6  # compiled, lines, tables, route, analytic, lm
     ref = weakref.ref(chain)

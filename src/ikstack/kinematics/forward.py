@@ -25,6 +25,7 @@ PARALLEL_THRESHOLD = 1024
 
 #: compiled data of the chains in use (a few kilobytes each)
 _COMPILED: ChainCache[CompiledChain] = ChainCache("compiled chains", 256)
+_compiled_of = _COMPILED.get  # bound once: every FK call reads it
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def _rotation_onto_z(axis: Array) -> Array:
 def compile_chain(chain: Chain) -> CompiledChain:
     """The chain's compiled data, built once per chain (kept while the chain lives, in a
     bounded cache: :class:`~ikstack.model.chain_cache.ChainCache`)."""
-    cached = _COMPILED.get(id(chain))
+    cached = _compiled_of(id(chain))
     if cached is not None:
         return cached
     n = chain.dof

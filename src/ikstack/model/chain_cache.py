@@ -29,6 +29,14 @@ from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
 
+_ALL: list[weakref.ref[ChainCache[Any]]] = []
+
+
+def all_caches() -> list[ChainCache[Any]]:
+    """Every chain cache of the modules imported so far (for inspection and tests)."""
+    live = (r() for r in _ALL)
+    return sorted((c for c in live if c is not None), key=lambda c: c.name)
+
 
 class ChainCache(dict[Hashable, V], Generic[V]):
     """Values derived from chains, keyed by ``id(chain)`` or ``(id(chain), key)``.
@@ -49,6 +57,7 @@ class ChainCache(dict[Hashable, V], Generic[V]):
         self.maxsize = int(maxsize)
         self._refs: dict[Hashable, weakref.ref[Any]] = {}
         self._lock = threading.Lock()
+        _ALL.append(weakref.ref(self))
 
     def add(self, chain: object, value: V, key: Hashable = None) -> V:
         """Store ``value`` for ``chain`` (and ``key``) unless a value is already there; the
