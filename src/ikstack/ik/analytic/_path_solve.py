@@ -34,7 +34,7 @@ def step_bound(max_joint_step: float | None) -> float:
     """A step bound [rad] as a float (inf: none), or InputError."""
     if max_joint_step is None:
         return math.inf
-    if not (isinstance(max_joint_step, int | float | np.floating)
+    if not (isinstance(max_joint_step, int | float | np.integer | np.floating)
             and math.isfinite(max_joint_step) and max_joint_step > 0):
         raise InputError(f"max_joint_step must be positive and finite; got {max_joint_step!r}")
     return float(max_joint_step)
