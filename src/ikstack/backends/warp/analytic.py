@@ -335,9 +335,10 @@ class WarpAnalyticIK:
         wp, b, k = self._wp, self._bufs, self.K
         b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
         b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
+        step = self._step if max_step is None else max_step
         wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
-                          self._step if max_step is None else max_step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
+                          step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
                           b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
                           *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
                           b["rerr"][:m], b["Tg"][:m], b["rtc"][:m], b["pol"]])
