@@ -320,8 +320,8 @@ def test_swivel_limit_arcs_recover_targets_that_sampling_misses(name):
     chain = robots.load(name)
     q, T = in_limit_targets(chain, np.random.default_rng(14), 600)
     with_arcs = AnalyticIK(chain, num_samples=1).solve(T)
-    sampled_only = AnalyticIK(chain, num_samples=1)
-    sampled_only.family = SRS(chain_lines(chain), 1)  # no limits given: no arcs
+    # the same solver with a family given no limits: no arcs
+    sampled_only = AnalyticIK(chain, num_samples=1)._with_family(SRS(chain_lines(chain), 1))
     missed = ~sampled_only.solve(T).success
     assert missed.any()  # one swivel sample (plus the seed's) is not enough ...
     assert with_arcs.success.all()  # ... but one per joint-limit arc is

@@ -172,7 +172,10 @@ def test_solve_ik_reuses_one_solver_per_chain_and_matches_the_solver() -> None:
     ik = AnalyticIK(chain)
     for i in range(50):
         assert_identical(solve_ik(chain, T[i], seed=seeds[i]), ik.solve(T[i], seed=seeds[i]))
-    assert len(chain._cache["front_door"]) == 1
+    from ikstack.ik import front
+
+    built = [k for k in front._DOOR if k[0] == id(chain) and k[1][0] == "analytic"]
+    assert built == [(id(chain), ("analytic", None))]
 
 
 def test_fast_result_object_is_an_ordinary_ikresult() -> None:

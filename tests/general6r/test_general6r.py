@@ -302,7 +302,7 @@ def test_candidates_keep_the_chain_kinematic_margin():
     margin = 0.3
     base = random_6r(5)
     chain = dataclasses.replace(base, lower=-2.0 * np.ones(6), upper=2.0 * np.ones(6),
-                                kinematic_margin=margin, _cache={})
+                                kinematic_margin=margin)
     q = np.random.default_rng(6).uniform(-2.0, 2.0, size=(60, 6))
     q_all, valid = General6R(chain).candidates(fk(chain, q))
     good = q_all[valid]

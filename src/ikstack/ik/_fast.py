@@ -21,6 +21,7 @@ from ikstack.ik._gate import certify_rows, certify_rows_parallel
 from ikstack.ik.result import IKResult, certify
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain
+from ikstack.model.chain_cache import ChainCache
 from ikstack.model.constraints import LinearJointConstraint, QuadrantPolynomialConstraint
 
 Array = NDArray[np.float64]
@@ -39,11 +40,14 @@ class ConstraintTables:
     compiled: bool  #: every constraint is in the tables (else Python evaluates them all)
 
 
+_TABLES: ChainCache[ConstraintTables] = ChainCache("constraint tables", 256)
+
+
 def constraint_tables(chain: Chain) -> ConstraintTables:
-    """The chain's constraints as arrays (cached on the chain)."""
-    cached = chain._cache.get("constraint_tables")
+    """The chain's constraints as arrays (built once per chain)."""
+    cached = _TABLES.get(id(chain))
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     qidx: list[tuple[int, int]] = []
     qcoef: list[Array] = []
     rows_A: list[Array] = []
@@ -72,8 +76,7 @@ def constraint_tables(chain: Chain) -> ConstraintTables:
     if not compiled:  # Python evaluates every constraint: the kernel sees none
         tabs = ConstraintTables(np.zeros((0, 2), np.int64), np.zeros((0, 2, 2, 4)),
                                 np.zeros((0, dof)), np.zeros(0), False)
-    chain._cache["constraint_tables"] = tabs
-    return tabs
+    return _TABLES.add(chain, tabs)
 
 
 class FastGate:

@@ -27,6 +27,7 @@ from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, NumericalIK
 from ikstack.ik.result import IKResult
 from ikstack.model import Chain
+from ikstack.model.chain_cache import ChainCache
 
 METHODS = ("auto", "analytic", "numerical", "lm", "dls")
 
@@ -48,20 +49,23 @@ def _analytic_module() -> Any | None:
     return mod
 
 
+#: what the front door derived per chain: its route, its analytic solvers by mode and its
+#: numerical solvers by method and options, keyed ``(id(chain), key)``; solvers are built on
+#: a private copy of the chain, so the cache never keeps the caller's chain alive
+_DOOR: ChainCache[Any] = ChainCache("IK front door", 64)
+
+
 def _numerical_solver(chain: Chain, method: str, options: dict[str, Any]) -> NumericalIK:
     """A numerical solver, reused per chain and options (construction validates options)."""
     cls = _NUMERICAL[method]
     try:
         key = (method, tuple(sorted((k, _hashable(v)) for k, v in options.items())))
-        hash(key)
+        solver = _DOOR.get((id(chain), key))
     except TypeError:
         return cls(chain, **options)
-    cache = chain._cache.setdefault("numerical_solvers", {})
-    solver = cache.get(key)
     if solver is None:
-        solver = cls(chain, **options)
-        cache[key] = solver
-    return solver
+        solver = _DOOR.add(chain, cls(chain.replace(), **options), key)
+    return solver  # type: ignore[no-any-return]
 
 
 #: expected cost of one target [us]: an analytic mode's base cost plus its cost per candidate
@@ -125,23 +129,22 @@ def route(chain: Chain) -> Route:
 
 def _analytic_solver(chain: Chain, mode: str | None = None) -> tuple[bool, Any, Any]:
     """``(analytic package available, its solver for the chain or None, classification)``,
-    built once per chain and mode (cached on the immutable chain, so a single-target call pays
-    no classification). ``mode=None`` takes the classifier's closed-form mode, if any."""
-    cache = chain._cache.setdefault("front_door", {})
+    built once per chain and mode (so a single-target call pays no classification).
+    ``mode=None`` takes the classifier's closed-form mode, if any."""
     key = ("analytic", mode)
-    hit = cache.get(key)
+    hit = _DOOR.get((id(chain), key))
     if hit is not None:
         return hit  # type: ignore[no-any-return]
     mod = _analytic_module()
-    cls = None if mod is None else mod.classify(chain)
+    own = chain.replace()  # the solver's copy: the cache holds no reference to ``chain``
+    cls = None if mod is None else mod.classify(own)
     solver = None
     if mod is not None:
         if mode is not None:
-            solver = mod.AnalyticIK(chain, mode=mode)
+            solver = mod.AnalyticIK(own, mode=mode)
         elif cls is not None and cls.family is not None:
-            solver = mod.AnalyticIK(chain, mode="near" if cls.needs_near else "strict")
-    cache[key] = (mod is not None, solver, cls)
-    return cache[key]  # type: ignore[no-any-return]
+            solver = mod.AnalyticIK(own, mode="near" if cls.needs_near else "strict")
+    return _DOOR.add(chain, (mod is not None, solver, cls), key)  # type: ignore[no-any-return]
 
 
 def _hashable(v: Any) -> Any:
@@ -186,9 +189,9 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     if method not in METHODS:
         raise InputError(f"method {method!r} is unknown; valid methods: {', '.join(METHODS)}")
     if method == "auto":
-        r = chain._cache.get("route")
+        r = _DOOR.get((id(chain), "route"))
         if r is None:
-            r = chain._cache["route"] = route(chain)
+            r = _DOOR.add(chain, route(chain), "route")
         if r.method == "analytic":
             return _analytic_solver(chain, None)[1].solve(T_base_tcp, seed=seed)  # type: ignore[no-any-return]
         method = "numerical"

@@ -15,12 +15,17 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import ShapeError
 from ikstack.kinematics import _kernels as K
 from ikstack.model import Chain, JointType
+from ikstack.model.chain_cache import ChainCache
 from ikstack.spatial import as_float_array, check_finite
 
 Array = NDArray[np.float64]
 
 #: batches at least this large run on all cores
 PARALLEL_THRESHOLD = 1024
+
+#: compiled data of the chains in use (a few kilobytes each)
+_COMPILED: ChainCache[CompiledChain] = ChainCache("compiled chains", 256)
+_compiled_of = _COMPILED.get  # bound once: every FK call reads it
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,9 @@ def _rotation_onto_z(axis: Array) -> Array:
 
 
 def compile_chain(chain: Chain) -> CompiledChain:
-    """The chain's compiled data, built once and cached on the (immutable) chain."""
-    cached = chain._cache.get("compiled")
+    """The chain's compiled data, built once per chain (kept while the chain lives, in a
+    bounded cache: :class:`~ikstack.model.chain_cache.ChainCache`)."""
+    cached = _compiled_of(id(chain))
     if cached is not None:
         return cached
     n = chain.dof
@@ -72,8 +78,7 @@ def compile_chain(chain: Chain) -> CompiledChain:
     kinds = np.array([K.PRISM if t == JointType.PRISMATIC else K.ROT for t in chain.joint_types],
                      dtype=np.int64)
     cc = CompiledChain(Rs, ps, kinds, Cs, R_end, p_end, n)
-    chain._cache["compiled"] = cc
-    return cc
+    return _COMPILED.add(chain, cc)
 
 
 def _prep_q(chain: Chain, q: ArrayLike) -> tuple[Array, tuple[int, ...]]:

@@ -89,8 +89,11 @@ class Chain:
         notes: how the loader read anything ambiguous in the source (shown by
             :meth:`describe`), e.g. a URDF velocity limit of 0 taken as "not given".
 
-    A chain pickles without its derived caches (compiled kernels' data, solvers, device
-    arrays), which every process rebuilds on first use.
+    A chain holds no derived data: each owner of data derived from chains (compiled
+    kinematics, solvers, device arrays) keeps it in its own bounded, weak
+    :class:`~ikstack.model.chain_cache.ChainCache`, so a chain pickles as plain data and a
+    derived chain (:meth:`with_tcp`, :meth:`with_limits`, :meth:`replace`...) never shares its
+    parent's derived data.
     """
 
     joint_names: tuple[str, ...]
@@ -114,7 +117,6 @@ class Chain:
     name: str = ""
     source: str = ""
     notes: tuple[str, ...] = ()
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.joint_names)
@@ -178,16 +180,10 @@ class Chain:
             raise ModelError(f"kinematic_margin must be finite and >= 0; got {self.kinematic_margin}")
         object.__setattr__(self, "role", ChainRole(self.role))
 
-    def __getstate__(self) -> dict[str, Any]:
-        # caches may hold unpicklable things (device handles, compiled solvers)
-        state = dict(self.__dict__)
-        state["_cache"] = {}
-        return state
-
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("notes", ())
-        self.__dict__["_cache"] = {}
+        self.__dict__.pop("_cache", None)  # pickled by a version that cached on the chain
 
     # ------------------------------------------------------------------ properties
     @property
@@ -275,11 +271,11 @@ class Chain:
         T = as_transforms(T_tip_tcp, "T_tip_tcp")
         if T.shape != (4, 4):
             raise ShapeError("T_tip_tcp", T.shape, "(4, 4)")
-        return replace(self, T_tip_tcp=T.copy(), tcp_name=name, _cache={})
+        return replace(self, T_tip_tcp=T.copy(), tcp_name=name)
 
     def without_tcp(self) -> Chain:
         """A copy whose FK ends at the tip link."""
-        return replace(self, T_tip_tcp=np.eye(4), tcp_name=None, _cache={})
+        return replace(self, T_tip_tcp=np.eye(4), tcp_name=None)
 
     def with_limits(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
                     velocity: ArrayLike | None = None, acceleration: ArrayLike | None = None,
@@ -295,16 +291,15 @@ class Chain:
             lower=pick(lower, self.lower), upper=pick(upper, self.upper),
             velocity_limits=pick(velocity, self.velocity_limits),
             acceleration_limits=pick(acceleration, self.acceleration_limits),
-            jerk_limits=pick(jerk, self.jerk_limits), _cache={},
+            jerk_limits=pick(jerk, self.jerk_limits),
         )
 
     def with_constraints(self, constraints: Sequence[JointConstraint]) -> Chain:
         """A copy with these coupled-joint constraints (replacing any it had)."""
-        return replace(self, constraints=tuple(constraints), _cache={})
+        return replace(self, constraints=tuple(constraints))
 
     def replace(self, **changes: Any) -> Chain:
-        """A copy with dataclass fields replaced (derived caches are dropped)."""
-        changes.setdefault("_cache", {})
+        """A copy with dataclass fields replaced (a new chain: no derived data is shared)."""
         return replace(self, **changes)
 
     # ------------------------------------------------------------------ chain files

@@ -140,7 +140,7 @@ class WarpAnalyticIK:
         self._geometry = self._upload(base)
         self._bufs: dict[str, Any] = {}
         self._capacity = 0
-        self._ik.family = _DeviceFamily(self, base)
+        self._ik = self._ik._with_family(_DeviceFamily(self, base))
         #: selection and certification run on the device (else on the host, see the module)
         tabs = constraint_tables(chain)
         self.device_selection = not self._ik.near and (tabs.compiled or not chain.constraints)
@@ -319,7 +319,8 @@ class WarpAnalyticIK:
         # copies: later calls reuse the scratch
         return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
 
-    def _device_select(self, T: Array, S: Array, return_all: bool) -> tuple[Any, ...]:
+    def _device_select(self, T: Array, S: Array, return_all: bool,
+                       max_step: float | None = None) -> tuple[Any, ...]:
         """Candidates, selection and certification of at most ``chunk_size`` targets on the
         device; ``(q, status, perr, rerr, q_all, valid_all)`` as fresh host arrays (the last
         two None unless ``return_all``: only (m, dof) and three (m,) arrays come back)."""
@@ -334,9 +335,10 @@ class WarpAnalyticIK:
         wp, b, k = self._wp, self._bufs, self.K
         b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
         b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
+        step = self._step if max_step is None else max_step
         wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
-                          self._step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
+                          step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
                           b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
                           *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
                           b["rerr"][:m], b["Tg"][:m], b["rtc"][:m], b["pol"]])
@@ -398,9 +400,10 @@ class WarpAnalyticIK:
                         cat("q_all") if return_all else None,
                         cat("valid_all") if return_all else None)
 
-    def _solve_device(self, T: Array, S: Array, return_all: bool) -> IKResult:
+    def _solve_device(self, T: Array, S: Array, return_all: bool,
+                      max_step: float | None = None) -> IKResult:
         n, step = T.shape[0], self.chunk_size
-        parts = [self._device_select(T[i:i + step], S[i:i + step], return_all)
+        parts = [self._device_select(T[i:i + step], S[i:i + step], return_all, max_step)
                  for i in range(0, n, step)]
         q, status, perr, rerr = (np.concatenate([p[f] for p in parts]) for f in range(4))
         q_all = np.concatenate([p[4] for p in parts]) if return_all else None
@@ -408,7 +411,8 @@ class WarpAnalyticIK:
         und = np.flatnonzero(status < 0)
         if und.size:
             # a linear constraint within round-off of zero: Python decides, on the host path
-            r = self._ik.solve(T[und], S[und], return_all)
+            r = (self._ik.solve(T[und], S[und], return_all) if max_step is None
+                 else self._ik._solve(T[und], S[und], return_all, max_step))
             q[und], status[und], perr[und], rerr[und] = (r.q, r.status, r.position_error,
                                                          r.rotation_error)
             if q_all is not None and valid_all is not None:
@@ -463,15 +467,10 @@ class WarpAnalyticIK:
         n = T.shape[0]
         if seed is None and self._ik.max_joint_step is not None and n:
             # nothing to step from yet: frames up to the first success are solved without it
-            saved = self._ik.max_joint_step
-            self._ik.max_joint_step = None
-            try:
-                first = next((i for i in range(n)
-                              if self._solve_device(T[i:i + 1], prev, False).success[0]), None)
-                if first is not None:
-                    start = self._solve_device(T[first:first + 1], prev, False).q
-            finally:
-                self._ik.max_joint_step = saved
+            first = next((i for i in range(n) if self._solve_device(
+                T[i:i + 1], prev, False, math.inf).success[0]), None)
+            if first is not None:
+                start = self._solve_device(T[first:first + 1], prev, False, math.inf).q
             if first is not None:
                 parts = [self._device_paths(T[None, :first], prev)[0]] if first else []
                 parts.append(self._device_paths(T[None, first:], start)[0])

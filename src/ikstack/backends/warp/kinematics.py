@@ -17,9 +17,13 @@ from ikstack.backends.warp.runtime import warp
 from ikstack.errors import ShapeError
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain
+from ikstack.model.chain_cache import ChainCache
 from ikstack.spatial import check_finite
 
 Array = NDArray[np.float64]
+
+#: the compiled chain data of the chains in use, on each device they ran on
+_DEVICE_DATA: ChainCache[dict[str, Any]] = ChainCache("Warp chain data", 32)
 
 
 def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray, tuple, dict]:
@@ -32,8 +36,8 @@ def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray
     check_finite(arr, "q")
     batch = arr.shape[:-1]
     flat = np.ascontiguousarray(arr.reshape(-1, chain.dof))
-    key = f"warp:{dev}"
-    data = chain._cache.get(key)
+    key = str(dev)
+    data = _DEVICE_DATA.get((id(chain), key))
     if data is None:
         data = {
             "Rs": wp.array(c.Rs, dtype=wp.mat33d, device=dev),
@@ -42,7 +46,7 @@ def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray
             "R_end": wp.mat33d(*c.R_end.ravel().tolist()),
             "p_end": wp.vec3d(*c.p_end.tolist()),
         }
-        chain._cache[key] = data
+        data = _DEVICE_DATA.add(chain, data, key)
     return wp, dev, flat, batch, data
 
 

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from ikstack.kinematics import fk, fk_links
 from ikstack.model import Chain, JointType
+from ikstack.model.chain_cache import ChainCache
 
 Array = NDArray[np.float64]
 
@@ -66,9 +67,13 @@ class Lines:
         return Lines(self.h, r, self.M)
 
 
+#: joint lines of the chains in use
+_LINES: ChainCache[Lines] = ChainCache("analytic joint lines", 64)
+
+
 def chain_lines(chain: Chain) -> Lines:
-    """The chain's joint lines at zero configuration (cached on the chain)."""
-    cached = chain._cache.get("analytic_lines")
+    """The chain's joint lines at zero configuration (built once per chain)."""
+    cached = _LINES.get(id(chain))
     if cached is not None:
         return cached
     q0 = np.zeros(chain.dof)
@@ -77,8 +82,7 @@ def chain_lines(chain: Chain) -> Lines:
     h /= np.linalg.norm(h, axis=1, keepdims=True)
     r = links[:-1, :3, 3].copy()
     lines = Lines(h, r, fk(chain, q0))
-    chain._cache["analytic_lines"] = lines
-    return lines
+    return _LINES.add(chain, lines)
 
 
 def chain_from_hp(H: NDArray[np.float64], P: NDArray[np.float64],

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from functools import partial
+from types import EllipsisType
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,8 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
-from ikstack.ik.analytic import _all6, _one, _path, _refine, _select
+from ikstack.ik._immutable import Immutable
+from ikstack.ik.analytic import _all6, _one, _path_solve, _refine, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
@@ -36,7 +39,7 @@ MODES = ("strict", "near", "general")
 CONSTRAINT_RETRIES = 16
 
 
-class AnalyticIK:
+class AnalyticIK(Immutable):
     """Closed-form IK of an arm whose geometry fits an analytic family.
 
     The family is chosen from the chain's axes and origins (:func:`classify`). Candidates of
@@ -83,6 +86,9 @@ class AnalyticIK:
             ``"seed_local"`` for :meth:`solve_path` (each frame samples around the previous
             selection).
 
+    A solver is immutable once built (setting an attribute raises :class:`AttributeError`);
+    a call's options are its arguments, so one solver can be shared by threads.
+
     Raises:
         UnsupportedGeometryError: no family fits (the message names the failed condition),
             or the chain is only near a family and ``mode`` is ``"strict"``, or ``mode`` is
@@ -103,15 +109,14 @@ class AnalyticIK:
                 raise InputError(f"{name} must be a positive finite number; got {v!r}")
         if not isinstance(num_samples, int | np.integer) or num_samples < 1:
             raise InputError(f"num_samples must be a positive integer; got {num_samples!r}")
-        if max_joint_step is not None and not (math.isfinite(max_joint_step)
-                                               and max_joint_step > 0):
-            raise InputError(f"max_joint_step must be positive and finite; got {max_joint_step}")
+        step = _path_solve.step_bound(max_joint_step)
         self.chain = chain
         self.mode = mode
         self.position_tolerance = float(position_tolerance)
         self.rotation_tolerance = float(rotation_tolerance)
         self.num_samples = int(num_samples)
-        self.max_joint_step = None if max_joint_step is None else float(max_joint_step)
+        self.max_joint_step = None if max_joint_step is None else step
+        self._step = step
         if weights is None:
             w = np.ones(chain.dof)
         else:
@@ -129,9 +134,9 @@ class AnalyticIK:
         self._general: GeneralFamily | None = None
         self._path_search = "seed_local" if search is None else search
         if mode == "general":
-            self._general = GeneralFamily(chain, self.position_tolerance,
-                                          self.rotation_tolerance, num_locks,
-                                          "fixed" if search is None else search)
+            self._general = GeneralFamily.build(chain, self.position_tolerance,
+                                                self.rotation_tolerance, num_locks,
+                                                "fixed" if search is None else search)
             self.family = self._general
             self.method = f"analytic:{self._general.name}"
         else:
@@ -143,6 +148,7 @@ class AnalyticIK:
         self._revolute = np.ascontiguousarray(chain.is_revolute)
         self._middle = np.minimum(np.maximum(chain.middle(), self._lo), self._hi)
         self._cc = compile_chain(chain)
+        self._fast_gate = FastGate(chain, self.position_tolerance, self.rotation_tolerance)
         # single-target fast path (:meth:`_solve_one`): constant data packed for one compiled
         # call; chains with constraints the compiled gate cannot read take the general path
         self._middle1 = np.ascontiguousarray(self._middle[None])
@@ -158,7 +164,7 @@ class AnalyticIK:
         self._pack = _one.pack(
             self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
             self.position_tolerance, self.rotation_tolerance,
-            np.inf if self.max_joint_step is None else self.max_joint_step, NEAR_MAX_STEP,
+            self._step, NEAR_MAX_STEP,
             cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
             tabs.A, tabs.b,
             None if six is None else (six.fid, six.var, six.reverse, six.H, six.P, six.R6T,
@@ -174,6 +180,13 @@ class AnalyticIK:
                 "construct AnalyticIK(chain, mode='near') to solve it on the nearest exact "
                 "surrogate with a bounded Newton polish on the true model")
         return dets[0]
+
+    def _with_family(self, family: Any) -> AnalyticIK:
+        """This solver with its candidates from ``family`` (a device port of its family, with
+        the same ``K`` and slots); everything else shared."""
+        twin = copy.copy(self)
+        object.__setattr__(twin, "family", family)
+        return twin
 
     @property
     def K(self) -> int:
@@ -204,9 +217,10 @@ class AnalyticIK:
         return np.array(np.broadcast_to(s, (n, dof)), order="C")
 
     # ------------------------------------------------------------------ solving
-    def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
+    def _candidates(self, T: Array, S: Array, lazy: bool, step: float,
+                    family: Any) -> tuple[Any, ...]:
         n = T.shape[0]
-        Q, V = self.family.solve(T, S)
+        Q, V = family.solve(T, S)
         cc = self._cc
         piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
         if self.near:
@@ -222,7 +236,6 @@ class AnalyticIK:
         LIM = np.empty((n, k), dtype=np.bool_)
         D = np.empty((n, k))
         PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
-        step = np.inf if self.max_joint_step is None else self.max_joint_step
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
                  Ds: Array, PLs: Any, *, every: bool = False) -> None:
@@ -279,7 +292,7 @@ class AnalyticIK:
                 regate(rows, (0, 4, 5, 6, 7, 8))
             OK &= CON
 
-        _refine.refine_locks(self.chain, self.family, T, S, self._lo, self._hi,
+        _refine.refine_locks(self.chain, family, T, S, self._lo, self._hi,
                              (Q, V, OK, FK, LIM, CON, D, PL), partial(gate, every=True))
         return Q, OK, FK, LIM, CON, D
 
@@ -412,8 +425,13 @@ class AnalyticIK:
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy())
 
-    def _solve(self, T: Array, S: Array, return_all: bool) -> IKResult:
-        n, dof, k = T.shape[0], self.chain.dof, self.K
+    def _solve(self, T: Array, S: Array, return_all: bool, step: float | None = None,
+               family: Any = None) -> IKResult:
+        """Targets ``T`` from seeds ``S`` with the step bound ``step`` (None: the solver's;
+        inf: none) and the candidates of ``family`` (None: the solver's)."""
+        family = self.family if family is None else family
+        n, dof = T.shape[0], self.chain.dof
+        k = int(family.K) + (1 if self.near else 0)
         if n == 0:
             z = np.zeros(0)
             return IKResult(np.zeros((0, dof)), np.zeros(0, dtype=bool), z, z.copy(),
@@ -428,7 +446,8 @@ class AnalyticIK:
         rtol = self.rotation_tolerance + dev
         rtol_all = rtol[:, None]
         Q, OK, FK, LIM, CON, D = self._candidates(np.ascontiguousarray(Tp), S,
-                                                  lazy=not return_all)
+                                                  not return_all,
+                                                  self._step if step is None else step, family)
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
@@ -457,11 +476,7 @@ class AnalyticIK:
         q_all = valid_all = None
         if return_all:
             if n < PARALLEL_THRESHOLD and not dev.any():  # few exact targets: on this thread
-                gate = self.__dict__.get("_fast_gate")
-                if gate is None:
-                    gate = FastGate(self.chain, self.position_tolerance, self.rotation_tolerance)
-                    self._fast_gate = gate
-                okc, _, _ = gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
+                okc, _, _ = self._fast_gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
                                  np.ascontiguousarray(np.repeat(T, k, axis=0)), serial=True)
                 okc = okc.reshape(n, k)
             else:
@@ -474,127 +489,30 @@ class AnalyticIK:
                         q_all, valid_all)
 
     def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None,
-                   compiled: bool = True) -> IKResult:
+                   compiled: bool = True, *, max_joint_step: float | None | EllipsisType = ...,
+                   search: str | None = None) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue
-        from it. ``max_joint_step`` bounds every joint's change between consecutive frames.
+        from it. The step bound limits every joint's change between consecutive frames.
 
         The general mode solves frame by frame (7R: lock samples around each previous
-        selection unless ``search="fixed"`` was given). Strict mode on a chain without
-        coupled-joint constraints runs the whole selection in one compiled loop over frames (the
-        family kernel, representatives, limits, step bound and FK gate per frame, exactly as
+        selection unless ``search="fixed"``). Strict mode on a chain without coupled-joint
+        constraints runs the whole selection in one compiled loop over frames (the family
+        kernel, representatives, limits, step bound and FK gate per frame, exactly as
         :meth:`solve` with the previous selection as seed), then certifies the selected path
-        once; other cases solve frame by frame.
+        once; other cases solve frame by frame. The call's options are arguments: the solver
+        is not changed, so threads may share it.
 
         Args:
             targets: (T, 4, 4) TCP poses [m].
             seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
-                default.
+                default (then the step bound holds from the first solved frame on).
             compiled: False forces the frame-by-frame loop (same selections, slower).
+            max_joint_step: this call's bound [rad] on every joint's change between frames;
+                None: no bound; ``...`` (default): the solver's ``max_joint_step``.
+            search: general mode, 7R: this call's lock samples, ``"fixed"`` or
+                ``"seed_local"``; None: the solver's (``search`` of the constructor, else
+                ``"seed_local"``).
         """
-        T, _ = self._targets(targets)
-        prev = self._seeds(seed, 1)
-        n = T.shape[0]
-        if seed is None and self.max_joint_step is not None and n:
-            # nothing to step from yet: the bound holds between frames, not against the
-            # default seed (the middle of the limits), so frames up to the first success are
-            # solved without it
-            return self._path_from_first_success(T, prev, compiled)
-        g = self._general
-        if g is not None:
-            search = g.search
-            g.set_search(self._path_search)
-            try:
-                return self._frame_path(T, prev)
-            finally:
-                g.set_search(search)
-        if compiled and n and not self.near and not self.polish and not self.chain.constraints:
-            r = self._compiled_path(T, prev)
-            if r is not None:
-                return r
-        return self._frame_path(T, prev)
-
-    def _path_from_first_success(self, T: Array, prev: Array, compiled: bool) -> IKResult:
-        saved = self.max_joint_step
-        self.max_joint_step = None
-        try:
-            first = None
-            for i in range(T.shape[0]):
-                r = self._solve(T[i:i + 1], prev, False)
-                if r.success[0]:
-                    first = i
-                    break
-        finally:
-            self.max_joint_step = saved
-        if first is None:
-            return self._frame_path(T, prev)
-        parts = [self._frame_path(T[:first], prev)] if first else []
-        parts.append(self.solve_path(T[first:], seed=r.q[0], compiled=compiled))
-        return IKResult.concat(parts, self.method)
-
-    def _gate(self) -> tuple[Any, ...]:
-        cc = self._cc
-        step = np.inf if self.max_joint_step is None else self.max_joint_step
-        return (self._lo, self._hi, self._revolute, cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end,
-                self.position_tolerance, self.rotation_tolerance, step, self.weights)
-
-    def _compiled_path(self, T: Array, prev: Array) -> IKResult | None:
-        # as in :meth:`_solve`: the loop solves and gates the nearest rotations; the path is
-        # certified against the targets as given, the rotation tolerance widened per frame by
-        # the distance to that rotation
-        Tp, dev = project_rigid(T)
-        out = _path.run(self.family, np.ascontiguousarray(Tp), np.ascontiguousarray(prev[0]),
-                        self._gate())
-        if out is None:
-            return None
-        q, code = out
-        found = code == _path.FOUND
-        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
-                                 self.rotation_tolerance + dev)
-        success = found & ok
-        bad = np.flatnonzero(found & ~ok)
-        if bad.size:
-            # the compiled gate passed a selection certify rejects (round-off at the
-            # tolerance): from that frame on, the frame-by-frame loop decides
-            i = int(bad[0])
-            start = q[i - 1:i] if i else prev
-            rest = self._frame_path(T[i:], np.ascontiguousarray(start))
-            q[i:], success[i:] = rest.q, rest.success
-            perr[i:], rerr[i:] = rest.position_error, rest.rotation_error
-            status = np.empty(T.shape[0], dtype=np.int64)
-            status[:i] = _STATUS[code[:i]]
-            status[i:] = rest.status
-        else:
-            status = _STATUS[code]
-        zeros = np.zeros(T.shape[0], dtype=np.int64)
-        return IKResult(q, success, perr, rerr, status,
-                        self.method, zeros, zeros.copy())
-
-    def _frame_path(self, T: Array, prev: Array) -> IKResult:
-        n, dof = T.shape[0], self.chain.dof
-        q = np.empty((n, dof))
-        success = np.zeros(n, dtype=bool)
-        perr = np.empty(n)
-        rerr = np.empty(n)
-        status = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            r = self._solve(T[i:i + 1], prev, False)
-            perr[i] = r.position_error[0]
-            rerr[i] = r.rotation_error[0]
-            status[i] = r.status[0]
-            if r.success[0]:
-                prev = r.q.copy()
-                success[i] = True
-            q[i] = prev[0]
-        if n and (~success).any():
-            _, pe, re = certify(self.chain, q, T, self.position_tolerance, self.rotation_tolerance)
-            perr = np.where(success, perr, pe)
-            rerr = np.where(success, rerr, re)
-        zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy())
-
-
-#: compiled path outcome code -> IKStatus
-_STATUS = np.array([int(IKStatus.SUCCESS), int(IKStatus.UNREACHABLE),
-                    int(IKStatus.JOINT_LIMITS), int(IKStatus.STEP_LIMIT)], dtype=np.int64)
+        return _path_solve.solve_path(self, targets, seed, compiled, max_joint_step, search)

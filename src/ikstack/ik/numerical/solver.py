@@ -37,6 +37,7 @@ from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
+from ikstack.ik._immutable import Immutable
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical import _one as one
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
@@ -150,10 +151,15 @@ class NumericalOptions:
             raise InputError(f"margin must be finite and >= 0 [rad or m]; got {self.margin}")
 
 
-class NumericalIK:
+class NumericalIK(Immutable):
     """Base of the numerical solvers: restarts, caps, budget, tolerances, certification.
 
     Subclasses set ``step_kind`` (a kernel step code) and ``damping`` (its parameter).
+
+    A solver is immutable once built (setting an attribute raises :class:`AttributeError`),
+    so threads may share one: with an int seed (or none) every call's answers are its own;
+    with a ``numpy.random.Generator`` each call draws its restart key from it, in the order
+    the threads call.
 
     Args:
         chain: the chain to solve for.

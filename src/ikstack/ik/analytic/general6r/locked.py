@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError
+from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic.general6r import _engine as EN
 from ikstack.ik.analytic.general6r.solver import _check_tolerance
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, fk_errors, flatten_batch
@@ -25,7 +26,7 @@ SEARCHES = ("fixed", "seed_local")
 N_LOCAL = 9
 
 
-class LockedJoint7R:
+class LockedJoint7R(Immutable):
     """Locked-joint algebraic IK of a 7R chain: lock samples x 16 roots of a 6R pencil each.
 
     Joint ``lock_joint`` is frozen at each sample value; the other six form a general 6R chain

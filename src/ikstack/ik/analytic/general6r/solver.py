@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError
+from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic.general6r import _engine as EN
 from ikstack.ik.result import IKResult, batch_dims, flatten_batch
 from ikstack.model import Chain
@@ -20,7 +21,7 @@ def _check_tolerance(name: str, value: float) -> float:
     return v
 
 
-class General6R:
+class General6R(Immutable):
     """All (at most 16) IK solutions of any 6R chain, from one 24x24 eigenproblem per pose.
 
     The chain is used in product-of-exponentials form,
