@@ -74,6 +74,8 @@ BAD = [
     ("servo_offset_inf", ["servo-demo", "--robot", "ur5", "--offset", "inf"], 2, ["--offset"]),
     ("servo_target_count", ["servo-demo", "--robot", "ur5", "--target-q", "1"], 2,
      ["--target-q"]),
+    ("servo_target_count_deg", ["servo-demo", "--robot", "ur5", "--deg", "--target-q", "1"],
+     2, ["--target-q"]),
     ("servo_bad_solver", ["servo-demo", "--robot", "ur5", "--solver", "x"], 2, ["--solver"]),
     ("validate_unknown", ["validate", "ur6"], 2, ["'ur6'"]),
     ("validate_random_urdf", ["validate", "{random}", "--no-progress"], 2, ["random.npz"]),

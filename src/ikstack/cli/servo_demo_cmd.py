@@ -62,12 +62,14 @@ def run(args: argparse.Namespace) -> int:
     chain = chain_from_args(args)
     offset = 0.3 if args.offset is None else (
         float(np.radians(args.offset)) if args.deg else args.offset)
-    start = regular_start(chain, offset if args.target_q is None else 0.0)
-    if args.target_q is not None:
+    tq = None
+    if args.target_q is not None:  # checked before anything computes (or compiles)
+        n = len(args.target_q)  # before the unit conversion, which would broadcast one value
+        if n != chain.dof:
+            raise InputError(f"--target-q has {n} values; the chain has {chain.dof} joints")
         tq = angles_in(args.target_q, args, chain)
-        if tq.shape != (chain.dof,):
-            raise InputError(f"--target-q has {tq.size} values; the chain has {chain.dof} joints")
-    else:
+    start = regular_start(chain, offset if tq is None else 0.0)
+    if tq is None:
         tq = chain.clip(start + offset)
     viewer = None
     if args.view:
