@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_geo import F
+from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._wk_lm_parts import (
     INF,
     _clip,

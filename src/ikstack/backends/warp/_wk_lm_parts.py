@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_geo import F
+from ikstack.backends.warp._prims import F
 
 SINGULAR_RATIO = wp.constant(wp.float64(1e-7))
 INF = wp.constant(wp.float64(float("inf")))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._kernels import kinematics_kernels
-from ikstack.backends.warp._wk_geo import PI, TWO_PI, F
+from ikstack.backends.warp._prims import PI, TWO_PI, F
 from ikstack.backends.warp._wk_polish import Polish, polish_one
 
 #: candidates this close outside a limit [rad] are projected onto it (as the CPU path)
