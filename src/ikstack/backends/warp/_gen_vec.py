@@ -162,7 +162,7 @@ def set4(t: wp.vec4d, i: int, v: wp.float64):
 
 @wp.func
 def _cbrt(z: wp.vec2d):
-    if ceq(z, cre(F(0))):
+    if ceq(z, cre(F(0.0))):
         return wp.vec2d(F(0.0), F(0.0))
     return cpow(z, F(0.3333333333333333))
 
@@ -195,7 +195,7 @@ def _polish(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64, c0: 
     f = cmul(cmul(cmul(cmul(cre(c4), z) + cre(c3), z) + cre(c2), z) + cre(c1), z) + cre(c0)
     for _ in range(2):
         df = cmul(cmul(cmul(cre(F(4.0) * c4), z) + cre(F(3.0) * c3), z) + cre(F(2.0) * c2), z) + cre(c1)
-        if ceq(df, cre(F(0))):
+        if ceq(df, cre(F(0.0))):
             break
         zn = z - cdiv(f, df)
         fn = cmul(cmul(cmul(cmul(cre(c4), zn) + cre(c3), zn) + cre(c2), zn) + cre(c1), zn) + cre(c0)

@@ -206,6 +206,8 @@ class _FuncWriter:
         if t == want:
             return p
         if want == F and t == I:
+            if code.lstrip("-").isdigit():  # an int literal: the float literal
+                return _flit(float(int(code))), F
             return f"F({code})", F
         if want == C and t in (F, I):
             return f"cre({self.coerce(node, p, F)[0]})", C
