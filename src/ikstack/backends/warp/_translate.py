@@ -51,10 +51,12 @@ from ikstack.backends.warp._translate_body import (
 MODULES = {
     "ikstack.ik.analytic._vec": "ikstack.backends.warp._gen_vec",
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
+    "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
-#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex. A compiled
+#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
+#: (4, 4) array as ``wp.mat44d``, ``a<ndim><f|i>`` a float64 / int32 array. A compiled
 #: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
 SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.ik.analytic._vec": {
@@ -85,6 +87,10 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 "
                "d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
+    },
+    "ikstack.ik._gate": {
+        "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",
+        "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
     },
 }
 

@@ -30,6 +30,10 @@ def _parse_type(s: str) -> Any:
         return s
     if s[0] == "v" and s[1:].isdigit():
         return _vec(int(s[1:]))
+    if s == "m44":
+        return ("mat", 4)
+    if len(s) == 3 and s[0] == "a" and s[1] in "1234" and s[2] in "fi":
+        return ("arr", int(s[1]), s[2])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -47,6 +51,11 @@ def warp_type(t: Any) -> str:
         return "wp.mat33d"
     if isinstance(t, tuple) and t[0] == "v":
         return f"wp.vec{t[1]}d"
+    if isinstance(t, tuple) and t[0] == "mat":
+        return f"wp.mat{t[1]}{t[1]}d"
+    if isinstance(t, tuple) and t[0] == "arr":
+        dt = "wp.float64" if t[2] == "f" else "wp.int32"
+        return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
     raise TranslateError(f"no Warp type for {t!r}")
@@ -520,7 +529,22 @@ class _FuncWriter:
         return f"{left} {op} {right}", t
 
     def subscript(self, e: ast.Subscript) -> tuple[str, Any]:
+        if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
+            code, t = self.expr(e.value.value)
+            k = self.fold(e.slice)
+            if not (isinstance(t, tuple) and t[0] == "arr" and isinstance(k, int)):
+                raise self.err(e, "shape of a non-array")
+            return f"{code}.shape[{k}]", I
         code, t = self.expr(e.value)
+        if isinstance(e.slice, ast.Tuple):  # an element of an array or a matrix
+            idxs = [self.expr(x) for x in e.slice.elts]
+            if any(x[1] != I for x in idxs):
+                raise self.err(e, "a non-int index")
+            if isinstance(t, tuple) and t[0] == "arr" and len(idxs) == t[1]:
+                return f"{code}[{', '.join(x[0] for x in idxs)}]", F if t[2] == "f" else I
+            if isinstance(t, tuple) and t[0] == "mat" and len(idxs) == 2:
+                return f"{code}[{idxs[0][0]}, {idxs[1][0]}]", F
+            raise self.err(e, f"indexing a {t!r} by {len(idxs)} indices")
         idx = self.expr(e.slice)
         if idx[1] != I:
             raise self.err(e, "a non-int index")
@@ -533,6 +557,8 @@ class _FuncWriter:
             return f"{code}[{idx[0]}]", F
         if isinstance(t, tuple) and t[0] == "cv":
             return f"{code}[{idx[0]}]", C
+        if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
+            return f"{code}[{idx[0]}]", F if t[2] == "f" else I
         raise self.err(e, f"indexing a {t!r}")
 
     def call(self, e: ast.Call) -> tuple[str, Any]:
