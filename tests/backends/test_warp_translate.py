@@ -107,6 +107,23 @@ def test_results_of_other_functions_are_typed_and_unpacked():
     assert "return v[1] + b + F(n)" in body
 
 
+def test_arrays_and_matrices_index_as_on_the_cpu():
+    body = _body(_tr("""
+        def rows(q, idx, A, T):
+            g = 0.0
+            for m in range(A.shape[0]):
+                g += q[idx[m, 0]] * A[m, 1] + T[0, 3]
+                if g > 1.0:
+                    return -1
+            return 1
+        """, {"rows": "q:a1f idx:a2i A:a2f T:m44"}), "rows")
+    assert "def rows(q: wp.array(dtype=wp.float64), idx: wp.array2d(dtype=wp.int32), " \
+        "A: wp.array2d(dtype=wp.float64), T: wp.mat44d):" in body
+    assert "for m in range(A.shape[0]):" in body
+    assert "g = g + (q[idx[m, 0]] * A[m, 1] + T[0, 3])" in body  # `+=` adds the whole side
+    assert "return -1" in body
+
+
 @pytest.mark.parametrize("src, what", [
     ("def f(x):\n    return [x]\n", "List"),
     ("def f(x):\n    y = x.shape\n    return y\n", "attribute"),
