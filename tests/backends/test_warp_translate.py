@@ -124,6 +124,29 @@ def test_arrays_and_matrices_index_as_on_the_cpu():
     assert "return -1" in body
 
 
+def test_names_rebound_to_another_type_in_separate_branches_become_separate_variables():
+    body = _body(_tr("""
+        def pick(var, x):
+            if var == 0:
+                t = (x, x, x, x)
+                return t[3]
+            if var == 1:
+                t = (x, x)
+                s = t[1]
+            else:
+                t = (x, x)
+                s = t[0]
+            wp, _ = t[0], 1.0
+            return s + wp
+        """, {"pick": "var:i x:f"}), "pick")
+    lines = [ln.strip() for ln in body.splitlines()]
+    # declared first (Warp has no branch scopes), one variable per type
+    assert lines[1:4] == ["t = wp.vec4d()", "t_1 = wp.vec2d()", "s = F(0.0)"]
+    assert "t_1 = wp.vec2d(x, x)" in lines and "s = t_1[1]" in lines
+    assert "wp_ = t_1[0]" in lines  # a local named like the Warp module is renamed
+    assert "return s + wp_" in lines
+
+
 @pytest.mark.parametrize("src, what", [
     ("def f(x):\n    return [x]\n", "List"),
     ("def f(x):\n    y = x.shape\n    return y\n", "attribute"),
@@ -131,6 +154,8 @@ def test_arrays_and_matrices_index_as_on_the_cpu():
     ("def f(x):\n    for i in x:\n        pass\n    return x\n", "range"),
     ("def f(x):\n    return g(x)\n", "g is neither"),
     ("def f(x):\n    if x > 0.0:\n        y = 1\n    else:\n        y = (x, x)\n    return y\n",
+     "unknown name y"),  # bound to two types by the two branches: unusable after them
+    ("def f(x):\n    y = 1.0\n    if x > 0.0:\n        y = (x, x)\n    return x\n",
      "changes type"),
 ])
 def test_outside_the_subset_is_an_error_naming_the_line(src, what):

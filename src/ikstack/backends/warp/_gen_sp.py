@@ -205,11 +205,15 @@ def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.flo
     """Subproblem 6 when both 2x2 blocks are singular (rank one each), as for axis-aligned
     targets: ``A x_a = u_A (v_A . x_a)``, ``B x_b = u_B (v_B . x_b)``. Two scalars follow from
     a 2x2 solve, then each angle from a line meeting the unit circle: up to 4 pairs."""
-    z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     va0 = F(0.0)
     va1 = F(0.0)
     ua0 = F(0.0)
     ua1 = F(0.0)
+    vb0 = F(0.0)
+    vb1 = F(0.0)
+    ub0 = F(0.0)
+    ub1 = F(0.0)
+    z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
         va0 = a1s
         va1 = a1c
@@ -220,10 +224,6 @@ def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.flo
         va1 = a2c
         ua0 = (a1s * a2s + a1c * a2c) / (a2s * a2s + a2c * a2c + F(1e-300))
         ua1 = F(1.0)
-    vb0 = F(0.0)
-    vb1 = F(0.0)
-    ub0 = F(0.0)
-    ub1 = F(0.0)
     if b1s * b1s + b1c * b1c >= b2s * b2s + b2c * b2c:
         vb0 = b1s
         vb1 = b1c
@@ -264,6 +264,15 @@ def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2
     expresses one angle's ``(sin, cos)`` in the other's, and the unit-circle condition leaves a
     trigonometric quartic.
     """
+    det = F(0.0)
+    os_ = F(0.0)
+    oc = F(0.0)
+    ps = F(0.0)
+    pc = F(0.0)
+    m00 = F(0.0)
+    m01 = F(0.0)
+    m10 = F(0.0)
+    m11 = F(0.0)
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     _t1 = _sp6_terms(h1, k1, p1)
     c1 = _t1[0]
@@ -290,15 +299,6 @@ def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2
     if wp.abs(detA) <= F(1e-06) * nA and wp.abs(detB) <= F(1e-06) * nB:
         return _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
     swap = wp.abs(detA) / nA > wp.abs(detB) / nB
-    det = F(0.0)
-    os_ = F(0.0)
-    oc = F(0.0)
-    ps = F(0.0)
-    pc = F(0.0)
-    m00 = F(0.0)
-    m01 = F(0.0)
-    m10 = F(0.0)
-    m11 = F(0.0)
     if swap:
         det = detA
         os_ = b1s

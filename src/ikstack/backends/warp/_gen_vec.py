@@ -129,8 +129,8 @@ def fatan2(y: wp.float64, x: wp.float64):
 def unit_cs(y: wp.float64, x: wp.float64):
     """``(cos t, sin t)`` of ``t = atan2(y, x)`` from the components (no libm trigonometry;
     within an ulp or two of ``cos`` and ``sin`` of the rounded angle)."""
-    h = wp.sqrt(x * x + y * y)
     t = F(0.0)
+    h = wp.sqrt(x * x + y * y)
     if not (h > F(1e-150)):
         t = wp.atan2(y, x)
         return wp.vec2d(wp.cos(t), wp.sin(t))
@@ -170,11 +170,11 @@ def _cbrt(z: wp.vec2d):
 @wp.func
 def _cubic_roots(a: wp.float64, b: wp.float64, c: wp.float64):
     """Complex roots of ``m^3 + a m^2 + b m + c`` (Cardano in complex arithmetic)."""
-    a_c = cre(a)
-    b_c = cre(b)
-    c_c = cre(c)
-    p = b_c - cdiv(cmul(a_c, a_c), cre(F(3.0)))
-    q = cdiv(cmul(cmul(cmul(cre(F(2.0)), a_c), a_c), a_c), cre(F(27.0))) - cdiv(cmul(a_c, b_c), cre(F(3.0))) + c_c
+    a_1 = cre(a)
+    b_1 = cre(b)
+    c_1 = cre(c)
+    p = b_1 - cdiv(cmul(a_1, a_1), cre(F(3.0)))
+    q = cdiv(cmul(cmul(cmul(cre(F(2.0)), a_1), a_1), a_1), cre(F(27.0))) - cdiv(cmul(a_1, b_1), cre(F(3.0))) + c_1
     disc = cpow(cdiv(cmul(q, q), cre(F(4.0))) + cdiv(cmul(cmul(p, p), p), cre(F(27.0))), F(0.5))
     u = _cbrt(cdiv(-q, cre(F(2.0))) + disc)
     if cabs(u) < F(1e-300):
@@ -182,9 +182,9 @@ def _cubic_roots(a: wp.float64, b: wp.float64, c: wp.float64):
     w = wp.vec2d(F(-0.5), F(0.8660254037844386))
     u1 = cmul(u, w)
     u2 = cmul(u1, w)
-    r0 = (wp.where(cabs(u) >= F(1e-300), u - cdiv(p, cmul(cre(F(3.0)), u)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_c, cre(F(3.0)))
-    r1 = (wp.where(cabs(u1) >= F(1e-300), u1 - cdiv(p, cmul(cre(F(3.0)), u1)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_c, cre(F(3.0)))
-    r2 = (wp.where(cabs(u2) >= F(1e-300), u2 - cdiv(p, cmul(cre(F(3.0)), u2)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_c, cre(F(3.0)))
+    r0 = (wp.where(cabs(u) >= F(1e-300), u - cdiv(p, cmul(cre(F(3.0)), u)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_1, cre(F(3.0)))
+    r1 = (wp.where(cabs(u1) >= F(1e-300), u1 - cdiv(p, cmul(cre(F(3.0)), u1)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_1, cre(F(3.0)))
+    r2 = (wp.where(cabs(u2) >= F(1e-300), u2 - cdiv(p, cmul(cre(F(3.0)), u2)), wp.vec2d(F(0.0), F(0.0)))) - cdiv(a_1, cre(F(3.0)))
     return wp.matrix_from_rows(r0, r1, r2)
 
 
@@ -213,17 +213,30 @@ def quartic_roots(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64
     Ferrari's method in complex arithmetic followed by two Newton polishes on the original
     polynomial; lower-degree polynomials (``c4`` negligible) use their own formulas.
     """
+    disc = wp.vec2d()
+    r0 = wp.vec2d()
+    r1 = wp.vec2d()
+    r2 = wp.vec2d()
+    s1 = wp.vec2d()
+    s2 = wp.vec2d()
+    z0 = wp.vec2d()
+    z1 = wp.vec2d()
+    z2 = wp.vec2d()
+    z3 = wp.vec2d()
+    m0 = wp.vec2d()
+    m1 = wp.vec2d()
+    m2 = wp.vec2d()
+    m = wp.vec2d()
+    s = wp.vec2d()
+    t = wp.vec2d()
+    d1 = wp.vec2d()
+    d2 = wp.vec2d()
     z = wp.vec2d(F(0.0), F(0.0))
     scale_ = wp.max(wp.max(wp.max(wp.max(wp.abs(c4), wp.abs(c3)), wp.abs(c2)), wp.abs(c1)), wp.abs(c0))
     if scale_ == F(0.0):
         return 0, wp.matrix_from_rows(z, z, z, z)
     eps = F(1e-13) * scale_
-    disc = wp.vec2d()
-    r0 = wp.vec2d()
-    r1 = wp.vec2d()
-    r2 = wp.vec2d()
     if wp.abs(c4) <= eps:
-        disc = wp.vec2d()
         if wp.abs(c3) <= eps:
             if wp.abs(c2) <= eps:
                 if wp.abs(c1) <= eps:
@@ -245,20 +258,6 @@ def quartic_roots(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64
     q = d - b * c / F(2.0) + b2 * b / F(8.0)
     r = e - b * d / F(4.0) + b2 * c / F(16.0) - F(3.0) * b2 * b2 / F(256.0)
     sh = -b / F(4.0)
-    s1 = wp.vec2d()
-    s2 = wp.vec2d()
-    z0 = wp.vec2d()
-    z1 = wp.vec2d()
-    z2 = wp.vec2d()
-    z3 = wp.vec2d()
-    m0 = wp.vec2d()
-    m1 = wp.vec2d()
-    m2 = wp.vec2d()
-    m = wp.vec2d()
-    s = wp.vec2d()
-    t = wp.vec2d()
-    d1 = wp.vec2d()
-    d2 = wp.vec2d()
     if wp.abs(q) < F(1e-14) * wp.max(wp.max(F(1.0), wp.abs(p)), wp.abs(r)):
         disc = cpow(cre(p * p - F(4.0) * r), F(0.5))
         s1 = cpow(cdiv(cre(-p) + disc, cre(F(2.0))), F(0.5))
@@ -312,6 +311,10 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
     when the extremum misses zero by at most :data:`TANGENT_TOL` (round-off at a tangent, as
     at a singular configuration), the tangent root.
     """
+    f = F(0.0)
+    f1 = F(0.0)
+    f2 = F(0.0)
+    h = F(0.0)
     best = F(-1.0)
     phi = F(0.0)
     for j in range(4):
@@ -340,10 +343,6 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
         t = wrap(F(2.0) * wp.atan(z[0]) + phi)
         extra = int(0)
         te = F(0.0)
-        f = F(0.0)
-        f1 = F(0.0)
-        f2 = F(0.0)
-        h = F(0.0)
         if wp.abs(z[1]) > F(1e-06) * (F(1.0) + wp.abs(z[0])):
             _t1 = _trig4(a0, a1, a2, a3, a4, t)
             f = _t1[0]
@@ -359,7 +358,6 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
                 f2 = _t2[2]
             if wp.abs(f) > TANGENT_TOL * scale_:
                 continue
-            h = F(0.0)
             if f2 != F(0.0) and F(-2.0) * f / f2 > F(0.0):
                 h = wp.sqrt(F(-2.0) * f / f2)
                 te = wrap(t - h)

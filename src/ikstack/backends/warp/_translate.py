@@ -52,11 +52,13 @@ MODULES = {
     "ikstack.ik.analytic._vec": "ikstack.backends.warp._gen_vec",
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
+    "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
 #: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
-#: (4, 4) array as ``wp.mat44d``, ``a<ndim><f|i>`` a float64 / int32 array. A compiled
+#: (4, 4) array as ``wp.mat44d``, ``a<ndim><f|i>`` a float64 / int32 array, ``av3`` an (n, 3)
+#: array as an array of ``wp.vec3d`` (a row is a 3-vector). A compiled
 #: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
 SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.ik.analytic._vec": {
@@ -87,6 +89,16 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 "
                "d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
+    },
+    "ikstack.ik.analytic._families6": {
+        "decompose3": "R:m9 a:v3 b:v3 c:v3 seed_x:f",
+        "sp4_tangent": "h:v3 p:v3 k:v3 d:f t:f", "sp3_tangent": "p1:v3 p2:v3 k:v3 d:f t:f",
+        "sp2_tangent": "p1:v3 p2:v3 k1:v3 k2:v3 t1:f t2:f",
+        "_position3": "var:i pW:v3 H:av3 P:av3 seed0:f",
+        "_free_joint1": "n:i t0:v4 t1:v4 t2:v4 pW:v3 R06:m9 H:av3 P:av3 seed4:f",
+        "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
+        "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f "
+                       "theta0:f",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",
@@ -128,14 +140,24 @@ class Translator:
             if isinstance(node, ast.ImportFrom) and node.module in self.modules:
                 for a in node.names:
                     m.imports[a.asname or a.name] = node.module
-            elif (isinstance(node, ast.Assign) and len(node.targets) == 1
-                  and isinstance(node.targets[0], ast.Name)):
-                nm = node.targets[0].id
-                val = getattr(mod, nm, None) if mod is not None else self._literal(node.value)
-                if isinstance(val, (bool, int, float)) or (
-                        isinstance(val, np.ndarray) and val.ndim == 1
-                        and val.dtype == np.float64):
-                    m.consts[nm] = val
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                tgt = node.targets[0]
+                names = [tgt] if isinstance(tgt, ast.Name) else (
+                    tgt.elts if isinstance(tgt, ast.Tuple) else [])
+                for i, t in enumerate(names):
+                    if not isinstance(t, ast.Name):
+                        continue
+                    nm = t.id
+                    if mod is not None:
+                        val = getattr(mod, nm, None)
+                    elif isinstance(tgt, ast.Name):
+                        val = self._literal(node.value)
+                    else:
+                        val = (self._literal(node.value) or [None] * len(names))[i]
+                    if isinstance(val, (bool, int, float)) or (
+                            isinstance(val, np.ndarray) and val.ndim == 1
+                            and val.dtype == np.float64):
+                        m.consts[nm] = val
         return m
 
     @staticmethod
@@ -155,20 +177,20 @@ class Translator:
         out: list[str] = []
         used_consts: set[str] = set()
         used_imports: set[str] = set()
-        for node in m.tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name in sigs:
-                params = [(p.split(":")[0], _parse_type(p.split(":")[1]))
-                          for p in sigs[node.name].split()]
-                if [a.arg for a in node.args.args] != [p for p, _ in params]:
-                    raise TranslateError(
-                        f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
-                        "declared signature")
-                fn = _Func(node.name, params)
-                w = _FuncWriter(self, m, fn)
-                out.append(w.write(node))
-                used_consts |= w.used_consts
-                used_imports |= w.used_imports
-                m.funcs[node.name] = fn
+        for node in _callees_first([n for n in m.tree.body
+                                    if isinstance(n, ast.FunctionDef) and n.name in sigs]):
+            params = [(p.split(":")[0], _parse_type(p.split(":")[1]))
+                      for p in sigs[node.name].split()]
+            if [a.arg for a in node.args.args] != [p for p, _ in params]:
+                raise TranslateError(
+                    f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
+                    "declared signature")
+            fn = _Func(node.name, params)
+            w = _FuncWriter(self, m, fn)
+            out.append(w.write(node))
+            used_consts |= w.used_consts
+            used_imports |= w.used_imports
+            m.funcs[node.name] = fn
         self.done[name] = m
         return self._header(m, used_consts, used_imports) + "\n\n".join(out)
 
@@ -211,6 +233,28 @@ class Translator:
         if name in m.imports and m.imports[name] in self.done:
             return self.done[m.imports[name]].funcs.get(name)
         return None
+
+
+def _callees_first(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """The functions in source order, except that each comes after the functions of the same
+    module it calls (a Warp function is looked up when it is defined)."""
+    by_name = {d.name: d for d in defs}
+    out: list[ast.FunctionDef] = []
+    seen: set[str] = set()
+
+    def visit(d: ast.FunctionDef) -> None:
+        if d.name in seen:
+            return
+        seen.add(d.name)
+        for n in ast.walk(d):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in by_name:
+                visit(by_name[n.func.id])
+        out.append(d)
+
+    for d in defs:
+        visit(d)
+    return out
 
 
 # ----------------------------------------------------------------------------- files

@@ -32,6 +32,8 @@ def _parse_type(s: str) -> Any:
         return _vec(int(s[1:]))
     if s == "m44":
         return ("mat", 4)
+    if s == "av3":
+        return ("arrv", 3)
     if len(s) == 3 and s[0] == "a" and s[1] in "1234" and s[2] in "fi":
         return ("arr", int(s[1]), s[2])
     raise TranslateError(f"unknown declared type {s!r}")
@@ -53,6 +55,8 @@ def warp_type(t: Any) -> str:
         return f"wp.vec{t[1]}d"
     if isinstance(t, tuple) and t[0] == "mat":
         return f"wp.mat{t[1]}{t[1]}d"
+    if isinstance(t, tuple) and t[0] == "arrv":
+        return f"wp.array(dtype=wp.vec{t[1]}d)"
     if isinstance(t, tuple) and t[0] == "arr":
         dt = "wp.float64" if t[2] == "f" else "wp.int32"
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
@@ -110,6 +114,9 @@ class _FuncWriter:
         self.depth = 0  # inside a loop or branch
         self.ntmp = 0
         self.loopvars: set[str] = set()
+        self.outtype: dict[str, Any] = dict(fn.params)  # Warp variable -> type
+        self.hoist: list[str] = []  # Warp variables first bound in a branch
+        self.in_if = 0
 
     def err(self, node: ast.AST, msg: str) -> TranslateError:
         return TranslateError(f"{self.m.path}:{getattr(node, 'lineno', '?')}: "
@@ -122,6 +129,7 @@ class _FuncWriter:
         if doc is not None:
             body = body[1:]
         lines = self.block(body, 1)
+        lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
         sig = ", ".join(f"{p}: {warp_type(t)}" for p, t in self.fn.params)
         head = ["@wp.func", f"def {node.name}({sig}):"]
         if doc is not None:
@@ -225,26 +233,37 @@ class _FuncWriter:
     def bind(self, node: ast.AST, name: str, code: str, t: Any, ind: int,
              literal: bool = False) -> list[str]:
         pad = "    " * ind
-        if name in self.rename:
-            name_out = self.rename[name]
-        else:
-            name_out = name
         old = self.env.get(name)
-        if old is not None and old != t:
-            if old == F and t == I:
-                code, t = f"F({code})", F
-            elif self.depth == 0:
-                # a new type at the top level: a new variable from here on
-                name_out = f"{name}_{t if isinstance(t, str) else t[0] + str(t[1])}"
-                self.rename[name] = name_out
-            else:
-                raise self.err(node, f"{name} changes type ({old!r} -> {t!r}) in a branch")
-        self.env[name] = t
+        if old == F and t == I:
+            code, t = f"F({code})", F
+        name_out = self.target(node, name, t)
         if literal and t == I:
             code = f"int({code})"
         elif literal and t == B:
             code = f"bool({code})"
         return [pad + f"{name_out} = {code}"]
+
+    def target(self, node: ast.AST, name: str, t: Any) -> str:
+        """The Warp name a binding of ``name`` to a ``t`` writes: one Warp variable per
+        name and type (a name bound to another type where the old binding is out of reach,
+        as in another branch or after a top-level rebinding, becomes a new variable)."""
+        if name in RESERVED and name not in self.rename:
+            self.rename[name] = f"{name}_"
+        name_out = self.rename.get(name, name)
+        old = self.env.get(name)
+        if old is not None and old != t and self.depth > 0:
+            raise self.err(node, f"{name} changes type ({old!r} -> {t!r}) in a branch")
+        if self.outtype.get(name_out, t) != t:
+            k = 1
+            while self.outtype.get(f"{name}_{k}", t) != t:
+                k += 1
+            name_out = f"{name}_{k}"
+            self.rename[name] = name_out
+        if name_out not in self.outtype and self.in_if > 0 and name not in self.loopvars:
+            self.hoist.append(name_out)  # declared at the top: Warp has no branch scopes
+        self.outtype[name_out] = t
+        self.env[name] = t
+        return name_out
 
     def assign(self, s: ast.Assign, ind: int) -> list[str]:
         out: list[str] = []
@@ -265,6 +284,12 @@ class _FuncWriter:
             for e in first.elts:
                 if not isinstance(e, ast.Name):
                     raise self.err(s, "unpacking into a non-name")
+                if e.id == "_":  # each discarded value its own name (Warp binds every one)
+                    self.ntmp += 1
+                    names.append(f"_u{self.ntmp}")
+                    continue
+                if e.id in RESERVED and e.id not in self.rename:
+                    self.rename[e.id] = f"{e.id}_"
                 names.append(e.id)
             val = s.value
             if isinstance(val, ast.IfExp) and isinstance(val.body, ast.Tuple) \
@@ -298,13 +323,7 @@ class _FuncWriter:
                 return out
             if not (isinstance(t, tuple) and t[0] == "tup" and len(t[1]) == len(names)):
                 raise self.err(s, f"unpacking {len(names)} names from a {t!r}")
-            outs = []
-            for nm, tt in zip(names, t[1], strict=True):
-                old = self.env.get(nm)
-                if old is not None and old != tt:
-                    raise self.err(s, f"{nm} changes type in an unpacking")
-                self.env[nm] = tt
-                outs.append(self.rename.get(nm, nm))
+            outs = [self.target(s, nm, tt) for nm, tt in zip(names, t[1], strict=True)]
             return ["    " * ind + f"{', '.join(outs)} = {code}"]
         raise self.err(s, "assignment to a subscript or attribute")
 
@@ -313,30 +332,33 @@ class _FuncWriter:
         before = dict(self.env)
         cond, t = self.expr(s.test)
         self.depth += 1
+        self.in_if += 1
         body = self.block(s.body, ind + 1)
+        env_body = self.env
+        self.env = dict(before)
         orelse: list[str] = []
         if s.orelse:
             if len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
                 sub = self.if_(s.orelse[0], ind)
-                # an elif: its hoisted declarations go before this if
-                k = 0
-                while not sub[k].lstrip().startswith("if "):
-                    k += 1
-                hoist_sub, sub = sub[:k], sub[k:]
                 orelse = [pad + "el" + sub[0].lstrip()] + sub[1:]
             else:
-                hoist_sub = []
                 orelse = [pad + "else:"] + self.block(s.orelse, ind + 1)
-        else:
-            hoist_sub = []
+        env_else = self.env
         self.depth -= 1
-        hoist = []
-        for nm, tt in self.env.items():
-            if nm not in before and nm not in self.loopvars:
-                line = pad + f"{self.rename.get(nm, nm)} = {_zero(tt)}"
-                if line not in hoist_sub:
-                    hoist.append(line)
-        return hoist_sub + hoist + [pad + f"if {cond}:"] + body + orelse
+        self.in_if -= 1
+        # after the branches: a name bound to one type where bound; bound to two, unusable
+        self.env = dict(before)
+        live = [env for env, stmts in ((env_body, s.body), (env_else, s.orelse))
+                if not _exits(stmts)]
+        for env in live:
+            for nm, tt in env.items():
+                if before.get(nm) != tt:
+                    self.env[nm] = tt
+        if len(live) == 2:
+            for nm in set(env_body) & set(env_else):
+                if env_body[nm] != env_else[nm]:
+                    del self.env[nm]
+        return [pad + f"if {cond}:"] + body + orelse
 
     def for_(self, s: ast.For, ind: int) -> list[str]:
         pad = "    " * ind
@@ -559,6 +581,8 @@ class _FuncWriter:
             return f"{code}[{idx[0]}]", C
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
             return f"{code}[{idx[0]}]", F if t[2] == "f" else I
+        if isinstance(t, tuple) and t[0] == "arrv":
+            return f"{code}[{idx[0]}]", _vec(t[1])
         raise self.err(e, f"indexing a {t!r}")
 
     def call(self, e: ast.Call) -> tuple[str, Any]:
@@ -600,6 +624,8 @@ class _FuncWriter:
             if len(args) == 2:
                 a, b = (self.coerce(e, x, F) for x in args)
                 return f"wp.vec2d({a[0]}, {b[0]})", C
+        if nm in IDENTITY and len(args) == 1 and args[0][1] == IDENTITY[nm]:
+            return args[0]  # a CPU array row as a tuple: the device value already is one
         fn = self.tr.func_type(self.m, nm)
         if fn is None:
             raise self.err(e, f"{nm} is neither a translated function nor a builtin")
@@ -609,6 +635,23 @@ class _FuncWriter:
             raise self.err(e, f"{nm} takes {len(fn.params)} arguments")
         args = [self.coerce(e, a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
         return f"{nm}({', '.join(a[0] for a in args)})", fn.ret
+
+
+#: CPU helpers that turn an array row into a tuple: the identity on device values
+IDENTITY = {"v3": ("v", 3), "m9": M9}
+#: names a generated module defines or imports: a CPU local of the same name is renamed
+RESERVED = {"wp", "F", "INF", "NAN", "PI", "TWO_PI", "cmat4", "hypot", "copysign", "cre",
+            "ceq", "cmul", "cdiv", "cabs", "cpow"}
+
+
+def _exits(stmts: list[ast.stmt]) -> bool:
+    """Whether a block always leaves by ``return``, ``break`` or ``continue``."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Break, ast.Continue)):
+        return True
+    return isinstance(last, ast.If) and _exits(last.body) and _exits(last.orelse)
 
 
 def _prec(op: ast.operator) -> int:

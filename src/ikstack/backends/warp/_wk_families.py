@@ -1,23 +1,28 @@
 # mypy: ignore-errors
-"""Warp float64 ports of the three-axis decomposition and the 6R
-families (spherical wrist in every position variant, three parallel axes; either read
-forwards or backwards; and 7R arms with an end joint locked at sampled values), mirroring :mod:`ikstack.ik.analytic._families6` operation by
-operation. One thread per target writes its 8 candidate slots.
+"""Warp float64 ports of the 6R families (spherical wrist in every position variant, three
+parallel axes; either read forwards or backwards; and 7R arms with an end joint locked at
+sampled values), mirroring :mod:`ikstack.ik.analytic._families6` operation by operation. One
+thread per target writes its 8 candidate slots. The three-axis decomposition, the wrist
+position variants, the last-meet joints, the tangent checks and the singular-wrist
+representative are generated from the CPU source (``_gen_families6``).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_families6 import (
+    TANGENT,
+    _free_joint1,
+    _last_meet,
+    _position3,
+    decompose3,
+    tp_singular,
+)
 from ikstack.backends.warp._gen_sp import (
     sp1,
     sp1_angle_cs,
-    sp2,
-    sp3,
     sp3_cs,
-    sp4,
-    sp4_cs,
-    sp5,
     sp6,
 )
 from ikstack.backends.warp._gen_vec import (
@@ -35,135 +40,20 @@ from ikstack.backends.warp._gen_vec import (
     rot_cs,
     rotm,
     rotm_cs,
-    scale,
     sub,
     wrap,
 )
 from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._wk_edges import (
-    SINGULAR_WRIST,
-    TANGENT,
-    free_joint1,
-    on_first_axis,
-    sp2_tangent,
-    sp3_tangent,
-    sp4_tangent,
-    tp_singular,
-)
+from ikstack.ik.analytic._families6 import SINGULAR_WRIST as _SINGULAR_WRIST
 
+#: a three-parallel wrist this close to singular takes :func:`tp_singular`'s representative
+SINGULAR_WRIST = wp.constant(wp.float64(_SINGULAR_WRIST))
 SPHERICAL = 0
 THREE_PARALLEL = 1
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
 LAST_MEET = 1  #: three-parallel variant: axes 5 and 6 (1-based) meet
 #: a 6R seed (the chain's order, or reversed for a reversed family)
 vec6d = wp.types.vector(length=6, dtype=wp.float64)
-
-
-@wp.func
-def decompose3(R: wp.mat33d, a: wp.vec3d, b: wp.vec3d, c: wp.vec3d, seed_x: wp.float64):
-    """``(count, X, Y, Z)`` (vec2d each): ``R = R(a, x) R(b, y) R(c, z)``, up to 2 triples."""
-    Rc = mv(R, c)
-    u = any_perp(c)
-    Ru = mv(R, u)
-    z2 = wp.vec2d(F(0.0), F(0.0))
-    if norm(cross(a, Rc)) < F(1e-10):
-        x = seed_x
-        y, _l1 = sp1(c, rot(a, -x, Rc), b)
-        z, _l2 = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
-        return 1, wp.vec2d(x, x), wp.vec2d(y, y), wp.vec2d(z, z)
-    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
-    if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
-        return 0, z2, z2, z2
-    x0 = -t1[0]
-    y0, _l3 = sp1(c, rot(a, -x0, Rc), b)
-    z0, _l4 = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
-    if cnt == 1:
-        return 1, wp.vec2d(x0, x0), wp.vec2d(y0, y0), wp.vec2d(z0, z0)
-    x1 = -t1[1]
-    y1, _l5 = sp1(c, rot(a, -x1, Rc), b)
-    z1, _l6 = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
-    return 2, wp.vec2d(x0, x1), wp.vec2d(y0, y1), wp.vec2d(z0, z1)
-
-
-@wp.func
-def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
-               P: wp.array(dtype=wp.vec3d), seed0: wp.float64):
-    """``(count, t0, t1, t2)`` (vec4d each): joints 1-3 placing the wrist point at ``pW``;
-    least-squares roots within round-off of a tangent count; a wrist point on the first axis
-    takes joint 1 at ``seed0`` (the CPU ``_position3``)."""
-    h0 = H[0]
-    h1 = H[1]
-    h2 = H[2]
-    P1 = P[1]
-    P2 = P[2]
-    P3 = P[3]
-    w0 = sub(pW, P[0])
-    if var == GENERAL:
-        return sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
-    a0 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    a1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    a2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
-    if var == TWO_PARALLEL:
-        e = dot(h1, add(add(P1, P2), P3))
-        m, ls, x0, x1 = sp4(h1, w0, neg(h0), e)
-        if on_first_axis(h0, w0):
-            # joint 1 free: the seed's value
-            m = 1
-            ls = not sp4_tangent(h1, w0, neg(h0), e, seed0)
-            x0 = seed0
-            x1 = seed0
-        if ls and not sp4_tangent(h1, w0, neg(h0), e, x0):
-            return 0, a0, a1, a2
-        for i in range(m):
-            q0 = x0
-            if i != 0:
-                q0 = x1
-            w = sub(rot(h0, -q0, w0), P1)
-            k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
-            if not ls2 or sp3_tangent(P3, neg(P2), h2, norm(w), y0):
-                for j in range(k):
-                    q2 = y0
-                    if j != 0:
-                        q2 = y1
-                    q1, _l = sp1(add(P2, rot(h2, q2, P3)), w, h1)
-                    a0[cnt] = q0
-                    a1[cnt] = q1
-                    a2[cnt] = q2
-                    cnt += 1
-    elif var == FIRST_MEET:
-        k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
-        if ls and not sp3_tangent(P3, neg(P2), h2, norm(w0), y0):
-            return 0, a0, a1, a2
-        for j in range(k):
-            q2 = y0
-            if j != 0:
-                q2 = y1
-            v = add(P2, rot(h2, q2, P3))
-            m, ls2, t1, t2 = sp2(w0, v, neg(h0), h1)
-            if not ls2 or sp2_tangent(w0, v, neg(h0), h1, t1[0], t2[0]):
-                for i in range(m):
-                    a0[cnt] = t1[i]
-                    a1[cnt] = t2[i]
-                    a2[cnt] = q2
-                    cnt += 1
-    else:
-        k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
-        if ls and not sp3_tangent(w0, P1, neg(h0), norm(P3), x0):
-            return 0, a0, a1, a2
-        for i in range(k):
-            q0 = x0
-            if i != 0:
-                q0 = x1
-            w = sub(rot(h0, -q0, w0), P1)
-            m, ls2, t1, t2 = sp2(w, P3, h1, h2)
-            if not ls2 or sp2_tangent(w, P3, h1, h2, t1[0], t2[0]):
-                for j in range(m):
-                    a0[cnt] = q0
-                    a1[cnt] = -t1[j]
-                    a2[cnt] = t2[j]
-                    cnt += 1
-    return cnt, a0, a1, a2
 
 
 @wp.func
@@ -183,7 +73,7 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
     R06 = mm(Rt, mT(R6T))
     pW = sub(pt, mv(R06, P[6]))
     n0, s0, s1, s2 = _position3(var, pW, H, P, sd[0])
-    n, t0, t1, t2 = free_joint1(n0, s0, s1, s2, pW, R06, H, P, sd[4])
+    n, t0, t1, t2 = _free_joint1(n0, s0, s1, s2, pW, R06, H, P, sd[4])
     slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for a in range(n):
         R03 = mm(mm(rotm(H[0], t0[a]), rotm(H[1], t1[a])), rotm(H[2], t2[a]))
@@ -210,65 +100,6 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
                 _put(Q, i, base + slot, 5, rev, off, Z[b])
                 V[i, base + slot] = 1
                 slot += 1
-
-
-@wp.func
-def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d,
-               d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
-    """``(count, q0, q4, cos q0, sin q0, cos q4, sin q4)`` (vec4d each): joints 1 and 5 of a
-    three-parallel arm whose axes 5 and 6 meet, by two subproblems 4 (the CPU
-    ``_last_meet``)."""
-    x = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    y = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cx = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    sx = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cy = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    sy = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    g = dot(h4, h5)
-    den = F(1.0) - g * g
-    a5 = dot(P5, h4)
-    b5 = dot(P5, h5)
-    al = (a5 - g * b5) / den
-    be = (b5 - g * a5) / den
-    v = mv(R06, h5)
-    w = sub(p16, scale(v, be))
-    e = d1 + al * dot(h1, h4)
-    m, ls, x0, x1, cs00, cs01 = sp4_cs(h1, w, neg(h0), e)
-    c00 = cs00[0]
-    s00 = cs00[1]
-    c01 = cs01[0]
-    s01 = cs01[1]
-    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
-    # least-squares roots within round-off of a tangent are the tangent solution
-    if not ls or sp4_tangent(h1, w, neg(h0), e, x0):
-        for r in range(m):
-            q0 = x0
-            c0 = c00
-            s0 = s00
-            if r != 0:
-                q0 = x1
-                c0 = c01
-                s0 = s01
-            e5 = dot(h1, rot_cs(h0, c0, -s0, v))
-            k, ls2, y0, y1, e0cs, e1cs = sp4_cs(h1, h5, h4, e5)
-            e0c = e0cs[0]
-            e0s = e0cs[1]
-            e1c = e1cs[0]
-            e1s = e1cs[1]
-            if not ls2 or sp4_tangent(h1, h5, h4, e5, y0):
-                for j in range(k):
-                    x[cnt] = q0
-                    cx[cnt] = c0
-                    sx[cnt] = s0
-                    y[cnt] = y0
-                    cy[cnt] = e0c
-                    sy[cnt] = e0s
-                    if j != 0:
-                        y[cnt] = y1
-                        cy[cnt] = e1c
-                        sy[cnt] = e1s
-                    cnt += 1
-    return cnt, x, y, cx, sx, cy, sy
 
 
 @wp.func
@@ -342,7 +173,9 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
         if ls and norm(cross(v, h1)) < SINGULAR_WRIST:
             # a singular wrist whose elbow missed its reach at the seed's joint 6: the sum
             # theta moves to the nearest value with the elbow at mid reach
-            q5, theta, ct, st, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            ct = wp.cos(theta)
+            st = wp.sin(theta)
             m, ls, e0, e1, u0cs, u1cs = sp3_cs(P3, neg(P2), h1, norm(d))
         for j in range(m):
             if slot < 8:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_families6 import decompose3
 from ikstack.backends.warp._gen_sp import sp3
 from ikstack.backends.warp._gen_vec import (
     add,
@@ -29,7 +30,6 @@ from ikstack.backends.warp._gen_vec import (
     wrap,
 )
 from ikstack.backends.warp._prims import TWO_PI, F
-from ikstack.backends.warp._wk_families import decompose3
 
 MAX_ARCS = 48
 
