@@ -147,6 +147,21 @@ def test_names_rebound_to_another_type_in_separate_branches_become_separate_vari
     assert "return s + wp_" in lines
 
 
+def test_stores_into_arrays_and_loops_over_a_tuple_of_numbers():
+    body = _body(_tr("""
+        def fill(out, n, x):
+            for sign in (1.0, -1.0):
+                if n < out.shape[0]:
+                    out[n] = sign * x
+                    n += 1
+            return n
+        """, {"fill": "out:a1f n:i x:f"}), "fill")
+    lines = [ln.strip() for ln in body.splitlines()]
+    assert "for _k1 in range(2):" in lines
+    assert "sign = wp.where(_k1 == 0, F(1.0), F(-1.0))" in lines
+    assert "out[n] = sign * x" in lines
+
+
 @pytest.mark.parametrize("src, what", [
     ("def f(x):\n    return [x]\n", "List"),
     ("def f(x):\n    y = x.shape\n    return y\n", "attribute"),

@@ -39,13 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.backends.warp._translate_body import (
-    TranslateError,
-    _flit,
-    _Func,
-    _FuncWriter,
-    _parse_type,
-)
+from ikstack.backends.warp._translate_body import _FuncWriter
+from ikstack.backends.warp._translate_expr import TranslateError, _flit, _Func, _parse_type
 
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {
@@ -53,6 +48,7 @@ MODULES = {
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
+    "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -99,6 +95,11 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
         "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f "
                        "theta0:f",
+    },
+    "ikstack.ik.analytic._srs": {
+        "_frame": "what:v3", "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
+        "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
+        "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",

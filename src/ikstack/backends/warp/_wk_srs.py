@@ -13,20 +13,15 @@ import warp as wp
 
 from ikstack.backends.warp._gen_families6 import decompose3
 from ikstack.backends.warp._gen_sp import sp3
+from ikstack.backends.warp._gen_srs import _elbow_frame, _frame, _swivel_roots, _wrist_dir
 from ikstack.backends.warp._gen_vec import (
-    add,
-    any_perp,
-    cross,
     dot,
     mm,
     mT,
     mv,
     neg,
-    norm,
     rot,
     rotm,
-    scale,
-    sub,
     wrap,
 )
 from ikstack.backends.warp._prims import TWO_PI, F
@@ -35,75 +30,10 @@ MAX_ARCS = 48
 
 
 @wp.func
-def _frame(what: wp.vec3d):
-    ref = wp.vec3d(F(1.0), F(0.0), F(0.0))
-    if wp.abs(what[2]) < F(0.99):
-        ref = wp.vec3d(F(0.0), F(0.0), F(1.0))
-    e1 = sub(ref, scale(what, dot(ref, what)))
-    e1 = scale(e1, F(1.0) / norm(e1))
-    return e1, cross(what, e1)
-
-
-@wp.func
-def _wrist_dir(Rt: wp.mat33d, pt: wp.vec3d, Sp: wp.vec3d, p7T: wp.vec3d, R7T: wp.mat33d):
-    R07 = mm(Rt, mT(R7T))
-    w = sub(sub(pt, mv(R07, p7T)), Sp)
-    dw = norm(w)
-    what = wp.vec3d(F(0.0), F(0.0), F(1.0))
-    if dw > F(1e-12):
-        what = scale(w, F(1.0) / dw)
-    return R07, dw, what
-
-
-@wp.func
-def _elbow_frame(q3: wp.float64, h3: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d, what: wp.vec3d,
-                 e1: wp.vec3d, e2: wp.vec3d):
-    v = add(pS3, rot(h3, q3, p3W))
-    nv = norm(v)
-    vhat = what
-    if nv > F(1e-12):
-        vhat = scale(v, F(1.0) / nv)
-    ax = cross(vhat, what)
-    sn = norm(ax)
-    cs = dot(vhat, what)
-    R0 = wp.mat33d(F(1.0), F(0.0), F(0.0), F(0.0), F(1.0), F(0.0), F(0.0), F(0.0), F(1.0))
-    if sn > F(1e-12):
-        R0 = rotm(scale(ax, F(1.0) / sn), wp.atan2(sn, cs))
-    elif cs <= F(0.0):
-        R0 = rotm(any_perp(vhat), F(3.141592653589793))
-    e0 = mv(R0, pS3)
-    return R0, wp.atan2(dot(e0, e2), dot(e0, e1))
-
-
-@wp.func
 def _target(T: wp.mat44d):
     Rt = wp.mat33d(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2],
                    T[2, 0], T[2, 1], T[2, 2])
     return Rt, wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
-
-
-@wp.func
-def _swivel_roots(what: wp.vec3d, R0: wp.mat33d, psi0: wp.float64, x: wp.vec3d, y: wp.vec3d,
-                  target: wp.float64, out: wp.array2d(dtype=wp.float64), i: int, cnt: int):
-    z = mv(R0, y)
-    xw = dot(x, what)
-    wz = dot(what, z)
-    c0 = xw * wz
-    sn = dot(x, cross(what, z))
-    cs = dot(x, z) - xw * wz
-    amp2 = sn * sn + cs * cs
-    b = target - c0
-    if amp2 < F(1e-24) or b * b > amp2:
-        return cnt
-    r = wp.sqrt(amp2 - b * b)
-    sign = F(1.0)
-    for _ in range(2):
-        phi = wp.atan2(sn * b + sign * cs * r, cs * b - sign * sn * r)
-        if cnt < out.shape[1]:
-            out[i, cnt] = wrap(phi + psi0)
-            cnt += 1
-        sign = F(-1.0)
-    return cnt
 
 
 @wp.func
@@ -168,7 +98,7 @@ def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                             x2 = mv(R07, y)
                             y = mv(R3e, x)
                             x = x2
-                        cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds, i, cnt)
+                        cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds[i], cnt)
         # sort the crossings (insertion sort), then one swivel inside every arc
         for a1 in range(1, cnt):
             v = bounds[i, a1]
