@@ -49,6 +49,7 @@ MODULES = {
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
+    "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -101,6 +102,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
+    "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",
         "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",

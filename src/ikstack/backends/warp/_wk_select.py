@@ -17,12 +17,11 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._gen_gate import constraints_row, pose_residual
+from ikstack.backends.warp._gen_select import LIMIT_SNAP as SNAP
+from ikstack.backends.warp._gen_select import representative
 from ikstack.backends.warp._kernels import kinematics_kernels
-from ikstack.backends.warp._prims import PI, TWO_PI, F
+from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._wk_polish import Polish, polish_one
-
-#: candidates this close outside a limit [rad] are projected onto it (as the CPU path)
-SNAP = wp.constant(wp.float64(1e-6))
 
 #: outcome codes (IKStatus values)
 SUCCESS = wp.constant(0)
@@ -36,33 +35,6 @@ UNDECIDED = wp.constant(-1)
 CONSTRAINT_RETRIES = wp.constant(16)
 
 _pose = kinematics_kernels()["pose"]
-
-
-@wp.func
-def representative(q: wp.float64, seed: wp.float64, lo: wp.float64, hi: wp.float64):
-    """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
-    d = q - seed
-    base = seed + d - TWO_PI * wp.floor((d + PI) / TWO_PI)
-    out = base
-    if base >= lo - SNAP and base <= hi + SNAP:
-        out = base
-    elif base < lo:
-        c = base + TWO_PI * wp.ceil((lo - SNAP - base) / TWO_PI)
-        if c <= hi + SNAP:
-            out = c
-        elif lo - base <= c - hi:
-            out = base
-        else:
-            out = c
-    else:
-        c = base - TWO_PI * wp.ceil((base - hi - SNAP) / TWO_PI)
-        if c >= lo - SNAP:
-            out = c
-        elif base - hi <= lo - c:
-            out = base
-        else:
-            out = c
-    return out
 
 
 @wp.func
