@@ -7,8 +7,8 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
-from ikstack.backends.warp._gen_sp import sp1_angle, sp2, sp2_first, sp3, sp4, sp4_cs, sp5
-from ikstack.backends.warp._gen_vec import add, any_perp, cross, dot, mm, mv, neg, norm, rot, rot_cs, rotm, scale, set4, sub, wrap
+from ikstack.backends.warp._gen_sp import sp1_angle, sp1_angle_cs, sp2, sp2_first, sp3, sp3_cs, sp4, sp4_cs, sp5
+from ikstack.backends.warp._gen_vec import add, any_perp, cross, dot, mT, mm, mtv, mv, neg, norm, rot, rot_cs, rotm, rotm_cs, scale, set4, sub, wrap
 
 FIRST_MEET = wp.constant(2)
 GENERAL = wp.constant(0)
@@ -211,6 +211,23 @@ def _free_joint1(n: int, t0: wp.vec4d, t1: wp.vec4d, t2: wp.vec4d, pW: wp.vec3d,
 
 
 @wp.func
+def wrist_members(R36: wp.mat33d, h3: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, seed3: wp.float64, seed5: wp.float64):
+    """``(count, X, Y, Z)``: the wrist joints 4-6 of ``R36`` (:func:`decompose3`, joint 4 at
+    ``seed3`` where the wrist is singular), with a singular wrist's second member."""
+    sg = F(0.0)
+    r = F(0.0)
+    m, X, Y, Z = decompose3(R36, h3, h4, h5, seed3)
+    if m == 1 and norm(cross(h3, mv(R36, h5))) < F(1e-10):
+        sg = wp.where(dot(h3, rot(h4, Y[0], h5)) >= F(0.0), F(1.0), F(-1.0))
+        r = wrap(X[0] + sg * Z[0] - seed3 - sg * seed5)
+        m = int(2)
+        X = wp.vec2d(X[0], seed3 + F(0.5) * r)
+        Z = wp.vec2d(Z[0], seed5 + F(0.5) * sg * r)
+        Y = wp.vec2d(Y[0], Y[0])
+    return m, X, Y, Z
+
+
+@wp.func
 def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d, d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
     """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
     ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
@@ -266,6 +283,55 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
 
 
 @wp.func
+def tp_joint1(h0: wp.vec3d, c0: wp.float64, s0: wp.float64, R06: wp.mat33d, p16: wp.vec3d, P1: wp.vec3d):
+    """``(A, w0)`` of joint 1's value (cosine ``c0``, sine ``s0``): ``A = R01^T R06``,
+    ``w0 = R01^T p16 - P1`` (``R(k, -t)`` from the same pair)."""
+    return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
+
+
+@wp.func
+def tp_pair(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
+    """``(q5, theta, d)`` of a (joint 1, joint 5) pair (joint 5's cosine ``c4`` and sine
+    ``s4``): joint 6, the sum ``theta`` of the parallel joints
+    (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
+    q5 = F(0.0)
+    u1 = wp.vec3d()
+    Bt = wp.mat33d()
+    theta = F(0.0)
+    ct = F(0.0)
+    st = F(0.0)
+    u5 = wp.vec3d()
+    v = rot_cs(h4, c4, s4, h5)
+    if norm(cross(v, h1)) < F(1e-10):
+        q5 = seed5
+        u1 = any_perp(h1)
+        Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
+        theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
+        ct = wp.cos(theta)
+        st = wp.sin(theta)
+    else:
+        _t1 = sp1_angle_cs(v, mv(A, h5), h1)
+        theta = _t1[0]
+        ct = _t1[1]
+        st = _t1[2]
+        u5 = any_perp(h5)
+        q5 = sp1_angle_cs(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)[0]
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
+
+
+@wp.func
+def tp_elbow(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, theta: wp.float64, d: wp.vec3d):
+    """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
+    ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
+    m, ls, e0, e1, u0, u1 = sp3_cs(P3, neg(P2), h1, norm(d))
+    a0 = sp1_angle_cs(add(P2, rot_cs(h1, u0[0], u0[1], P3)), d, h1)[0]
+    a1 = a0
+    if m > 1:
+        a1 = sp1_angle_cs(add(P2, rot_cs(h1, u1[0], u1[1], P3)), d, h1)[0]
+    return m, ls, wp.vec2d(a0, a1), wp.vec2d(e0, e1), wp.vec2d(wrap(theta - a0 - e0), wrap(theta - a1 - e1))
+
+
+@wp.func
 def tp_singular(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, theta0: wp.float64):
     """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
     free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
@@ -289,3 +355,11 @@ def tp_singular(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P2: wp.vec3d, P3: wp.v
     u5 = any_perp(h5)
     q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)
     return q5, theta, sub(w0, rot_cs(h1, ct, st, c))
+
+
+@wp.func
+def tp_exact(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, ls: bool, phi2: wp.float64, d: wp.vec3d):
+    """Whether the elbow branch with joint 3 (1-based) at ``phi2`` of :func:`tp_elbow`
+    (least-squares flag ``ls``) exists: a least-squares elbow within round-off of straight (or
+    folded) is the tangent one."""
+    return (not ls) or wp.abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) <= TANGENT * wp.max(F(1.0), norm(d))

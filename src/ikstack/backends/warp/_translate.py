@@ -96,6 +96,11 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
         "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f "
                        "theta0:f",
+        "wrist_members": "R36:m9 h3:v3 h4:v3 h5:v3 seed3:f seed5:f",
+        "tp_joint1": "h0:v3 c0:f s0:f R06:m9 p16:v3 P1:v3",
+        "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
+        "tp_elbow": "h1:v3 P2:v3 P3:v3 theta:f d:v3",
+        "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
     },
     "ikstack.ik.analytic._srs": {
         "_frame": "what:v3", "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",

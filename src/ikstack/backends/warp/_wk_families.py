@@ -12,36 +12,31 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._gen_families6 import (
-    TANGENT,
     _free_joint1,
     _last_meet,
     _position3,
-    decompose3,
+    tp_elbow,
+    tp_exact,
+    tp_joint1,
+    tp_pair,
     tp_singular,
+    wrist_members,
 )
 from ikstack.backends.warp._gen_sp import (
-    sp1,
-    sp1_angle_cs,
-    sp3_cs,
     sp6,
 )
 from ikstack.backends.warp._gen_vec import (
     add,
-    any_perp,
     cross,
-    dot,
     mm,
     mT,
     mtv,
     mv,
     neg,
     norm,
-    rot,
     rot_cs,
     rotm,
-    rotm_cs,
     sub,
-    wrap,
 )
 from ikstack.backends.warp._prims import F
 from ikstack.ik.analytic._families6 import SINGULAR_WRIST as _SINGULAR_WRIST
@@ -78,18 +73,7 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
     for a in range(n):
         R03 = mm(mm(rotm(H[0], t0[a]), rotm(H[1], t1[a])), rotm(H[2], t2[a]))
         R36 = mm(mT(R03), R06)
-        m, X, Y, Z = decompose3(R36, H[3], H[4], H[5], sd[3])
-        if m == 1 and norm(cross(H[3], mv(R36, H[5]))) < F(1e-10):
-            # singular wrist: besides joint 4 at the seed, the member splitting the seed's
-            # residual combined turn evenly between joints 4 and 6
-            sg = F(-1.0)
-            if dot(H[3], rot(H[4], Y[0], H[5])) >= F(0.0):
-                sg = F(1.0)
-            r = wrap(X[0] + sg * Z[0] - sd[3] - sg * sd[5])
-            m = 2
-            X = wp.vec2d(X[0], sd[3] + F(0.5) * r)
-            Z = wp.vec2d(Z[0], sd[5] + F(0.5) * sg * r)
-            Y = wp.vec2d(Y[0], Y[0])
+        m, X, Y, Z = wrist_members(R36, H[3], H[4], H[5], sd[3], sd[5])
         for b in range(m):
             if slot < 8:
                 _put(Q, i, base + slot, 0, rev, off, t0[a])
@@ -108,8 +92,8 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
                     H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
                     sgn: wp.array(dtype=wp.float64), s5: wp.float64,
                     Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
-    """The CPU ``three_parallel`` (``tp_start``, ``tp_joint1``, ``tp_pair``, ``tp_elbow``):
-    cosines and sines carried between subproblems, the same arc tangents."""
+    """The CPU ``three_parallel``: ``tp_start`` here, then the generated ``tp_joint1``,
+    ``tp_pair``, ``tp_elbow``, ``tp_singular`` and ``tp_exact`` per (joint 1, joint 5) pair."""
     R06 = mm(Rt, mT(R6T))
     p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0 = H[0]
@@ -147,60 +131,23 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
         q4 = b[r]
         c4 = cb[r]
         s4 = sb[r]
-        A = mm(mT(rotm_cs(h0, ca[r], sa[r])), R06)
-        w0 = sub(rot_cs(h0, ca[r], -sa[r], p16), P1)
-        v = rot_cs(h4, c4, s4, h5)
-        theta = F(0.0)
-        ct = F(1.0)
-        st = F(0.0)
-        q5 = s5
-        if norm(cross(v, h1)) < F(1e-10):
-            u = any_perp(h1)
-            Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
-            theta, _l1 = sp1(u, mv(A, mtv(Bt, u)), h1)
-            ct = wp.cos(theta)
-            st = wp.sin(theta)
-        else:
-            tcs = sp1_angle_cs(v, mv(A, h5), h1)
-            theta = tcs[0]
-            ct = tcs[1]
-            st = tcs[2]
-            u = any_perp(h5)
-            q5cs = sp1_angle_cs(u, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u))), h5)
-            q5 = q5cs[0]
-        d = sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
-        m, ls, e0, e1, u0cs, u1cs = sp3_cs(P3, neg(P2), h1, norm(d))
-        if ls and norm(cross(v, h1)) < SINGULAR_WRIST:
+        A, w0 = tp_joint1(h0, ca[r], sa[r], R06, p16, P1)
+        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, s5)
+        m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
+        if ls and norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
             # a singular wrist whose elbow missed its reach at the seed's joint 6: the sum
-            # theta moves to the nearest value with the elbow at mid reach
+            # theta moves to the nearest value with the elbow at mid reach (tp_pair_rep)
             q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
-            ct = wp.cos(theta)
-            st = wp.sin(theta)
-            m, ls, e0, e1, u0cs, u1cs = sp3_cs(P3, neg(P2), h1, norm(d))
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot < 8:
-                phi2 = e0
-                uc = u0cs[0]
-                us = u0cs[1]
-                if j != 0:
-                    phi2 = e1
-                    uc = u1cs[0]
-                    us = u1cs[1]
-                phi1cs = sp1_angle_cs(add(P2, rot_cs(h1, uc, us, P3)), d, h1)
-                phi1 = phi1cs[0]
-                phi3 = wrap(theta - phi1 - phi2)
                 _put(Q, i, base + slot, 0, rev, off, q0)
-                _put(Q, i, base + slot, 1, rev, off, phi1 * sgn[1])
-                _put(Q, i, base + slot, 2, rev, off, phi2 * sgn[2])
-                _put(Q, i, base + slot, 3, rev, off, phi3 * sgn[3])
+                _put(Q, i, base + slot, 1, rev, off, phi1[j] * sgn[1])
+                _put(Q, i, base + slot, 2, rev, off, phi2[j] * sgn[2])
+                _put(Q, i, base + slot, 3, rev, off, phi3[j] * sgn[3])
                 _put(Q, i, base + slot, 4, rev, off, q4)
                 _put(Q, i, base + slot, 5, rev, off, q5)
-                V[i, base + slot] = 1
-                nd = norm(d)
-                # a least-squares elbow within round-off of straight (or folded) is tangent
-                if ls and wp.abs(norm(add(P2, rot(h1, phi2, P3))) - nd) > TANGENT * wp.max(
-                        F(1.0), nd):
-                    V[i, base + slot] = 0
+                V[i, base + slot] = wp.where(tp_exact(h1, P2, P3, ls, phi2[j], d), 1, 0)
                 slot += 1
 
 
