@@ -1,167 +1,54 @@
 # mypy: ignore-errors
-"""Warp float64 ports of the three-axis decomposition and the 6R
-families (spherical wrist in every position variant, three parallel axes; either read
-forwards or backwards; and 7R arms with an end joint locked at sampled values), mirroring
-:mod:`ikstack.ik.analytic._families6` operation by operation. One thread per target writes its
-8 candidate slots.
+"""Warp float64 ports of the 6R families (spherical wrist in every position variant, three
+parallel axes; either read forwards or backwards; and 7R arms with an end joint locked at
+sampled values), mirroring :mod:`ikstack.ik.analytic._families6` operation by operation. One
+thread per target writes its 8 candidate slots. The three-axis decomposition, the wrist
+position variants, the last-meet joints, the tangent checks and the singular-wrist
+representative are generated from the CPU source (``_gen_families6``).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_edges import (
-    SINGULAR_WRIST,
-    TANGENT,
-    free_joint1,
-    on_first_axis,
-    sp2_tangent,
-    sp3_tangent,
-    sp4_tangent,
+from ikstack.backends.warp._gen_families6 import (
+    _free_joint1,
+    _last_meet,
+    _position3,
+    tp_elbow,
+    tp_exact,
+    tp_joint1,
+    tp_pair,
     tp_singular,
+    wrist_members,
 )
-from ikstack.backends.warp._wk_geo import (
-    F,
-    add3,
-    any_perp,
-    cross3,
-    dot3,
+from ikstack.backends.warp._gen_sp import (
+    sp6,
+)
+from ikstack.backends.warp._gen_vec import (
+    add,
+    cross,
     mm,
     mT,
     mtv,
     mv,
-    neg3,
-    norm3,
-    rot,
+    neg,
+    norm,
     rot_cs,
     rotm,
-    rotm_cs,
-    scale3,
-    sp1,
-    sp1_angle_cs,
-    sp2,
-    sp3,
-    sp3_cs,
-    sp4,
-    sp4_cs,
-    sub3,
-    wrap,
+    sub,
 )
-from ikstack.backends.warp._wk_sp56 import sp5, sp6
+from ikstack.backends.warp._prims import F
+from ikstack.ik.analytic._families6 import SINGULAR_WRIST as _SINGULAR_WRIST
 
+#: a three-parallel wrist this close to singular takes :func:`tp_singular`'s representative
+SINGULAR_WRIST = wp.constant(wp.float64(_SINGULAR_WRIST))
 SPHERICAL = 0
 THREE_PARALLEL = 1
 GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
 LAST_MEET = 1  #: three-parallel variant: axes 5 and 6 (1-based) meet
 #: a 6R seed (the chain's order, or reversed for a reversed family)
 vec6d = wp.types.vector(length=6, dtype=wp.float64)
-
-
-@wp.func
-def decompose3(R: wp.mat33d, a: wp.vec3d, b: wp.vec3d, c: wp.vec3d, seed_x: wp.float64):
-    """``(count, X, Y, Z)`` (vec2d each): ``R = R(a, x) R(b, y) R(c, z)``, up to 2 triples."""
-    Rc = mv(R, c)
-    u = any_perp(c)
-    Ru = mv(R, u)
-    z2 = wp.vec2d(F(0.0), F(0.0))
-    if norm3(cross3(a, Rc)) < F(1e-10):
-        x = seed_x
-        y, _l1 = sp1(c, rot(a, -x, Rc), b)
-        z, _l2 = sp1(u, rot(b, -y, rot(a, -x, Ru)), c)
-        return 1, wp.vec2d(x, x), wp.vec2d(y, y), wp.vec2d(z, z)
-    cnt, ls, t1, t2 = sp2(Rc, c, a, b)
-    if ls and not sp2_tangent(Rc, c, a, b, t1[0], t2[0]):
-        return 0, z2, z2, z2
-    x0 = -t1[0]
-    y0, _l3 = sp1(c, rot(a, -x0, Rc), b)
-    z0, _l4 = sp1(u, rot(b, -y0, rot(a, -x0, Ru)), c)
-    if cnt == 1:
-        return 1, wp.vec2d(x0, x0), wp.vec2d(y0, y0), wp.vec2d(z0, z0)
-    x1 = -t1[1]
-    y1, _l5 = sp1(c, rot(a, -x1, Rc), b)
-    z1, _l6 = sp1(u, rot(b, -y1, rot(a, -x1, Ru)), c)
-    return 2, wp.vec2d(x0, x1), wp.vec2d(y0, y1), wp.vec2d(z0, z1)
-
-
-@wp.func
-def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d),
-               P: wp.array(dtype=wp.vec3d), seed0: wp.float64):
-    """``(count, t0, t1, t2)`` (vec4d each): joints 1-3 placing the wrist point at ``pW``;
-    least-squares roots within round-off of a tangent count; a wrist point on the first axis
-    takes joint 1 at ``seed0`` (the CPU ``_position3``)."""
-    h0 = H[0]
-    h1 = H[1]
-    h2 = H[2]
-    P1 = P[1]
-    P2 = P[2]
-    P3 = P[3]
-    w0 = sub3(pW, P[0])
-    if var == GENERAL:
-        return sp5(neg3(P1), w0, P2, P3, neg3(h0), h1, h2)
-    a0 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    a1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    a2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
-    if var == TWO_PARALLEL:
-        e = dot3(h1, add3(add3(P1, P2), P3))
-        m, ls, x0, x1 = sp4(h1, w0, neg3(h0), e)
-        if on_first_axis(h0, w0):
-            # joint 1 free: the seed's value
-            m = 1
-            ls = not sp4_tangent(h1, w0, neg3(h0), e, seed0)
-            x0 = seed0
-            x1 = seed0
-        if ls and not sp4_tangent(h1, w0, neg3(h0), e, x0):
-            return 0, a0, a1, a2
-        for i in range(m):
-            q0 = x0
-            if i != 0:
-                q0 = x1
-            w = sub3(rot(h0, -q0, w0), P1)
-            k, ls2, y0, y1 = sp3(P3, neg3(P2), h2, norm3(w))
-            if not ls2 or sp3_tangent(P3, neg3(P2), h2, norm3(w), y0):
-                for j in range(k):
-                    q2 = y0
-                    if j != 0:
-                        q2 = y1
-                    q1, _l = sp1(add3(P2, rot(h2, q2, P3)), w, h1)
-                    a0[cnt] = q0
-                    a1[cnt] = q1
-                    a2[cnt] = q2
-                    cnt += 1
-    elif var == FIRST_MEET:
-        k, ls, y0, y1 = sp3(P3, neg3(P2), h2, norm3(w0))
-        if ls and not sp3_tangent(P3, neg3(P2), h2, norm3(w0), y0):
-            return 0, a0, a1, a2
-        for j in range(k):
-            q2 = y0
-            if j != 0:
-                q2 = y1
-            v = add3(P2, rot(h2, q2, P3))
-            m, ls2, t1, t2 = sp2(w0, v, neg3(h0), h1)
-            if not ls2 or sp2_tangent(w0, v, neg3(h0), h1, t1[0], t2[0]):
-                for i in range(m):
-                    a0[cnt] = t1[i]
-                    a1[cnt] = t2[i]
-                    a2[cnt] = q2
-                    cnt += 1
-    else:
-        k, ls, x0, x1 = sp3(w0, P1, neg3(h0), norm3(P3))
-        if ls and not sp3_tangent(w0, P1, neg3(h0), norm3(P3), x0):
-            return 0, a0, a1, a2
-        for i in range(k):
-            q0 = x0
-            if i != 0:
-                q0 = x1
-            w = sub3(rot(h0, -q0, w0), P1)
-            m, ls2, t1, t2 = sp2(w, P3, h1, h2)
-            if not ls2 or sp2_tangent(w, P3, h1, h2, t1[0], t2[0]):
-                for j in range(m):
-                    a0[cnt] = q0
-                    a1[cnt] = -t1[j]
-                    a2[cnt] = t2[j]
-                    cnt += 1
-    return cnt, a0, a1, a2
 
 
 @wp.func
@@ -179,25 +66,14 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
                sd: vec6d, Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
     """The CPU ``spherical_wrist`` (``sd``: the seed in the family's joint order)."""
     R06 = mm(Rt, mT(R6T))
-    pW = sub3(pt, mv(R06, P[6]))
+    pW = sub(pt, mv(R06, P[6]))
     n0, s0, s1, s2 = _position3(var, pW, H, P, sd[0])
-    n, t0, t1, t2 = free_joint1(n0, s0, s1, s2, pW, R06, H, P, sd[4])
+    n, t0, t1, t2 = _free_joint1(n0, s0, s1, s2, pW, R06, H, P, sd[4])
     slot = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     for a in range(n):
         R03 = mm(mm(rotm(H[0], t0[a]), rotm(H[1], t1[a])), rotm(H[2], t2[a]))
         R36 = mm(mT(R03), R06)
-        m, X, Y, Z = decompose3(R36, H[3], H[4], H[5], sd[3])
-        if m == 1 and norm3(cross3(H[3], mv(R36, H[5]))) < F(1e-10):
-            # singular wrist: besides joint 4 at the seed, the member splitting the seed's
-            # residual combined turn evenly between joints 4 and 6
-            sg = F(-1.0)
-            if dot3(H[3], rot(H[4], Y[0], H[5])) >= F(0.0):
-                sg = F(1.0)
-            r = wrap(X[0] + sg * Z[0] - sd[3] - sg * sd[5])
-            m = 2
-            X = wp.vec2d(X[0], sd[3] + F(0.5) * r)
-            Z = wp.vec2d(Z[0], sd[5] + F(0.5) * sg * r)
-            Y = wp.vec2d(Y[0], Y[0])
+        m, X, Y, Z = wrist_members(R36, H[3], H[4], H[5], sd[3], sd[5])
         for b in range(m):
             if slot < 8:
                 _put(Q, i, base + slot, 0, rev, off, t0[a])
@@ -211,66 +87,15 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
 
 
 @wp.func
-def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d,
-               d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
-    """``(count, q0, q4, cos q0, sin q0, cos q4, sin q4)`` (vec4d each): joints 1 and 5 of a
-    three-parallel arm whose axes 5 and 6 meet, by two subproblems 4 (the CPU
-    ``_last_meet``)."""
-    x = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    y = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cx = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    sx = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    cy = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    sy = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    g = dot3(h4, h5)
-    den = F(1.0) - g * g
-    a5 = dot3(P5, h4)
-    b5 = dot3(P5, h5)
-    al = (a5 - g * b5) / den
-    be = (b5 - g * a5) / den
-    v = mv(R06, h5)
-    w = sub3(p16, scale3(v, be))
-    e = d1 + al * dot3(h1, h4)
-    m, ls, x0, x1, c00, s00, c01, s01 = sp4_cs(h1, w, neg3(h0), e)
-    cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
-    # least-squares roots within round-off of a tangent are the tangent solution
-    if not ls or sp4_tangent(h1, w, neg3(h0), e, x0):
-        for r in range(m):
-            q0 = x0
-            c0 = c00
-            s0 = s00
-            if r != 0:
-                q0 = x1
-                c0 = c01
-                s0 = s01
-            e5 = dot3(h1, rot_cs(h0, c0, -s0, v))
-            k, ls2, y0, y1, e0c, e0s, e1c, e1s = sp4_cs(h1, h5, h4, e5)
-            if not ls2 or sp4_tangent(h1, h5, h4, e5, y0):
-                for j in range(k):
-                    x[cnt] = q0
-                    cx[cnt] = c0
-                    sx[cnt] = s0
-                    y[cnt] = y0
-                    cy[cnt] = e0c
-                    sy[cnt] = e0s
-                    if j != 0:
-                        y[cnt] = y1
-                        cy[cnt] = e1c
-                        sy[cnt] = e1s
-                    cnt += 1
-    return cnt, x, y, cx, sx, cy, sy
-
-
-@wp.func
 def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d,
                     pt: wp.vec3d,
                     H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
                     sgn: wp.array(dtype=wp.float64), s5: wp.float64,
                     Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
-    """The CPU ``three_parallel`` (``tp_start``, ``tp_joint1``, ``tp_pair``, ``tp_elbow``):
-    cosines and sines carried between subproblems, the same arc tangents."""
+    """The CPU ``three_parallel``: ``tp_start`` here, then the generated ``tp_joint1``,
+    ``tp_pair``, ``tp_elbow``, ``tp_singular`` and ``tp_exact`` per (joint 1, joint 5) pair."""
     R06 = mm(Rt, mT(R6T))
-    p16 = sub3(sub3(pt, mv(R06, P[6])), P[0])
+    p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0 = H[0]
     h1 = H[1]
     h4 = H[4]
@@ -280,7 +105,7 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
     P3 = P[3]
     P4 = P[4]
     P5 = P[5]
-    m0 = neg3(h0)
+    m0 = neg(h0)
     d1 = (h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1])
           + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2]))
     n = int(0)  # noqa: UP018
@@ -293,7 +118,7 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
     if var == LAST_MEET:
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
     else:
-        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg3(P5), mv(R06, h5), neg3(h5), d1,
+        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
                       F(0.0))
         for r in range(n):
             ca[r] = wp.cos(a[r])
@@ -306,53 +131,23 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
         q4 = b[r]
         c4 = cb[r]
         s4 = sb[r]
-        A = mm(mT(rotm_cs(h0, ca[r], sa[r])), R06)
-        w0 = sub3(rot_cs(h0, ca[r], -sa[r], p16), P1)
-        v = rot_cs(h4, c4, s4, h5)
-        theta = F(0.0)
-        ct = F(1.0)
-        st = F(0.0)
-        q5 = s5
-        if norm3(cross3(v, h1)) < F(1e-10):
-            u = any_perp(h1)
-            Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
-            theta, _l1 = sp1(u, mv(A, mtv(Bt, u)), h1)
-            ct = wp.cos(theta)
-            st = wp.sin(theta)
-        else:
-            theta, ct, st = sp1_angle_cs(v, mv(A, h5), h1)
-            u = any_perp(h5)
-            q5, _c5, _s5 = sp1_angle_cs(u, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u))), h5)
-        d = sub3(w0, rot_cs(h1, ct, st, add3(P4, rot_cs(h4, c4, s4, P5))))
-        m, ls, e0, e1, u0c, u0s, u1c, u1s = sp3_cs(P3, neg3(P2), h1, norm3(d))
-        if ls and norm3(cross3(v, h1)) < SINGULAR_WRIST:
+        A, w0 = tp_joint1(h0, ca[r], sa[r], R06, p16, P1)
+        q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, s5)
+        m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
+        if ls and norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
             # a singular wrist whose elbow missed its reach at the seed's joint 6: the sum
-            # theta moves to the nearest value with the elbow at mid reach
-            q5, theta, ct, st, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
-            m, ls, e0, e1, u0c, u0s, u1c, u1s = sp3_cs(P3, neg3(P2), h1, norm3(d))
+            # theta moves to the nearest value with the elbow at mid reach (tp_pair_rep)
+            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot < 8:
-                phi2 = e0
-                uc = u0c
-                us = u0s
-                if j != 0:
-                    phi2 = e1
-                    uc = u1c
-                    us = u1s
-                phi1, _c1, _s1 = sp1_angle_cs(add3(P2, rot_cs(h1, uc, us, P3)), d, h1)
-                phi3 = wrap(theta - phi1 - phi2)
                 _put(Q, i, base + slot, 0, rev, off, q0)
-                _put(Q, i, base + slot, 1, rev, off, phi1 * sgn[1])
-                _put(Q, i, base + slot, 2, rev, off, phi2 * sgn[2])
-                _put(Q, i, base + slot, 3, rev, off, phi3 * sgn[3])
+                _put(Q, i, base + slot, 1, rev, off, phi1[j] * sgn[1])
+                _put(Q, i, base + slot, 2, rev, off, phi2[j] * sgn[2])
+                _put(Q, i, base + slot, 3, rev, off, phi3[j] * sgn[3])
                 _put(Q, i, base + slot, 4, rev, off, q4)
                 _put(Q, i, base + slot, 5, rev, off, q5)
-                V[i, base + slot] = 1
-                nd = norm3(d)
-                # a least-squares elbow within round-off of straight (or folded) is tangent
-                if ls and wp.abs(norm3(add3(P2, rot(h1, phi2, P3))) - nd) > TANGENT * wp.max(
-                        F(1.0), nd):
-                    V[i, base + slot] = 0
+                V[i, base + slot] = wp.where(tp_exact(h1, P2, P3, ls, phi2[j], d), 1, 0)
                 slot += 1
 
 
@@ -370,7 +165,7 @@ def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.ma
     sd = vec6d(S[i, off], S[i, off + 1], S[i, off + 2], S[i, off + 3], S[i, off + 4],
                S[i, off + 5])
     if rev != 0:
-        pt = neg3(mtv(Rt, pt))
+        pt = neg(mtv(Rt, pt))
         Rt = mT(Rt)
         sd = vec6d(S[i, off + 5], S[i, off + 4], S[i, off + 3], S[i, off + 2], S[i, off + 1],
                    S[i, off])
@@ -417,14 +212,14 @@ def locked_slots(i: int, s: int, Ti: wp.mat44d, fid: int, var: int, rev: int,
         v = grid[s - 1]
     Rt, pt = _rt(Ti)
     E = rotm(lh, -v)
-    Ep = sub3(lr, mv(E, lr))
+    Ep = sub(lr, mv(E, lr))
     R2 = mm(E, Rt)
-    p2 = add3(mv(E, pt), Ep)
+    p2 = add(mv(E, pt), Ep)
     if lock_first == 0:
         G_R = mm(mm(mT(M_R), E), M_R)
-        G_p = mtv(M_R, sub3(add3(mv(E, M_p), Ep), M_p))
+        G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
         R2 = mm(Rt, G_R)
-        p2 = add3(mv(Rt, G_p), pt)
+        p2 = add(mv(Rt, G_p), pt)
     _solve6(i, 8 * s, off, fid, var, rev, R2, p2, H, P, R6T, sgn, S, Q, V)
     for k in range(8):
         Q[i, 8 * s + k, lock] = v

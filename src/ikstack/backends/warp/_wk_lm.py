@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_geo import F
+from ikstack.backends.warp._gen_gate import constraints_row
+from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._wk_lm_parts import (
     INF,
     _clip,
     cholesky,
     cholesky_solve,
-    constraints_row,
     is_singular,
     jac_into,
     pose_error,
@@ -177,8 +177,8 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
               tol_r: wp.float64, step_kind: int, damping: wp.float64, limit_mode: int,
               max_iter: int, max_restarts: int, key: wp.int64,
               qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
-              n_quad: int, cA: wp.array2d(dtype=wp.float64), cb: wp.array(dtype=wp.float64),
-              n_lin: int, q: wp.array2d(dtype=wp.float64), J: wp.array3d(dtype=wp.float64),
+              cA: wp.array2d(dtype=wp.float64), cb: wp.array(dtype=wp.float64),
+              q: wp.array2d(dtype=wp.float64), J: wp.array3d(dtype=wp.float64),
               e: wp.array2d(dtype=wp.float64), Jw: wp.array3d(dtype=wp.float64),
               ew: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=wp.float64),
               L: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
@@ -251,8 +251,7 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                             inside = int(0)  # noqa: UP018 (a mutable Warp variable)
                             if inside == 0:
                                 out_of_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            elif constraints_row(q, k, n, qidx, qcoef, n_quad, cA, cb,
-                                                 n_lin) == 0:
+                            elif constraints_row(q[k], qidx, qcoef, cA, cb) == 0:
                                 violated = int(1)  # noqa: UP018 (a mutable Warp variable)
                             else:
                                 for i in range(n):

@@ -4,21 +4,20 @@
 :func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
 unsigned arithmetic, :func:`target_key` the per-target restart seed, :func:`jac_into` the
 kinematics layer's ``_jac_into`` (FK and Jacobian, the same operations in the same order),
-:func:`pose_error`, :func:`cholesky` / :func:`cholesky_solve`, :func:`is_singular` and
-:func:`constraints_row` those of the CPU path. Row ``k`` of caller-owned arrays is one
-target's scratch.
+:func:`pose_error`, :func:`cholesky` / :func:`cholesky_solve` and :func:`is_singular` those
+of the CPU path (the constraint check is generated from the CPU source: ``_gen_gate``). Row
+``k`` of caller-owned arrays is one target's scratch.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_geo import F
+from ikstack.backends.warp._prims import F
 
 SINGULAR_RATIO = wp.constant(wp.float64(1e-7))
 INF = wp.constant(wp.float64(float("inf")))
 MOD = wp.constant(wp.int64(2147483647))
-LINEAR_AMBIGUOUS = wp.constant(wp.float64(1e-12))
 
 
 # ----------------------------------------------------------------------------- restarts
@@ -206,49 +205,6 @@ def cholesky_solve(L: wp.array3d(dtype=wp.float64), k: int, n: int,
         for t in range(i + 1, n):
             s -= L[k, t, i] * b[k, t]
         b[k, i] = s / L[k, i, i]
-
-
-@wp.func
-def constraints_row(q: wp.array2d(dtype=wp.float64), k: int, n: int,
-                    qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
-                    n_quad: int, cA: wp.array2d(dtype=wp.float64),
-                    cb: wp.array(dtype=wp.float64), n_lin: int):
-    """:func:`ikstack.ik._gate.constraints_row`: 1 satisfied, 0 violated, -1 too close to
-    call (a linear row within round-off of its bound; the host decides)."""
-    violated = int(0)  # noqa: UP018 (a mutable Warp variable)
-    out = int(1)  # noqa: UP018 (a mutable Warp variable)
-    for m in range(n_quad):
-        qi = q[k, qidx[m, 0]]
-        qj = q[k, qidx[m, 1]]
-        ci = int(0)  # noqa: UP018 (a mutable Warp variable)
-        cj = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if qi >= F(0.0):
-            ci = int(1)  # noqa: UP018 (a mutable Warp variable)
-        if qj >= F(0.0):
-            cj = int(1)  # noqa: UP018 (a mutable Warp variable)
-        bound = (qcoef[m, ci, cj, 0] * qi * qi + qcoef[m, ci, cj, 1] * qi
-                 + qcoef[m, ci, cj, 2])
-        g = bound - qj
-        if qcoef[m, ci, cj, 3] > F(0.0):
-            g = qj - bound
-        if not g <= F(0.0):
-            violated = int(1)  # noqa: UP018 (a mutable Warp variable)
-    if violated == 0:
-        for m in range(n_lin):
-            if violated == 0:
-                g = F(0.0)
-                scale = wp.abs(cb[m])
-                for j in range(n):
-                    g += q[k, j] * cA[m, j]
-                    scale += wp.abs(q[k, j] * cA[m, j])
-                g -= cb[m]
-                if wp.abs(g) <= LINEAR_AMBIGUOUS * scale:
-                    out = int(-1)  # noqa: UP018 (a mutable Warp variable)
-                elif g > F(0.0):
-                    violated = int(1)  # noqa: UP018 (a mutable Warp variable)
-    if violated != 0:
-        out = int(0)  # noqa: UP018 (a mutable Warp variable)
-    return out
 
 
 # ----------------------------------------------------------------------------- FK + Jacobian

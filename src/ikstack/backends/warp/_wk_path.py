@@ -32,8 +32,8 @@ def _frame_done(p: int, f: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                 D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
                 CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
-                bc: wp.array(dtype=wp.float64), nl: int,
+                qcoef: wp.array4d(dtype=wp.float64), Ac: wp.array2d(dtype=wp.float64),
+                bc: wp.array(dtype=wp.float64),
                 q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                 perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
                 Tg: wp.mat44d, rtc: wp.float64, pol: Polish):
@@ -44,7 +44,7 @@ def _frame_done(p: int, f: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
             pol.PL[p, k] = 0
     best, code = gate_row(p, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                           p_end, zs, os, ptol, rtol, max_step, 1, OK, FK, LIM, D, VALID, CON, qidx,
-                          qcoef, nq, Ac, bc, nl, pol)
+                          qcoef, Ac, bc, pol)
     # certified against the frame as given (``Tt`` is its nearest rotation), the rotation
     # tolerance ``rtc`` widened by the distance between them
     st, pe, re = finish_row(p, best, code, Tg, S, Qf, Q.shape[1], clo, chi, Rs, ps, kinds, R_end,
@@ -75,8 +75,8 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
                  CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                 qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
-                 bc: wp.array(dtype=wp.float64), nl: int,
+                 qcoef: wp.array4d(dtype=wp.float64), Ac: wp.array2d(dtype=wp.float64),
+                 bc: wp.array(dtype=wp.float64),
                  q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
                  Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
@@ -89,7 +89,7 @@ def path6_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat44d),
         _solve6(p, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
+                    qcoef, Ac, bc, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
 
 
 @wp.kernel
@@ -110,8 +110,8 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
                        FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                        D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
                        CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                       qcoef: wp.array2d(dtype=wp.float64), nq: int,
-                       Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
+                       qcoef: wp.array4d(dtype=wp.float64),
+                       Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64),
                        q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                        perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
                        Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
@@ -125,7 +125,7 @@ def path_locked_kernel(fid: int, var: int, rev: int, T: wp.array2d(dtype=wp.mat4
                          R6T, sgn, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
+                    qcoef, Ac, bc, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
 
 
 @wp.kernel
@@ -147,8 +147,8 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
                     FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                     D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
                     CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                    qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
-                    bc: wp.array(dtype=wp.float64), nl: int,
+                    qcoef: wp.array4d(dtype=wp.float64), Ac: wp.array2d(dtype=wp.float64),
+                    bc: wp.array(dtype=wp.float64),
                     q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                     perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
                     Tg: wp.array2d(dtype=wp.mat44d), rtc: wp.array2d(dtype=wp.float64),
@@ -163,4 +163,4 @@ def path_srs_kernel(T: wp.array2d(dtype=wp.mat44d), H: wp.array(dtype=wp.vec3d),
             srs_slots(p, s, Tt, S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)
         _frame_done(p, f, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                     p_end, zs, os, ptol, rtol, max_step, OK, FK, LIM, D, VALID, CON, qidx,
-                    qcoef, nq, Ac, bc, nl, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)
+                    qcoef, Ac, bc, q_out, status, perr, rerr, Tg[p, f], rtc[p, f], pol)

@@ -7,8 +7,8 @@ the error definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_e
 position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
 target's mask, selection and status are decided on the device exactly as on the host.
 Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fast.constraint_tables`:
-quadrant polynomials and linear rows) are checked as :func:`ikstack.ik._gate.constraints_row`
-does, with the CPU path's retries (drop the nearest branch that breaks one, re-gate, up to 16
+quadrant polynomials and linear rows) are checked by :func:`ikstack.ik._gate.constraints_row`
+(generated from the CPU source: ``_gen_gate``), with the CPU path's retries (drop the nearest branch that breaks one, re-gate, up to 16
 times, then gate every slot); a linear row within round-off of zero is left to the host.
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_gate import constraints_row, pose_residual
+from ikstack.backends.warp._gen_select import LIMIT_SNAP as SNAP
+from ikstack.backends.warp._gen_select import representative
 from ikstack.backends.warp._kernels import kinematics_kernels
-from ikstack.backends.warp._wk_geo import PI, TWO_PI, F
+from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._wk_polish import Polish, polish_one
-
-#: candidates this close outside a limit [rad] are projected onto it (as the CPU path)
-SNAP = wp.constant(wp.float64(1e-6))
 
 #: outcome codes (IKStatus values)
 SUCCESS = wp.constant(0)
@@ -31,39 +31,10 @@ STEP_LIMIT = wp.constant(6)
 CONSTRAINT = wp.constant(7)
 #: a row whose coupled-joint constraints the device cannot decide (the host solves it)
 UNDECIDED = wp.constant(-1)
-#: a linear constraint's residual this close to zero (relative) is left to Python
-LINEAR_AMBIGUOUS = wp.constant(wp.float64(1e-12))
 #: re-selections after the nearest branch broke a coupled-joint constraint (as the CPU path)
 CONSTRAINT_RETRIES = wp.constant(16)
 
 _pose = kinematics_kernels()["pose"]
-
-
-@wp.func
-def representative(q: wp.float64, seed: wp.float64, lo: wp.float64, hi: wp.float64):
-    """The ``q + 2 pi k`` nearest ``seed`` within ``[lo, hi]`` (nearest the range if none)."""
-    d = q - seed
-    base = seed + d - TWO_PI * wp.floor((d + PI) / TWO_PI)
-    out = base
-    if base >= lo - SNAP and base <= hi + SNAP:
-        out = base
-    elif base < lo:
-        c = base + TWO_PI * wp.ceil((lo - SNAP - base) / TWO_PI)
-        if c <= hi + SNAP:
-            out = c
-        elif lo - base <= c - hi:
-            out = base
-        else:
-            out = c
-    else:
-        c = base - TWO_PI * wp.ceil((base - hi - SNAP) / TWO_PI)
-        if c >= lo - SNAP:
-            out = c
-        elif base - hi <= lo - c:
-            out = base
-        else:
-            out = c
-    return out
 
 
 @wp.func
@@ -106,23 +77,9 @@ def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d,
     R0, p0 = _pose(q, row, Rs, ps, kinds, zs, os, 0)
     p = p0 + R0 * p_end
     T = R0 * R_end
-    dp0 = Tt[0, 3] - p[0]
-    dp1 = Tt[1, 3] - p[1]
-    dp2 = Tt[2, 3] - p[2]
-    perr = wp.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    c = F(0.5) * (m00 + m11 + m22 - F(1.0))
-    vx = m21 - m12
-    vy = m02 - m20
-    vz = m10 - m01
+    perr, c, vx, vy, vz = pose_residual(
+        wp.mat44d(T[0, 0], T[0, 1], T[0, 2], p[0], T[1, 0], T[1, 1], T[1, 2], p[1],
+                  T[2, 0], T[2, 1], T[2, 2], p[2], F(0.0), F(0.0), F(0.0), F(1.0)), Tt)
     v0 = F(0.5) * vx
     v1 = F(0.5) * vy
     v2 = F(0.5) * vz
@@ -280,54 +237,14 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.func
-def constraints_row(q: wp.array2d(dtype=wp.float64), row: int, qidx: wp.array2d(dtype=wp.int32),
-                    qcoef: wp.array2d(dtype=wp.float64), nq: int,
-                    Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int):
-    """1 satisfied, 0 violated, -1 too close to call (as ``_gate.constraints_row``)."""
-    out = int(1)  # noqa: UP018 (a mutable Warp variable)
-    done = int(0)  # noqa: UP018 (a mutable Warp variable)
-    for m in range(nq):
-        if done == 0:
-            qi = q[row, qidx[m, 0]]
-            qj = q[row, qidx[m, 1]]
-            base = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if qi >= F(0.0):
-                base = 8
-            if qj >= F(0.0):
-                base += 4
-            bound = qcoef[m, base] * qi * qi + qcoef[m, base + 1] * qi + qcoef[m, base + 2]
-            g = bound - qj
-            if qcoef[m, base + 3] > F(0.0):
-                g = qj - bound
-            if not g <= F(0.0):
-                out = 0
-                done = 1
-    for m in range(nl):
-        if done == 0:
-            g = F(0.0)
-            scale = wp.abs(bc[m])
-            for j in range(Ac.shape[1]):
-                g += q[row, j] * Ac[m, j]
-                scale += wp.abs(q[row, j] * Ac[m, j])
-            g -= bc[m]
-            if wp.abs(g) <= LINEAR_AMBIGUOUS * scale:
-                out = -1
-            elif g > F(0.0):
-                out = 0
-                done = 1
-    return out
-
-
-@wp.func
 def _constraints_all(i: int, Qf: wp.array2d(dtype=wp.float64), K: int,
                      CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                     qcoef: wp.array2d(dtype=wp.float64), nq: int,
-                     Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64),
-                     nl: int):
+                     qcoef: wp.array4d(dtype=wp.float64),
+                     Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64)):
     """``CON[i]`` of every slot; 1 when some slot could not be decided."""
     und = int(0)  # noqa: UP018 (a mutable Warp variable)
     for k in range(K):
-        c = constraints_row(Qf, i * K + k, qidx, qcoef, nq, Ac, bc, nl)
+        c = constraints_row(Qf[i * K + k], qidx, qcoef, Ac, bc)
         if c < 0:
             und = 1
             c = 0
@@ -359,8 +276,8 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
              FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
              D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
              CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-             qcoef: wp.array2d(dtype=wp.float64), nq: int, Ac: wp.array2d(dtype=wp.float64),
-             bc: wp.array(dtype=wp.float64), nl: int, pol: Polish):
+             qcoef: wp.array4d(dtype=wp.float64), Ac: wp.array2d(dtype=wp.float64),
+             bc: wp.array(dtype=wp.float64), pol: Polish):
     """:func:`select_target` plus the coupled-joint constraints, as
     :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
     ``UNDECIDED`` when a constraint was too close to call here."""
@@ -368,8 +285,8 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                                R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
                                VALID, pol)
     K = Q.shape[1]
-    if nq + nl > 0:
-        und = _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+    if qidx.shape[0] + Ac.shape[0] > 0:
+        und = _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
         if lazy != 0:
             tries = int(0)  # noqa: UP018 (a mutable Warp variable)
             bad = _breaks(i, best, CON)
@@ -379,7 +296,7 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
                                            ps, kinds, R_end, p_end, zs, os, ptol, rtol,
                                            max_step, 1, OK, FK, LIM, D, VALID, pol)
-                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
                 bad = _breaks(i, best, CON)
                 tries += 1
             if bad != 0:
@@ -387,7 +304,7 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
                                            ps, kinds, R_end, p_end, zs, os, ptol, rtol,
                                            max_step, 0, OK, FK, LIM, D, VALID, pol)
-                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, nq, Ac, bc, nl)
+                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
         best = int(-1)  # noqa: UP018 (a mutable Warp variable)
         fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
         fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -471,8 +388,8 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
                   FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
                   D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
                   CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                  qcoef: wp.array2d(dtype=wp.float64), nq: int,
-                  Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64), nl: int,
+                  qcoef: wp.array4d(dtype=wp.float64),
+                  Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64),
                   q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
                   perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
                   Tg: wp.array(dtype=wp.mat44d), rtc: wp.array(dtype=wp.float64), pol: Polish):
@@ -489,7 +406,7 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
             pol.PL[i, k] = 0
     best, code = gate_row(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
                           p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D, VALID, CON,
-                          qidx, qcoef, nq, Ac, bc, nl, pol)
+                          qidx, qcoef, Ac, bc, pol)
     K = Q.shape[1]
     if lazy == 0 and rtc[i] != rtol:
         # return_all of a projected target: every gated slot certified against the target

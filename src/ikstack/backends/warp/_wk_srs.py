@@ -11,69 +11,22 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_families import decompose3
-from ikstack.backends.warp._wk_geo import (
-    TWO_PI,
-    F,
-    add3,
-    any_perp,
-    cross3,
-    dot3,
+from ikstack.backends.warp._gen_families6 import decompose3
+from ikstack.backends.warp._gen_sp import sp3
+from ikstack.backends.warp._gen_srs import _elbow_frame, _frame, _swivel_roots, _wrist_dir
+from ikstack.backends.warp._gen_vec import (
+    dot,
     mm,
     mT,
     mv,
-    neg3,
-    norm3,
+    neg,
     rot,
     rotm,
-    scale3,
-    sp3,
-    sub3,
     wrap,
 )
+from ikstack.backends.warp._prims import TWO_PI, F
 
 MAX_ARCS = 48
-
-
-@wp.func
-def _frame(what: wp.vec3d):
-    ref = wp.vec3d(F(1.0), F(0.0), F(0.0))
-    if wp.abs(what[2]) < F(0.99):
-        ref = wp.vec3d(F(0.0), F(0.0), F(1.0))
-    e1 = sub3(ref, scale3(what, dot3(ref, what)))
-    e1 = scale3(e1, F(1.0) / norm3(e1))
-    return e1, cross3(what, e1)
-
-
-@wp.func
-def _wrist_dir(Rt: wp.mat33d, pt: wp.vec3d, Sp: wp.vec3d, p7T: wp.vec3d, R7T: wp.mat33d):
-    R07 = mm(Rt, mT(R7T))
-    w = sub3(sub3(pt, mv(R07, p7T)), Sp)
-    dw = norm3(w)
-    what = wp.vec3d(F(0.0), F(0.0), F(1.0))
-    if dw > F(1e-12):
-        what = scale3(w, F(1.0) / dw)
-    return R07, dw, what
-
-
-@wp.func
-def _elbow_frame(q3: wp.float64, h3: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d, what: wp.vec3d,
-                 e1: wp.vec3d, e2: wp.vec3d):
-    v = add3(pS3, rot(h3, q3, p3W))
-    nv = norm3(v)
-    vhat = what
-    if nv > F(1e-12):
-        vhat = scale3(v, F(1.0) / nv)
-    ax = cross3(vhat, what)
-    sn = norm3(ax)
-    cs = dot3(vhat, what)
-    R0 = wp.mat33d(F(1.0), F(0.0), F(0.0), F(0.0), F(1.0), F(0.0), F(0.0), F(0.0), F(1.0))
-    if sn > F(1e-12):
-        R0 = rotm(scale3(ax, F(1.0) / sn), wp.atan2(sn, cs))
-    elif cs <= F(0.0):
-        R0 = rotm(any_perp(vhat), F(3.141592653589793))
-    e0 = mv(R0, pS3)
-    return R0, wp.atan2(dot3(e0, e2), dot3(e0, e1))
 
 
 @wp.func
@@ -81,30 +34,6 @@ def _target(T: wp.mat44d):
     Rt = wp.mat33d(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2],
                    T[2, 0], T[2, 1], T[2, 2])
     return Rt, wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
-
-
-@wp.func
-def _swivel_roots(what: wp.vec3d, R0: wp.mat33d, psi0: wp.float64, x: wp.vec3d, y: wp.vec3d,
-                  target: wp.float64, out: wp.array2d(dtype=wp.float64), i: int, cnt: int):
-    z = mv(R0, y)
-    xw = dot3(x, what)
-    wz = dot3(what, z)
-    c0 = xw * wz
-    sn = dot3(x, cross3(what, z))
-    cs = dot3(x, z) - xw * wz
-    amp2 = sn * sn + cs * cs
-    b = target - c0
-    if amp2 < F(1e-24) or b * b > amp2:
-        return cnt
-    r = wp.sqrt(amp2 - b * b)
-    sign = F(1.0)
-    for _ in range(2):
-        phi = wp.atan2(sn * b + sign * cs * r, cs * b - sign * sn * r)
-        if cnt < out.shape[1]:
-            out[i, cnt] = wrap(phi + psi0)
-            cnt += 1
-        sign = F(-1.0)
-    return cnt
 
 
 @wp.func
@@ -122,14 +51,14 @@ def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
     # the seed's swivel
     R03s = mm(mm(rotm(H[0], S[i, 0]), rotm(H[1], S[i, 1])), rotm(H[2], S[i, 2]))
     es = mv(R03s, pS3)
-    psis[i, 0] = wp.atan2(dot3(es, e2), dot3(es, e1))
+    psis[i, 0] = wp.atan2(dot(es, e2), dot(es, e1))
     ns = grid.shape[0] + 1
     for s in range(grid.shape[0]):
         psis[i, s + 1] = grid[s]
     cnt = int(0)  # noqa: UP018 (a mutable Warp loop variable)
     if arcs != 0:
         h3 = H[3]
-        m, ls, el0, el1 = sp3(p3W, neg3(pS3), h3, dw)
+        m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
         for j in range(m):
             q3 = el0
             if j != 0:
@@ -156,20 +85,20 @@ def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                             k = jj
                         x = a
                         y = rot(c, -L, b)
-                        t = dot3(a, b)
+                        t = dot(a, b)
                         if k == 0:
                             x = rot(a, L, b)
                             y = c
-                            t = dot3(b, c)
+                            t = dot(b, c)
                         elif k == 1:
                             x = a
                             y = c
-                            t = dot3(a, rot(b, L, c))
+                            t = dot(a, rot(b, L, c))
                         if jj > 3:
                             x2 = mv(R07, y)
                             y = mv(R3e, x)
                             x = x2
-                        cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds, i, cnt)
+                        cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds[i], cnt)
         # sort the crossings (insertion sort), then one swivel inside every arc
         for a1 in range(1, cnt):
             v = bounds[i, a1]
@@ -202,7 +131,7 @@ def srs_slots(i: int, s: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
         R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
         e1, e2 = _frame(what)
         h3 = H[3]
-        m, ls, el0, el1 = sp3(p3W, neg3(pS3), h3, dw)
+        m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
         for j in range(m):
             q3 = el0
             if j != 0:

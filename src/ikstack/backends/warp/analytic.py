@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.backends.warp.kinematics import _prepare
+from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
@@ -159,17 +159,8 @@ class WarpAnalyticIK:
                            arr(ik._revolute.astype(np.int32), wp.int32), arr(ik.weights),
                            d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], dummy, dummy,
                            ik.position_tolerance, ik.rotation_tolerance]
-        # coupled-joint constraint tables (padded to one row; the counts say how many count)
-        nq, nl = tabs.qidx.shape[0], tabs.A.shape[0]
-        qidx = np.zeros((max(nq, 1), 2), dtype=np.int32)
-        qidx[:nq] = tabs.qidx
-        qcoef = np.zeros((max(nq, 1), 16))
-        qcoef[:nq] = tabs.qcoef.reshape(nq, 16)
-        A = np.zeros((max(nl, 1), chain.dof))
-        A[:nl] = tabs.A
-        bc = np.zeros(max(nl, 1))
-        bc[:nl] = tabs.b
-        self._con_args = [arr(qidx, wp.int32), arr(qcoef), nq, arr(A), arr(bc), nl]
+        # coupled-joint constraint tables, as the CPU kernels take them
+        self._con_args = constraint_arrays(wp, self._dev, tabs, chain.dof)
 
     @property
     def _step(self) -> float:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.backends.warp.kinematics import _prepare
+from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
 from ikstack.errors import InputError
 from ikstack.ik import IKResult
 from ikstack.ik.numerical import LevenbergMarquardt
@@ -69,21 +69,8 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         self._consts = [wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
                         for a in (self._lo, self._hi, self._slo, self._shi, self._w,
                                   np.sqrt(self._w))]
-        # the coupled-joint tables the compiled loop checks (one dummy row when empty)
-        t = self._tabs
-        nq, nl = t.qidx.shape[0], t.A.shape[0]
-        qidx = np.zeros((max(nq, 1), 2), dtype=np.int32)
-        qidx[:nq] = t.qidx
-        qcoef = np.zeros((max(nq, 1), 2, 2, 4))
-        qcoef[:nq] = t.qcoef
-        cA = np.zeros((max(nl, 1), chain.dof))
-        cA[:nl] = t.A
-        cb = np.zeros(max(nl, 1))
-        cb[:nl] = t.b
-        self._tables = [wp.array(qidx, dtype=wp.int32, device=dev),
-                        wp.array(qcoef, dtype=f64, device=dev), nq,
-                        wp.array(cA, dtype=f64, device=dev), wp.array(cb, dtype=f64, device=dev),
-                        nl]
+        # the coupled-joint tables the compiled loop checks, as the CPU kernels take them
+        self._tables = constraint_arrays(wp, dev, self._tabs, chain.dof)
 
     @property
     def method(self) -> str:

@@ -1,0 +1,365 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/ik/analytic/_families6.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_sp import sp1_angle, sp1_angle_cs, sp2, sp2_first, sp3, sp3_cs, sp4, sp4_cs, sp5
+from ikstack.backends.warp._gen_vec import add, any_perp, cross, dot, mT, mm, mtv, mv, neg, norm, rot, rot_cs, rotm, rotm_cs, scale, set4, sub, wrap
+
+FIRST_MEET = wp.constant(2)
+GENERAL = wp.constant(0)
+TANGENT = wp.constant(F(1e-06))
+TWO_PARALLEL = wp.constant(1)
+
+
+@wp.func
+def sp2_tangent(p1: wp.vec3d, p2: wp.vec3d, k1: wp.vec3d, k2: wp.vec3d, t1: wp.float64, t2: wp.float64):
+    """Whether subproblem 2's least-squares pair misses ``R(k1, t1) p1 = R(k2, t2) p2`` by
+    round-off only."""
+    return norm(sub(rot(k1, t1, p1), rot(k2, t2, p2))) <= TANGENT * wp.max(wp.max(F(1.0), norm(p1)), norm(p2))
+
+
+@wp.func
+def decompose3(R: wp.mat33d, a: wp.vec3d, b: wp.vec3d, c: wp.vec3d, seed_x: wp.float64):
+    """``(count, X, Y, Z)``: ``R = R(a, x) R(b, y) R(c, z)`` (``R`` a 9-tuple), up to 2 triples.
+
+    When ``R c`` is parallel to ``a`` (a gimbal singularity), ``x`` takes the seed's value and
+    the single representative of the continuous family is returned.
+    """
+    x = F(0.0)
+    y = F(0.0)
+    z = F(0.0)
+    Rc = mv(R, c)
+    u = any_perp(c)
+    Ru = mv(R, u)
+    if norm(cross(a, Rc)) < F(1e-10):
+        x = seed_x
+        y = sp1_angle(c, rot(a, -x, Rc), b)
+        z = sp1_angle(u, rot(b, -y, rot(a, -x, Ru)), c)
+        return 1, wp.vec2d(x, x), wp.vec2d(y, y), wp.vec2d(z, z)
+    cnt, ls, t1, t2 = sp2_first(Rc, c, a, b)
+    if ls and (not sp2_tangent(Rc, c, a, b, t1[0], t2[0])):
+        return 0, wp.vec2d(F(0.0), F(0.0)), wp.vec2d(F(0.0), F(0.0)), wp.vec2d(F(0.0), F(0.0))
+    x0 = -t1[0]
+    y0 = sp1_angle(c, rot(a, -x0, Rc), b)
+    z0 = sp1_angle(u, rot(b, -y0, rot(a, -x0, Ru)), c)
+    if cnt == 1:
+        return 1, wp.vec2d(x0, x0), wp.vec2d(y0, y0), wp.vec2d(z0, z0)
+    x1 = -t1[1]
+    y1 = sp1_angle(c, rot(a, -x1, Rc), b)
+    z1 = sp1_angle(u, rot(b, -y1, rot(a, -x1, Ru)), c)
+    return 2, wp.vec2d(x0, x1), wp.vec2d(y0, y1), wp.vec2d(z0, z1)
+
+
+@wp.func
+def sp4_tangent(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64, t: wp.float64):
+    """Whether subproblem 4's least-squares root ``t`` misses ``h . R(k, t) p = d`` by
+    round-off only (at most :data:`TANGENT` of ``|h| |p|``)."""
+    return wp.abs(dot(h, rot(k, t, p)) - d) <= TANGENT * wp.max(F(1.0), norm(h) * norm(p))
+
+
+@wp.func
+def sp3_tangent(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d, d: wp.float64, t: wp.float64):
+    """Whether subproblem 3's least-squares root ``t`` misses ``|R(k, t) p1 - p2| = d`` by
+    round-off only."""
+    return wp.abs(norm(sub(rot(k, t, p1), p2)) - d) <= TANGENT * wp.max(F(1.0), d)
+
+
+@wp.func
+def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), seed0: wp.float64):
+    """``(count, t0, t1, t2)``: joints 1-3 placing the wrist point at ``pW``; a wrist point on
+    the first axis (joint 1 free) takes joint 1 at ``seed0``."""
+    n = int(0)
+    t0 = wp.vec4d()
+    t1 = wp.vec4d()
+    t2 = wp.vec4d()
+    e = F(0.0)
+    m = int(0)
+    ls = bool(False)
+    x0 = F(0.0)
+    x1 = F(0.0)
+    q0 = F(0.0)
+    w = wp.vec3d()
+    k = int(0)
+    ls2 = bool(False)
+    y0 = F(0.0)
+    y1 = F(0.0)
+    q2 = F(0.0)
+    q1 = F(0.0)
+    v = wp.vec3d()
+    t1_1 = wp.vec2d()
+    t2_1 = wp.vec2d()
+    h0 = H[0]
+    h1 = H[1]
+    h2 = H[2]
+    P0 = P[0]
+    P1 = P[1]
+    P2 = P[2]
+    P3 = P[3]
+    w0 = sub(pW, P0)
+    if var == GENERAL:
+        n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
+        return n, t0, t1, t2
+    a0 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    a1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    a2 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    cnt = int(0)
+    if var == TWO_PARALLEL:
+        e = dot(h1, add(add(P1, P2), P3))
+        m, ls, x0, x1 = sp4(h1, w0, neg(h0), e)
+        if norm(sub(w0, scale(h0, dot(h0, w0)))) <= F(1e-09) * wp.max(F(1.0), norm(w0)):
+            m = int(1)
+            ls = not sp4_tangent(h1, w0, neg(h0), e, seed0)
+            x0 = seed0
+            x1 = seed0
+        if ls and (not sp4_tangent(h1, w0, neg(h0), e, x0)):
+            return 0, wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+        for i in range(m):
+            q0 = wp.where(i == 0, x0, x1)
+            w = sub(rot(h0, -q0, w0), P1)
+            k, ls2, y0, y1 = sp3(P3, neg(P2), h2, norm(w))
+            if ls2 and (not sp3_tangent(P3, neg(P2), h2, norm(w), y0)):
+                continue
+            for j in range(k):
+                q2 = wp.where(j == 0, y0, y1)
+                q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
+                _t1 = set4(a0, cnt, q0)
+                _t2 = set4(a1, cnt, q1)
+                _t3 = set4(a2, cnt, q2)
+                a0 = _t1
+                a1 = _t2
+                a2 = _t3
+                cnt = cnt + 1
+    elif var == FIRST_MEET:
+        k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
+        if ls and (not sp3_tangent(P3, neg(P2), h2, norm(w0), y0)):
+            return 0, wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+        for j in range(k):
+            q2 = wp.where(j == 0, y0, y1)
+            v = add(P2, rot(h2, q2, P3))
+            m, ls2, t1_1, t2_1 = sp2(w0, v, neg(h0), h1)
+            if ls2 and (not sp2_tangent(w0, v, neg(h0), h1, t1_1[0], t2_1[0])):
+                continue
+            for i in range(m):
+                _t4 = set4(a0, cnt, t1_1[i])
+                _t5 = set4(a1, cnt, t2_1[i])
+                _t6 = set4(a2, cnt, q2)
+                a0 = _t4
+                a1 = _t5
+                a2 = _t6
+                cnt = cnt + 1
+    else:
+        k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
+        if ls and (not sp3_tangent(w0, P1, neg(h0), norm(P3), x0)):
+            return 0, wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0)), wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+        for i in range(k):
+            q0 = wp.where(i == 0, x0, x1)
+            w = sub(rot(h0, -q0, w0), P1)
+            m, ls2, t1_1, t2_1 = sp2(w, P3, h1, h2)
+            if ls2 and (not sp2_tangent(w, P3, h1, h2, t1_1[0], t2_1[0])):
+                continue
+            for j in range(m):
+                _t7 = set4(a0, cnt, q0)
+                _t8 = set4(a1, cnt, -t1_1[j])
+                _t9 = set4(a2, cnt, t2_1[j])
+                a0 = _t7
+                a1 = _t8
+                a2 = _t9
+                cnt = cnt + 1
+    return cnt, a0, a1, a2
+
+
+@wp.func
+def _free_joint1(n: int, t0: wp.vec4d, t1: wp.vec4d, t2: wp.vec4d, pW: wp.vec3d, R06: wp.mat33d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), seed4: wp.float64):
+    """Joints 1-3 of :func:`_position3` with a second member per solution where the wrist
+    point lies on the first axis (joint 1 free, a shoulder singularity).
+
+    :func:`_position3` takes joint 1 at the seed's value; the dependent wrist joints may then
+    leave their limits. The added member turns joint 1 (joints 2 and 3 unchanged: the wrist
+    point stays put) so that joint 5 takes the seed's value ``seed4`` (subproblem 4 on
+    ``(R03 h4) . (R06 h6)``; its least-squares root is the nearest reachable bend), taking the
+    root nearest the seed's joint 1. At most 2 solutions are doubled (4 slots of 2 candidates).
+    """
+    h0 = H[0]
+    w0 = sub(pW, P[0])
+    if n == 0 or n > 2 or norm(sub(w0, scale(h0, dot(h0, w0)))) > F(1e-09) * wp.max(F(1.0), norm(w0)):
+        return n, t0, t1, t2
+    h1 = H[1]
+    h2 = H[2]
+    h3 = H[3]
+    h4 = H[4]
+    h5 = H[5]
+    d = mv(R06, h5)
+    c = dot(h3, rot(h4, seed4, h5))
+    m0 = n
+    for i in range(m0):
+        u = mv(mm(rotm(h1, t1[i]), rotm(h2, t2[i])), h3)
+        _u1, _u2, x0, x1 = sp4(d, u, h0, c)
+        x = wp.where(wp.abs(wrap(x0 - t0[i])) <= wp.abs(wrap(x1 - t0[i])), x0, x1)
+        _t3 = set4(t0, n, x)
+        _t4 = set4(t1, n, t1[i])
+        _t5 = set4(t2, n, t2[i])
+        t0 = _t3
+        t1 = _t4
+        t2 = _t5
+        n = n + 1
+    return n, t0, t1, t2
+
+
+@wp.func
+def wrist_members(R36: wp.mat33d, h3: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, seed3: wp.float64, seed5: wp.float64):
+    """``(count, X, Y, Z)``: the wrist joints 4-6 of ``R36`` (:func:`decompose3`, joint 4 at
+    ``seed3`` where the wrist is singular), with a singular wrist's second member."""
+    sg = F(0.0)
+    r = F(0.0)
+    m, X, Y, Z = decompose3(R36, h3, h4, h5, seed3)
+    if m == 1 and norm(cross(h3, mv(R36, h5))) < F(1e-10):
+        sg = wp.where(dot(h3, rot(h4, Y[0], h5)) >= F(0.0), F(1.0), F(-1.0))
+        r = wrap(X[0] + sg * Z[0] - seed3 - sg * seed5)
+        m = int(2)
+        X = wp.vec2d(X[0], seed3 + F(0.5) * r)
+        Z = wp.vec2d(Z[0], seed5 + F(0.5) * sg * r)
+        Y = wp.vec2d(Y[0], Y[0])
+    return m, X, Y, Z
+
+
+@wp.func
+def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d, d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
+    """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
+    ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
+    and its component along ``h1`` gives joint 1 by subproblem 4; then
+    ``h1 . R(h4, q4) h5 = h1 . R01^T R06 h5`` gives joint 5 by subproblem 4."""
+    z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
+    g = dot(h4, h5)
+    den = F(1.0) - g * g
+    a5 = dot(P5, h4)
+    b5 = dot(P5, h5)
+    al = (a5 - g * b5) / den
+    be = (b5 - g * a5) / den
+    v = mv(R06, h5)
+    w = sub(p16, scale(v, be))
+    e = d1 + al * dot(h1, h4)
+    m, ls, x0, x1, cs0, cs1 = sp4_cs(h1, w, neg(h0), e)
+    if ls and (not sp4_tangent(h1, w, neg(h0), e, x0)):
+        return 0, z4, z4, z4, z4, z4, z4
+    a = z4
+    b = z4
+    ca = z4
+    sa = z4
+    cb = z4
+    sb = z4
+    cnt = int(0)
+    for i in range(m):
+        q0 = wp.where(i == 0, x0, x1)
+        _t1 = wp.where(i == 0, cs0, cs1)
+        c0 = _t1[0]
+        s0 = _t1[1]
+        e5 = dot(h1, rot_cs(h0, c0, -s0, v))
+        k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, e5)
+        if ls2 and (not sp4_tangent(h1, h5, h4, e5, y0)):
+            continue
+        for j in range(k):
+            _t2 = set4(a, cnt, q0)
+            _t3 = set4(ca, cnt, c0)
+            _t4 = set4(sa, cnt, s0)
+            a = _t2
+            ca = _t3
+            sa = _t4
+            _t5 = wp.where(j == 0, e0, e1)
+            c4 = _t5[0]
+            s4 = _t5[1]
+            _t6 = set4(b, cnt, wp.where(j == 0, y0, y1))
+            _t7 = set4(cb, cnt, c4)
+            _t8 = set4(sb, cnt, s4)
+            b = _t6
+            cb = _t7
+            sb = _t8
+            cnt = cnt + 1
+    return cnt, a, b, ca, sa, cb, sb
+
+
+@wp.func
+def tp_joint1(h0: wp.vec3d, c0: wp.float64, s0: wp.float64, R06: wp.mat33d, p16: wp.vec3d, P1: wp.vec3d):
+    """``(A, w0)`` of joint 1's value (cosine ``c0``, sine ``s0``): ``A = R01^T R06``,
+    ``w0 = R01^T p16 - P1`` (``R(k, -t)`` from the same pair)."""
+    return mm(mT(rotm_cs(h0, c0, s0)), R06), sub(rot_cs(h0, c0, -s0, p16), P1)
+
+
+@wp.func
+def tp_pair(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
+    """``(q5, theta, d)`` of a (joint 1, joint 5) pair (joint 5's cosine ``c4`` and sine
+    ``s4``): joint 6, the sum ``theta`` of the parallel joints
+    (``A = R(h1, theta) R(h4, q4) R(h5, q5)``) and the elbow's target ``d``."""
+    q5 = F(0.0)
+    u1 = wp.vec3d()
+    Bt = wp.mat33d()
+    theta = F(0.0)
+    ct = F(0.0)
+    st = F(0.0)
+    u5 = wp.vec3d()
+    v = rot_cs(h4, c4, s4, h5)
+    if norm(cross(v, h1)) < F(1e-10):
+        q5 = seed5
+        u1 = any_perp(h1)
+        Bt = mm(rotm_cs(h4, c4, s4), rotm(h5, q5))
+        theta = sp1_angle(u1, mv(A, mtv(Bt, u1)), h1)
+        ct = wp.cos(theta)
+        st = wp.sin(theta)
+    else:
+        _t1 = sp1_angle_cs(v, mv(A, h5), h1)
+        theta = _t1[0]
+        ct = _t1[1]
+        st = _t1[2]
+        u5 = any_perp(h5)
+        q5 = sp1_angle_cs(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)[0]
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
+
+
+@wp.func
+def tp_elbow(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, theta: wp.float64, d: wp.vec3d):
+    """``(count, is_ls, phi1 (2,), phi2 (2,), phi3 (2,))``: the elbow branches reaching
+    ``d`` (subproblem 3), then the shoulder (subproblem 1) and the rest of ``theta``."""
+    m, ls, e0, e1, u0, u1 = sp3_cs(P3, neg(P2), h1, norm(d))
+    a0 = sp1_angle_cs(add(P2, rot_cs(h1, u0[0], u0[1], P3)), d, h1)[0]
+    a1 = a0
+    if m > 1:
+        a1 = sp1_angle_cs(add(P2, rot_cs(h1, u1[0], u1[1], P3)), d, h1)[0]
+    return m, ls, wp.vec2d(a0, a1), wp.vec2d(e0, e1), wp.vec2d(wrap(theta - a0 - e0), wrap(theta - a1 - e1))
+
+
+@wp.func
+def tp_singular(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, theta0: wp.float64):
+    """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
+    free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
+    (subproblem 4 on the wrist point's distance), then joint 6 from the rotation."""
+    c = add(P4, rot_cs(h4, c4, s4, P5))
+    hc = dot(c, h1)
+    hw = dot(w0, h1)
+    cp = sub(c, scale(h1, hc))
+    wp_ = sub(w0, scale(h1, hw))
+    hz = hw - hc
+    a2 = dot(P2, h1)
+    a3 = dot(P3, h1)
+    dmid2 = dot(P2, P2) + dot(P3, P3) + F(2.0) * a2 * a3
+    val = F(0.5) * (dot(wp_, wp_) + dot(cp, cp) + hz * hz - dmid2)
+    m, _u1, t0, t1 = sp4(wp_, cp, h1, val)
+    theta = t0
+    if m > 1 and wp.abs(wrap(t1 - theta0)) < wp.abs(wrap(t0 - theta0)):
+        theta = t1
+    ct = wp.cos(theta)
+    st = wp.sin(theta)
+    u5 = any_perp(h5)
+    q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, c))
+
+
+@wp.func
+def tp_exact(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, ls: bool, phi2: wp.float64, d: wp.vec3d):
+    """Whether the elbow branch with joint 3 (1-based) at ``phi2`` of :func:`tp_elbow`
+    (least-squares flag ``ls``) exists: a least-squares elbow within round-off of straight (or
+    folded) is the tangent one."""
+    return (not ls) or wp.abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) <= TANGENT * wp.max(F(1.0), norm(d))

@@ -1,0 +1,69 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/ik/_gate.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+
+_LINEAR_AMBIGUOUS = wp.constant(F(1e-12))
+
+
+@wp.func
+def pose_residual(T: wp.mat44d, Tt: wp.mat44d):
+    """``(perr, c, vx, vy, vz)`` of ``T`` against ``Tt``: position error [m], and of
+    ``M = R_t R^T`` the cosine ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice
+    ``sin(angle) * axis``). Every compiled FK gate and pose error in ikstack starts here."""
+    dp0 = Tt[0, 3] - T[0, 3]
+    dp1 = Tt[1, 3] - T[1, 3]
+    dp2 = Tt[2, 3] - T[2, 3]
+    perr = wp.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    c = F(0.5) * (m00 + m11 + m22 - F(1.0))
+    return perr, c, m21 - m12, m02 - m20, m10 - m01
+
+
+@wp.func
+def fk_error_one(T: wp.mat44d, Tt: wp.mat44d):
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, computed as
+    :func:`ikstack.ik.fk_errors` does (same operations, same order)."""
+    perr, c, vx, vy, vz = pose_residual(T, Tt)
+    rerr = wp.atan2(F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz), c)
+    return wp.vec2d(perr, rerr)
+
+
+@wp.func
+def constraints_row(q: wp.array(dtype=wp.float64), qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64), A: wp.array2d(dtype=wp.float64), b: wp.array(dtype=wp.float64)):
+    """1 satisfied, 0 violated, -1 too close to call (a linear row within round-off of 0)."""
+    for m in range(qidx.shape[0]):
+        qi = q[qidx[m, 0]]
+        qj = q[qidx[m, 1]]
+        ci = wp.where(qi >= F(0.0), 1, 0)
+        cj = wp.where(qj >= F(0.0), 1, 0)
+        bound = qcoef[m, ci, cj, 0] * qi * qi + qcoef[m, ci, cj, 1] * qi + qcoef[m, ci, cj, 2]
+        g = wp.where(qcoef[m, ci, cj, 3] > F(0.0), qj - bound, bound - qj)
+        if not (g <= F(0.0)):
+            return 0
+    out = int(1)
+    for m in range(A.shape[0]):
+        g = F(0.0)
+        scale = wp.abs(b[m])
+        for j in range(q.shape[0]):
+            g = g + q[j] * A[m, j]
+            scale = scale + wp.abs(q[j] * A[m, j])
+        g = g - b[m]
+        if wp.abs(g) <= _LINEAR_AMBIGUOUS * scale:
+            out = int(-1)
+        elif g > F(0.0):
+            return 0
+    return out

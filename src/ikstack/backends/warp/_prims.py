@@ -1,0 +1,83 @@
+# mypy: ignore-errors
+"""Warp primitives of the kernels' portable subset: the float64 constructor and constants,
+and what Python and numba give the CPU kernels that Warp lacks (``math.hypot``,
+``math.copysign``, complex arithmetic on ``wp.vec2d``). The generated modules
+(``_gen_*.py``, see :mod:`ikstack.backends.warp._translate`) lower the subset onto these.
+
+The complex operations follow CPython's algorithms as numba compiles them (Smith's division,
+the polar power), so candidates agree with the CPU path to rounding. Imported only after
+:func:`ikstack.backends.warp.runtime.warp` succeeded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import warp as wp
+
+__all__ = ["F", "INF", "NAN", "PI", "TWO_PI", "cabs", "cdiv", "ceq", "cmat4", "cmul", "copysign",
+           "cpow", "cre", "hypot"]
+
+F = wp.float64
+INF = wp.constant(wp.float64(math.inf))
+NAN = wp.constant(wp.float64(math.nan))
+PI = wp.constant(wp.float64(math.pi))
+TWO_PI = wp.constant(wp.float64(2.0 * math.pi))
+#: four complex numbers as the rows of a matrix (a tuple of complex roots)
+cmat4 = wp.types.matrix(shape=(4, 2), dtype=wp.float64)
+
+
+@wp.func
+def hypot(x: wp.float64, y: wp.float64) -> wp.float64:
+    return wp.sqrt(x * x + y * y)
+
+
+@wp.func
+def copysign(x: wp.float64, y: wp.float64) -> wp.float64:
+    """``|x|`` with the sign of ``y`` (a negative zero counts as negative)."""
+    r = wp.abs(x)
+    if y < F(0.0) or (y == F(0.0) and F(1.0) / y < F(0.0)):
+        r = -r
+    return r
+
+
+@wp.func
+def cre(x: wp.float64) -> wp.vec2d:
+    return wp.vec2d(x, F(0.0))
+
+
+@wp.func
+def ceq(a: wp.vec2d, b: wp.vec2d) -> bool:
+    return a[0] == b[0] and a[1] == b[1]
+
+
+@wp.func
+def cmul(a: wp.vec2d, b: wp.vec2d) -> wp.vec2d:
+    return wp.vec2d(a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0])
+
+
+@wp.func
+def cdiv(a: wp.vec2d, b: wp.vec2d) -> wp.vec2d:
+    """CPython's ``_Py_c_quot`` (Smith's algorithm), as the CPU path's complex division."""
+    if wp.abs(b[0]) >= wp.abs(b[1]):
+        ratio = b[1] / b[0]
+        denom = b[0] + b[1] * ratio
+        return wp.vec2d((a[0] + a[1] * ratio) / denom, (a[1] - a[0] * ratio) / denom)
+    ratio = b[0] / b[1]
+    denom = b[0] * ratio + b[1]
+    return wp.vec2d((a[0] * ratio + a[1]) / denom, (a[1] * ratio - a[0]) / denom)
+
+
+@wp.func
+def cabs(a: wp.vec2d) -> wp.float64:
+    return hypot(a[0], a[1])
+
+
+@wp.func
+def cpow(a: wp.vec2d, e: wp.float64) -> wp.vec2d:
+    """CPython's ``_Py_c_pow`` for a real exponent ``e > 0``."""
+    if a[0] == F(0.0) and a[1] == F(0.0):
+        return wp.vec2d(F(0.0), F(0.0))
+    ln = wp.pow(cabs(a), e)
+    ph = wp.atan2(a[1], a[0]) * e
+    return wp.vec2d(ln * wp.cos(ph), ln * wp.sin(ph))

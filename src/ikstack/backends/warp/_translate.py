@@ -1,0 +1,298 @@
+"""Translate the CPU kernels' portable subset into Warp ``@wp.func`` source.
+
+The scalar kernels are written once, as numba ``@njit`` functions, in a portable subset of
+Python; the Warp backend's copies are generated from that source by this module and checked
+in (``_gen_*.py``), and a test regenerates them and fails when they differ. Regenerate with::
+
+    python -m ikstack.backends.warp._translate
+
+The portable subset (anything else is a :class:`TranslateError` naming the file and line):
+
+- values: ``float`` (float64), ``int``, ``bool``, ``complex``; small fixed vectors as tuples of
+  floats (2, 3, 4 entries: ``wp.vec2d`` .. ``wp.vec4d``), a 9-tuple as a row-major 3x3 matrix
+  (``wp.mat33d``, indexed by constant flat indices), a tuple of complex numbers as a matrix of
+  rows (``(re, im)``); several values returned as a tuple;
+- module constants (numbers, and NumPy float tables indexed by an int), folded with the
+  literals around them in float64 as LLVM folds them;
+- arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
+  ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*``;
+- ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
+  ``return``; assignments (chained, tuple-unpacking, augmented); calls of functions of the
+  same module or of another translated module.
+
+Parameter types are declared in :data:`SIGNATURES` (numba infers them; Warp needs them),
+local types are inferred. Float literals become ``wp.float64`` values (Warp folds arithmetic
+on bare literals in float32), ints mixed with floats are converted as Python does, and a
+variable first bound inside a branch is declared before it (Warp has no scoping by branch).
+This module does not import Warp: it reads and writes source text.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ikstack.backends.warp._translate_body import _FuncWriter
+from ikstack.backends.warp._translate_expr import TranslateError, _flit, _Func, _parse_type
+
+#: CPU module -> generated Warp module (same package layout under ``backends/warp``)
+MODULES = {
+    "ikstack.ik.analytic._vec": "ikstack.backends.warp._gen_vec",
+    "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
+    "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
+    "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
+    "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
+    "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
+}
+
+#: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
+#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
+#: (4, 4) array as ``wp.mat44d``, ``a<ndim><f|i>`` a float64 / int32 array, ``av3`` an (n, 3)
+#: array as an array of ``wp.vec3d`` (a row is a 3-vector). A compiled
+#: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
+SIGNATURES: dict[str, dict[str, str]] = {
+    "ikstack.ik.analytic._vec": {
+        "add": "a:v3 b:v3", "sub": "a:v3 b:v3", "neg": "a:v3", "scale": "a:v3 s:f",
+        "dot": "a:v3 b:v3", "cross": "a:v3 b:v3", "norm": "a:v3",
+        "rot_cs": "k:v3 c:f s:f p:v3", "rot": "k:v3 t:f p:v3",
+        "rotm_cs": "k:v3 c:f s:f", "rotm": "k:v3 t:f",
+        "mv": "R:m9 p:v3", "mtv": "R:m9 p:v3", "mm": "A:m9 B:m9", "mT": "A:m9",
+        "fatan2": "y:f x:f", "unit_cs": "y:f x:f", "wrap": "a:f", "any_perp": "k:v3",
+        "set4": "t:v4 i:i v:f",
+        "_cbrt": "z:c", "_cubic_roots": "a:f b:f c:f",
+        "_polish": "c4:f c3:f c2:f c1:f c0:f z:c",
+        "quartic_roots": "c4:f c3:f c2:f c1:f c0:f",
+        "_trig4": "a0:f a1:f a2:f a3:f a4:f t:f",
+        "trig_quartic": "a0:f a1:f a2:f a3:f a4:f",
+    },
+    "ikstack.ik.analytic._sp_kernels": {
+        "sp1": "p1:v3 p2:v3 k:v3", "sp1_angle": "p1:v3 p2:v3 k:v3",
+        "sp1_angle_cs": "p1:v3 p2:v3 k:v3", "_sp4_yx": "h:v3 p:v3 k:v3 d:f",
+        "sp4": "h:v3 p:v3 k:v3 d:f", "sp4_cs": "h:v3 p:v3 k:v3 d:f",
+        "sp3": "p1:v3 p2:v3 k:v3 d:f", "sp3_cs": "p1:v3 p2:v3 k:v3 d:f",
+        "_sp2": "p1:v3 p2:v3 k1:v3 k2:v3 second:b",
+        "sp2": "p1:v3 p2:v3 k1:v3 k2:v3", "sp2_first": "p1:v3 p2:v3 k1:v3 k2:v3",
+        "_sp6_terms": "h:v3 k:v3 p:v3",
+        "_sp6_polish": "ta:f tb:f a1s:f a1c:f a2s:f a2c:f b1s:f b1c:f b2s:f b2c:f e1:f e2:f",
+        "_circle_line": "v0:f v1:f alpha:f",
+        "_sp6_rank_one": "a1s:f a1c:f a2s:f a2c:f b1s:f b1c:f b2s:f b2c:f e1:f e2:f",
+        "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 "
+               "d1:f d2:f",
+        "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
+    },
+    "ikstack.ik.analytic._families6": {
+        "decompose3": "R:m9 a:v3 b:v3 c:v3 seed_x:f",
+        "sp4_tangent": "h:v3 p:v3 k:v3 d:f t:f", "sp3_tangent": "p1:v3 p2:v3 k:v3 d:f t:f",
+        "sp2_tangent": "p1:v3 p2:v3 k1:v3 k2:v3 t1:f t2:f",
+        "_position3": "var:i pW:v3 H:av3 P:av3 seed0:f",
+        "_free_joint1": "n:i t0:v4 t1:v4 t2:v4 pW:v3 R06:m9 H:av3 P:av3 seed4:f",
+        "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
+        "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f "
+                       "theta0:f",
+        "wrist_members": "R36:m9 h3:v3 h4:v3 h5:v3 seed3:f seed5:f",
+        "tp_joint1": "h0:v3 c0:f s0:f R06:m9 p16:v3 P1:v3",
+        "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
+        "tp_elbow": "h1:v3 P2:v3 P3:v3 theta:f d:v3",
+        "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
+    },
+    "ikstack.ik.analytic._srs": {
+        "_frame": "what:v3", "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
+        "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
+        "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
+    },
+    "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
+    "ikstack.ik._gate": {
+        "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",
+        "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
+    },
+}
+
+PRIMS = "ikstack.backends.warp._prims"
+
+
+@dataclass
+class _Module:
+    name: str
+    path: Path
+    tree: ast.Module
+    module: Any
+    consts: dict[str, Any] = field(default_factory=dict)  # name -> value
+    imports: dict[str, str] = field(default_factory=dict)  # name -> source module
+    funcs: dict[str, _Func] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- translator
+class Translator:
+    """Translates the modules of :data:`MODULES`, each after those it imports from."""
+
+    def __init__(self, signatures: dict[str, dict[str, str]] | None = None,
+                 modules: dict[str, str] | None = None) -> None:
+        self.signatures = SIGNATURES if signatures is None else signatures
+        self.modules = MODULES if modules is None else modules
+        self.done: dict[str, _Module] = {}
+
+    # -- modules
+    def load(self, name: str, source: str | None = None) -> _Module:
+        mod = importlib.import_module(name) if source is None else None
+        path = Path(inspect.getfile(mod)) if mod is not None else Path(f"<{name}>")
+        text = path.read_text() if source is None else source
+        m = _Module(name, path, ast.parse(text), mod)
+        for node in m.tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module in self.modules:
+                for a in node.names:
+                    m.imports[a.asname or a.name] = node.module
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                tgt = node.targets[0]
+                names = [tgt] if isinstance(tgt, ast.Name) else (
+                    tgt.elts if isinstance(tgt, ast.Tuple) else [])
+                for i, t in enumerate(names):
+                    if not isinstance(t, ast.Name):
+                        continue
+                    nm = t.id
+                    if mod is not None:
+                        val = getattr(mod, nm, None)
+                    elif isinstance(tgt, ast.Name):
+                        val = self._literal(node.value)
+                    else:
+                        val = (self._literal(node.value) or [None] * len(names))[i]
+                    if isinstance(val, (bool, int, float)) or (
+                            isinstance(val, np.ndarray) and val.ndim == 1
+                            and val.dtype == np.float64):
+                        m.consts[nm] = val
+        return m
+
+    @staticmethod
+    def _literal(node: ast.expr) -> Any:
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            return None
+
+    def translate(self, name: str, source: str | None = None) -> str:
+        """The generated Warp module for CPU module ``name`` (its source text)."""
+        m = self.load(name, source)
+        for dep in sorted(set(m.imports.values())):
+            if dep not in self.done and dep != name:
+                self.translate(dep)
+        sigs = self.signatures.get(name, {})
+        out: list[str] = []
+        used_consts: set[str] = set()
+        used_imports: set[str] = set()
+        for node in _callees_first([n for n in m.tree.body
+                                    if isinstance(n, ast.FunctionDef) and n.name in sigs]):
+            params = [(p.split(":")[0], _parse_type(p.split(":")[1]))
+                      for p in sigs[node.name].split()]
+            if [a.arg for a in node.args.args] != [p for p, _ in params]:
+                raise TranslateError(
+                    f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
+                    "declared signature")
+            fn = _Func(node.name, params)
+            w = _FuncWriter(self, m, fn)
+            out.append(w.write(node))
+            used_consts |= w.used_consts
+            used_imports |= w.used_imports
+            m.funcs[node.name] = fn
+        self.done[name] = m
+        return self._header(m, used_consts, used_imports) + "\n\n".join(out)
+
+    def _header(self, m: _Module, consts: set[str], imports: set[str]) -> str:
+        rel = m.name.replace(".", "/") + ".py"
+        lines = [
+            "# mypy: ignore-errors",
+            "# ruff: noqa",
+            f'"""GENERATED from ``src/{rel}`` by :mod:`ikstack.backends.warp._translate`:',
+            "do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``",
+            '(a test fails when this file and its source disagree)."""',
+            "",
+            "import warp as wp",
+            "",
+            f"from {PRIMS} import *  # noqa: F403",
+        ]
+        by_mod: dict[str, list[str]] = {}
+        for nm in sorted(imports):
+            by_mod.setdefault(self.modules[m.imports[nm]], []).append(nm)
+        for gm, names in sorted(by_mod.items()):
+            lines.append(f"from {gm} import {', '.join(names)}")
+        lines.append("")
+        for nm in sorted(consts):
+            v = m.consts[nm]
+            if isinstance(v, np.ndarray):
+                vals = ", ".join(f"F({float(x)!r})" for x in v)
+                lines.append(f"{nm} = wp.constant(wp.types.vector(length={len(v)}, "
+                             f"dtype=wp.float64)({vals}))")
+            elif isinstance(v, bool):
+                lines.append(f"{nm} = wp.constant({v!r})")
+            elif isinstance(v, int):
+                lines.append(f"{nm} = wp.constant({v!r})")
+            else:
+                lines.append(f"{nm} = wp.constant({_flit(float(v))})")
+        return "\n".join(lines) + "\n\n\n"
+
+    def func_type(self, m: _Module, name: str) -> _Func | None:
+        if name in m.funcs:
+            return m.funcs[name]
+        if name in m.imports and m.imports[name] in self.done:
+            return self.done[m.imports[name]].funcs.get(name)
+        return None
+
+
+def _callees_first(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """The functions in source order, except that each comes after the functions of the same
+    module it calls (a Warp function is looked up when it is defined)."""
+    by_name = {d.name: d for d in defs}
+    out: list[ast.FunctionDef] = []
+    seen: set[str] = set()
+
+    def visit(d: ast.FunctionDef) -> None:
+        if d.name in seen:
+            return
+        seen.add(d.name)
+        for n in ast.walk(d):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in by_name:
+                visit(by_name[n.func.id])
+        out.append(d)
+
+    for d in defs:
+        visit(d)
+    return out
+
+
+# ----------------------------------------------------------------------------- files
+def generated_path(gen_module: str) -> Path:
+    """Where the generated module lives in the source tree."""
+    root = Path(__file__).resolve().parents[3]
+    return root / (gen_module.replace(".", "/") + ".py")
+
+
+def generate_all() -> dict[Path, str]:
+    """``{path: text}`` of every generated module, from the current CPU sources."""
+    tr = Translator()
+    return {generated_path(gm): tr.translate(cm) for cm, gm in MODULES.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    check = "--check" in (argv if argv is not None else sys.argv[1:])
+    stale = []
+    for path, text in generate_all().items():
+        if path.exists() and path.read_text() == text:
+            continue
+        stale.append(path)
+        if not check:
+            path.write_text(text)
+            print(f"wrote {path}")
+    if check and stale:
+        print("stale: " + ", ".join(str(p) for p in stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,305 @@
+"""The statement half of :mod:`ikstack.backends.warp._translate`: one compiled CPU function as
+Warp source (assignments and their types, branches, loops, returns). Does not import Warp."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ikstack.backends.warp._translate_expr import (
+    RESERVED,
+    B,
+    C,
+    F,
+    I,
+    _ExprWriter,
+    _Func,
+    _zero,
+    warp_type,
+)
+
+
+class _FuncWriter(_ExprWriter):
+    def __init__(self, tr: Any, m: Any, fn: _Func) -> None:
+        self.tr = tr
+        self.m = m
+        self.fn = fn
+        self.env: dict[str, Any] = dict(fn.params)
+        self.rename: dict[str, str] = {}
+        self.used_consts: set[str] = set()
+        self.used_imports: set[str] = set()
+        self.depth = 0  # inside a loop or branch
+        self.ntmp = 0
+        self.loopvars: set[str] = set()
+        self.outtype: dict[str, Any] = dict(fn.params)  # Warp variable -> type
+        self.hoist: list[str] = []  # Warp variables first bound in a branch
+        self.in_if = 0
+
+    def write(self, node: ast.FunctionDef) -> str:
+        body = node.body
+        doc = ast.get_docstring(node, clean=False)
+        if doc is not None:
+            body = body[1:]
+        lines = self.block(body, 1)
+        lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
+        sig = ", ".join(f"{p}: {warp_type(t)}" for p, t in self.fn.params)
+        head = ["@wp.func", f"def {node.name}({sig}):"]
+        if doc is not None:
+            q = '"""' if '"""' not in doc and not doc.endswith('"') else None
+            if q is None:
+                head.append(f"    {ast.unparse(ast.Constant(doc))}")
+            else:
+                head.append(f"    {'r' if chr(92) in doc else ''}{q}{doc}{q}")
+        if self.fn.ret is None:
+            raise self.err(node, "no return statement")
+        return "\n".join(head + lines) + "\n"
+
+    # -- statements
+    def block(self, stmts: list[ast.stmt], ind: int) -> list[str]:
+        out: list[str] = []
+        for s in stmts:
+            out += self.stmt(s, ind)
+        if not out:
+            out.append("    " * ind + "pass")
+        return out
+
+    def stmt(self, s: ast.stmt, ind: int) -> list[str]:
+        pad = "    " * ind
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
+            return []  # a string used as a comment
+        if isinstance(s, ast.Return):
+            return [pad + "return " + self.ret(s)]
+        if isinstance(s, ast.Assign):
+            return self.assign(s, ind)
+        if isinstance(s, ast.AugAssign):
+            if not isinstance(s.target, ast.Name):
+                raise self.err(s, "augmented assignment to a non-name")
+            val = ast.BinOp(ast.Name(s.target.id, ast.Load()), s.op, s.value)
+            ast.copy_location(val, s)
+            return self.assign(ast.copy_location(ast.Assign([s.target], val), s), ind)
+        if isinstance(s, ast.If):
+            return self.if_(s, ind)
+        if isinstance(s, ast.For):
+            return self.for_(s, ind)
+        if isinstance(s, ast.While):
+            cond, t = self.expr(s.test)
+            self.depth += 1
+            body = self.block(s.body, ind + 1)
+            self.depth -= 1
+            if s.orelse:
+                raise self.err(s, "while ... else")
+            return [pad + f"while {cond}:"] + body
+        if isinstance(s, ast.Break):
+            return [pad + "break"]
+        if isinstance(s, ast.Continue):
+            return [pad + "continue"]
+        if isinstance(s, ast.Pass):
+            return [pad + "pass"]
+        raise self.err(s, f"{type(s).__name__} is outside the portable subset")
+
+    def ret(self, s: ast.Return) -> str:
+        if s.value is None:
+            raise self.err(s, "a bare return")
+        if isinstance(s.value, ast.Tuple) and not self.is_vector(s.value):
+            parts = [self.expr(e) for e in s.value.elts]
+            t: Any = ("tup", tuple(p[1] for p in parts))
+        else:
+            p = self.expr(s.value)
+            parts = [p]
+            t = p[1]
+        if self.fn.ret is None:
+            self.fn.ret = t
+        elif self.fn.ret != t:
+            # an int where the other returns have a float: convert, as numba unifies
+            want = self.fn.ret[1] if self.fn.ret[0] == "tup" else (self.fn.ret,)
+            if len(want) != len(parts):
+                raise self.err(s, f"returns {t!r} here and {self.fn.ret!r} elsewhere")
+            parts = [self.coerce(s, p, w) for p, w in zip(parts, want, strict=True)]
+        return ", ".join(p[0] for p in parts)
+
+    def bind(self, node: ast.AST, name: str, code: str, t: Any, ind: int,
+             literal: bool = False) -> list[str]:
+        pad = "    " * ind
+        old = self.env.get(name)
+        if old == F and t == I:
+            code, t = f"F({code})", F
+        name_out = self.target(node, name, t)
+        if literal and t == I:
+            code = f"int({code})"
+        elif literal and t == B:
+            code = f"bool({code})"
+        return [pad + f"{name_out} = {code}"]
+
+    def target(self, node: ast.AST, name: str, t: Any) -> str:
+        """The Warp name a binding of ``name`` to a ``t`` writes: one Warp variable per
+        name and type (a name bound to another type where the old binding is out of reach,
+        as in another branch or after a top-level rebinding, becomes a new variable)."""
+        if name in RESERVED and name not in self.rename:
+            self.rename[name] = f"{name}_"
+        name_out = self.rename.get(name, name)
+        old = self.env.get(name)
+        if old is not None and old != t and self.depth > 0:
+            raise self.err(node, f"{name} changes type ({old!r} -> {t!r}) in a branch")
+        if self.outtype.get(name_out, t) != t:
+            k = 1
+            while self.outtype.get(f"{name}_{k}", t) != t:
+                k += 1
+            name_out = f"{name}_{k}"
+            self.rename[name] = name_out
+        if name_out not in self.outtype and self.in_if > 0 and name not in self.loopvars:
+            self.hoist.append(name_out)  # declared at the top: Warp has no branch scopes
+        self.outtype[name_out] = t
+        self.env[name] = t
+        return name_out
+
+    def assign(self, s: ast.Assign, ind: int) -> list[str]:
+        out: list[str] = []
+        first = s.targets[0]
+        if len(s.targets) > 1:  # a = b = v: each from v
+            for t in s.targets:
+                out += self.assign(ast.copy_location(ast.Assign([t], s.value), s), ind)
+            return out
+        if isinstance(first, ast.Name):
+            code, t = self.expr(s.value)
+            if isinstance(t, tuple) and t[0] == "tup":
+                raise self.err(s, "several values bound to one name")
+            lit = isinstance(s.value, ast.Constant) or (
+                isinstance(s.value, ast.UnaryOp) and isinstance(s.value.operand, ast.Constant))
+            return self.bind(s, first.id, code, t, ind, literal=lit)
+        if isinstance(first, ast.Tuple):
+            names = []
+            for e in first.elts:
+                if not isinstance(e, ast.Name):
+                    raise self.err(s, "unpacking into a non-name")
+                if e.id == "_":  # each discarded value its own name (Warp binds every one)
+                    self.ntmp += 1
+                    names.append(f"_u{self.ntmp}")
+                    continue
+                if e.id in RESERVED and e.id not in self.rename:
+                    self.rename[e.id] = f"{e.id}_"
+                names.append(e.id)
+            val = s.value
+            if isinstance(val, ast.IfExp) and isinstance(val.body, ast.Tuple) \
+                    and isinstance(val.orelse, ast.Tuple):
+                val = ast.Tuple([ast.copy_location(ast.IfExp(val.test, a, b), val)
+                                 for a, b in zip(val.body.elts, val.orelse.elts, strict=False)], ast.Load())
+            if isinstance(val, ast.Tuple):
+                if len(val.elts) != len(names):
+                    raise self.err(s, "unpacking a tuple of another length")
+                parts = [self.expr(e) for e in val.elts]
+                read = {n.id for e in val.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
+                if read & set(names[:-1]):  # a, b = b, a: through temporaries
+                    tmps = []
+                    for code, t in parts:
+                        self.ntmp += 1
+                        tmps.append((f"_t{self.ntmp}", t))
+                        out.append("    " * ind + f"_t{self.ntmp} = {code}")
+                    parts = tmps
+                for nm, (code, t), e in zip(names, parts, val.elts, strict=True):
+                    out += self.bind(s, nm, code, t, ind,
+                                     literal=isinstance(e, ast.Constant))
+                return out
+            code, t = self.expr(val)
+            if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == len(names):
+                # unpacking a vector: its entries
+                self.ntmp += 1
+                tmp = f"_t{self.ntmp}"
+                out.append("    " * ind + f"{tmp} = {code}")
+                for i, nm in enumerate(names):
+                    out += self.bind(s, nm, f"{tmp}[{i}]", F if t[0] == "v" else C, ind)
+                return out
+            if not (isinstance(t, tuple) and t[0] == "tup" and len(t[1]) == len(names)):
+                raise self.err(s, f"unpacking {len(names)} names from a {t!r}")
+            outs = [self.target(s, nm, tt) for nm, tt in zip(names, t[1], strict=True)]
+            return ["    " * ind + f"{', '.join(outs)} = {code}"]
+        if isinstance(first, ast.Subscript):  # a store into an array parameter
+            arr, t = self.expr(first.value)
+            if not (isinstance(t, tuple) and t[0] == "arr"):
+                raise self.err(s, "a store into a non-array")
+            idx = first.slice.elts if isinstance(first.slice, ast.Tuple) else [first.slice]
+            codes = [self.expr(x) for x in idx]
+            if len(codes) != t[1] or any(c[1] != I for c in codes):
+                raise self.err(s, "a store needs one int index per dimension")
+            stored = self.coerce(s, self.expr(s.value), F if t[2] == "f" else I)
+            return ["    " * ind + f"{arr}[{', '.join(c[0] for c in codes)}] = {stored[0]}"]
+        raise self.err(s, "assignment to an attribute")
+
+    def if_(self, s: ast.If, ind: int) -> list[str]:
+        pad = "    " * ind
+        before = dict(self.env)
+        cond, t = self.expr(s.test)
+        self.depth += 1
+        self.in_if += 1
+        body = self.block(s.body, ind + 1)
+        env_body = self.env
+        self.env = dict(before)
+        orelse: list[str] = []
+        if s.orelse:
+            if len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+                sub = self.if_(s.orelse[0], ind)
+                orelse = [pad + "el" + sub[0].lstrip()] + sub[1:]
+            else:
+                orelse = [pad + "else:"] + self.block(s.orelse, ind + 1)
+        env_else = self.env
+        self.depth -= 1
+        self.in_if -= 1
+        # after the branches: a name bound to one type where bound; bound to two, unusable
+        self.env = dict(before)
+        live = [env for env, stmts in ((env_body, s.body), (env_else, s.orelse))
+                if not _exits(stmts)]
+        for env in live:
+            for nm, tt in env.items():
+                if before.get(nm) != tt:
+                    self.env[nm] = tt
+        if len(live) == 2:
+            for nm in set(env_body) & set(env_else):
+                if env_body[nm] != env_else[nm]:
+                    del self.env[nm]
+        return [pad + f"if {cond}:"] + body + orelse
+
+    def for_(self, s: ast.For, ind: int) -> list[str]:
+        pad = "    " * ind
+        if isinstance(s.iter, ast.Tuple) and isinstance(s.target, ast.Name) and not s.orelse:
+            # over a tuple of numbers: an index loop that picks the value
+            parts = [self.expr(e) for e in s.iter.elts]
+            t = F if any(p[1] == F for p in parts) else I
+            parts = [self.coerce(s, p, t) for p in parts]
+            self.ntmp += 1
+            k = f"_k{self.ntmp}"
+            pick = parts[-1][0]
+            for i in range(len(parts) - 2, -1, -1):
+                pick = f"wp.where({k} == {i}, {parts[i][0]}, {pick})"
+            self.loopvars.add(k)
+            self.depth += 1
+            head = self.bind(s, s.target.id, pick, t, ind + 1)
+            body = self.block(s.body, ind + 1)
+            self.depth -= 1
+            return [pad + f"for {k} in range({len(parts)}):"] + head + body
+        if not (isinstance(s.target, ast.Name) and isinstance(s.iter, ast.Call)
+                and isinstance(s.iter.func, ast.Name) and s.iter.func.id == "range"
+                and not s.orelse):
+            raise self.err(s, "only `for name in range(...)` loops")
+        args = [self.coerce(s, self.expr(a), I) if self.expr(a)[1] == B else self.expr(a)
+                for a in s.iter.args]
+        for a in args:
+            if a[1] not in (I, B):
+                raise self.err(s, "range() of a non-int")
+        self.env[s.target.id] = I
+        self.loopvars.add(s.target.id)
+        self.depth += 1
+        body = self.block(s.body, ind + 1)
+        self.depth -= 1
+        rng = ", ".join(a[0] if a[1] == I else f"int({a[0]})" for a in args)
+        return [pad + f"for {s.target.id} in range({rng}):"] + body
+
+    # -- expressions
+
+
+def _exits(stmts: list[ast.stmt]) -> bool:
+    """Whether a block always leaves by ``return``, ``break`` or ``continue``."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Break, ast.Continue)):
+        return True
+    return isinstance(last, ast.If) and _exits(last.body) and _exits(last.orelse)
