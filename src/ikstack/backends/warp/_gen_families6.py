@@ -229,7 +229,8 @@ def wrist_members(R36: wp.mat33d, h3: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, seed
 
 @wp.func
 def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d, d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
-    """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm whose axes 5 and 6 (1-based) meet:
+    """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm
+    whose axes 5 and 6 (1-based) meet:
     ``P5 = al h4 + be h5``, so the point ``p16 - be R06 h5`` does not depend on joints 5 and 6
     and its component along ``h1`` gives joint 1 by subproblem 4; then
     ``h1 . R(h4, q4) h5 = h1 . R01^T R06 h5`` gives joint 5 by subproblem 4."""
