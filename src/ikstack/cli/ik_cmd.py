@@ -17,6 +17,7 @@ from ikstack.cli.common import (
     print_json,
 )
 from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.vocabulary import METHODS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,8 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="seed joints [rad or m; deg with --deg]; default mid-limits")
     add_deg_flag(p, "--seed")
     p.add_argument("--method", default="auto",
-                   help="auto (analytic where the family allows, else numerical), analytic, "
-                        "numerical, dls, lm")
+                   help="auto (analytic where the family allows, else numerical), "
+                        + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--all", action="store_true",
                    help="the whole valid solution set (analytic: closed form, or the algebraic "
                         "general mode for 6R/7R arms without one), summarised with the first "

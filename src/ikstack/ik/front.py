@@ -27,8 +27,7 @@ from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, NumericalIK
 from ikstack.ik.result import IKResult
 from ikstack.model import Chain
-
-METHODS = ("auto", "analytic", "numerical", "lm", "dls")
+from ikstack.vocabulary import METHODS
 
 _NUMERICAL: dict[str, type[NumericalIK]] = {
     "numerical": LevenbergMarquardt,

@@ -28,14 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError
+from ikstack.errors import DatasetError, InputError, MissingExtraError
 from ikstack.jobs.convert import SolveConfig
 from ikstack.jobs.episode import (
     POSE_COLUMNS,
     QUATERNION_NORM_TOL,
     TIME_COLUMN,
     Array,
-    DatasetError,
     check_finite_columns,
 )
 from ikstack.jobs.formats import atomic_write, read_solved, remove_partials

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
+from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.errors import SolverUnavailableError as SolverUnavailableError  # its old home
 from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.jobs.options import METHODS
@@ -30,11 +31,6 @@ PathSolver = Callable[[Array, "Array | None"], IKResult]
 #: job's config (chain, method, max_joint_step, backend, device); must be picklable (a
 #: module-level function) for the process pool and Ray
 PathSolverFactory = Callable[[Any], PathSolver]
-
-
-
-class SolverUnavailableError(IKStackError):
-    """The IK solver a job asked for is not part of this installation."""
 
 
 def check_method(method: str) -> str:
