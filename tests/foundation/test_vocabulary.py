@@ -94,3 +94,202 @@ def test_string_enums_read_and_compare_as_their_value():
     assert m == "analytic" and str(m) == "analytic" and f"{m}" == "analytic"
     assert vocabulary.Method("dls") is vocabulary.Method.DLS
     assert vocabulary.Backend("warp") == "warp"
+
+
+# ---------------------------------------------------------------- renamed names: old warns
+
+
+@pytest.mark.parametrize("module, old, new", [
+    ("ikstack", "DampedLeastSquares", "DLSVelocitySolver"),
+    ("ikstack.diffik", "DampedLeastSquares", "DLSVelocitySolver"),
+    ("ikstack.diffik.dls", "DampedLeastSquares", "DLSVelocitySolver"),
+    ("ikstack.ik.numerical", "DampedLeastSquares", "DampedLeastSquaresIK"),
+    ("ikstack.ik.numerical.dls", "DampedLeastSquares", "DampedLeastSquaresIK"),
+    ("ikstack.diffik", "StepReason", "StepStatus"),
+    ("ikstack.diffik.qp_config", "StepReason", "StepStatus"),
+])
+def test_a_renamed_module_name_warns_and_is_the_new_object(module, old, new):
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=new):
+        value = getattr(mod, old)
+    assert value is getattr(mod, new)
+
+
+def test_the_two_damped_least_squares_are_two_names():
+    from ikstack.diffik import DLSVelocitySolver
+    from ikstack.ik.numerical import DampedLeastSquaresIK
+
+    assert DLSVelocitySolver is not DampedLeastSquaresIK
+    assert ikstack.DLSVelocitySolver is DLSVelocitySolver
+    assert "DLSVelocitySolver" in ikstack.__all__
+
+
+def test_unknown_module_names_still_raise_attribute_error():
+    import ikstack.diffik
+
+    with pytest.raises(AttributeError):
+        ikstack.diffik.NoSuchName  # noqa: B018
+    with pytest.raises(AttributeError):
+        ikstack.NoSuchName  # noqa: B018
+
+
+def _warns_once(fn):
+    with pytest.warns(DeprecationWarning):
+        return fn()
+
+
+def test_ik_result_has_success_status_and_message():
+    import numpy as np
+
+    from ikstack.ik import IKResult, IKStatus
+
+    r = IKResult(q=np.zeros((3, 2)), success=np.array([True, False, False]),
+                 position_error=np.zeros(3), rotation_error=np.zeros(3),
+                 status=np.array([0, 5, 3]), method="test")
+    assert IKStatus.UNREACHABLE.reason == r.reason(1)
+    assert r.message == ("1 of 3 targets solved; failed: 1 no solution within the joint "
+                         "limits, 1 no candidate met the FK tolerances (target out of reach?)")
+    ok = IKResult(q=np.zeros((1, 2)), success=np.array([True]), position_error=np.zeros(1),
+                  rotation_error=np.zeros(1), status=np.array([0]), method="test")
+    assert ok.message == "all 1 target solved and certified by FK"
+
+
+def test_arm_decode_result_success_and_status_with_old_names_warning():
+    import numpy as np
+
+    from ikstack.chunk.types import ArmDecodeResult, DecodeStatus
+
+    r = ArmDecodeResult("left", False, np.zeros((4, 7)), 2, 1, "joint_limit", "j3 at its limit")
+    assert r.success is False and r.status is DecodeStatus.JOINT_LIMIT
+    assert r.status == "joint_limit" and r.message == "j3 at its limit"
+    assert _warns_once(lambda: r.ok) is False
+    assert _warns_once(lambda: r.reason) == "joint_limit"
+    with pytest.raises(ValueError):
+        ArmDecodeResult("left", False, np.zeros((4, 7)), 2, 1, "no_such_reason")
+
+
+def test_decoded_chunk_success_status_message():
+    import numpy as np
+
+    from ikstack.chunk.types import ChunkRejection, DecodedChunk, DecodeStatus
+
+    rej = ChunkRejection("left", 2, -1, DecodeStatus.BRANCH_JUMP, "jumps")
+    c = DecodedChunk(False, np.arange(3.0), {}, rej, (rej,), {})
+    assert not c.success and c.status is DecodeStatus.BRANCH_JUMP
+    assert c.message == "chunk rejected: arm 'left', knot 2: branch_jump (jumps)"
+    assert _warns_once(lambda: c.ok) is False
+    good = DecodedChunk(True, np.arange(3.0), {}, None, (), {})
+    assert good.success and good.status is DecodeStatus.OK and good.message == "accepted"
+
+
+def test_step_result_status_with_reason_warning():
+    import numpy as np
+
+    from ikstack.diffik import StepResult, StepStatus
+
+    r = StepResult(np.zeros(2), np.zeros(2), StepStatus.TRACKING_LAG, 0.01)
+    assert not r.success and r.status is StepStatus.TRACKING_LAG
+    assert _warns_once(lambda: r.reason) is StepStatus.TRACKING_LAG
+
+
+def test_servo_result_success_and_rotation_error():
+    import numpy as np
+
+    from ikstack.servo import Action, ServoResult, ServoStatus
+    from ikstack.servo.commands import Reference
+
+    ref = Reference(np.zeros(2), np.zeros(2))
+    r = ServoResult(Action.TRACK, ref, ServoStatus.VELOCITY_SCALED, orientation_error=0.25)
+    assert r.success and r.rotation_error == 0.25
+    assert not ServoResult(Action.REJECT, ref, ServoStatus.INVALID_INPUT).success
+    assert not ServoResult(Action.HOLD, ref, ServoStatus.SOLVER_ERROR).success
+
+
+def test_validate_target_result_success_and_rotation_error_with_old_names_warning():
+    from ikstack.validate.report import CheckStatus, TargetResult
+
+    t = TargetResult(index=0, q_sample=[0.0], position=[0.0, 0.0, 0.0], success=True,
+                     position_error=1e-4, rotation_error_deg=0.5, iterations=7, q_final=[0.1])
+    assert t.status is CheckStatus.PASS and t.message == "reached in 7 iterations"
+    assert _warns_once(lambda: t.reached) is True
+    assert _warns_once(lambda: t.orientation_error_deg) == 0.5
+
+
+def test_servo_trace_rotation_error_with_old_name_warning():
+    import numpy as np
+
+    from ikstack.servo.demo import ServoTrace
+
+    z = np.zeros(2)
+    tr = ServoTrace(z, np.zeros((2, 1)), np.zeros((2, 1)), z, np.array([0.0, 0.5]),
+                    np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64), z, ())
+    assert tr.rotation_error[-1] == 0.5
+    assert _warns_once(lambda: tr.orientation_error)[-1] == 0.5
+
+
+# ---------------------------------------------------------------- q0 (joint guess), rng
+
+
+def _ur5_target():
+    import numpy as np
+
+    from ikstack.robots import load
+
+    ur5 = load("ur5")
+    q = np.array([0.1, -1.2, 1.4, -1.8, -1.57, 0.3])
+    return ur5, ikstack.fk(ur5, q), q + 0.05
+
+
+def test_solve_ik_takes_q0_and_seed_still_works_with_a_warning():
+    import numpy as np
+
+    from ikstack.errors import InputError
+
+    ur5, T, guess = _ur5_target()
+    for method in ("analytic", "numerical"):
+        new = ikstack.solve_ik(ur5, T, q0=guess, method=method)
+        old = _warns_once(lambda m=method: ikstack.solve_ik(ur5, T, seed=guess, method=m))
+        assert new.success.all() and np.array_equal(new.q, old.q)
+    with pytest.raises(InputError, match="both 'seed' and 'q0'"):
+        ikstack.solve_ik(ur5, T, q0=guess, seed=guess)
+
+
+def test_solver_methods_take_q0_and_seed_still_works_with_a_warning():
+    import numpy as np
+
+    from ikstack.ik.analytic import AnalyticIK
+    from ikstack.ik.numerical import LevenbergMarquardt
+
+    ur5, T, guess = _ur5_target()
+    ik = AnalyticIK(ur5)
+    assert np.array_equal(ik.solve(T, q0=guess).q, _warns_once(lambda: ik.solve(T, seed=guess)).q)
+    path = np.stack([T, T])
+    assert np.array_equal(ik.solve_path(path, q0=guess).q,
+                          _warns_once(lambda: ik.solve_path(path, seed=guess)).q)
+    lm = LevenbergMarquardt(ur5)
+    assert np.array_equal(lm.solve(T, q0=guess).q, _warns_once(lambda: lm.solve(T, seed=guess)).q)
+
+
+def test_numerical_randomness_is_rng_and_seed_still_works_with_a_warning():
+    from ikstack.errors import InputError
+    from ikstack.ik.numerical import LevenbergMarquardt
+
+    ur5, _, _ = _ur5_target()
+    assert LevenbergMarquardt(ur5, rng=7).options.rng == 7
+    old = _warns_once(lambda: LevenbergMarquardt(ur5, seed=7))
+    assert old.options.rng == 7
+    assert _warns_once(lambda: old.options.seed) == 7
+    with pytest.raises(InputError, match="both 'seed' and 'rng'"):
+        LevenbergMarquardt(ur5, seed=7, rng=7)
+
+
+def test_model_check_takes_rng_and_rotation_tolerance_with_old_names_warning():
+    from ikstack.validate import check_jacobian_ik
+
+    ur5, _, _ = _ur5_target()
+    new = check_jacobian_ik(ur5, num_targets=2, rng=3, rotation_tolerance_deg=5.0)
+    with pytest.warns(DeprecationWarning) as got:
+        old = check_jacobian_ik(ur5, num_targets=2, seed=3, orientation_tolerance_deg=5.0)
+    assert len(got) == 2
+    assert [t.q_sample for t in new.targets] == [t.q_sample for t in old.targets]
+    assert new.config["rotation_tolerance_deg"] == old.config["orientation_tolerance_deg"] == 5.0

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.chunk.types import ArmDecodeResult, LagStats
+from ikstack.chunk.types import ArmDecodeResult, DecodeStatus, LagStats
 from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.diffik.qp_select import make_velocity_qp
 from ikstack.errors import ConfigError, InputError, ShapeError
@@ -182,7 +182,8 @@ class ArmDecoder:
                 steps += 1
                 if not r.success:
                     out[k:] = q
-                    return ArmDecodeResult(self.name, False, out, k, j, r.reason.value,
+                    return ArmDecodeResult(self.name, False, out, k, j,
+                                           DecodeStatus(r.status.value),
                                            r.message, LagStats(worst_p, worst_e, exceed, steps))
                 worst_p = max(worst_p, r.position_residual_m * 1000.0)
                 worst_e = max(worst_e, r.euler_residual_deg)
@@ -199,7 +200,7 @@ class ArmDecoder:
         out = np.empty((H, ch.dof))
         branch = math.radians(s.branch_check_deg)
         for k in range(H):
-            res = self.ik.solve(T[k:k + 1], seed=q[None, :], return_all=True)
+            res = self.ik.solve(T[k:k + 1], q[None, :], return_all=True)
             cands = [np.asarray(res.q[0], dtype=np.float64)]
             if res.q_all is not None and res.valid_all is not None:
                 cands += [np.asarray(c, dtype=np.float64)
@@ -230,7 +231,7 @@ class ArmDecoder:
                 else:
                     reason, msg = "ik_failed", "no analytic solution met the FK tolerances"
                 out[k:] = q
-                return ArmDecodeResult(self.name, False, out, k, -1, reason, msg)
+                return ArmDecodeResult(self.name, False, out, k, -1, DecodeStatus(reason), msg)
             q = C[pick].copy()
             out[k] = q
         return ArmDecodeResult(self.name, True, out)

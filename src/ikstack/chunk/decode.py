@@ -74,9 +74,9 @@ def merge_results(request: ChunkRequest, results: Mapping[str, ArmDecodeResult],
     H = request.horizon()
     times = request.t0 + action_interval_s * np.arange(1, H + 1, dtype=np.float64)
     failures = tuple(
-        ChunkRejection(a, results[a].failed_knot, results[a].failed_substep, results[a].reason,
+        ChunkRejection(a, results[a].failed_knot, results[a].failed_substep, results[a].status,
                        results[a].message)
-        for a in arm_order if not results[a].ok)
+        for a in arm_order if not results[a].success)
     meta = {
         "ik_backend": {a: backends[a] for a in arm_order},
         "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order

@@ -65,7 +65,7 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
             f"--all lists the analytic solution set, and no analytic mode covers "
             f"{chain.name or 'this chain'}: {c.reason}")
     solver = AnalyticIK(chain, mode=mode)
-    return solver.solve(T[None], seed=seed, return_all=True)
+    return solver.solve(T[None], q0=seed, return_all=True)
 
 
 def pose_target(pose: list[float]) -> np.ndarray:
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all:
         res = _solve_all(chain, T, seed)
     else:
-        res = solve_ik(chain, T[None], seed=seed, method=args.method)
+        res = solve_ik(chain, T[None], q0=seed, method=args.method)
     if args.all and res.q_all is not None and res.valid_all is not None:
         valid = res.q_all[0][res.valid_all[0]]
         if len(valid):

@@ -157,7 +157,7 @@ def library_path_solver(chain: Chain, method: str = "auto",
             return solver.solve_path
 
     def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
-        return solve_ik(chain_, T, seed=seed, method="numerical")
+        return solve_ik(chain_, T, q0=seed, method="numerical")
 
     def path(T_path: Array, seed: Array | None) -> IKResult:
         return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)

@@ -6,7 +6,7 @@ import os
 import warnings
 from typing import Any
 
-from ikstack.diffik import DampedLeastSquares, DifferentialIK
+from ikstack.diffik import DifferentialIK, DLSVelocitySolver
 from ikstack.errors import InputError
 from ikstack.model import Chain
 from ikstack.servo.config import ServoConfig
@@ -46,7 +46,7 @@ def check_arguments(chain: Any, config: Any, differential_ik: Any,
     cfg = config if config is not None else ServoConfig()
     if not isinstance(cfg, ServoConfig):
         raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
-    solver = differential_ik if differential_ik is not None else DampedLeastSquares()
+    solver = differential_ik if differential_ik is not None else DLSVelocitySolver()
     if not isinstance(solver, DifferentialIK):
         raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
                          f"got {type(solver).__name__}")

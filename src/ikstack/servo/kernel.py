@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DiffIKRequest, DLSVelocitySolver
 from ikstack.diffik.solver import as_result
 from ikstack.errors import ConfigError, InputError, ModelError
 from ikstack.kinematics import compile_chain
@@ -218,7 +218,7 @@ class Servo:
             stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
             apply where finite.
         config: :class:`ServoConfig` (MoveIt Servo defaults).
-        differential_ik: the per-cycle solver; default :class:`DampedLeastSquares`. Any
+        differential_ik: the per-cycle solver; default :class:`DLSVelocitySolver`. Any
             :class:`DifferentialIK` works; an exception, a wrong shape or non-finite output
             from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
@@ -249,12 +249,12 @@ class Servo:
         solver = native.ServoSolver()
         kind = type(differential_ik)
         solver.kind = 1 if kind is BoxQPSolver else 0
-        if kind is DampedLeastSquares:
+        if kind is DLSVelocitySolver:
             solver.min_damping = float(getattr(differential_ik, "min_damping", 0.0))
         if kind is BoxQPSolver:
             solver.max_iterations = int(getattr(differential_ik, "max_iterations", 100))
             solver.tolerance = float(getattr(differential_ik, "tolerance", 1e-12))
-        solve = None if kind in (DampedLeastSquares, BoxQPSolver) \
+        solve = None if kind in (DLSVelocitySolver, BoxQPSolver) \
             else partial(call_solver, differential_ik, n)
         gen = reset = None
         if motion_generator is not None:

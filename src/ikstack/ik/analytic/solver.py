@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
@@ -283,16 +284,17 @@ class AnalyticIK:
                              (Q, V, OK, FK, LIM, CON, D, PL), partial(gate, every=True))
         return Q, OK, FK, LIM, CON, D
 
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
-              return_all: bool = False) -> IKResult:
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
+              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
         """Solve targets; the valid solution nearest each seed.
 
         Args:
             T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame
                 [m]; leading batch dimensions shape the result (``q`` (..., dof)), a single
                 (4, 4) target gives one row.
-            seed: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) [rad];
-                the middle of the limits by default. Seeds are projected into the limits first.
+            q0: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) joint
+                guess [rad]; the middle of the limits by default. It is projected into the
+                limits first (``seed``, its former name, warns).
             return_all: also return every candidate ``q_all`` (N, K, dof) and its certified
                 mask ``valid_all`` (N, K).
 
@@ -300,6 +302,9 @@ class AnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
             hold the limit-projected seed and a status saying why.
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "AnalyticIK.solve")
+        seed = q0
         if return_all and self._six and self._fast:
             every = _all6.solve_all(self, T_base_tcp, seed)
             if every is not None:
@@ -473,8 +478,8 @@ class AnalyticIK:
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
                         q_all, valid_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None,
-                   compiled: bool = True) -> IKResult:
+    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None,
+                   compiled: bool = True, *, seed: ArrayLike | None = None) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue
@@ -488,10 +493,13 @@ class AnalyticIK:
 
         Args:
             targets: (T, 4, 4) TCP poses [m].
-            seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
-                default.
+            q0: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
+                default (``seed``, its former name, warns).
             compiled: False forces the frame-by-frame loop (same selections, slower).
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "AnalyticIK.solve_path")
+        seed = q0
         T, _ = self._targets(targets)
         prev = self._seeds(seed, 1)
         n = T.shape[0]
@@ -529,7 +537,7 @@ class AnalyticIK:
         if first is None:
             return self._frame_path(T, prev)
         parts = [self._frame_path(T[:first], prev)] if first else []
-        parts.append(self.solve_path(T[first:], seed=r.q[0], compiled=compiled))
+        parts.append(self.solve_path(T[first:], r.q[0], compiled=compiled))
         return IKResult.concat(parts, self.method)
 
     def _gate(self) -> tuple[Any, ...]:
