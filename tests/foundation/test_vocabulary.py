@@ -94,6 +94,13 @@ def test_string_enums_read_and_compare_as_their_value():
     assert m == "analytic" and str(m) == "analytic" and f"{m}" == "analytic"
     assert vocabulary.Method("dls") is vocabulary.Method.DLS
     assert vocabulary.Backend("warp") == "warp"
+    assert {"dls": 1}[vocabulary.Method.DLS] == 1 and vocabulary.Method.LM in {"lm"}
+
+
+def test_solve_ik_takes_a_method_enum():
+    ur5, T, guess = _ur5_target()
+    for m in vocabulary.Method:
+        assert ikstack.solve_ik(ur5, T, guess, method=m).success.all()
 
 
 # ---------------------------------------------------------------- renamed names: old warns
@@ -293,3 +300,125 @@ def test_model_check_takes_rng_and_rotation_tolerance_with_old_names_warning():
     assert len(got) == 2
     assert [t.q_sample for t in new.targets] == [t.q_sample for t in old.targets]
     assert new.config["rotation_tolerance_deg"] == old.config["orientation_tolerance_deg"] == 5.0
+
+
+# ---------------------------------------------------------------- *Config settings, enums
+
+
+def test_numerical_settings_are_a_config_passed_whole_or_as_keywords():
+    import numpy as np
+
+    from ikstack.errors import InputError
+    from ikstack.ik.numerical import LevenbergMarquardt, NumericalConfig
+
+    ur5, T, guess = _ur5_target()
+    cfg = NumericalConfig(max_restarts=3, rng=5)
+    a = LevenbergMarquardt(ur5, config=cfg)
+    assert a.config == cfg and a.options is a.config
+    b = LevenbergMarquardt(ur5, max_restarts=3, rng=5)
+    assert b.config == cfg
+    c = LevenbergMarquardt(ur5, config=cfg, max_restarts=4)  # a keyword overrides the config
+    assert c.config.max_restarts == 4 and c.config.rng == 5
+    assert np.array_equal(a.solve(T, guess).q, b.solve(T, guess).q)
+    with pytest.raises(InputError, match="NumericalConfig"):
+        LevenbergMarquardt(ur5, config={"max_restarts": 3})
+    import ikstack.ik.numerical as numerical
+    assert _warns_once(lambda: numerical.NumericalOptions) is NumericalConfig
+
+
+def test_analytic_settings_are_a_config_and_modes_an_enum():
+    import numpy as np
+
+    from ikstack.errors import InputError
+    from ikstack.ik.analytic import AnalyticConfig, AnalyticIK, AnalyticMode
+
+    ur5, T, guess = _ur5_target()
+    via_config = AnalyticIK(ur5, config=AnalyticConfig(mode=AnalyticMode.STRICT,
+                                                       max_joint_step=2.0))
+    via_keywords = AnalyticIK(ur5, mode="strict", max_joint_step=2.0)
+    assert via_config.max_joint_step == via_keywords.max_joint_step == 2.0
+    assert via_config.mode == "strict"
+    assert np.array_equal(via_config.solve(T, guess).q, via_keywords.solve(T, guess).q)
+    assert tuple(AnalyticMode) == ("strict", "near", "general")
+    with pytest.raises(InputError, match="AnalyticConfig"):
+        AnalyticIK(ur5, config={"mode": "strict"})
+
+
+def test_servo_kernel_is_kernel_and_backend_warns():
+    from ikstack.errors import InputError
+    from ikstack.robots import load
+    from ikstack.servo import Servo, ServoConfig
+
+    chain = load("planar2")
+    cfg = ServoConfig(task_axes=(0, 1))
+    s = Servo(chain, cfg, kernel="native")
+    assert s.kernel == "native"
+    with pytest.warns(DeprecationWarning, match="kernel="):
+        Servo(chain, cfg, backend="native")
+    with pytest.raises(InputError, match="kernel must be 'native'"):
+        Servo(chain, cfg, kernel="fortran")
+    with pytest.raises(InputError, match="both"):
+        Servo(chain, cfg, kernel="native", backend="native")
+
+
+def test_servo_config_rotation_tolerance_with_the_old_keyword_and_attribute_warning():
+    import dataclasses
+
+    from ikstack.errors import ConfigError
+    from ikstack.servo import ServoConfig
+
+    new = ServoConfig(rotation_tolerance=0.02)
+    old = _warns_once(lambda: ServoConfig(orientation_tolerance=0.02))
+    assert old == new and old.rotation_tolerance == 0.02
+    assert _warns_once(lambda: new.orientation_tolerance) == 0.02
+    assert dataclasses.replace(new, rotation_tolerance=0.03).rotation_tolerance == 0.03
+    with pytest.raises(ConfigError, match="both"):
+        ServoConfig(rotation_tolerance=0.02, orientation_tolerance=0.02)
+    with pytest.raises(ConfigError, match="rotation_tolerance"):
+        ServoConfig(rotation_tolerance=-1.0)
+
+
+def test_chunk_decode_method_is_method_and_backend_warns():
+    from ikstack.chunk import AnalyticDecodeConfig, ArmSpec, DecodeMethod
+    from ikstack.robots import load
+
+    chain = load("ur5")
+    spec = ArmSpec("arm", chain, DecodeMethod.DIFF)
+    assert spec.method == "diff"
+    assert _warns_once(lambda: spec.backend) == "diff"
+    dec = spec.build()
+    assert dec.method is DecodeMethod.DIFF
+    assert _warns_once(lambda: dec.backend) is DecodeMethod.DIFF
+    from ikstack.chunk.arm_decoder import ArmDecoder
+
+    old = _warns_once(lambda: ArmDecoder("arm", chain, backend="diff"))
+    assert old.method is DecodeMethod.DIFF
+    import ikstack.chunk as chunk
+    import ikstack.chunk.arm_decoder as arm_decoder
+    assert _warns_once(lambda: chunk.AnalyticSettings) is AnalyticDecodeConfig
+    assert _warns_once(lambda: arm_decoder.AnalyticSettings) is AnalyticDecodeConfig
+
+
+def test_profile_ik_method_with_the_old_attribute_warning():
+    from ikstack.chunk import bundled_profile_path, load_profile
+
+    path = bundled_profile_path("marvin_bimanual_diff")
+    p = load_profile(path)
+    assert p.ik_method in ("analytic", "diff")
+    assert _warns_once(lambda: p.ik_backend) == p.ik_method
+
+
+def test_model_check_runs_against_fk_models_and_the_backend_names_warn():
+    import ikstack.validate as validate
+    from ikstack.robots import load
+
+    chain = load("ur5")
+    m = validate.as_fk_model(chain)
+    assert isinstance(m, validate.FKModel) and isinstance(m, validate.ChainFK)
+    assert _warns_once(lambda: validate.FKBackend) is validate.FKModel
+    assert isinstance(_warns_once(lambda: validate.as_backend(chain)), validate.ChainFK)
+    assert _warns_once(lambda: validate.load_backend("ur5", engine="ikstack")).name == "ur5"
+    assert validate.load_fk_model("ur5", kinematics="ikstack").name == "ur5"
+    import ikstack.validate.backends as old_module
+    assert _warns_once(lambda: old_module.ChainFK) is validate.ChainFK
+    assert _warns_once(lambda: old_module.FKBackend) is validate.FKModel

@@ -78,6 +78,13 @@ class LagStats:
                 "exceedances": self.exceedances, "steps": self.steps}
 
 
+class DecodeMethod(StrEnum):
+    """How an arm's chunk is decoded (``ik_backend`` in a profile file)."""
+
+    ANALYTIC = "analytic"  #: analytic IK per knot, nearest valid branch (the default)
+    DIFF = "diff"  #: the velocity QP, substep by substep
+
+
 class DecodeStatus(StrEnum):
     """Why an arm's decode succeeded or failed (a ``str``: ``DecodeStatus.OK == "ok"``)."""
 

@@ -56,15 +56,15 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ikstack.validate import check_jacobian_ik, format_table, load_backend, progress_bar
+    from ikstack.validate import check_jacobian_ik, format_table, load_fk_model, progress_bar
 
     _old_json(args)
     model, kinematics = _model(args)
-    backend = load_backend(model, engine=kinematics, base=args.base, tip=args.tip,
-                           end_effector=args.end_effector)
+    fk_model = load_fk_model(model, kinematics=kinematics, base=args.base, tip=args.tip,
+                             end_effector=args.end_effector)
     show = not args.no_progress and sys.stderr.isatty() and not args.json
     report = check_jacobian_ik(
-        backend, num_targets=args.targets, max_iterations=args.iterations, damping=args.damping,
+        fk_model, num_targets=args.targets, max_iterations=args.iterations, damping=args.damping,
         position_tolerance=args.position_tolerance,
         rotation_tolerance_deg=args.orientation_tolerance_deg,
         min_pass_rate=args.min_pass_rate, eps=args.eps, rng=args.seed, max_step=args.max_step,

@@ -167,7 +167,7 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
             family where its candidates are few, e.g. 6R arms; numerical otherwise, e.g. 7R
             arms and chains only the algebraic mode solves), ``"analytic"``, ``"numerical"``
             (Levenberg-Marquardt), ``"lm"`` or ``"dls"``.
-        **options: numerical options (:class:`~ikstack.ik.numerical.NumericalOptions` fields,
+        **options: numerical options (:class:`~ikstack.ik.numerical.NumericalConfig` fields,
             and ``damping``/``damping_parameter`` of the step; ``rng`` seeds the restarts).
             With ``method="analytic"``
             the only option is ``mode`` (:class:`~ikstack.ik.analytic.AnalyticIK`'s

@@ -27,7 +27,7 @@ from ikstack._deprecated import warn_renamed
 from ikstack.errors import InputError
 from ikstack.kinematics import jacobian_fd
 from ikstack.spatial import as_transforms, pose_error
-from ikstack.validate.backends import FKBackend, as_backend
+from ikstack.validate.fk_models import FKModel, as_fk_model
 from ikstack.validate.report import (
     LIKELY_CAUSES,
     CheckStatus,
@@ -43,7 +43,7 @@ _AT_LIMIT = 1e-9  # [rad or m]
 _DEAD_COLUMN = 1e-9  # Jacobian column norm below this: the joint does not move the end effector
 _SINGULAR_START = 1e-3  # sigma_min / sigma_max at the neutral pose below this: near-singular
 _STILL_CONVERGING = 0.9  # failed targets whose error kept falling below this ratio late on
-_FK_RIGID_ATOL = 1e-4  # float32 backends' rotations are orthonormal only to ~1e-7
+_FK_RIGID_ATOL = 1e-4  # float32 FK models' rotations are orthonormal only to ~1e-7
 
 
 def _check_options(num_targets: int, max_iterations: int, damping: float, position_tolerance: float,
@@ -66,7 +66,7 @@ def _check_options(num_targets: int, max_iterations: int, damping: float, positi
         raise InputError(f"eps must be positive; got {eps}")
 
 
-def _sample_targets(be: FKBackend, rng: np.random.Generator, n: int, scara: bool) -> Array:
+def _sample_targets(be: FKModel, rng: np.random.Generator, n: int, scara: bool) -> Array:
     lo = np.where(np.isfinite(be.lower), be.lower, -math.pi)
     hi = np.where(np.isfinite(be.upper), be.upper, math.pi)
     if not scara:
@@ -120,7 +120,7 @@ def check_jacobian_ik(
     """Run the Jacobian-IK model check on any forward kinematics.
 
     Args:
-        model: an ikstack ``Chain``, an :class:`~ikstack.validate.FKBackend` (``ChainFK``,
+        model: an ikstack ``Chain``, an :class:`~ikstack.validate.FKModel` (``ChainFK``,
             ``MujocoFK``, ``CallableFK``), or a callable ``fk(q) -> (4, 4)`` with ``lower``
             and ``upper``.
         num_targets: FK-sampled targets.
@@ -130,7 +130,7 @@ def check_jacobian_ik(
         rotation_tolerance_deg: [deg] geodesic (``orientation_tolerance_deg``, its former
             name, warns).
         min_pass_rate: the check fails below this share of reached targets.
-        eps: finite-difference step [rad or m]; 1e-5, or 1e-3 for a float32 backend.
+        eps: finite-difference step [rad or m]; 1e-5, or 1e-3 for a float32 FK model.
         central: central (default) or forward differences.
         rng: an int seed or a ``numpy.random.Generator`` for the target sampling (``seed``,
             its former name, warns).
@@ -140,7 +140,7 @@ def check_jacobian_ik(
             raises pass rates, so it is reported (``config["max_step"]``, the table, JSON).
         scara: sample targets on an FK-reach ring; detected from the axes when None.
         lower, upper: (dof,) limits, for a plain callable.
-        neutral: (dof,) start configuration; the backend's neutral pose when None (the zero
+        neutral: (dof,) start configuration; the FK model's neutral pose when None (the zero
             configuration clipped into the limits; MuJoCo's ``qpos0`` clipped likewise).
         name: display name of the model.
         progress: called as ``progress(done, total, message)`` after every iteration.
@@ -158,7 +158,7 @@ def check_jacobian_ik(
         rng = seed
     _check_options(num_targets, max_iterations, damping, position_tolerance,
                    rotation_tolerance_deg, min_pass_rate, eps, min_target_separation)
-    be = as_backend(model, lower, upper, neutral)
+    be = as_fk_model(model, lower, upper, neutral)
     label = name or be.name
     scara = be.scara if scara is None else bool(scara)
     eps = (1e-3 if be.float32 else 1e-5) if eps is None else float(eps)
@@ -237,7 +237,7 @@ def check_jacobian_ik(
     return _verdict(label, be, results, distinct, J_neutral, config)
 
 
-def _verdict(label: str, be: FKBackend, results: list[TargetResult], distinct: int,
+def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int,
              J_neutral: Array, config: dict[str, Any]) -> JacobianIKReport:
     n = len(results)
     n_ok = sum(r.success for r in results)

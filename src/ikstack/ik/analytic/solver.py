@@ -16,6 +16,8 @@ from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.analytic import _all6, _one, _path, _refine, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
+from ikstack.ik.analytic.config import MODES as _MODES
+from ikstack.ik.analytic.config import AnalyticConfig
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
 from ikstack.kinematics._kernels import all_finite
@@ -31,8 +33,8 @@ NEAR_ITERATIONS = 12
 NEAR_MAX_STEP = 0.25
 #: candidate scratch bound: targets are solved in chunks of at most this many candidates
 CHUNK_CANDIDATES = 1 << 18
-#: solver modes
-MODES = ("strict", "near", "general")
+#: solver modes: :class:`~ikstack.ik.analytic.config.AnalyticMode`
+MODES = _MODES
 #: re-selections after the nearest branch broke a coupled-joint constraint
 CONSTRAINT_RETRIES = 16
 
@@ -83,6 +85,8 @@ class AnalyticIK:
             grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
             ``"seed_local"`` for :meth:`solve_path` (each frame samples around the previous
             selection).
+        config: an :class:`~ikstack.ik.analytic.AnalyticConfig` holding every setting above;
+            when given, it replaces the keywords.
 
     Raises:
         UnsupportedGeometryError: no family fits (the message names the failed condition),
@@ -95,7 +99,13 @@ class AnalyticIK:
                  rotation_tolerance: float = 1e-6, num_samples: int = 128,
                  weights: ArrayLike | None = None, max_joint_step: float | None = None,
                  tol: float = 1e-8, num_locks: int = 16, search: str | None = None,
-                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025):
+                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025, *,
+                 config: AnalyticConfig | None = None):
+        if config is not None:
+            if not isinstance(config, AnalyticConfig):
+                raise InputError(f"config must be an AnalyticConfig; got {type(config).__name__}")
+            AnalyticIK.__init__(self, chain, **config.keywords())
+            return
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}; got {mode!r}")
         for name, v in (("position_tolerance", position_tolerance),

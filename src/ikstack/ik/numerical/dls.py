@@ -16,7 +16,7 @@ class DampedLeastSquaresIK(NumericalIK):
     Args:
         chain: the chain to solve for.
         damping: ``d`` [unitless]; the Jacobian-IK model check uses 0.05.
-        **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields.
+        **options: :class:`~ikstack.ik.numerical.NumericalConfig` fields.
     """
 
     step_kind = K.STEP_DLS

@@ -26,14 +26,19 @@ so that a stretch of slow targets is shared by the threads.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack._deprecated import old_seed, renamed_attribute, renamed_keyword
+from ikstack._deprecated import (
+    old_seed,
+    renamed_attribute,
+    renamed_keyword,
+    renamed_module_names,
+)
 from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
@@ -97,8 +102,10 @@ def _margin_limits(chain: Chain, margin: float) -> tuple[Array, Array]:
 
 
 @dataclass(frozen=True)
-class NumericalOptions:
-    """Options shared by every numerical step (all validated at construction).
+class NumericalConfig:
+    """Settings shared by every numerical step (all validated at construction); pass one as
+    ``config=`` to a solver, or its fields as keywords (``NumericalOptions``, its former name,
+    warns).
 
     Attributes:
         max_iterations: steps per search (the seed's search and each restart).
@@ -161,7 +168,8 @@ class NumericalIK:
 
     Args:
         chain: the chain to solve for.
-        **options: fields of :class:`NumericalOptions`.
+        **options: ``config=`` a :class:`NumericalConfig`, and/or its fields as keywords
+            (which override the config's).
     """
 
     step_kind: int = K.STEP_LM_CHAN
@@ -175,11 +183,16 @@ class NumericalIK:
         if "seed" in options:  # the restarts' randomness, before it was named rng
             options["rng"] = renamed_keyword(options, "seed", "rng", options.get("rng"),
                                              type(self).__name__)
+        config = options.pop("config", None)
+        if config is not None and not isinstance(config, NumericalConfig):
+            raise InputError(f"config must be a NumericalConfig; got {type(config).__name__}")
         try:
-            self.options = NumericalOptions(**options)
+            self.options = NumericalConfig(**options) if config is None \
+                else replace(config, **options)
         except TypeError as exc:
-            valid = ", ".join(NumericalOptions.__dataclass_fields__)
-            raise InputError(f"{exc}; valid options: {valid}") from None
+            valid = ", ".join(NumericalConfig.__dataclass_fields__)
+            raise InputError(f"{exc}; valid options: config, {valid}") from None
+        self.config = self.options  #: the :class:`NumericalConfig` (also ``options``)
         self.chain = chain
         self.damping = float(damping)
         o = self.options
@@ -381,3 +394,7 @@ class NumericalIK:
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
             ok &= np.linalg.norm(e[:, 3:], axis=1) <= o.rotation_tolerance
         return ok, perr, rerr
+
+
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(__name__, {"NumericalOptions": (__name__, "NumericalConfig")})
