@@ -17,17 +17,15 @@ from enum import Enum
 
 
 class StrEnum(str, Enum):
-    """A string enum whose ``str()``, format and hash are its value's (``f"{Method.AUTO}"`` is
-    ``"auto"`` on every Python version, and ``{"auto": 1}[Method.AUTO]`` works)."""
+    """A string enum whose ``str()`` and format are its value (``f"{Method.AUTO}"`` is
+    ``"auto"`` on every Python version); its hash and equality are ``str``'s (``str`` comes
+    first in the method order), so ``{"auto": 1}[Method.AUTO]`` works."""
 
     def __str__(self) -> str:
         return str(self.value)
 
     def __format__(self, spec: str) -> str:
         return format(str(self.value), spec)
-
-    def __hash__(self) -> int:  # as its value's, so a member finds a plain string's dict entry
-        return hash(self.value)
 
 
 class Method(StrEnum):
