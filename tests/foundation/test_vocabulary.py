@@ -422,3 +422,25 @@ def test_model_check_runs_against_fk_models_and_the_backend_names_warn():
     import ikstack.validate.backends as old_module
     assert _warns_once(lambda: old_module.ChainFK) is validate.ChainFK
     assert _warns_once(lambda: old_module.FKBackend) is validate.FKModel
+
+
+def test_the_algebraic_solvers_take_q0_and_seed_still_works_with_a_warning():
+    import numpy as np
+
+    from ikstack.errors import InputError
+    from ikstack.ik.analytic.general6r import General6R, LockedJoint7R
+    from ikstack.robots import load
+
+    ur5, T, guess = _ur5_target()
+    g = General6R(ur5)
+    assert np.array_equal(g.solve(T, q0=guess).q, _warns_once(lambda: g.solve(T, seed=guess)).q)
+    rizon = load("rizon4s")
+    q = rizon.middle() + 0.2
+    Tr = ikstack.fk(rizon, q)
+    lk = LockedJoint7R(rizon, num_locks=4)
+    assert np.array_equal(lk.solve(Tr, q).q, _warns_once(lambda: lk.solve(Tr, seed=q)).q)
+    path = np.stack([Tr, Tr])
+    assert np.array_equal(lk.solve_path(path, q).q,
+                          _warns_once(lambda: lk.solve_path(path, seed=q)).q)
+    with pytest.raises(InputError, match="needs q0"):
+        lk.solve_path(path)
