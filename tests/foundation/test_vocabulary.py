@@ -444,3 +444,19 @@ def test_the_algebraic_solvers_take_q0_and_seed_still_works_with_a_warning():
                           _warns_once(lambda: lk.solve_path(path, seed=q)).q)
     with pytest.raises(InputError, match="needs q0"):
         lk.solve_path(path)
+
+
+def test_solve_summary_success_with_the_old_name_warning_and_both_json_keys():
+    import dataclasses
+    import json
+
+    from ikstack.jobs import SolveSummary
+
+    fields = {f.name: f for f in dataclasses.fields(SolveSummary)}
+    args = {n: (0 if f.type in ("int", "float") else "x") for n, f in fields.items()
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    s = SolveSummary(**args, success=False)
+    assert s.success is False and _warns_once(lambda: s.ok) is False
+    d = json.loads(s.to_json())
+    assert d["success"] is False and d["ok"] is False
+    assert "episodes" in s.message
