@@ -387,9 +387,9 @@ def run_roundtrip(quick: bool) -> dict[str, object]:
         else:
             q, T = in_limit_targets(chain, n, rng)
         seed = q if seed_kind == "truth" else None
-        ik.solve(T, seed=seed)  # compiles whatever this arm's rows need (once per install)
+        ik.solve(T, q0=seed)  # compiles whatever this arm's rows need (once per install)
         t = time.perf_counter()
-        r = ik.solve(T, seed=seed)
+        r = ik.solve(T, q0=seed)
         dt = (time.perf_counter() - t) / len(T) * 1e6
         err = r.position_error + r.rotation_error
         rows.append({"arm": name, "method": r.method, "mode": mode,

@@ -138,7 +138,7 @@ def time_decodes(decoder, arms, H: int, reps: int) -> tuple[float, float, float]
         else:
             out = decoder.decode(req)
         ts.append(time.perf_counter() - t0)
-        if not out.ok:
+        if not out.success:
             raise SystemExit(f"benchmark chunk rejected: {out.rejection}")
     med = float(np.median(overlap)) if overlap else math.nan
     return 1e3 * float(np.median(ts)), 1e3 * float(np.median(cpu)) if cpu else math.nan, med

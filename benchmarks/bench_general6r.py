@@ -87,8 +87,8 @@ def bench_6r(n_targets: int, n_batch: int, n_peer: int, reps: int) -> list[dict]
     q = chain.random_q(rng, n_targets)
     T = fk(chain, q)
     single = time_per_call(lambda: solver.solve(T[0]), samples=50 * reps, warmup=5)
-    batch = batched_us(lambda: solver.solve(T[:n_batch], seed=q[:n_batch]), n_batch, reps)
-    res = solver.solve(T, seed=q)
+    batch = batched_us(lambda: solver.solve(T[:n_batch], q0=q[:n_batch]), n_batch, reps)
+    res = solver.solve(T, q0=q)
     worst = float(max(res.position_error[res.success].max(initial=0.0), 0.0))
     row = {"case": "random 6R", "construct_s": t_build, "single_us": single.median * 1e6,
            "batched_us": batch, "targets": n_targets, "recovered": res.success_rate,
@@ -134,9 +134,9 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
     T = fk(chain, q)
     rows = []
     for mode in ("fixed", "seed_local"):
-        single = time_per_call(lambda mode=mode: solver.solve(T[0], seed=q[0], search=mode),
+        single = time_per_call(lambda mode=mode: solver.solve(T[0], q0=q[0], search=mode),
                                samples=10 * reps, warmup=2)
-        batch = batched_us(lambda mode=mode: solver.solve(T[:n_batch], seed=q[:n_batch],
+        batch = batched_us(lambda mode=mode: solver.solve(T[:n_batch], q0=q[:n_batch],
                                                           search=mode), n_batch, reps)
         row = {"case": f"{name} {mode} ({solver.candidates_for(mode)} slots)",
                "construct_s": t_build, "single_us": single.median * 1e6, "batched_us": batch}
@@ -150,7 +150,7 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
             total = 0
             worst_p = worst_r = 0.0
             for q0, path in random_paths(chain, rng, n_paths, frames):
-                r = solver.solve_path(fk(chain, path), seed=q0, search="seed_local")
+                r = solver.solve_path(fk(chain, path), q0=q0, search="seed_local")
                 ok += int(r.success.sum())
                 total += len(r)
                 if r.success.any():

@@ -89,9 +89,9 @@ def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
     the machine may be shared, and other load only ever adds time)."""
     solver = LevenbergMarquardt(chain, position_tolerance=TOL, rotation_tolerance=TOL)
     mid = chain.middle()
-    solver.solve(T[:2], seed=mid)  # compile / load caches outside the clock
-    solver.solve(T[:200], seed=mid)
-    solver.solve(T[0], seed=mid)
+    solver.solve(T[:2], q0=mid)  # compile / load caches outside the clock
+    solver.solve(T[:200], q0=mid)
+    solver.solve(T[0], q0=mid)
     n = T.shape[0]
     times = np.full(n, np.inf)
     Q = np.empty((n, chain.dof))
@@ -99,7 +99,7 @@ def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
     for _ in range(repeats):
         for i in range(n):
             t0 = time.perf_counter()
-            r = solver.solve(T[i], seed=mid)
+            r = solver.solve(T[i], q0=mid)
             times[i] = min(times[i], time.perf_counter() - t0)
             Q[i] = r.q[0]
             ok[i] = r.success[0]
@@ -107,12 +107,12 @@ def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
     # the compiled work of that one evaluation, measured the same way in a batch
     q_hit = chain.random_q(np.random.default_rng(1), 1)[0]
     T_hit = fk(chain, q_hit)
-    trivial = min(_timed(lambda: solver.solve(T_hit, seed=q_hit)) for _ in range(2000))
+    trivial = min(_timed(lambda: solver.solve(T_hit, q0=q_hit)) for _ in range(2000))
     T_hits = np.repeat(T_hit[None], 2000, axis=0)
     batch_s = np.inf
     for _ in range(batch_repeats):
         t0 = time.perf_counter()
-        rb = solver.solve(T, seed=mid)
+        rb = solver.solve(T, q0=mid)
         batch_s = min(batch_s, time.perf_counter() - t0)
     threads = numba.get_num_threads()
     serial_s = serial_cpu = np.inf
@@ -120,10 +120,10 @@ def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
     try:
         for _ in range(batch_repeats):
             t0, c0 = time.perf_counter(), time.process_time()
-            solver.solve(T, seed=mid)
+            solver.solve(T, q0=mid)
             serial_s = min(serial_s, time.perf_counter() - t0)
             serial_cpu = min(serial_cpu, time.process_time() - c0)
-        trivial_batch = min(_timed(lambda: solver.solve(T_hits, seed=q_hit))
+        trivial_batch = min(_timed(lambda: solver.solve(T_hits, q0=q_hit))
                             for _ in range(20)) / 2000
     finally:
         numba.set_num_threads(threads)

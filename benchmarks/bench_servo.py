@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 import ikstack.robots as robots
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares
+from ikstack.diffik import BoxQPSolver, DLSVelocitySolver
 from ikstack.errors import IKStackError
 from ikstack.servo import JointState, PoseCommand, Servo, ServoConfig
 
@@ -234,7 +234,7 @@ def main() -> None:
     rows: dict[str, dict] = {}
     marvin: dict[str, dict] = {}
     try:
-        for sname, make in (("DampedLeastSquares", DampedLeastSquares),
+        for sname, make in (("DampedLeastSquares", DLSVelocitySolver),
                             ("BoxQPSolver", BoxQPSolver)):
             rows[f"ikstack {sname}"] = bench_ikstack(make(), steps, warmup)
             for where, push in (("circle inside J6/J7", False), ("held at J6/J7", True)):

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import ikstack.robots as robots
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKResult
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DiffIKResult, DLSVelocitySolver
 from ikstack.servo import (
     Action,
     JointJogCommand,
@@ -171,7 +171,7 @@ def random_legal_state(chain, name, rng, band: bool):
 def episode(name, chain, solver_kind, cycles, rng, checker, tally):
     dt = float(rng.choice([0.001, 0.004, 0.01]))
     dt_ns = int(round(dt * 1e9))
-    solver = {"dls": DampedLeastSquares(), "boxqp": BoxQPSolver(),
+    solver = {"dls": DLSVelocitySolver(), "boxqp": BoxQPSolver(),
               "faulty": FaultySolver(rng)}[solver_kind]
     cfg = ServoConfig(command_timeout=0.1)
     servo = Servo(chain, cfg, differential_ik=solver)

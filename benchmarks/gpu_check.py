@@ -178,7 +178,7 @@ def main() -> int:
     lat = np.empty(m)
     for i in range(m):
         t0 = time.perf_counter()
-        r = lm.solve(path[i], seed=qs)
+        r = lm.solve(path[i], q0=qs)
         lat[i] = time.perf_counter() - t0
         if r.success[0]:
             qs = r.q[0]

@@ -23,7 +23,7 @@ print("valid branches of the first target:", int(every.valid_all.sum()))
 # a continuous path: each frame seeded by the previous selection
 t = np.linspace(0.0, 1.0, 200)[:, None]
 q_path = ur5.middle() + 0.4 * np.sin(2 * np.pi * t * np.arange(1, 7) / 4)
-path = AnalyticIK(ur5).solve_path(ikstack.fk(ur5, q_path), seed=q_path[0])
+path = AnalyticIK(ur5).solve_path(ikstack.fk(ur5, q_path), q0=q_path[0])
 print("path frames solved:", int(path.success.sum()), "of", len(path))
 
 # a redundant arm, numerically, position only

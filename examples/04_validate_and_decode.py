@@ -20,4 +20,4 @@ for arm in ("left", "right"):
                            for k in range(1, 17)])
     q_obs[arm] = q0
 chunk = profile.decoder().decode(ChunkRequest(T_tcp, q_obs))
-print("chunk accepted:", chunk.ok, "| knots per arm:", {a: q.shape for a, q in chunk.q.items()})
+print("chunk accepted:", chunk.success, "| knots per arm:", {a: q.shape for a, q in chunk.q.items()})

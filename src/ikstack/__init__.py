@@ -58,14 +58,24 @@ _LAZY = {
     "TwistFrame": "ikstack.servo",
     "MotionGenerator": "ikstack.servo",
     "BoxQPSolver": "ikstack.diffik",
-    "DampedLeastSquares": "ikstack.diffik",
+    "DLSVelocitySolver": "ikstack.diffik",
     "DifferentialIK": "ikstack.diffik",
     "DiffIKRequest": "ikstack.diffik",
     "DiffIKResult": "ikstack.diffik",
 }
 
 
-__getattr__, __dir__ = lazy_names("ikstack", _LAZY, globals())
+_lazy_getattr, __dir__ = lazy_names("ikstack", _LAZY, globals())
+#: names renamed in this release, kept one release (they warn)
+_RENAMED = {"DampedLeastSquares": ("ikstack.diffik", "DLSVelocitySolver")}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:  # the warning helper loads only when an old name is asked for
+        from ikstack._deprecated import renamed_module_names
+
+        return renamed_module_names("ikstack", _RENAMED)(name)
+    return _lazy_getattr(name)
 
 
 __version__ = "0.1.0"
@@ -76,7 +86,8 @@ __all__ = [
     "Chain",
     "ChainRole",
     "ConfigError",
-    "DampedLeastSquares",
+    "DLSVelocitySolver",
+    "DampedLeastSquares",  # deprecated: DLSVelocitySolver (it warns)
     "DiffIKRequest",
     "DiffIKResult",
     "DifferentialIK",

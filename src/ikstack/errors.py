@@ -67,6 +67,33 @@ class JointLimitError(InputError):
         )
 
 
+class DatasetError(InputError):
+    """An episode file is malformed; the message names the file, and the row and field if known.
+
+    Attributes:
+        path: the file.
+        row: 0-based data row (not counting a header), or None.
+        field: the column or key, or None.
+    """
+
+    def __init__(self, path: object, message: str, row: int | None = None,
+                 field: str | None = None):
+        self.path = str(path)
+        self.row = row
+        self.field = field
+        self.message = message
+        where = self.path
+        if row is not None:
+            where += f", row {row}"
+        if field is not None:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # rebuilt from the constructor's arguments when a worker process sends it back
+        return (type(self), (self.path, self.message, self.row, self.field))
+
+
 class ModelError(IKStackError):
     """A kinematic model is malformed or cannot be built."""
 
@@ -166,6 +193,14 @@ class MissingExtraError(IKStackError, ImportError):
         super().__init__(
             f"{package!r} is not installed; install the extra with: pip install 'ikstack[{extra}]'"
         )
+
+
+class SolverUnavailableError(IKStackError):
+    """The IK solver a job asked for is not part of this installation."""
+
+
+class DeviceUnavailableError(IKStackError):
+    """The requested device does not exist on this machine."""
 
 
 class StorageError(IKStackError):

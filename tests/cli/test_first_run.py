@@ -28,7 +28,8 @@ def test_help_and_import_load_neither_numba_nor_a_kernel():
             "build_parser()\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numba', 'numpy', 'scipy', 'ikstack') and not m.startswith(('ikstack.cli', "
-            "'ikstack.errors', 'ikstack._lazy', 'ikstack.jobs.options', 'ikstack.jobs.cli_support')) "
+            "'ikstack.errors', 'ikstack._lazy', 'ikstack.vocabulary', 'ikstack.jobs.options', "
+            "'ikstack.jobs.cli_support')) "
             "and m not in ('ikstack', 'ikstack.jobs')))\n")
     p = _fresh(code)
     assert p.returncode == 0, p.stderr

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ikstack.errors import InputError
+from ikstack.vocabulary import BACKEND_DEVICES, BACKEND_TEXT
 
-#: backend name -> (devices it accepts, what it is)
+#: backend name -> (devices it accepts, what it is); the names are :data:`ikstack.vocabulary.BACKENDS`
 BACKENDS: dict[str, tuple[tuple[str, ...], str]] = {
-    "numpy": (("cpu",), "compiled CPU path (numba), always available"),
-    "warp": (("cpu", "cuda"), "NVIDIA Warp kernels in float64 on CPU or CUDA (extra 'warp')"),
-}
+    name: (devices, BACKEND_TEXT[name]) for name, devices in BACKEND_DEVICES.items()}
 
 
 @dataclass(frozen=True)

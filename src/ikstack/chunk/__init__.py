@@ -2,7 +2,12 @@
 rejected whole; SE(3) subdivision for the QP backend, the lag guard, per-chunk solver reset,
 persistent per-arm worker processes, YAML embodiment profiles, and a timeline commit helper."""
 
-from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticSettings, ArmDecoder
+from ikstack._deprecated import renamed_module_names
+from ikstack.chunk.arm_decoder import (
+    DEFAULT_IK_VALIDATION_DT_S,
+    AnalyticDecodeConfig,
+    ArmDecoder,
+)
 from ikstack.chunk.decode import ArmSpec, ChunkDecoder, merge_results
 from ikstack.chunk.files import decode_file, read_chunk, summarize
 from ikstack.chunk.parallel import ParallelChunkDecoder, PendingChunk, WorkerError
@@ -12,6 +17,8 @@ from ikstack.chunk.types import (
     ChunkRejection,
     ChunkRequest,
     DecodedChunk,
+    DecodeMethod,
+    DecodeStatus,
     LagStats,
     TimelineSegment,
     commit_to_timeline,
@@ -19,13 +26,15 @@ from ikstack.chunk.types import (
 
 __all__ = [
     "DEFAULT_IK_VALIDATION_DT_S",
-    "AnalyticSettings",
+    "AnalyticDecodeConfig",
     "ArmDecodeResult",
     "ArmDecoder",
     "ArmSpec",
     "ChunkDecoder",
     "ChunkRejection",
     "ChunkRequest",
+    "DecodeMethod",
+    "DecodeStatus",
     "DecodedChunk",
     "EmbodimentProfile",
     "LagStats",
@@ -41,3 +50,7 @@ __all__ = [
     "read_chunk",
     "summarize",
 ]
+
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(__name__, {
+    "AnalyticSettings": ("ikstack.chunk", "AnalyticDecodeConfig")})

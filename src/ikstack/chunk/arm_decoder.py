@@ -1,4 +1,4 @@
-"""One arm's chunk decode: the differential (QP) backend and the analytic backend.
+"""One arm's chunk decode: the differential (QP) method and the analytic method.
 
 Both turn H TCP knots at a fixed action interval into H joint knots from the measured state.
 
@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.chunk.types import ArmDecodeResult, LagStats
+from ikstack._deprecated import renamed_attribute, renamed_module_names, warn_renamed
+from ikstack.chunk.types import ArmDecodeResult, DecodeMethod, DecodeStatus, LagStats
 from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.diffik.qp_select import make_velocity_qp
 from ikstack.errors import ConfigError, InputError, ShapeError
@@ -37,13 +38,13 @@ from ikstack.spatial import as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
 
-#: default substep bound of the diff backend [s]
+#: default substep bound of the diff method [s]
 DEFAULT_IK_VALIDATION_DT_S = 0.004
 
 
 @dataclass(frozen=True)
-class AnalyticSettings:
-    """Settings of the analytic backend.
+class AnalyticDecodeConfig:
+    """Settings of the analytic decode method (``AnalyticSettings``, its former name, warns).
 
     Attributes:
         branch_check_deg: largest per-joint jump from the seed a knot may make [deg].
@@ -73,33 +74,39 @@ class ArmDecoder:
     Args:
         name: the arm's name (reported in rejections).
         chain: the arm; its TCP is the mounted tool the targets refer to.
-        backend: ``"diff"`` or ``"analytic"``.
-        diff_config: QP tuning for the diff backend.
-        analytic: settings of the analytic backend.
-        ik_validation_dt_s: the longest substep of the diff backend [s].
+        method: :class:`DecodeMethod` (or ``"diff"``/``"analytic"``).
+        diff_config: QP tuning for the diff method.
+        analytic: settings of the analytic method.
+        ik_validation_dt_s: the longest substep of the diff method [s].
+        backend: the former name of ``method`` (warns).
 
     Raises:
-        ConfigError: an unknown backend, a bad substep, or (analytic) no analytic solver.
+        ConfigError: an unknown method, a bad substep, or (analytic) no analytic solver.
     """
 
-    def __init__(self, name: str, chain: Chain, backend: str = "analytic",
+    def __init__(self, name: str, chain: Chain, method: str = DecodeMethod.ANALYTIC,
                  diff_config: DiffQPConfig | None = None,
-                 analytic: AnalyticSettings | None = None,
-                 ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S):
+                 analytic: AnalyticDecodeConfig | None = None,
+                 ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S, *,
+                 backend: str | None = None):
         self.name = name
         self.chain = chain
-        if backend not in ("diff", "analytic"):
-            raise ConfigError(f"ik_backend must be 'analytic' or 'diff'; got {backend!r}")
+        if backend is not None:
+            warn_renamed("ArmDecoder(backend=...)", "method=...")
+            method = backend
+        if method not in ("diff", "analytic"):
+            raise ConfigError(f"ik_backend must be 'analytic' or 'diff'; got {method!r}")
+        method = DecodeMethod(method)
         if not (isinstance(ik_validation_dt_s, (int, float)) and math.isfinite(ik_validation_dt_s)
                 and ik_validation_dt_s > 0):
             raise ConfigError(f"ik_validation_dt_s must be a positive number of seconds; got "
                               f"{ik_validation_dt_s!r}")
-        self.backend = backend
+        self.method = method
         self.ik_validation_dt_s = float(ik_validation_dt_s)
         self.diff_config = diff_config or DiffQPConfig()
-        self.analytic = analytic or AnalyticSettings()
+        self.analytic = analytic or AnalyticDecodeConfig()
         self.T_tcp_flange = se3.inverse(chain.T_tip_tcp)
-        if backend == "diff":
+        if method == "diff":
             self.qp = make_velocity_qp(chain, self.diff_config)
         else:
             self._init_analytic()
@@ -120,6 +127,8 @@ class ArmDecoder:
                               "arm's kinematic margin")
         self.analytic_margin = lm
 
+    backend = renamed_attribute("backend", "method")
+
     def warm_up(self) -> None:
         """Run one tiny decode so compiled kernels and caches are loaded before real chunks."""
         q = np.clip(self.chain.middle(), self.chain.lower + 0.2, self.chain.upper - 0.2)
@@ -129,7 +138,7 @@ class ArmDecoder:
         try:
             self.decode(q, T, self.ik_validation_dt_s)
         finally:
-            if self.backend == "diff":
+            if self.method == "diff":
                 self.qp.reset()
 
     # ------------------------------------------------------------------ entry point
@@ -150,7 +159,7 @@ class ArmDecoder:
         T = _chunk_targets(T_base_tcp, f"T_base_tcp[{self.name!r}]")
         if not (math.isfinite(action_interval_s) and action_interval_s > 0):
             raise InputError(f"action_interval_s must be positive; got {action_interval_s}")
-        if self.backend == "diff":
+        if self.method == "diff":
             return self._decode_diff(q.copy(), T, float(action_interval_s))
         return self._decode_analytic(q.copy(), T)
 
@@ -182,7 +191,8 @@ class ArmDecoder:
                 steps += 1
                 if not r.success:
                     out[k:] = q
-                    return ArmDecodeResult(self.name, False, out, k, j, r.reason.value,
+                    return ArmDecodeResult(self.name, False, out, k, j,
+                                           DecodeStatus(r.status.value),
                                            r.message, LagStats(worst_p, worst_e, exceed, steps))
                 worst_p = max(worst_p, r.position_residual_m * 1000.0)
                 worst_e = max(worst_e, r.euler_residual_deg)
@@ -199,7 +209,7 @@ class ArmDecoder:
         out = np.empty((H, ch.dof))
         branch = math.radians(s.branch_check_deg)
         for k in range(H):
-            res = self.ik.solve(T[k:k + 1], seed=q[None, :], return_all=True)
+            res = self.ik.solve(T[k:k + 1], q[None, :], return_all=True)
             cands = [np.asarray(res.q[0], dtype=np.float64)]
             if res.q_all is not None and res.valid_all is not None:
                 cands += [np.asarray(c, dtype=np.float64)
@@ -230,7 +240,11 @@ class ArmDecoder:
                 else:
                     reason, msg = "ik_failed", "no analytic solution met the FK tolerances"
                 out[k:] = q
-                return ArmDecodeResult(self.name, False, out, k, -1, reason, msg)
+                return ArmDecodeResult(self.name, False, out, k, -1, DecodeStatus(reason), msg)
             q = C[pick].copy()
             out[k] = q
         return ArmDecodeResult(self.name, True, out)
+
+
+__getattr__ = renamed_module_names(__name__, {"AnalyticSettings": (__name__,
+                                                                   "AnalyticDecodeConfig")})

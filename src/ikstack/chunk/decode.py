@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticSettings, ArmDecoder
+from ikstack._deprecated import renamed_attribute
+from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticDecodeConfig, ArmDecoder
 from ikstack.chunk.types import (
     ArmDecodeResult,
     ChunkRejection,
     ChunkRequest,
     DecodedChunk,
+    DecodeMethod,
 )
 from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.errors import ConfigError, InputError
@@ -30,22 +32,25 @@ class ArmSpec:
     Attributes:
         name: the arm's name.
         chain: the arm with its mounted tool as TCP.
-        backend: ``"analytic"`` (default, as in the published port) or ``"diff"``.
-        diff_config: QP tuning of the diff backend.
-        analytic: settings of the analytic backend.
-        ik_validation_dt_s: the diff backend's longest substep [s].
+        method: :class:`DecodeMethod`: ``"analytic"`` (default, as in the published port) or
+            ``"diff"`` (``backend``, its former name, warns when read).
+        diff_config: QP tuning of the diff method.
+        analytic: settings of the analytic method.
+        ik_validation_dt_s: the diff method's longest substep [s].
     """
 
     name: str
     chain: Chain
-    backend: str = "analytic"
+    method: str = DecodeMethod.ANALYTIC
     diff_config: DiffQPConfig = field(default_factory=DiffQPConfig)
-    analytic: AnalyticSettings = field(default_factory=AnalyticSettings)
+    analytic: AnalyticDecodeConfig = field(default_factory=AnalyticDecodeConfig)
     ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S
+
+    backend = renamed_attribute("backend", "method")
 
     def build(self) -> ArmDecoder:
         """The arm's decoder."""
-        return ArmDecoder(self.name, self.chain, self.backend, self.diff_config, self.analytic,
+        return ArmDecoder(self.name, self.chain, self.method, self.diff_config, self.analytic,
                           self.ik_validation_dt_s)
 
 
@@ -74,9 +79,9 @@ def merge_results(request: ChunkRequest, results: Mapping[str, ArmDecodeResult],
     H = request.horizon()
     times = request.t0 + action_interval_s * np.arange(1, H + 1, dtype=np.float64)
     failures = tuple(
-        ChunkRejection(a, results[a].failed_knot, results[a].failed_substep, results[a].reason,
+        ChunkRejection(a, results[a].failed_knot, results[a].failed_substep, results[a].status,
                        results[a].message)
-        for a in arm_order if not results[a].ok)
+        for a in arm_order if not results[a].success)
     meta = {
         "ik_backend": {a: backends[a] for a in arm_order},
         "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order
@@ -118,4 +123,4 @@ class ChunkDecoder:
                                                     self.action_interval_s)
                    for name in self.arm_names}
         return merge_results(request, results, self.arm_names, self.action_interval_s,
-                             {s.name: s.backend for s in self.specs})
+                             {s.name: s.method for s in self.specs})

@@ -59,15 +59,15 @@ def read_chunk(path: str | Path, arm_names: tuple[str, ...]) -> ChunkRequest:
 def summarize(chunk: DecodedChunk) -> dict[str, Any]:
     """A JSON-ready summary of a decoded chunk."""
     return {
-        "ok": chunk.ok,
+        "ok": chunk.success,
         "horizon": int(chunk.times.shape[0]),
         "t_first": float(chunk.times[0]) if chunk.times.size else None,
         "t_last": float(chunk.times[-1]) if chunk.times.size else None,
         "rejection": None if chunk.rejection is None else {
             "arm": chunk.rejection.arm, "knot": chunk.rejection.knot,
-            "substep": chunk.rejection.substep, "reason": chunk.rejection.reason,
+            "substep": chunk.rejection.substep, "reason": str(chunk.rejection.reason),
             "message": chunk.rejection.message},
-        "failures": [{"arm": f.arm, "knot": f.knot, "substep": f.substep, "reason": f.reason}
+        "failures": [{"arm": f.arm, "knot": f.knot, "substep": f.substep, "reason": str(f.reason)}
                      for f in chunk.failures],
         "metadata": chunk.metadata,
     }
@@ -102,7 +102,7 @@ def decode_file(profile_path: str | Path, chunk_npz_path: str | Path,
     prefix = Path(out_prefix)
     npz_path = prefix.with_name(prefix.name + ".npz")
     json_path = prefix.with_name(prefix.name + ".json")
-    arrays: dict[str, Any] = {"times": chunk.times, "ok": np.array(chunk.ok)}
+    arrays: dict[str, Any] = {"times": chunk.times, "ok": np.array(chunk.success)}
     for arm, q in chunk.q.items():
         arrays[f"q_{arm}"] = q
 

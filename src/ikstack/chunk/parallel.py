@@ -112,7 +112,7 @@ class PendingChunk:
                 raise self._error
             o = self._owner
             self._merged = merge_results(self.request, self._results, o.arm_names,
-                                         o.action_interval_s, {s.name: s.backend for s in o.specs})
+                                         o.action_interval_s, {s.name: s.method for s in o.specs})
         return self._merged
 
 

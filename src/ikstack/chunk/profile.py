@@ -33,7 +33,8 @@ from typing import Any
 
 import yaml
 
-from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticSettings
+from ikstack._deprecated import renamed_attribute
+from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticDecodeConfig
 from ikstack.chunk.decode import ArmSpec, ChunkDecoder
 from ikstack.diffik.qp_config import ALIASES as DIFF_ALIASES
 from ikstack.diffik.qp_config import DiffQPConfig
@@ -58,15 +59,18 @@ class EmbodimentProfile:
         name: the profile's name.
         path: the file it was loaded from.
         action_interval_s: the fixed policy action interval [s].
-        ik_backend: ``analytic`` or ``diff``.
+        ik_method: :class:`DecodeMethod`, ``analytic`` or ``diff`` (the file's ``ik_backend``
+            key; ``ik_backend``, the attribute's former name, warns).
         arms: the arms' decoder recipes, in file order.
     """
 
     name: str
     path: Path
     action_interval_s: float
-    ik_backend: str
+    ik_method: str
     arms: tuple[ArmSpec, ...]
+
+    ik_backend = renamed_attribute("ik_backend", "ik_method")
 
     def decoder(self) -> ChunkDecoder:
         """An in-process decoder of this profile's arms."""
@@ -223,7 +227,7 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
             raise ConfigError(f"diff_ik in {src_of('diff_ik')}: must be a mapping")
         shared_diff, shared_src = _expand(node, src_of("diff_ik"), "diff_ik",
                                           (src_of("diff_ik"),))
-    analytic = AnalyticSettings()
+    analytic = AnalyticDecodeConfig()
     if "analytic_ik" in top:
         node = top["analytic_ik"]
         f = src_of("analytic_ik")
@@ -241,7 +245,7 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
                 kw[key] = None
             else:
                 kw[key] = _number(val, f"analytic_ik.{key}", asrc[key])
-        analytic = AnalyticSettings(**kw)
+        analytic = AnalyticDecodeConfig(**kw)
     arms_node = top.get("arms")
     if not isinstance(arms_node, dict) or not arms_node:
         raise ConfigError(f"arms in {src_of('arms')}: required, a mapping of arm name to "

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import renamed_attribute
 from ikstack.errors import InputError
+from ikstack.vocabulary import StrEnum
 
 Array = NDArray[np.float64]
 
@@ -76,47 +78,76 @@ class LagStats:
                 "exceedances": self.exceedances, "steps": self.steps}
 
 
+class DecodeMethod(StrEnum):
+    """How an arm's chunk is decoded (``ik_backend`` in a profile file)."""
+
+    ANALYTIC = "analytic"  #: analytic IK per knot, nearest valid branch (the default)
+    DIFF = "diff"  #: the velocity QP, substep by substep
+
+
+class DecodeStatus(StrEnum):
+    """Why an arm's decode succeeded or failed (a ``str``: ``DecodeStatus.OK == "ok"``)."""
+
+    OK = "ok"
+    QP_INFEASIBLE = "qp_infeasible"  #: an empty velocity box, or the QP solver did not solve it
+    QP_FAILED = "qp_failed"  #: the QP solver returned a non-finite solution
+    JOINT_LIMIT = "joint_limit"  #: the step (or every IK solution) left the adjusted limits
+    COUPLED_JOINT = "coupled_joint"  #: a coupled-joint constraint is violated
+    TRACKING_LAG = "tracking_lag"  #: residual over the lag guard (abort policy)
+    IK_FAILED = "ik_failed"  #: no analytic solution met the FK tolerances
+    BRANCH_JUMP = "branch_jump"  #: every valid solution jumps more than the branch check
+
+
 @dataclass(frozen=True)
 class ArmDecodeResult:
     """One arm's decode of a chunk.
 
     Attributes:
         arm: the arm's name.
-        ok: every knot decoded.
+        success: every knot decoded (``ok``, its former name, warns).
         q: (H, dof) joint knots [rad] (rows after a failure repeat the last good knot; never
-            used when ``ok`` is False).
-        failed_knot, failed_substep: where it failed (-1 when ok).
-        reason: ``ok`` or the failure's reason (``joint_limit``, ``coupled_joint``,
-            ``tracking_lag``, ``qp_failed``, ``ik_failed``, ``branch_jump``).
+            used when ``success`` is False).
+        failed_knot, failed_substep: where it failed (-1 on success).
+        status: :class:`DecodeStatus`, ``ok`` or the failure's reason (``joint_limit``,
+            ``coupled_joint``, ``tracking_lag``, ``qp_failed``, ``ik_failed``, ``branch_jump``);
+            a plain string given here is read as one (``reason``, its former name, warns).
         message: a readable explanation.
-        lag: lag-guard figures (diff backend).
+        lag: lag-guard figures (``diff`` method).
     """
 
     arm: str
-    ok: bool
+    success: bool
     q: Array
     failed_knot: int = -1
     failed_substep: int = -1
-    reason: str = "ok"
+    status: DecodeStatus = DecodeStatus.OK
     message: str = "ok"
     lag: LagStats = field(default_factory=LagStats)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.status, DecodeStatus):
+            object.__setattr__(self, "status", DecodeStatus(self.status))
+
+    ok = renamed_attribute("ok", "success")
+    reason = renamed_attribute("reason", "status")
+
     def __repr__(self) -> str:
         """A one-line summary (``q`` is an attribute)."""
-        where = "" if self.ok else (f" at knot {self.failed_knot}"
-                                    f" (substep {self.failed_substep}): {self.message}")
-        return (f"ArmDecodeResult({self.arm!r}, {'ok' if self.ok else self.reason}, "
+        where = "" if self.success else (f" at knot {self.failed_knot}"
+                                         f" (substep {self.failed_substep}): {self.message}")
+        return (f"ArmDecodeResult({self.arm!r}, {'ok' if self.success else self.status}, "
                 f"{len(self.q)} knots{where})")
 
 
 @dataclass(frozen=True)
 class ChunkRejection:
-    """Why a whole chunk was rejected: the first failing arm (in arm order), knot and reason."""
+    """Why a whole chunk was rejected: the first failing arm (in arm order), knot and reason
+    (a :class:`DecodeStatus`)."""
 
     arm: str
     knot: int
     substep: int
-    reason: str
+    reason: DecodeStatus
     message: str
 
     def __str__(self) -> str:
@@ -130,7 +161,7 @@ class DecodedChunk:
     """A whole chunk, accepted or rejected as one.
 
     Attributes:
-        ok: every arm decoded every knot.
+        success: every arm decoded every knot (``ok``, its former name, warns).
         times: (H,) knot timestamps [s].
         q: per arm, (H, dof) joint knots [rad]; empty when rejected (nothing partial escapes).
         rejection: the first failure when rejected, else None.
@@ -139,7 +170,7 @@ class DecodedChunk:
         chunk_id: echoed from the request.
     """
 
-    ok: bool
+    success: bool
     times: Array
     q: dict[str, Array]
     rejection: ChunkRejection | None
@@ -147,10 +178,22 @@ class DecodedChunk:
     metadata: dict[str, Any]
     chunk_id: int = 0
 
+    ok = renamed_attribute("ok", "success")
+
+    @property
+    def status(self) -> DecodeStatus:
+        """``ok``, or the first failing arm's :class:`DecodeStatus`."""
+        return DecodeStatus.OK if self.rejection is None else DecodeStatus(self.rejection.reason)
+
+    @property
+    def message(self) -> str:
+        """``"accepted"``, or why the chunk was rejected (one line)."""
+        return "accepted" if self.success else str(self.rejection)
+
     def __repr__(self) -> str:
         """A one-line summary (the knots are attributes)."""
         arms = ", ".join(self.q) or "no arms"
-        state = "accepted" if self.ok else f"REJECTED ({self.rejection})"
+        state = "accepted" if self.success else f"REJECTED ({self.rejection})"
         return (f"DecodedChunk({state}; {len(self.times)} knots; arms {arms}; "
                 f"chunk_id {self.chunk_id})")
 
@@ -181,7 +224,7 @@ def commit_to_timeline(chunk: DecodedChunk, start_s: float) -> TimelineSegment:
     """
     if not math.isfinite(start_s):
         raise InputError(f"start_s must be finite; got {start_s}")
-    if not chunk.ok:
+    if not chunk.success:
         raise InputError(f"a rejected chunk cannot be committed ({chunk.rejection})")
     first = int(np.searchsorted(chunk.times, start_s - TIME_TOL_S, side="left"))
     return TimelineSegment(chunk.times[first:].copy(),

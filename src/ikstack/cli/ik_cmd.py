@@ -17,6 +17,7 @@ from ikstack.cli.common import (
     print_json,
 )
 from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.vocabulary import METHODS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,8 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="seed joints [rad or m; deg with --deg]; default mid-limits")
     add_deg_flag(p, "--seed")
     p.add_argument("--method", default="auto",
-                   help="auto (analytic where the family allows, else numerical), analytic, "
-                        "numerical, dls, lm")
+                   help="auto (analytic where the family allows, else numerical), "
+                        + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--all", action="store_true",
                    help="the whole valid solution set (analytic: closed form, or the algebraic "
                         "general mode for 6R/7R arms without one), summarised with the first "
@@ -64,7 +65,7 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
             f"--all lists the analytic solution set, and no analytic mode covers "
             f"{chain.name or 'this chain'}: {c.reason}")
     solver = AnalyticIK(chain, mode=mode)
-    return solver.solve(T[None], seed=seed, return_all=True)
+    return solver.solve(T[None], q0=seed, return_all=True)
 
 
 def pose_target(pose: list[float]) -> np.ndarray:
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all:
         res = _solve_all(chain, T, seed)
     else:
-        res = solve_ik(chain, T[None], seed=seed, method=args.method)
+        res = solve_ik(chain, T[None], q0=seed, method=args.method)
     if args.all and res.q_all is not None and res.valid_all is not None:
         valid = res.q_all[0][res.valid_all[0]]
         if len(valid):

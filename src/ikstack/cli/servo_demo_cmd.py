@@ -87,12 +87,14 @@ def run(args: argparse.Namespace) -> int:
     reached = final == "HOLD" and ServoStatus.GOAL_REACHED in ServoStatus(int(trace.status[-1]))
     if args.json:
         # SI with unit-suffixed keys; position_error and orientation_error (m, rad) are the
-        # previous release's names, kept one release
+        # previous release's names, and orientation_error_rad the same as rotation_error_rad
+        # (the library's word), kept one release
         print_json({"robot": chain.name, "solver": args.solver, "t": trace.t, "t_s": trace.t,
                     "q": trace.q, "dq": trace.dq, "position_error_m": trace.position_error,
-                    "orientation_error_rad": trace.orientation_error,
+                    "rotation_error_rad": trace.rotation_error,
+                    "orientation_error_rad": trace.rotation_error,
                     "position_error": trace.position_error,
-                    "orientation_error": trace.orientation_error,
+                    "orientation_error": trace.rotation_error,
                     "action": [Action(int(a)).name for a in trace.action],
                     "status": trace.status, "final_action": final,
                     "messages": list(trace.messages), "reached": reached})
@@ -105,10 +107,10 @@ def run(args: argparse.Namespace) -> int:
         flags = ServoStatus(int(trace.status[i]))
         names = "|".join(f.name or "" for f in ServoStatus if f and f in flags) or "-"
         print(f"{trace.t[i]:7.2f} {Action(int(trace.action[i])).name:<7} "
-              f"{trace.position_error[i] * 1e3:12.3e} {np.degrees(trace.orientation_error[i]):13.3e} "
+              f"{trace.position_error[i] * 1e3:12.3e} {np.degrees(trace.rotation_error[i]):13.3e} "
               f"{np.abs(dq_shown[i]).max():16.3f} {trace.condition_number[i]:8.1f}  {names}")
     print(f"final: {final}, position error {trace.position_error[-1] * 1e3:.2e} mm, "
-          f"rotation error {np.degrees(trace.orientation_error[-1]):.2e} deg")
+          f"rotation error {np.degrees(trace.rotation_error[-1]):.2e} deg")
     if args.plot:
         print(f"plot written to {args.plot}")
     if viewer is not None:

@@ -44,4 +44,4 @@ def run(args: argparse.Namespace) -> int:
         files = plot_summary_episodes(summary.per_episode, Path(summary.output) / "plots")
         if not args.json:
             print(f"{len(files)} plot(s) written to {Path(summary.output) / 'plots'}")
-    return 0 if summary.ok else 1
+    return 0 if summary.success else 1

@@ -35,7 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=150, help="DLS iterations per target")
     p.add_argument("--damping", type=float, default=0.05, help="DLS damping lambda")
     p.add_argument("--position-tolerance", type=float, default=0.05, help="[m]")
-    p.add_argument("--orientation-tolerance-deg", type=float, default=10.0, help="[deg]")
+    p.add_argument("--rotation-tolerance-deg", "--orientation-tolerance-deg", type=float,
+                   dest="orientation_tolerance_deg", default=10.0,
+                   help="[deg] (--orientation-tolerance-deg: its former name)")
     p.add_argument("--min-pass-rate", type=float, default=0.40)
     p.add_argument("--eps", type=float, default=None,
                    help="finite-difference step [rad] (default 1e-5; 1e-3 for float32 models)")
@@ -54,18 +56,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ikstack.validate import check_jacobian_ik, format_table, load_backend, progress_bar
+    from ikstack.validate import check_jacobian_ik, format_table, load_fk_model, progress_bar
 
     _old_json(args)
     model, kinematics = _model(args)
-    backend = load_backend(model, engine=kinematics, base=args.base, tip=args.tip,
-                           end_effector=args.end_effector)
+    fk_model = load_fk_model(model, kinematics=kinematics, base=args.base, tip=args.tip,
+                             end_effector=args.end_effector)
     show = not args.no_progress and sys.stderr.isatty() and not args.json
     report = check_jacobian_ik(
-        backend, num_targets=args.targets, max_iterations=args.iterations, damping=args.damping,
+        fk_model, num_targets=args.targets, max_iterations=args.iterations, damping=args.damping,
         position_tolerance=args.position_tolerance,
-        orientation_tolerance_deg=args.orientation_tolerance_deg,
-        min_pass_rate=args.min_pass_rate, eps=args.eps, seed=args.seed, max_step=args.max_step,
+        rotation_tolerance_deg=args.orientation_tolerance_deg,
+        min_pass_rate=args.min_pass_rate, eps=args.eps, rng=args.seed, max_step=args.max_step,
         progress=progress_bar() if show else None)
     if args.json_out:
         Path(args.json_out).write_text(report.to_json(history=True))

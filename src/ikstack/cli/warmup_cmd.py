@@ -55,7 +55,7 @@ def warmup_steps(chain: Any, servo: bool = True) -> list[tuple[str, Callable[[],
 def _servo_steps(chain: Any, q: Any) -> None:
     import numpy as np
 
-    from ikstack.diffik import BoxQPSolver, DampedLeastSquares
+    from ikstack.diffik import BoxQPSolver, DLSVelocitySolver
     from ikstack.servo import JointState, PoseCommand, Servo, ServoConfig
 
     acc = np.where(np.isfinite(chain.acceleration_limits), chain.acceleration_limits,
@@ -63,7 +63,7 @@ def _servo_steps(chain: Any, q: Any) -> None:
     arm = chain.with_limits(acceleration=acc)
     q = arm.clip(q)
     target = arm.fk(q)
-    for solver in (DampedLeastSquares(), BoxQPSolver()):
+    for solver in (DLSVelocitySolver(), BoxQPSolver()):
         servo = Servo(arm, ServoConfig(), differential_ik=solver)
         servo.step(JointState(q, np.zeros(chain.dof), 0), PoseCommand(target, 0), 0.01, 0)
 

@@ -1,16 +1,17 @@
 """Differential IK: one velocity solve per control cycle, pluggable.
 
-:class:`DifferentialIK` is the interface (``solve(request) -> dq``); :class:`DampedLeastSquares`
-is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
+:class:`DifferentialIK` is the interface (``solve(request) -> dq``); :class:`DLSVelocitySolver`
+(``DampedLeastSquares`` before; that name warns) is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
 QP. :mod:`ikstack.diffik.nullspace` builds the preferred (secondary) velocity.
 :class:`OsqpQPSolver` (and :class:`ActiveSetQPSolver`, the same QP on ikstack's own dense
 active-set method) is the published Tianji port's velocity QP with joint-limit avoidance,
 coupled-joint rows and the lag guard.
 """
 
+from ikstack._deprecated import renamed_module_names
 from ikstack.diffik.active_set_qp import ActiveSetQPSolver
 from ikstack.diffik.box_qp import BoxQPSolver, solve_box_qp
-from ikstack.diffik.dls import DampedLeastSquares
+from ikstack.diffik.dls import DLSVelocitySolver
 from ikstack.diffik.joint_limit_cost import joint_limit_cost
 from ikstack.diffik.nullspace import (
     joint_difference,
@@ -24,8 +25,8 @@ from ikstack.diffik.qp_config import (
     LagPolicy,
     QPData,
     QPSolverKind,
-    StepReason,
     StepResult,
+    StepStatus,
 )
 from ikstack.diffik.qp_select import make_velocity_qp
 from ikstack.diffik.qp_step import VelocityQPStepper
@@ -40,7 +41,7 @@ from ikstack.diffik.solver import (
 __all__ = [
     "ActiveSetQPSolver",
     "BoxQPSolver",
-    "DampedLeastSquares",
+    "DLSVelocitySolver",
     "DiffIKRequest",
     "DiffIKResult",
     "DiffQPConfig",
@@ -50,8 +51,8 @@ __all__ = [
     "OsqpQPSolver",
     "QPData",
     "QPSolverKind",
-    "StepReason",
     "StepResult",
+    "StepStatus",
     "VelocityQPStepper",
     "as_result",
     "check_request",
@@ -62,3 +63,9 @@ __all__ = [
     "preferred_velocity",
     "solve_box_qp",
 ]
+
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(__name__, {
+    "DampedLeastSquares": ("ikstack.diffik", "DLSVelocitySolver"),
+    "StepReason": ("ikstack.diffik", "StepStatus"),
+})

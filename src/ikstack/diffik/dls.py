@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ikstack._deprecated import renamed_module_names
 from ikstack.diffik._linalg import scale_into_box
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
 from ikstack.errors import InputError
@@ -61,8 +62,10 @@ def dls_kernel(J, task, preferred, damping, lower, upper, out, A, y):  # pragma:
     return True, scale
 
 
-class DampedLeastSquares(DifferentialIK):
-    """Damped least squares with MoveIt-style scaling into the velocity box (the default).
+class DLSVelocitySolver(DifferentialIK):
+    """Damped least squares with MoveIt-style scaling into the velocity box (the default;
+    ``DampedLeastSquares``, its former name, warns: numerical position IK by damped least
+    squares is :class:`~ikstack.ik.numerical.DampedLeastSquaresIK`).
 
     Args:
         min_damping: a floor on lambda; the request's ``damping`` is used when it is larger.
@@ -92,3 +95,7 @@ class DampedLeastSquares(DifferentialIK):
         ok, _ = dls_kernel(J, task, preferred, max(damping, self.min_damping), lower, upper, out,
                            np.empty((m, m)), np.empty(m))
         return bool(ok), 1
+
+
+__getattr__ = renamed_module_names(__name__, {"DampedLeastSquares": (__name__,
+                                                                     "DLSVelocitySolver")})

@@ -46,7 +46,7 @@ class OsqpQPSolver(VelocityQPStepper):
         >>> qp = OsqpQPSolver(arm)
         >>> q = np.radians([10, 20, 0, -60, 0, 20, 10])
         >>> T = arm.fk(q); T[2, 3] += 0.001
-        >>> qp.reset(); r = qp.step(q, T, 0.004); r.reason.value
+        >>> qp.reset(); r = qp.step(q, T, 0.004); r.status.value
         'ok'
     """
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import renamed_attribute, renamed_module_names
 from ikstack.errors import ConfigError
 
 Array = NDArray[np.float64]
@@ -38,8 +39,9 @@ class LagPolicy(str, Enum):
     REPORT = "report"  #: keep the bounded step, count the exceedance
 
 
-class StepReason(str, Enum):
-    """Why a step was accepted or rejected, in priority order after the QP."""
+class StepStatus(str, Enum):
+    """Why a step was accepted or rejected, in priority order after the QP (``StepReason``,
+    its former name, warns)."""
 
     QP_INFEASIBLE = "qp_infeasible"  #: an empty velocity box, or the QP solver did not solve it
     QP_FAILED = "qp_failed"  #: the QP solver returned a non-finite solution
@@ -223,7 +225,7 @@ class StepResult:
     Attributes:
         q: (dof,) joint positions after the step [rad]; the input ``q`` when the step failed.
         qdot: (dof,) joint velocities of the step [rad/s]; zeros when it failed.
-        reason: :class:`StepReason` (``ok`` when accepted).
+        status: :class:`StepStatus` (``ok`` when accepted; ``reason``, its former name, warns).
         dt: the duration actually integrated [s] (the caller's, at least 1 us).
         position_residual_m: flange position residual after the step [m] (nan if no step).
         euler_residual_deg: maximum wrapped Euler residual after the step [deg]: SciPy's
@@ -237,7 +239,7 @@ class StepResult:
 
     q: Array
     qdot: Array
-    reason: StepReason
+    status: StepStatus
     dt: float
     position_residual_m: float = math.nan
     euler_residual_deg: float = math.nan
@@ -246,10 +248,12 @@ class StepResult:
     iterations: int = 0
     message: str = "ok"
 
+    reason = renamed_attribute("reason", "status")
+
     @property
     def success(self) -> bool:
         """Whether the step was accepted."""
-        return self.reason == StepReason.OK
+        return self.status == StepStatus.OK
 
 
 @dataclass
@@ -267,3 +271,7 @@ class QPData:
     h: Array
     dt: float
     empty_box: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(__name__, {"StepReason": (__name__, "StepStatus")})

@@ -39,8 +39,8 @@ from ikstack.diffik.qp_config import (
     InternalUnits,
     LagPolicy,
     QPData,
-    StepReason,
     StepResult,
+    StepStatus,
 )
 from ikstack.diffik.solver import DifferentialIK
 from ikstack.errors import ConfigError, InputError, ShapeError
@@ -256,7 +256,7 @@ class VelocityQPStepper(DifferentialIK):
         """
         return self._step(q, T_target_flange, max(float(dt), DT_MIN_S))
 
-    def _fail(self, q: Array, reason: StepReason, dt: float, msg: str, status: str = "",
+    def _fail(self, q: Array, reason: StepStatus, dt: float, msg: str, status: str = "",
               iters: int = 0, pres: float = math.nan, eres: float = math.nan,
               lag: bool = False) -> StepResult:
         return StepResult(q.copy(), np.zeros(self.dof), reason, dt, pres, eres, lag, status,
@@ -267,18 +267,18 @@ class VelocityQPStepper(DifferentialIK):
         data, empty = self._build(q, Tt, dt)
         if empty:
             j = int(np.argmax(data.lower - data.upper))
-            return self._fail(q, StepReason.QP_INFEASIBLE, dt,
+            return self._fail(q, StepStatus.QP_INFEASIBLE, dt,
                               f"empty velocity box for joint {self.chain.joint_names[j]!r}: the "
                               "margin-adjusted position limits cannot be reached within the "
                               "velocity limit", "empty_box")
         x, status, iters = self._solve(data)
         if x is None:
-            return self._fail(q, StepReason.QP_INFEASIBLE, dt, f"QP not solved (status {status})",
+            return self._fail(q, StepStatus.QP_INFEASIBLE, dt, f"QP not solved (status {status})",
                               status, iters)
         ws = self._ws
         code = WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
         if code == 3:
-            return self._fail(q, StepReason.QP_FAILED, dt, "the QP solver returned a non-finite "
+            return self._fail(q, StepStatus.QP_FAILED, dt, "the QP solver returned a non-finite "
                               f"solution (status {status})", status, iters)
         pres = float(ws.fb[self._out_offset])
         eres = float(ws.fb[self._out_offset + 1])
@@ -287,22 +287,22 @@ class VelocityQPStepper(DifferentialIK):
         lag = pres > self._max_lag_m or (self._max_lag_deg is not None
                                          and eres > self._max_lag_deg)
         if code == 1:
-            return self._fail(q, StepReason.JOINT_LIMIT, dt, "the step leaves the "
+            return self._fail(q, StepStatus.JOINT_LIMIT, dt, "the step leaves the "
                               "margin-adjusted joint limits", status, iters, pres, eres, lag)
         if code == 2:
-            return self._fail(q, StepReason.COUPLED_JOINT, dt, "the step violates a "
+            return self._fail(q, StepStatus.COUPLED_JOINT, dt, "the step violates a "
                               "coupled-joint constraint", status, iters, pres, eres, lag)
         q_new = ws.v["q_new"].copy()
         for con in self._others:
             if np.any(con.residual(q_new) > POST_CHECK_TOL):
-                return self._fail(q, StepReason.COUPLED_JOINT, dt,
+                return self._fail(q, StepStatus.COUPLED_JOINT, dt,
                                   f"the step violates coupled-joint constraint {con.name!r}",
                                   status, iters, pres, eres, lag)
         if lag and self._abort:
-            return self._fail(q, StepReason.TRACKING_LAG, dt,
+            return self._fail(q, StepStatus.TRACKING_LAG, dt,
                               f"flange residual {pres * 1000:.3f} mm, {eres:.3f} deg exceeds the "
                               "lag guard", status, iters, pres, eres, lag)
-        return StepResult(q_new, ws.v["qdot"].copy(), StepReason.OK, dt, pres, eres, lag, status,
+        return StepResult(q_new, ws.v["qdot"].copy(), StepStatus.OK, dt, pres, eres, lag, status,
                           iters, "lag exceeded (reported)" if lag else "ok")
 
 

@@ -23,18 +23,18 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, UnsupportedGeometryError
-from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, NumericalIK
+from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt, NumericalIK
 from ikstack.ik.result import IKResult
 from ikstack.model import Chain
 from ikstack.model.chain_cache import ChainCache
-
-METHODS = ("auto", "analytic", "numerical", "lm", "dls")
+from ikstack.vocabulary import METHODS
 
 _NUMERICAL: dict[str, type[NumericalIK]] = {
     "numerical": LevenbergMarquardt,
     "lm": LevenbergMarquardt,
-    "dls": DampedLeastSquares,
+    "dls": DampedLeastSquaresIK,
 }
 
 
@@ -155,7 +155,7 @@ def _hashable(v: Any) -> Any:
     return v
 
 
-def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
+def solve_ik(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
              method: str = "auto", **options: Any) -> IKResult:
     """Solve inverse kinematics for one target (4, 4) or a batch (N, 4, 4) or (..., 4, 4)
     (leading batch dimensions shape the result: ``q`` (..., dof)).
@@ -163,15 +163,16 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     Args:
         chain: the chain to solve for.
         T_base_tcp: target TCP poses in the chain's base frame [m].
-        seed: (dof,) or (N, dof) joint positions near which to solve [rad or m]; the numerical
+        q0: (dof,) or (N, dof) joint guess near which to solve [rad or m]; the numerical
             solver starts there (the middle of the limits when None) and the analytic solver
-            ranks its branches by distance to it.
+            ranks its branches by distance to it (``seed``, its former name, warns).
         method: ``"auto"`` (the solver of least expected cost, :func:`route`: a closed-form
             family where its candidates are few, e.g. 6R arms; numerical otherwise, e.g. 7R
             arms and chains only the algebraic mode solves), ``"analytic"``, ``"numerical"``
             (Levenberg-Marquardt), ``"lm"`` or ``"dls"``.
-        **options: numerical options (:class:`~ikstack.ik.numerical.NumericalOptions` fields,
-            and ``damping``/``damping_parameter`` of the step). With ``method="analytic"``
+        **options: numerical options (:class:`~ikstack.ik.numerical.NumericalConfig` fields,
+            and ``damping``/``damping_parameter`` of the step; ``rng`` seeds the restarts).
+            With ``method="analytic"``
             the only option is ``mode`` (:class:`~ikstack.ik.analytic.AnalyticIK`'s
             ``"strict"``, ``"near"`` or ``"general"``; by default the classifier's closed-form
             mode): ``mode="general"`` solves any revolute 6R/7R chain algebraically.
@@ -186,6 +187,9 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
     """
     if not isinstance(chain, Chain):
         raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
+    if "seed" in options:
+        q0 = old_seed(q0, options.pop("seed"), "solve_ik")
+    seed = q0
     if method not in METHODS:
         raise InputError(f"method {method!r} is unknown; valid methods: {', '.join(METHODS)}")
     if method == "auto":
@@ -193,7 +197,7 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
         if r is None:
             r = _DOOR.add(chain, route(chain), "route")
         if r.method == "analytic":
-            return _analytic_solver(chain, None)[1].solve(T_base_tcp, seed=seed)  # type: ignore[no-any-return]
+            return _analytic_solver(chain, None)[1].solve(T_base_tcp, seed)  # type: ignore[no-any-return]
         method = "numerical"
     if method == "analytic":
         if set(options) - {"mode"}:
@@ -202,10 +206,10 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
         mode = options.get("mode")
         available, solver, cls = _analytic_solver(chain, mode)
         if solver is not None:
-            return solver.solve(T_base_tcp, seed=seed)
+            return solver.solve(T_base_tcp, seed)
         why = ("the analytic solvers are not available in this build" if not available
                else f"no closed-form family covers {chain!r}"
                + ("; mode='general' solves it algebraically"
                   if cls is not None and getattr(cls, "general", False) else ""))
         raise UnsupportedGeometryError(f"method='analytic': {why}; use method='numerical'")
-    return _numerical_solver(chain, method, options).solve(T_base_tcp, seed=seed)
+    return _numerical_solver(chain, method, options).solve(T_base_tcp, seed)

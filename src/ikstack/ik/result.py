@@ -34,6 +34,11 @@ class IKStatus(IntEnum):
     CONSTRAINT = 7  #: candidates violate the chain's coupled-joint constraints
     NOT_SOLVED = 8  #: the target was not attempted (e.g. a path frame after a failure policy)
 
+    @property
+    def reason(self) -> str:
+        """The status in words (``IKStatus.UNREACHABLE.reason``)."""
+        return STATUS_TEXT[self]
+
 
 STATUS_TEXT = {
     IKStatus.SUCCESS: "solved and certified by FK",
@@ -91,6 +96,19 @@ class IKResult:
     def reasons(self) -> list[str]:
         """Human reasons for every target."""
         return [self.reason(i) for i in range(len(self))]
+
+    @property
+    def message(self) -> str:
+        """One readable line: how many targets were solved and, for the failures, why
+        (per-target reasons: :meth:`reasons`)."""
+        ok = np.asarray(self.success, dtype=bool).reshape(-1)
+        n = int(ok.size)
+        k = int(np.count_nonzero(ok))
+        if k == n:
+            return f"all {n} target{'s' if n != 1 else ''} solved and certified by FK"
+        codes, counts = np.unique(np.asarray(self.status).reshape(-1)[~ok], return_counts=True)
+        why = ", ".join(f"{c} {_status_text(int(s))}" for s, c in zip(codes, counts, strict=True))
+        return f"{k} of {n} targets solved; failed: {why}"
 
     def __repr__(self) -> str:
         """A summary: count, success share, method, worst errors of the successes, failures
@@ -172,6 +190,13 @@ def flatten_batch(T_base_tcp: object, seed: object, dof: int,
         return Tf, s.reshape(n, dof)
     raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
                      "batch dimensions)")
+
+
+def _status_text(code: int) -> str:
+    try:
+        return IKStatus(code).reason
+    except ValueError:
+        return f"status {code}"
 
 
 def _status_name(code: int) -> str:

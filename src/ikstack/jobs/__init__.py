@@ -14,20 +14,17 @@ from typing import TYPE_CHECKING
 from ikstack._lazy import lazy_names
 
 if TYPE_CHECKING:  # loaded on first use: the command line's parser needs none of them
+    from ikstack.errors import DatasetError, SolverUnavailableError
     from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
-    from ikstack.jobs.episode import DatasetError, Episode, SolvedEpisode
+    from ikstack.jobs.episode import Episode, SolvedEpisode
     from ikstack.jobs.formats import read_episode, read_solved, write_solved
     from ikstack.jobs.job import SolveSummary, find_episodes, run_job
-    from ikstack.jobs.path import (
-        SolverUnavailableError,
-        library_path_solver,
-        solve_episode,
-    )
+    from ikstack.jobs.path import library_path_solver, solve_episode
     from ikstack.jobs.progress import Progress
     from ikstack.jobs.samples import resolve_input, sample_path
 
 _LAZY = {
-    "DatasetError": "ikstack.jobs.episode",
+    "DatasetError": "ikstack.errors",
     "Episode": "ikstack.jobs.episode",
     "EpisodeStats": "ikstack.jobs.convert",
     "EpisodeTask": "ikstack.jobs.convert",
@@ -35,7 +32,7 @@ _LAZY = {
     "SolveConfig": "ikstack.jobs.convert",
     "SolveSummary": "ikstack.jobs.job",
     "SolvedEpisode": "ikstack.jobs.episode",
-    "SolverUnavailableError": "ikstack.jobs.path",
+    "SolverUnavailableError": "ikstack.errors",
     "convert_episode": "ikstack.jobs.convert",
     "find_episodes": "ikstack.jobs.job",
     "library_path_solver": "ikstack.jobs.path",

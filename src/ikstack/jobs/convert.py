@@ -18,6 +18,7 @@ import numpy as np
 
 from ikstack.backends import choose
 from ikstack.errors import (
+    DatasetError,
     IKStackError,
     InputError,
     MissingExtraError,
@@ -25,7 +26,7 @@ from ikstack.errors import (
     StorageError,
 )
 from ikstack.ik import IKStatus, certify, fk_errors
-from ikstack.jobs.episode import DatasetError, SolvedEpisode
+from ikstack.jobs.episode import SolvedEpisode
 from ikstack.jobs.formats import read_episode, read_solved, write_solved
 from ikstack.jobs.path import PathSolver, PathSolverFactory, check_method
 from ikstack.model import Chain

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.errors import InputError
+from ikstack.errors import DatasetError as DatasetError  # its old home
 
 Array = NDArray[np.float64]
 
@@ -51,33 +51,6 @@ MATRIX_KEY = "T_base_tcp"
 RESULT_COLUMNS = ("success", "position_error", "rotation_error", "status")
 #: a quaternion is accepted when its norm is within this of 1 (then normalized)
 QUATERNION_NORM_TOL = 1e-3
-
-
-class DatasetError(InputError):
-    """An episode file is malformed; the message names the file, and the row and field if known.
-
-    Attributes:
-        path: the file.
-        row: 0-based data row (not counting a header), or None.
-        field: the column or key, or None.
-    """
-
-    def __init__(self, path: object, message: str, row: int | None = None,
-                 field: str | None = None):
-        self.path = str(path)
-        self.row = row
-        self.field = field
-        self.message = message
-        where = self.path
-        if row is not None:
-            where += f", row {row}"
-        if field is not None:
-            where += f", field {field!r}"
-        super().__init__(f"{where}: {message}")
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # rebuilt from the constructor's arguments when a worker process sends it back
-        return (type(self), (self.path, self.message, self.row, self.field))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError, NotRigidTransformError, StorageError
+from ikstack.errors import (
+    DatasetError,
+    InputError,
+    MissingExtraError,
+    NotRigidTransformError,
+    StorageError,
+)
 from ikstack.jobs.episode import (
     MATRIX_KEY,
     POSE_COLUMNS,
@@ -30,7 +36,6 @@ from ikstack.jobs.episode import (
     RESULT_COLUMNS,
     TIME_COLUMN,
     Array,
-    DatasetError,
     Episode,
     SolvedEpisode,
     check_finite_columns,

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ikstack._deprecated import renamed_attribute
 from ikstack.errors import InputError, StorageError
 from ikstack.jobs.convert import (
     EpisodeStats,
@@ -46,8 +47,8 @@ class SolveSummary:
             ``type`` (the error class), ``message``, ``file``, ``row`` and ``field`` (None
             where not known); such an episode has no output.
         min_success: the share of solved frames the job must reach.
-        ok: no episode error and ``success_rate >= min_success`` (the command exits 0 only
-            then).
+        success: no episode error and ``success_rate >= min_success`` (the command exits 0
+            only then; ``ok``, its former name, warns; ``summary.json`` holds both keys).
         per_episode: one entry per episode (name, output, frames, solved, errors, method).
     """
 
@@ -72,12 +73,25 @@ class SolveSummary:
     failed_episodes: list[str] = field(default_factory=list)
     episode_errors: list[dict[str, Any]] = field(default_factory=list)
     min_success: float = 1.0
-    ok: bool = True
+    success: bool = True
     per_episode: list[dict[str, Any]] = field(default_factory=list)
 
+    ok = renamed_attribute("ok", "success")
+
+    @property
+    def message(self) -> str:
+        """The summary's last line (:meth:`text` adds one line per failed episode)."""
+        return self._line()
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (units in the key names' docs above)."""
-        return asdict(self)
+        """A JSON-ready dict (units in the key names' docs above); ``ok`` repeats ``success``
+        under its former name, for readers of earlier summaries."""
+        out: dict[str, Any] = {}
+        for k, v in asdict(self).items():
+            out[k] = v
+            if k == "success":
+                out["ok"] = v
+        return out
 
     def to_json(self) -> str:
         """The summary as indented JSON."""
@@ -182,7 +196,7 @@ def run_job(
         ray_address: a Ray cluster to join; None starts a local runtime.
         overwrite: solve every episode again.
         progress: where to report progress (default: a :class:`Progress` on stderr).
-        min_success: the share of frames that must be solved for ``summary.ok``.
+        min_success: the share of frames that must be solved for ``summary.success``.
 
     An episode that cannot be converted is listed in ``summary.episode_errors`` (with its
     file, row and field) and the others are converted, unless ``config.fail_fast``.
@@ -265,7 +279,7 @@ def _summarize(input_path: str | os.PathLike[str], out: Path, config: SolveConfi
         cpu_seconds=sum(s.seconds for s in ordered),
         failed_episodes=[s.name for s in ordered if s.solved < s.frames or s.error is not None],
         episode_errors=errors, min_success=min_success,
-        ok=not errors and rate >= min_success,
+        success=not errors and rate >= min_success,
         per_episode=[{"name": s.name, "output": s.output_path, "frames": s.frames,
                       "solved": s.solved, "worst_position_error": s.worst_position_error,
                       "worst_rotation_error": s.worst_rotation_error, "method": s.method,

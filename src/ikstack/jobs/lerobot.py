@@ -21,21 +21,20 @@ import json
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ikstack.errors import InputError, MissingExtraError
+from ikstack.errors import DatasetError, InputError, MissingExtraError
 from ikstack.jobs.convert import SolveConfig
 from ikstack.jobs.episode import (
     POSE_COLUMNS,
     QUATERNION_NORM_TOL,
     TIME_COLUMN,
     Array,
-    DatasetError,
     check_finite_columns,
 )
 from ikstack.jobs.formats import atomic_write, read_solved, remove_partials
@@ -366,7 +365,7 @@ def run_lerobot_job(
                       ray_address=ray_address, overwrite=overwrite, progress=progress)
     _assemble(root, out, episodes, solved, config.chain.joint_names, joint_column, info,
               overwrite)
-    final = SolveSummary(**{**summary.to_dict(), "input": str(root), "output": str(out)})
+    final = replace(summary, input=str(root), output=str(out))
     atomic_write(out / SUMMARY_NAME, lambda tmp: tmp.write_text(final.to_json()))
     return final
 

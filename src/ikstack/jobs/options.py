@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-#: path-solving methods of a job
-METHODS = ("auto", "analytic", "numerical")
+#: the job's methods, backends and devices: the one list in :mod:`ikstack.vocabulary`
+from ikstack.vocabulary import BACKENDS as BACKENDS
+from ikstack.vocabulary import DEVICES as DEVICES
+from ikstack.vocabulary import PATH_METHODS
+
+METHODS = PATH_METHODS
+
 #: where the episodes run: a local process pool or a Ray cluster
 ENGINES = ("local", "ray")
-#: kinematics backends of a job, and their devices
-BACKENDS = ("numpy", "warp")
-DEVICES = ("cpu", "cuda")
 #: robots with a bundled sample, and the posture each sample moves around [rad]
 SAMPLE_HOMES: dict[str, tuple[float, ...]] = {
     "ur5": (0.0, -1.2, 1.4, -1.8, -1.57, 0.3),

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.errors import IKStackError, InputError, UnsupportedGeometryError
+from ikstack.errors import InputError, UnsupportedGeometryError
+from ikstack.errors import SolverUnavailableError as SolverUnavailableError  # its old home
 from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.jobs.options import METHODS
@@ -30,11 +31,6 @@ PathSolver = Callable[[Array, "Array | None"], IKResult]
 #: job's config (chain, method, max_joint_step, backend, device); must be picklable (a
 #: module-level function) for the process pool and Ray
 PathSolverFactory = Callable[[Any], PathSolver]
-
-
-
-class SolverUnavailableError(IKStackError):
-    """The IK solver a job asked for is not part of this installation."""
 
 
 def check_method(method: str) -> str:
@@ -161,7 +157,7 @@ def library_path_solver(chain: Chain, method: str = "auto",
             return solver.solve_path
 
     def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
-        return solve_ik(chain_, T, seed=seed, method="numerical")
+        return solve_ik(chain_, T, q0=seed, method="numerical")
 
     def path(T_path: Array, seed: Array | None) -> IKResult:
         return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)

@@ -1,4 +1,6 @@
-"""The servo's ``backend`` argument (the C++ kernel, ``"native"``) and its checked arguments."""
+"""The servo's ``kernel`` argument (the C++ kernel, ``"native"``; ``backend`` is its former
+name: in ikstack a backend is where the IK kernels run, numpy or warp) and its checked
+arguments."""
 
 from __future__ import annotations
 
@@ -6,7 +8,8 @@ import os
 import warnings
 from typing import Any
 
-from ikstack.diffik import DampedLeastSquares, DifferentialIK
+from ikstack._deprecated import warn_renamed
+from ikstack.diffik import DifferentialIK, DLSVelocitySolver
 from ikstack.errors import InputError
 from ikstack.model import Chain
 from ikstack.servo.config import ServoConfig
@@ -17,17 +20,18 @@ BACKENDS = ("native",)
 #: the retired compiled-Python kernel's name: accepted one more release with a
 #: DeprecationWarning, and runs the C++ kernel
 DEPRECATED_BACKENDS = ("numba",)
-#: the environment variable that picks the kernel when ``Servo(..., backend=None)``
+#: the environment variable that picks the kernel when ``Servo(..., kernel=None)``
 BACKEND_ENV = "IKSTACK_SERVO"
 
 
-def resolve_backend(backend: str | None) -> str:
-    """``backend``, else the ``IKSTACK_SERVO`` environment variable, else ``"native"``.
+def resolve_backend(backend: str | None, argument: str = "kernel") -> str:
+    """``backend`` (the servo kernel's name, given as ``argument``), else the ``IKSTACK_SERVO``
+    environment variable, else ``"native"``.
 
     ``"numba"`` named the compiled-Python kernel, retired once the C++ one replayed it bit for
     bit: it warns (DeprecationWarning) and gives ``"native"``; it goes in the next release."""
     name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
-    where = "backend" if backend is not None else f"the {BACKEND_ENV} environment variable"
+    where = argument if backend is not None else f"the {BACKEND_ENV} environment variable"
     if name in DEPRECATED_BACKENDS:
         warnings.warn(f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
                       "kernel (\"native\") runs, with the same results. This value goes in the "
@@ -46,7 +50,7 @@ def check_arguments(chain: Any, config: Any, differential_ik: Any,
     cfg = config if config is not None else ServoConfig()
     if not isinstance(cfg, ServoConfig):
         raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
-    solver = differential_ik if differential_ik is not None else DampedLeastSquares()
+    solver = differential_ik if differential_ik is not None else DLSVelocitySolver()
     if not isinstance(solver, DifferentialIK):
         raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
                          f"got {type(solver).__name__}")
@@ -57,3 +61,14 @@ def check_arguments(chain: Any, config: Any, differential_ik: Any,
         raise InputError(f"nullspace_reference has {cfg.posture.shape[0]} values; "
                          f"the chain has {chain.dof} joints")
     return cfg, solver
+
+
+def resolve_kernel(kernel: str | None, backend: str | None) -> str:
+    """The servo kernel from ``kernel=``, or from ``backend=``, its former name (warns)."""
+    if backend is None:
+        return resolve_backend(kernel, "kernel")
+    if kernel is not None:
+        raise InputError("Servo got both 'kernel' and 'backend'; pass only 'kernel'")
+    warn_renamed("Servo(backend=...)", "kernel=... (a backend is where IK kernels run: numpy "
+                 "or warp)", stacklevel=4)
+    return resolve_backend(backend, "backend")

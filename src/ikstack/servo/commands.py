@@ -137,8 +137,12 @@ class ServoResult:
         nullspace_speed: norm of the projected secondary velocity [rad/s].
         condition_number: condition number of the task Jacobian (inf at a singularity).
         position_error: tool position error to a pose goal [m] (0 for other commands).
-        orientation_error: tool rotation error to a pose goal [rad] (0 for other commands).
+        rotation_error: tool rotation error to a pose goal [rad] (0 for other commands).
+        orientation_error: the same number under its former name (deprecated; stored under
+            this name because the C++ kernel fills it).
         solver_iterations: iterations the solver reported.
+        success: the input was accepted and the solver did not fail (not ``REJECT``, no
+            ``SOLVER_ERROR``).
     """
 
     action: Action
@@ -151,6 +155,17 @@ class ServoResult:
     position_error: float = 0.0
     orientation_error: float = 0.0
     solver_iterations: int = 0
+
+    @property
+    def success(self) -> bool:
+        """The input was accepted and the solver did not fail: the action is not ``REJECT``
+        and ``SOLVER_ERROR`` is not set (the reference is safe to send either way)."""
+        return self.action != Action.REJECT and not self.status & ServoStatus.SOLVER_ERROR
+
+    @property
+    def rotation_error(self) -> float:
+        """Tool rotation error to a pose goal [rad] (0 for other commands)."""
+        return self.orientation_error
 
     def __repr__(self) -> str:
         """A one-line summary (the reference arrays are attributes)."""

@@ -8,6 +8,7 @@ timeout 0.1 s, pose tolerances 0.001 m / 0.01 rad, joint limit margin 0.1 rad, C
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import renamed_attribute, warn_renamed
 from ikstack.errors import ConfigError
 
 Array = NDArray[np.float64]
@@ -32,7 +34,8 @@ class ServoConfig:
         max_angular_speed: cap on the commanded tool angular speed [rad/s].
         pose_gain: proportional gain of the pose task [1/s]: ``v = gain * error``, capped.
         position_tolerance: a pose goal counts as reached within this [m].
-        orientation_tolerance: ... and within this rotation angle [rad].
+        rotation_tolerance: ... and within this rotation angle [rad] (``orientation_tolerance``,
+            its former name, warns, as a keyword or an attribute).
         nullspace_gain: gain of the posture term [1/s]; 0 disables it.
         nullspace_reference: (dof,) posture; ``None`` means no posture term.
         joint_centering_gain: gain toward the middle of finite limits [1/s]; 0 disables it.
@@ -64,7 +67,7 @@ class ServoConfig:
     max_angular_speed: float = 0.8
     pose_gain: float = 10.0
     position_tolerance: float = 0.001
-    orientation_tolerance: float = 0.01
+    rotation_tolerance: float = 0.01
     nullspace_gain: float = 0.0
     nullspace_reference: Any = None
     joint_centering_gain: float = 0.0
@@ -94,7 +97,7 @@ class ServoConfig:
             raise ConfigError(f"task_weights must be 6 positive numbers; got {self.task_weights}")
         object.__setattr__(self, "task_weights", w)
         positive = ("max_linear_speed", "max_angular_speed", "pose_gain", "position_tolerance",
-                    "orientation_tolerance", "command_timeout", "stop_velocity",
+                    "rotation_tolerance", "command_timeout", "stop_velocity",
                     "singularity_decelerate", "singularity_probe", "max_dt")
         for name in positive:
             v = float(getattr(self, name))
@@ -135,3 +138,24 @@ class ServoConfig:
     def posture(self) -> Array | None:
         """The nullspace reference as a read-only float array (or ``None``)."""
         return self._posture
+
+
+ServoConfig.orientation_tolerance = renamed_attribute(  # type: ignore[attr-defined]
+    "orientation_tolerance", "rotation_tolerance")
+_dataclass_init = ServoConfig.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _init(self: ServoConfig, *args: Any, orientation_tolerance: float | None = None,
+          **kwargs: Any) -> None:
+    # ``orientation_tolerance=``: the former name of rotation_tolerance, kept one release
+    if orientation_tolerance is not None:
+        if "rotation_tolerance" in kwargs or len(args) > 6:
+            raise ConfigError("ServoConfig got both rotation_tolerance and "
+                              "orientation_tolerance; pass only rotation_tolerance")
+        warn_renamed("ServoConfig(orientation_tolerance=...)", "rotation_tolerance=...")
+        kwargs["rotation_tolerance"] = orientation_tolerance
+    _dataclass_init(self, *args, **kwargs)
+
+
+ServoConfig.__init__ = _init  # type: ignore[method-assign]

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK
+from ikstack._deprecated import renamed_attribute
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DLSVelocitySolver
 from ikstack.errors import InputError, MissingExtraError
 from ikstack.model import Chain
 from ikstack.servo.commands import Action, JointState, PoseCommand
@@ -24,7 +25,7 @@ from ikstack.spatial import as_transforms
 Array = NDArray[np.float64]
 
 #: solver names the demo (and the CLI) accept
-SOLVERS: dict[str, type[DifferentialIK]] = {"dls": DampedLeastSquares, "box_qp": BoxQPSolver}
+SOLVERS: dict[str, type[DifferentialIK]] = {"dls": DLSVelocitySolver, "box_qp": BoxQPSolver}
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class ServoTrace:
         t: (steps,) time [s].
         q, dq: (steps, dof) reference positions [rad] and velocities [rad/s].
         position_error: (steps,) tool position error [m].
-        orientation_error: (steps,) tool rotation error [rad].
+        rotation_error: (steps,) tool rotation error [rad] (``orientation_error``, its former
+            name, warns).
         action: (steps,) :class:`Action` values.
         status: (steps,) :class:`ServoStatus` values (ints).
         condition_number: (steps,) of the task Jacobian.
@@ -46,11 +48,13 @@ class ServoTrace:
     q: Array
     dq: Array
     position_error: Array
-    orientation_error: Array
+    rotation_error: Array
     action: NDArray[np.int64]
     status: NDArray[np.int64]
     condition_number: Array
     messages: tuple[str, ...]
+
+    orientation_error = renamed_attribute("orientation_error", "rotation_error")
 
     @property
     def final_action(self) -> Action:
@@ -63,8 +67,8 @@ class ServoTrace:
         if not n:
             return "ServoTrace(0 cycles)"
         return (f"ServoTrace({n} cycles over {self.t[-1]:.2f} s; final {self.final_action.name}; "
-                f"position error {self.position_error[-1]:.1e} m, orientation error "
-                f"{self.orientation_error[-1]:.1e} rad)")
+                f"position error {self.position_error[-1]:.1e} m, rotation error "
+                f"{self.rotation_error[-1]:.1e} rad)")
 
 
 #: a start whose Jacobian condition number is below this is regular enough for the demo
@@ -154,7 +158,7 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
             q, dq = r.reference.q, r.reference.dq
         out["t"][k] = k * dt
         Q[k], DQ[k] = q, dq
-        out["pe"][k], out["re"][k] = r.position_error, r.orientation_error
+        out["pe"][k], out["re"][k] = r.position_error, r.rotation_error
         out["kappa"][k] = r.condition_number
         actions[k] = int(r.action)
         status[k] = int(r.status)
@@ -192,7 +196,7 @@ def plot_trace(trace: ServoTrace, path: str | None = None,
     axes[1].set_ylabel("dq [rad/s]")
     axes[1].legend(fontsize=7, ncol=2, loc="best")
     axes[2].semilogy(trace.t, np.maximum(trace.position_error, 1e-12), label="position [m]")
-    axes[2].semilogy(trace.t, np.maximum(trace.orientation_error, 1e-12), label="rotation [rad]")
+    axes[2].semilogy(trace.t, np.maximum(trace.rotation_error, 1e-12), label="rotation [rad]")
     axes[2].set_ylabel("task error")
     axes[2].set_xlabel("t [s]")
     axes[2].legend()

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK, DiffIKRequest
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DiffIKRequest, DLSVelocitySolver
 from ikstack.diffik.solver import as_result
 from ikstack.errors import ConfigError, InputError, ModelError
 from ikstack.kinematics import compile_chain
@@ -34,7 +34,7 @@ from ikstack.model.constraints import (
     LinearJointConstraint,
     QuadrantPolynomialConstraint,
 )
-from ikstack.servo.backend import check_arguments, resolve_backend
+from ikstack.servo.backend import check_arguments, resolve_kernel
 from ikstack.servo.commands import (
     Action,
     JointJogCommand,
@@ -187,8 +187,9 @@ def servo_config(native: Any, cfg: ServoConfig, n: int) -> Any:
     nc = native.ServoConfig()
     nc.set_task_axes(list(cfg.task_axes))
     nc.task_weights = list(cfg.task_weights)
+    nc.orientation_tolerance = float(cfg.rotation_tolerance)  # the C++ kernel's name
     for name in ("max_linear_speed", "max_angular_speed", "pose_gain", "position_tolerance",
-                 "orientation_tolerance", "nullspace_gain", "joint_centering_gain", "damping",
+                 "nullspace_gain", "joint_centering_gain", "damping",
                  "command_timeout", "stop_velocity", "singularity_decelerate",
                  "singularity_halt", "leaving_multiplier", "singularity_probe", "halt_scale",
                  "leaving_min_scale", "escape_speed", "joint_limit_margin", "state_tolerance",
@@ -218,26 +219,30 @@ class Servo:
             stop), so give real ones (``chain.with_limits(acceleration=...)``). Jerk limits
             apply where finite.
         config: :class:`ServoConfig` (MoveIt Servo defaults).
-        differential_ik: the per-cycle solver; default :class:`DampedLeastSquares`. Any
+        differential_ik: the per-cycle solver; default :class:`DLSVelocitySolver`. Any
             :class:`DifferentialIK` works; an exception, a wrong shape or non-finite output
             from it latches SOLVER_ERROR until :meth:`reset`.
         motion_generator: optional :class:`MotionGenerator`; the default scales into the box
             and integrates one cycle. Its output is re-validated every cycle.
-        backend: ``"native"`` (the C++ kernel, the only one). ``"numba"`` (here or in the
+        kernel: ``"native"`` (the C++ kernel, the only one). ``"numba"`` (here or in the
             ``IKSTACK_SERVO`` environment variable) names the retired compiled-Python kernel:
             it warns (DeprecationWarning) and runs the C++ kernel; it goes in the next release.
+        backend: the former name of ``kernel`` (warns).
 
     Example:
         >>> servo = Servo(chain, ServoConfig(task_axes=(0, 1)), differential_ik=BoxQPSolver())
         >>> result = servo.step(JointState(q, dq, now), PoseCommand(T, now), dt=0.01, now_ns=now)
     """
 
-    backend = "native"
+    kernel = "native"
+    backend = "native"  #: the former name of :attr:`kernel`
 
     def __init__(self, chain: Chain, config: ServoConfig | None = None,
                  differential_ik: DifferentialIK | None = None,
-                 motion_generator: MotionGenerator | None = None, *, backend: str | None = None):
-        resolve_backend(backend)  # "native"; "numba" warns; anything else is an InputError
+                 motion_generator: MotionGenerator | None = None, *, kernel: str | None = None,
+                 backend: str | None = None):
+        # "native"; "numba" warns; anything else is an InputError
+        resolve_kernel(kernel, backend)
         config, differential_ik = check_arguments(chain, config, differential_ik,
                                                   motion_generator)
         native = _module()
@@ -249,12 +254,12 @@ class Servo:
         solver = native.ServoSolver()
         kind = type(differential_ik)
         solver.kind = 1 if kind is BoxQPSolver else 0
-        if kind is DampedLeastSquares:
+        if kind is DLSVelocitySolver:
             solver.min_damping = float(getattr(differential_ik, "min_damping", 0.0))
         if kind is BoxQPSolver:
             solver.max_iterations = int(getattr(differential_ik, "max_iterations", 100))
             solver.tolerance = float(getattr(differential_ik, "tolerance", 1e-12))
-        solve = None if kind in (DampedLeastSquares, BoxQPSolver) \
+        solve = None if kind in (DLSVelocitySolver, BoxQPSolver) \
             else partial(call_solver, differential_ik, n)
         gen = reset = None
         if motion_generator is not None:

@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import warn_renamed
 from ikstack.errors import InputError
 from ikstack.kinematics import jacobian_fd
 from ikstack.spatial import as_transforms, pose_error
-from ikstack.validate.backends import FKBackend, as_backend
+from ikstack.validate.fk_models import FKModel, as_fk_model
 from ikstack.validate.report import (
     LIKELY_CAUSES,
     CheckStatus,
@@ -42,11 +43,11 @@ _AT_LIMIT = 1e-9  # [rad or m]
 _DEAD_COLUMN = 1e-9  # Jacobian column norm below this: the joint does not move the end effector
 _SINGULAR_START = 1e-3  # sigma_min / sigma_max at the neutral pose below this: near-singular
 _STILL_CONVERGING = 0.9  # failed targets whose error kept falling below this ratio late on
-_FK_RIGID_ATOL = 1e-4  # float32 backends' rotations are orthonormal only to ~1e-7
+_FK_RIGID_ATOL = 1e-4  # float32 FK models' rotations are orthonormal only to ~1e-7
 
 
 def _check_options(num_targets: int, max_iterations: int, damping: float, position_tolerance: float,
-                   orientation_tolerance_deg: float, min_pass_rate: float, eps: float | None,
+                   rotation_tolerance_deg: float, min_pass_rate: float, eps: float | None,
                    min_target_separation: float) -> None:
     if int(num_targets) < 1:
         raise InputError(f"num_targets must be >= 1; got {num_targets}")
@@ -56,7 +57,7 @@ def _check_options(num_targets: int, max_iterations: int, damping: float, positi
         if not (math.isfinite(v) and v >= 0):
             raise InputError(f"{name} must be finite and >= 0; got {v}")
     for name, v in (("position_tolerance", position_tolerance),
-                    ("orientation_tolerance_deg", orientation_tolerance_deg)):
+                    ("rotation_tolerance_deg", rotation_tolerance_deg)):
         if not (math.isfinite(v) and v > 0):
             raise InputError(f"{name} must be positive; got {v}")
     if not 0.0 <= min_pass_rate <= 1.0:
@@ -65,7 +66,7 @@ def _check_options(num_targets: int, max_iterations: int, damping: float, positi
         raise InputError(f"eps must be positive; got {eps}")
 
 
-def _sample_targets(be: FKBackend, rng: np.random.Generator, n: int, scara: bool) -> Array:
+def _sample_targets(be: FKModel, rng: np.random.Generator, n: int, scara: bool) -> Array:
     lo = np.where(np.isfinite(be.lower), be.lower, -math.pi)
     hi = np.where(np.isfinite(be.upper), be.upper, math.pi)
     if not scara:
@@ -100,11 +101,11 @@ def check_jacobian_ik(
     max_iterations: int = 150,
     damping: float = 0.05,
     position_tolerance: float = 0.05,
-    orientation_tolerance_deg: float = 10.0,
+    rotation_tolerance_deg: float = 10.0,
     min_pass_rate: float = 0.40,
     eps: float | None = None,
     central: bool = True,
-    seed: int | np.random.Generator = 0,
+    rng: int | np.random.Generator = 0,
     min_target_separation: float = 0.01,
     max_step: float | None = None,
     scara: bool | None = None,
@@ -113,29 +114,33 @@ def check_jacobian_ik(
     neutral: ArrayLike | None = None,
     name: str | None = None,
     progress: Progress | None = None,
+    orientation_tolerance_deg: float | None = None,
+    seed: int | np.random.Generator | None = None,
 ) -> JacobianIKReport:
     """Run the Jacobian-IK model check on any forward kinematics.
 
     Args:
-        model: an ikstack ``Chain``, an :class:`~ikstack.validate.FKBackend` (``ChainFK``,
+        model: an ikstack ``Chain``, an :class:`~ikstack.validate.FKModel` (``ChainFK``,
             ``MujocoFK``, ``CallableFK``), or a callable ``fk(q) -> (4, 4)`` with ``lower``
             and ``upper``.
         num_targets: FK-sampled targets.
         max_iterations: DLS iterations per target.
         damping: DLS damping ``lambda`` (the step adds ``lambda^2 I``).
         position_tolerance: [m].
-        orientation_tolerance_deg: [deg] geodesic.
+        rotation_tolerance_deg: [deg] geodesic (``orientation_tolerance_deg``, its former
+            name, warns).
         min_pass_rate: the check fails below this share of reached targets.
-        eps: finite-difference step [rad or m]; 1e-5, or 1e-3 for a float32 backend.
+        eps: finite-difference step [rad or m]; 1e-5, or 1e-3 for a float32 FK model.
         central: central (default) or forward differences.
-        seed: seed or Generator of the target sampling.
+        rng: an int seed or a ``numpy.random.Generator`` for the target sampling (``seed``,
+            its former name, warns).
         min_target_separation: [m] targets closer than this count as one position.
         max_step: None (the default): plain DLS steps, as the check specifies. A number
             [rad or m] scales every step so no joint moves more than it: a stabiliser that
             raises pass rates, so it is reported (``config["max_step"]``, the table, JSON).
         scara: sample targets on an FK-reach ring; detected from the axes when None.
         lower, upper: (dof,) limits, for a plain callable.
-        neutral: (dof,) start configuration; the backend's neutral pose when None (the zero
+        neutral: (dof,) start configuration; the FK model's neutral pose when None (the zero
             configuration clipped into the limits; MuJoCo's ``qpos0`` clipped likewise).
         name: display name of the model.
         progress: called as ``progress(done, total, message)`` after every iteration.
@@ -144,9 +149,16 @@ def check_jacobian_ik(
         JacobianIKReport: verdict (``exit_code`` 0 pass, 1 fail, 3 skipped), per-target table,
         likely cause and diagnostics.
     """
+    if orientation_tolerance_deg is not None:
+        warn_renamed("check_jacobian_ik(orientation_tolerance_deg=...)",
+                     "rotation_tolerance_deg=...")
+        rotation_tolerance_deg = orientation_tolerance_deg
+    if seed is not None:
+        warn_renamed("check_jacobian_ik(seed=...)", "rng=...")
+        rng = seed
     _check_options(num_targets, max_iterations, damping, position_tolerance,
-                   orientation_tolerance_deg, min_pass_rate, eps, min_target_separation)
-    be = as_backend(model, lower, upper, neutral)
+                   rotation_tolerance_deg, min_pass_rate, eps, min_target_separation)
+    be = as_fk_model(model, lower, upper, neutral)
     label = name or be.name
     scara = be.scara if scara is None else bool(scara)
     eps = (1e-3 if be.float32 else 1e-5) if eps is None else float(eps)
@@ -155,9 +167,12 @@ def check_jacobian_ik(
     config: dict[str, Any] = dict(
         num_targets=int(num_targets), max_iterations=int(max_iterations), damping=float(damping),
         position_tolerance=float(position_tolerance),
-        orientation_tolerance_deg=float(orientation_tolerance_deg),
+        # orientation_tolerance_deg and seed: the keys' former names, kept one release
+        rotation_tolerance_deg=float(rotation_tolerance_deg),
+        orientation_tolerance_deg=float(rotation_tolerance_deg),
         min_pass_rate=float(min_pass_rate), eps=eps, central=bool(central),
-        seed=seed if isinstance(seed, int) else "generator",
+        rng=rng if isinstance(rng, int) else "generator",
+        seed=rng if isinstance(rng, int) else "generator",
         min_target_separation=float(min_target_separation), scara=scara,
         max_step=None if max_step is None else float(max_step),
         end_effector=be.end_effector, joints=list(be.joint_names),
@@ -169,13 +184,13 @@ def check_jacobian_ik(
     if be.end_effector is None or len(be.joint_names) == 0:
         return _skip(label, "no end effector discovered on the model", config)
 
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     Q = _sample_targets(be, rng, int(num_targets), scara)
     T_targets = np.stack([as_transforms(be.fk(q.copy()), "fk(q)", atol=_FK_RIGID_ATOL) for q in Q])
     distinct = _distinct(T_targets[:, :3, 3], min_target_separation)
 
     total = int(num_targets) * int(max_iterations)
-    tol_r = math.radians(orientation_tolerance_deg)
+    tol_r = math.radians(rotation_tolerance_deg)
     lo, hi = be.lower, be.upper
     neutral_q = np.asarray(be.neutral, dtype=np.float64)
     lam2 = float(damping) ** 2
@@ -213,8 +228,8 @@ def check_jacobian_ik(
                   if q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT]
         results.append(TargetResult(
             index=k, q_sample=Q[k].tolist(), position=T_targets[k, :3, 3].tolist(),
-            reached=reached, position_error=history[-1][0],
-            orientation_error_deg=history[-1][1], iterations=it, q_final=q.tolist(),
+            success=reached, position_error=history[-1][0],
+            rotation_error_deg=history[-1][1], iterations=it, q_final=q.tolist(),
             pinned_joints=pinned, history=history))
 
     if J_neutral is None:
@@ -222,10 +237,10 @@ def check_jacobian_ik(
     return _verdict(label, be, results, distinct, J_neutral, config)
 
 
-def _verdict(label: str, be: FKBackend, results: list[TargetResult], distinct: int,
+def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int,
              J_neutral: Array, config: dict[str, Any]) -> JacobianIKReport:
     n = len(results)
-    n_ok = sum(r.reached for r in results)
+    n_ok = sum(r.success for r in results)
     rate = n_ok / n
     min_rate = config["min_pass_rate"]
     diagnostics: dict[str, Any] = {}
@@ -239,7 +254,7 @@ def _verdict(label: str, be: FKBackend, results: list[TargetResult], distinct: i
     if cond_ratio < _SINGULAR_START:
         diagnostics["start configuration"] = (
             f"near-singular (sigma_min/sigma_max = {cond_ratio:.2e} at the neutral pose)")
-    failed = [r for r in results if not r.reached]
+    failed = [r for r in results if not r.success]
     pinned = sorted({j for r in failed for j in r.pinned_joints})
     if pinned:
         diagnostics["joints pinned at a limit in failed solves"] = ", ".join(pinned)

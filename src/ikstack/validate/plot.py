@@ -33,7 +33,7 @@ def plot_errors(report: JacobianIKReport, path: str | os.PathLike[str] | None = 
     fig, (ax_p, ax_r) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
     for t in report.targets:
         its = range(len(t.history))
-        style = "-" if t.reached else "--"
+        style = "-" if t.success else "--"
         ax_p.semilogy(its, [max(h[0], 1e-12) for h in t.history], style, label=f"target {t.index}")
         ax_r.semilogy(its, [max(h[1], 1e-12) for h in t.history], style, label=f"target {t.index}")
     ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":",

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ikstack._deprecated import renamed_attribute
+
 
 class CheckStatus(str, Enum):
     """Verdict of a model check, with the process exit code each maps to."""
@@ -44,25 +46,41 @@ class TargetResult:
         index: target number.
         q_sample: (dof,) joints the target was sampled from [rad or m].
         position: (3,) target position [m].
-        reached: both tolerances met within the iteration budget.
+        success: both tolerances met within the iteration budget (``reached``, its former
+            name, warns).
         position_error: [m] final position error.
-        orientation_error_deg: [deg] final geodesic orientation error.
+        rotation_error_deg: [deg] final geodesic rotation error (``orientation_error_deg``,
+            its former name, warns).
         iterations: solver iterations used.
         q_final: (dof,) final joints.
         pinned_joints: joints that ended at a limit.
-        history: per iteration ``(position_error [m], orientation_error [deg])``.
+        history: per iteration ``(position_error [m], rotation_error [deg])``.
     """
 
     index: int
     q_sample: list[float]
     position: list[float]
-    reached: bool
+    success: bool
     position_error: float
-    orientation_error_deg: float
+    rotation_error_deg: float
     iterations: int
     q_final: list[float]
     pinned_joints: list[str] = field(default_factory=list)
     history: list[tuple[float, float]] = field(default_factory=list, repr=False)
+
+    reached = renamed_attribute("reached", "success")
+    orientation_error_deg = renamed_attribute("orientation_error_deg", "rotation_error_deg")
+
+    @property
+    def status(self) -> CheckStatus:
+        """``PASS`` when the target was reached, else ``FAIL``."""
+        return CheckStatus.PASS if self.success else CheckStatus.FAIL
+
+    @property
+    def message(self) -> str:
+        """The outcome in words."""
+        return (f"reached in {self.iterations} iterations" if self.success
+                else f"not reached in {self.iterations} iterations")
 
 
 @dataclass(frozen=True)
@@ -99,6 +117,16 @@ class JacobianIKReport:
         return self.status == CheckStatus.PASS
 
     @property
+    def success(self) -> bool:
+        """The check passed (the same as :attr:`passed`)."""
+        return self.status == CheckStatus.PASS
+
+    @property
+    def message(self) -> str:
+        """Why, in one line (the same as :attr:`reason`)."""
+        return self.reason
+
+    @property
     def exit_code(self) -> int:
         """0 pass, 1 fail, 3 skipped."""
         return self.status.exit_code
@@ -109,11 +137,14 @@ class JacobianIKReport:
         d["status"] = self.status.value
         d["exit_code"] = self.exit_code
         for t in d["targets"]:
-            # SI with the unit in the key; the previous keys (position_error in m,
-            # orientation_error_deg) stay one release
+            # SI with the unit in the key; the previous keys (position_error in m, reached,
+            # orientation_error_deg and orientation_error_rad) stay one release
             t["position_m"] = t["position"]
             t["position_error_m"] = t["position_error"]
-            t["orientation_error_rad"] = math.radians(t["orientation_error_deg"])
+            t["reached"] = t["success"]
+            t["orientation_error_deg"] = t["rotation_error_deg"]
+            t["rotation_error_rad"] = math.radians(t["rotation_error_deg"])
+            t["orientation_error_rad"] = t["rotation_error_rad"]
             if not history:
                 t.pop("history", None)
         return _finite(d)
@@ -159,8 +190,8 @@ def format_table(report: JacobianIKReport) -> str:
         for t in report.targets:
             p = ", ".join(f"{v * 1e3:+.1f}" for v in t.position)
             pin = f"  pinned: {', '.join(t.pinned_joints)}" if t.pinned_joints else ""
-            lines.append(f"  {t.index:>3}  {'yes' if t.reached else 'NO':<7}  "
-                         f"{t.position_error * 1e3:12.3f}  {t.orientation_error_deg:13.3f}  "
+            lines.append(f"  {t.index:>3}  {'yes' if t.success else 'NO':<7}  "
+                         f"{t.position_error * 1e3:12.3f}  {t.rotation_error_deg:13.3f}  "
                          f"{t.iterations:>5}  ({p}){pin}")
     if report.status != CheckStatus.SKIPPED:
         lines.append(f"  pass rate {report.pass_rate:.2f} (minimum {report.min_pass_rate:.2f}); "

@@ -275,7 +275,7 @@ class Viewer:
         seed = self.q
         sols: list[Solution] = []
         if self._analytic is not None:
-            r = self._analytic.solve(T, seed=seed, return_all=True)
+            r = self._analytic.solve(T, q0=seed, return_all=True)
             qa = r.q_all[0] if r.q_all is not None else np.zeros((0, self.chain.dof))
             va = r.valid_all[0] if r.valid_all is not None else np.zeros(0, dtype=bool)
             for k in range(qa.shape[0]):
@@ -285,7 +285,7 @@ class Viewer:
             if bool(r.success[0]) and not any(s.selected for s in sols):
                 sols.append(Solution(r.q[0].copy(), True, True))
         else:
-            r = solve_ik(self.chain, T, seed=seed, method="numerical")
+            r = solve_ik(self.chain, T, q0=seed, method="numerical")
             if bool(r.success[0]):
                 sols.append(Solution(r.q[0].copy(), True, True))
         ok = bool(r.success[0])

@@ -123,8 +123,8 @@ def solve(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None, *,
     Args:
         T_base_tcp: (N, 4, 4) or (4, 4) targets in the base frame.
         seed: (N, dof), (1, dof) or (dof,) first guesses; default the middle of the limits.
-        rng_seed: the restarts' seed (``NumericalOptions.seed``).
+        rng_seed: the restarts' randomness (``NumericalOptions.rng``).
         **options: other :class:`~ikstack.ik.numerical.NumericalOptions` fields.
     """
-    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, seed=rng_seed,
+    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, rng=rng_seed,
                                   **options).solve(T_base_tcp, seed)

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ikstack.errors import IKStackError, MissingExtraError
+from ikstack.errors import DeviceUnavailableError as DeviceUnavailableError  # its old home
+from ikstack.errors import MissingExtraError
 
 _wp: Any = None
-
-
-class DeviceUnavailableError(IKStackError):
-    """The requested device does not exist on this machine."""
 
 
 def warp() -> Any:

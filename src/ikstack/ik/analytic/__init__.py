@@ -17,9 +17,10 @@ Example::
 
 from ikstack.ik.analytic import subproblems
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
+from ikstack.ik.analytic.config import AnalyticConfig, AnalyticMode
 from ikstack.ik.analytic.families import Family
 from ikstack.ik.analytic.geometry import chain_from_hp
 from ikstack.ik.analytic.solver import AnalyticIK
 
-__all__ = ["AnalyticIK", "Classification", "Detection", "Family", "chain_from_hp", "classify",
-           "detections", "subproblems"]
+__all__ = ["AnalyticConfig", "AnalyticIK", "AnalyticMode", "Classification", "Detection",
+           "Family", "chain_from_hp", "classify", "detections", "subproblems"]

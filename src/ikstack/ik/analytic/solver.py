@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
@@ -18,6 +19,8 @@ from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic import _all6, _one, _path_solve, _refine, _select
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
+from ikstack.ik.analytic.config import MODES as _MODES
+from ikstack.ik.analytic.config import AnalyticConfig
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
 from ikstack.kinematics._kernels import all_finite
@@ -33,8 +36,8 @@ NEAR_ITERATIONS = 12
 NEAR_MAX_STEP = 0.25
 #: candidate scratch bound: targets are solved in chunks of at most this many candidates
 CHUNK_CANDIDATES = 1 << 18
-#: solver modes
-MODES = ("strict", "near", "general")
+#: solver modes: :class:`~ikstack.ik.analytic.config.AnalyticMode`
+MODES = _MODES
 #: re-selections after the nearest branch broke a coupled-joint constraint
 CONSTRAINT_RETRIES = 16
 
@@ -85,6 +88,8 @@ class AnalyticIK(Immutable):
             grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
             ``"seed_local"`` for :meth:`solve_path` (each frame samples around the previous
             selection).
+        config: an :class:`~ikstack.ik.analytic.AnalyticConfig` holding every setting above;
+            when given, it replaces the keywords.
 
     A solver is immutable once built (setting an attribute raises :class:`AttributeError`);
     a call's options are its arguments, so one solver can be shared by threads.
@@ -100,7 +105,13 @@ class AnalyticIK(Immutable):
                  rotation_tolerance: float = 1e-6, num_samples: int = 128,
                  weights: ArrayLike | None = None, max_joint_step: float | None = None,
                  tol: float = 1e-8, num_locks: int = 16, search: str | None = None,
-                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025):
+                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025, *,
+                 config: AnalyticConfig | None = None):
+        if config is not None:
+            if not isinstance(config, AnalyticConfig):
+                raise InputError(f"config must be an AnalyticConfig; got {type(config).__name__}")
+            AnalyticIK.__init__(self, chain, **config.keywords())
+            return
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}; got {mode!r}")
         for name, v in (("position_tolerance", position_tolerance),
@@ -296,16 +307,17 @@ class AnalyticIK(Immutable):
                              (Q, V, OK, FK, LIM, CON, D, PL), partial(gate, every=True))
         return Q, OK, FK, LIM, CON, D
 
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
-              return_all: bool = False) -> IKResult:
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
+              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
         """Solve targets; the valid solution nearest each seed.
 
         Args:
             T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame
                 [m]; leading batch dimensions shape the result (``q`` (..., dof)), a single
                 (4, 4) target gives one row.
-            seed: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) [rad];
-                the middle of the limits by default. Seeds are projected into the limits first.
+            q0: (dof,), (1, dof) or (N, dof) (or (..., dof) matching the targets) joint
+                guess [rad]; the middle of the limits by default. It is projected into the
+                limits first (``seed``, its former name, warns).
             return_all: also return every candidate ``q_all`` (N, K, dof) and its certified
                 mask ``valid_all`` (N, K).
 
@@ -313,6 +325,9 @@ class AnalyticIK(Immutable):
             :class:`~ikstack.ik.IKResult` with ``method`` ``"analytic:<family>"``. Failed rows
             hold the limit-projected seed and a status saying why.
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "AnalyticIK.solve")
+        seed = q0
         if return_all and self._six and self._fast:
             every = _all6.solve_all(self, T_base_tcp, seed)
             if every is not None:
@@ -488,9 +503,9 @@ class AnalyticIK(Immutable):
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
                         q_all, valid_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None,
+    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None,
                    compiled: bool = True, *, max_joint_step: float | None | EllipsisType = ...,
-                   search: str | None = None) -> IKResult:
+                   search: str | None = None, seed: ArrayLike | None = None) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue
@@ -506,8 +521,9 @@ class AnalyticIK(Immutable):
 
         Args:
             targets: (T, 4, 4) TCP poses [m].
-            seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
-                default (then the step bound holds from the first solved frame on).
+            q0: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
+                default (then the step bound holds from the first solved frame on; ``seed``,
+                its former name, warns).
             compiled: False forces the frame-by-frame loop (same selections, slower).
             max_joint_step: this call's bound [rad] on every joint's change between frames;
                 None: no bound; ``...`` (default): the solver's ``max_joint_step``.
@@ -515,4 +531,6 @@ class AnalyticIK(Immutable):
                 ``"seed_local"``; None: the solver's (``search`` of the constructor, else
                 ``"seed_local"``).
         """
-        return _path_solve.solve_path(self, targets, seed, compiled, max_joint_step, search)
+        if seed is not None:
+            q0 = old_seed(q0, seed, "AnalyticIK.solve_path")
+        return _path_solve.solve_path(self, targets, q0, compiled, max_joint_step, search)

@@ -21,7 +21,7 @@ class LevenbergMarquardt(NumericalIK):
         chain: the chain to solve for.
         damping: ``"chan"`` (default) or ``"sugihara"``.
         damping_parameter: ``k`` (Chan, default 0.1) or ``w_n`` (Sugihara, default 1e-5).
-        **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields.
+        **options: :class:`~ikstack.ik.numerical.NumericalConfig` fields.
     """
 
     name = "lm"

@@ -1,6 +1,6 @@
 """The numerical-IK template: iteration caps, restarts, time budget, tolerances, certification.
 
-A concrete solver (:class:`~ikstack.ik.numerical.DampedLeastSquares`,
+A concrete solver (:class:`~ikstack.ik.numerical.DampedLeastSquaresIK`,
 :class:`~ikstack.ik.numerical.LevenbergMarquardt`) only names its step; the base class owns
 everything else. Every target of a batch runs the same compiled loop (``prange`` over targets
 for large batches), and a single target is a batch of one on the same path.
@@ -26,13 +26,19 @@ so that a stretch of slow targets is shared by the threads.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import (
+    old_seed,
+    renamed_attribute,
+    renamed_keyword,
+    renamed_module_names,
+)
 from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
@@ -97,8 +103,10 @@ def _margin_limits(chain: Chain, margin: float) -> tuple[Array, Array]:
 
 
 @dataclass(frozen=True)
-class NumericalOptions:
-    """Options shared by every numerical step (all validated at construction).
+class NumericalConfig:
+    """Settings shared by every numerical step (all validated at construction); pass one as
+    ``config=`` to a solver, or its fields as keywords (``NumericalOptions``, its former name,
+    warns).
 
     Attributes:
         max_iterations: steps per search (the seed's search and each restart).
@@ -110,8 +118,9 @@ class NumericalOptions:
         weights: (6,) task weights ``[x, y, z, rx, ry, rz]`` (rotation rows in rad).
         mask: which of the six axes count: "full", "position", "rotation" or six booleans.
         limits: :class:`LimitMode`.
-        seed: seed of the restarts: an int (every call with the same inputs then gives the
-            same outputs) or a ``numpy.random.Generator`` (each call draws from it).
+        rng: randomness of the restarts: an int seed (every call with the same inputs then
+            gives the same outputs) or a ``numpy.random.Generator`` (each call draws from it).
+            ``seed``, its former name, warns when given to a solver.
         margin: [rad or m] kept from every finite position limit; None takes the chain's
             ``kinematic_margin`` (as the analytic solvers do). It may raise that margin, never
             lower it.
@@ -125,7 +134,7 @@ class NumericalOptions:
     weights: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     mask: str | tuple[bool, ...] = "full"
     limits: LimitMode = LimitMode.PROJECT
-    seed: int | np.random.Generator | None = 0
+    rng: int | np.random.Generator | None = 0
     margin: float | None = None
 
     def __post_init__(self) -> None:
@@ -142,13 +151,15 @@ class NumericalOptions:
         w = np.asarray(self.weights, dtype=np.float64)
         if w.shape != (6,) or not np.all(np.isfinite(w)) or np.any(w < 0):
             raise InputError(f"weights must be six finite values >= 0; got {self.weights}")
-        if not (self.seed is None or isinstance(self.seed, np.random.Generator | int)):
-            raise InputError(f"seed must be an int, a numpy Generator or None; got {self.seed!r}")
+        if not (self.rng is None or isinstance(self.rng, np.random.Generator | int)):
+            raise InputError(f"rng must be an int, a numpy Generator or None; got {self.rng!r}")
         if not np.any(w * _as_mask(self.mask) > 0):
             raise InputError("weights and mask leave no axis to solve for")
         object.__setattr__(self, "limits", LimitMode(self.limits))
         if self.margin is not None and not (math.isfinite(self.margin) and self.margin >= 0):
             raise InputError(f"margin must be finite and >= 0 [rad or m]; got {self.margin}")
+
+    seed = renamed_attribute("seed", "rng")
 
 
 class NumericalIK(Immutable):
@@ -163,7 +174,8 @@ class NumericalIK(Immutable):
 
     Args:
         chain: the chain to solve for.
-        **options: fields of :class:`NumericalOptions`.
+        **options: ``config=`` a :class:`NumericalConfig`, and/or its fields as keywords
+            (which override the config's).
     """
 
     step_kind: int = K.STEP_LM_CHAN
@@ -174,11 +186,19 @@ class NumericalIK(Immutable):
             raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
         if not (math.isfinite(damping) and damping >= 0):
             raise InputError(f"damping must be finite and >= 0; got {damping}")
+        if "seed" in options:  # the restarts' randomness, before it was named rng
+            options["rng"] = renamed_keyword(options, "seed", "rng", options.get("rng"),
+                                             type(self).__name__)
+        config = options.pop("config", None)
+        if config is not None and not isinstance(config, NumericalConfig):
+            raise InputError(f"config must be a NumericalConfig; got {type(config).__name__}")
         try:
-            self.options = NumericalOptions(**options)
+            self.options = NumericalConfig(**options) if config is None \
+                else replace(config, **options)
         except TypeError as exc:
-            valid = ", ".join(NumericalOptions.__dataclass_fields__)
-            raise InputError(f"{exc}; valid options: {valid}") from None
+            valid = ", ".join(NumericalConfig.__dataclass_fields__)
+            raise InputError(f"{exc}; valid options: config, {valid}") from None
+        self.config = self.options  #: the :class:`NumericalConfig` (also ``options``)
         self.chain = chain
         self.damping = float(damping)
         o = self.options
@@ -192,7 +212,7 @@ class NumericalIK(Immutable):
         self._lo, self._hi = _margin_limits(chain, self.margin)
         self._slo = np.where(np.isfinite(self._lo), self._lo, -math.pi)
         self._shi = np.where(np.isfinite(self._hi), self._hi, math.pi)
-        self._rng = o.seed if isinstance(o.seed, np.random.Generator) else None
+        self._rng = o.rng if isinstance(o.rng, np.random.Generator) else None
         active = self._w > 0
         self._full_p = bool(active[:3].all())
         self._full_r = bool(active[3:].all())
@@ -221,13 +241,15 @@ class NumericalIK(Immutable):
         """The result's ``method`` string, e.g. ``"numerical:lm"``."""
         return f"numerical:{self.name}"
 
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *,
+              seed: ArrayLike | None = None) -> IKResult:
         """Solve targets ``T_base_tcp`` (4, 4), (N, 4, 4) or (..., 4, 4).
 
         Args:
             T_base_tcp: target TCP poses in the chain's base frame.
-            seed: (dof,) or (N, dof) (or (..., dof) matching the targets) first guesses
-                [rad or m]; the middle of the limits when None (0 for unbounded joints).
+            q0: (dof,) or (N, dof) (or (..., dof) matching the targets) first guesses
+                [rad or m]; the middle of the limits when None (0 for unbounded joints)
+                (``seed``, its former name, warns).
 
         Returns:
             IKResult with (N,) rows (a single target gives N = 1; leading batch dimensions
@@ -235,8 +257,11 @@ class NumericalIK(Immutable):
             iterate, projected into the limits, and a status saying why.
 
         Raises:
-            ShapeError, NonFiniteError, NotRigidTransformError: bad targets or seed.
+            ShapeError, NonFiniteError, NotRigidTransformError: bad targets or q0.
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, f"{type(self).__name__}.solve")
+        seed = q0
         T = T_base_tcp
         if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64 and (
                 rigid_code(T, RIGID_ATOL) == RIGID):
@@ -327,7 +352,7 @@ class NumericalIK(Immutable):
         top = 2**31 - 1
         if self._rng is not None:
             return int(self._rng.integers(0, top))
-        seed = self.options.seed
+        seed = self.options.rng
         return (seed if isinstance(seed, int) else 0) % top
 
     def _retry_constraints(self, Tt: Array, Q: Array, codes: NDArray[np.int64],
@@ -375,3 +400,7 @@ class NumericalIK(Immutable):
             ok &= np.linalg.norm(e[:, :3], axis=1) <= o.position_tolerance
             ok &= np.linalg.norm(e[:, 3:], axis=1) <= o.rotation_tolerance
         return ok, perr, rerr
+
+
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(__name__, {"NumericalOptions": (__name__, "NumericalConfig")})

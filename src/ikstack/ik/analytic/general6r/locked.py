@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError
 from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic.general6r import _engine as EN
@@ -204,14 +205,15 @@ class LockedJoint7R(Immutable):
         return -math.pi, math.pi, False
 
     # ------------------------------------------------------------------ public
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
-              return_all: bool = False, search: str | None = None) -> IKResult:
-        """The certified solution nearest to ``seed`` for each target.
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
+              return_all: bool = False, search: str | None = None, *,
+              seed: ArrayLike | None = None) -> IKResult:
+        """The certified solution nearest to the joint guess ``q0`` for each target.
 
         Args:
             T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets (finite rigid transforms).
-            seed: (7,) or (N, 7) [rad]; the middle of the limits when omitted (a seed_local
-                search then samples around the middle).
+            q0: (7,) or (N, 7) [rad]; the middle of the limits when omitted (a seed_local
+                search then samples around the middle). ``seed``, its former name, warns.
             return_all: also return the candidate pool (``q_all``, ``valid_all``).
             search: override the instance's search (``"fixed"`` or ``"seed_local"``).
 
@@ -219,6 +221,9 @@ class LockedJoint7R(Immutable):
             An :class:`~ikstack.ik.IKResult` of length N with ``method``
             ``"analytic:general6r_locked"``.
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "LockedJoint7R.solve")
+        seed = q0
         lead = batch_dims(T_base_tcp)
         if lead is not None:  # (..., 4, 4): solved flat, shaped back
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
@@ -230,8 +235,8 @@ class LockedJoint7R(Immutable):
         return EN.select(self.chain, T, q_all, found, seeds, self.position_tolerance,
                          self.rotation_tolerance, self.method, return_all)
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike,
-                   search: str | None = None) -> IKResult:
+    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None,
+                   search: str | None = None, *, seed: ArrayLike | None = None) -> IKResult:
         """Solve a sequence of poses, each seeded by the previous frame's selection.
 
         A frame without a certified solution holds the previous pose (its status says why; its
@@ -239,10 +244,17 @@ class LockedJoint7R(Immutable):
 
         Args:
             targets: (T, 4, 4) poses in path order.
-            seed: (7,) [rad] configuration before the first frame.
+            q0: (7,) [rad] configuration before the first frame (required; ``seed``, its
+                former name, warns).
             search: override the instance's search; ``"seed_local"`` regenerates the local lock
                 samples from each preceding selection (recommended for continuous paths).
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "LockedJoint7R.solve_path")
+        if q0 is None:
+            raise InputError("LockedJoint7R.solve_path needs q0, the configuration before the "
+                             "first frame")
+        seed = q0
         mode = self.search if search is None else _check_search(search)
         T, _ = EN.as_targets(targets, "targets")
         prev = EN.seeds_for(self.chain, seed, 1)
@@ -253,7 +265,7 @@ class LockedJoint7R(Immutable):
         success = np.zeros(n, dtype=bool)
         status = np.full(n, int(IKStatus.UNREACHABLE), dtype=np.int64)
         for t in range(n):
-            r = self.solve(T[t:t + 1], seed=prev, search=mode)
+            r = self.solve(T[t:t + 1], prev, search=mode)
             if r.success[0]:
                 prev = r.q
                 success[t] = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError
 from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic.general6r import _engine as EN
@@ -102,18 +103,22 @@ class General6R(Immutable):
             return q_all[0], valid[0]
         return q_all, valid
 
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
-              return_all: bool = False) -> IKResult:
-        """The certified solution nearest to ``seed`` (joint space) for each target.
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
+              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
+        """The certified solution nearest to the joint guess ``q0`` for each target.
 
         Args:
             T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets.
-            seed: (6,) or (N, 6) [rad]; the middle of the limits when omitted.
+            q0: (6,) or (N, 6) [rad]; the middle of the limits when omitted (``seed``, its
+                former name, warns).
             return_all: also return the 16-slot pool (``q_all``, ``valid_all``).
 
         Returns:
             An :class:`~ikstack.ik.IKResult` of length N (method ``"analytic:general6r"``).
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "General6R.solve")
+        seed = q0
         lead = batch_dims(T_base_tcp)
         if lead is not None:  # (..., 4, 4): solved flat, shaped back
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)

@@ -1,0 +1,65 @@
+"""The names ikstack's public arguments take, defined once: IK methods, compute backends and
+their devices.
+
+A leaf module (it imports nothing from ikstack), so the command line can build its parser from
+it without loading a solver. Every enum here is also a ``str``: ``Method.AUTO == "auto"``, and a
+plain string is accepted wherever an enum is.
+
+Words: a **method** is the IK algorithm (analytic, numerical...); a **backend** is where the
+kernels run (``numpy``: the compiled CPU path; ``warp``: NVIDIA Warp on CPU or CUDA), on a
+**device** (``cpu``, ``cuda``, ``cuda:1``). The servo's C++ implementation is its ``kernel``;
+the chunk decoder's IK method is its ``method``; the model check runs against an FK ``model``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class StrEnum(str, Enum):
+    """A string enum whose ``str()`` and format are its value (``f"{Method.AUTO}"`` is
+    ``"auto"`` on every Python version); its hash and equality are ``str``'s (``str`` comes
+    first in the method order), so ``{"auto": 1}[Method.AUTO]`` works."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class Method(StrEnum):
+    """An IK method of :func:`ikstack.solve_ik`."""
+
+    AUTO = "auto"  #: the solver of least expected cost for the chain
+    ANALYTIC = "analytic"  #: closed form (or the algebraic general mode)
+    NUMERICAL = "numerical"  #: Levenberg-Marquardt with restarts
+    LM = "lm"  #: Levenberg-Marquardt (the same as ``numerical``)
+    DLS = "dls"  #: damped least squares
+
+
+#: every method :func:`ikstack.solve_ik` and ``ikstack ik --method`` accept
+METHODS: tuple[str, ...] = tuple(m.value for m in Method)
+#: the methods a path job (``ikstack solve``, :mod:`ikstack.jobs`) accepts
+PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value,
+                                 Method.NUMERICAL.value)
+
+
+class Backend(StrEnum):
+    """Where the kernels run."""
+
+    NUMPY = "numpy"  #: the compiled CPU path (numba), always available
+    WARP = "warp"  #: NVIDIA Warp kernels in float64 on CPU or CUDA (extra ``warp``)
+
+
+#: every compute backend
+BACKENDS: tuple[str, ...] = tuple(b.value for b in Backend)
+#: the device kinds, and those each backend runs on (a CUDA device may carry an index)
+DEVICES: tuple[str, ...] = ("cpu", "cuda")
+BACKEND_DEVICES: dict[str, tuple[str, ...]] = {Backend.NUMPY.value: ("cpu",),
+                                               Backend.WARP.value: ("cpu", "cuda")}
+#: one line per backend, for help texts and ``ikstack robots``-style listings
+BACKEND_TEXT: dict[str, str] = {
+    Backend.NUMPY.value: "compiled CPU path (numba), always available",
+    Backend.WARP.value: "NVIDIA Warp kernels in float64 on CPU or CUDA (extra 'warp')",
+}
