@@ -231,3 +231,8 @@ class StorageError(IKStackError):
 class WorkerError(IKStackError):
     """A worker process died or failed unexpectedly; the message names the worker (the arm,
     the episode batch) and, where known, the worker's own error."""
+
+
+class TranslateError(IKStackError, ValueError):
+    """Kernel source outside the portable subset that the Warp translator reads (the message
+    names the file and line)."""

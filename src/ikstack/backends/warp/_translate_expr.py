@@ -8,11 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-
-# ----------------------------------------------------------------------------- types
-class TranslateError(ValueError):
-    """Source outside the portable subset (the message names the file and line)."""
-
+from ikstack.errors import TranslateError
 
 # ----------------------------------------------------------------------------- types
 # a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex, or
