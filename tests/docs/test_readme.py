@@ -41,6 +41,9 @@ def test_the_readme_has_python_blocks_and_keeps_its_first_two_commands():
     ]
 
 
+# The README's analytic block still passes the joint guess as ``seed=`` (its old name, which
+# warns); the README is edited by hand at the release. Drop this mark once it says ``q0=``.
+@pytest.mark.filterwarnings("default::ikstack.errors.IKStackDeprecationWarning")
 def test_every_cpu_block_runs_as_written(monkeypatch):
     ns = run_blocks([b for b in blocks() if not is_warp(b)], monkeypatch)
     assert "IKResult(" in repr(ns["res"])
