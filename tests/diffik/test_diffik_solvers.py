@@ -16,7 +16,7 @@ from ikstack.diffik import (
     as_result,
     solve_box_qp,
 )
-from ikstack.errors import NonFiniteError, ShapeError
+from ikstack.errors import InputError, NonFiniteError, ShapeError
 
 ACTIVE_TOL = 1e-9
 
@@ -219,3 +219,29 @@ def test_as_result_turns_wrong_shapes_and_nan_into_failures():
     out = as_result(Plain().solve(DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2),
                                                 np.ones(2), np.zeros(2))), 2)
     assert isinstance(out, DiffIKResult) and out.success
+
+
+def test_a_result_says_why_with_a_step_status():
+    from ikstack.diffik import StepStatus
+
+    assert DiffIKResult(np.zeros(2)).status is StepStatus.OK
+    gave_up = DiffIKResult(np.zeros(2), False, "gave up", 4)  # no status given: did not solve
+    assert (gave_up.success, gave_up.status, gave_up.message) == (False, StepStatus.QP_INFEASIBLE,
+                                                                  "gave up")
+    assert DiffIKResult(np.zeros(2), False, status="qp_failed").status is StepStatus.QP_FAILED
+    with pytest.raises(InputError, match="success=True with status 'qp_failed'"):
+        DiffIKResult(np.zeros(2), True, status=StepStatus.QP_FAILED)
+    # unusable output is QP_FAILED; a solver's own failure keeps its status through as_result
+    for bad in (np.ones(3), np.array([np.nan, 0.0]), "nonsense"):
+        assert as_result(bad, 2).status is StepStatus.QP_FAILED
+    assert as_result(gave_up, 2).status is StepStatus.QP_INFEASIBLE
+    assert as_result(np.zeros(2), 2).status is StepStatus.OK
+    # undamped DLS on a rank-deficient task: J J^T is singular
+    J = np.array([[1.0, 0.0], [1.0, 0.0]])
+    req = DiffIKRequest(J, np.ones(2), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2), 0.0)
+    r = DLSVelocitySolver().solve(req)
+    assert not r.success and r.status is StepStatus.QP_FAILED and "singular" in r.message
+    rows = DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2), np.ones(2),
+                         np.zeros(2), A_ineq=np.ones((1, 2)), b_ineq=np.ones(1))
+    r = BoxQPSolver().solve(rows)
+    assert not r.success and r.status is StepStatus.QP_INFEASIBLE

@@ -40,10 +40,10 @@ class LagPolicy(str, Enum):
 
 class StepStatus(str, Enum):
     """Why a step was accepted or rejected, in priority order after the QP (``StepReason``,
-    its former name, warns)."""
+    its former name, warns); also a :class:`~ikstack.diffik.DiffIKResult`'s status."""
 
     QP_INFEASIBLE = "qp_infeasible"  #: an empty velocity box, or the QP solver did not solve it
-    QP_FAILED = "qp_failed"  #: the QP solver returned a non-finite solution
+    QP_FAILED = "qp_failed"  #: the solver returned a non-finite (or otherwise unusable) solution
     JOINT_LIMIT = "joint_limit"  #: the step left the margin-adjusted limits
     COUPLED_JOINT = "coupled_joint"  #: the step violates a coupled-joint constraint
     TRACKING_LAG = "tracking_lag"  #: residual over the lag guard (abort policy)
