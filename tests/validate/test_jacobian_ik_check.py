@@ -46,7 +46,7 @@ def test_check_passes_on_every_bundled_arm(name):
     assert report.likely_cause == ""
 
 
-def test_check_uses_seed_003_defaults():
+def test_check_uses_the_specified_defaults():
     report = check_jacobian_ik(robots.load("ur5"))
     c = report.config
     assert (c["num_targets"], c["max_iterations"], c["damping"]) == (5, 150, 0.05)
