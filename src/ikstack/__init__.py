@@ -87,7 +87,6 @@ __all__ = [
     "ChainRole",
     "ConfigError",
     "DLSVelocitySolver",
-    "DampedLeastSquares",  # deprecated: DLSVelocitySolver (it warns)
     "DiffIKRequest",
     "DiffIKResult",
     "DifferentialIK",

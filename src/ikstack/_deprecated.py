@@ -1,20 +1,47 @@
-"""Old public names kept for one release: each works as before and warns (DeprecationWarning)
-naming its replacement."""
+"""Old public names kept for one release: each works as before and warns
+(:class:`~ikstack.errors.IKStackDeprecationWarning`, a DeprecationWarning) naming its
+replacement. The warning points at the caller's line: the first frame outside ikstack."""
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import warnings
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
-from ikstack.errors import InputError
+from ikstack.errors import IKStackDeprecationWarning, InputError
+
+_PACKAGE = os.path.dirname(__file__) + os.sep  # as the code objects of its modules spell it
 
 
-def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside ikstack, for a ``warnings.warn`` called by
+    this function's caller. Frames of the import machinery are skipped without counting, as
+    ``warnings.warn`` skips them (a ``from ikstack.x import old_name`` passes through them)."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        while frame is not None and "importlib" in frame.f_code.co_filename \
+                and "_bootstrap" in frame.f_code.co_filename:
+            frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn_deprecated(message: str) -> None:
+    """Warn (:class:`~ikstack.errors.IKStackDeprecationWarning`) at the caller's line outside
+    ikstack that something it uses goes in the next release; ``message`` says what to use."""
+    warnings.warn(message, IKStackDeprecationWarning, stacklevel=_outside_stacklevel())
+
+
+def warn_renamed(old: str, new: str) -> None:
     """Warn that ``old`` is now ``new`` (it goes in the next release)."""
     warnings.warn(f"{old} is deprecated; use {new} (the old name goes in the next release)",
-                  DeprecationWarning, stacklevel=stacklevel)
+                  IKStackDeprecationWarning, stacklevel=_outside_stacklevel())
 
 
 def renamed_attribute(old: str, new: str) -> property:
@@ -37,7 +64,10 @@ def renamed_module_names(package: str, table: Mapping[str, tuple[str, str]],
         entry = table.get(name)
         if entry is not None:
             module, new = entry
-            warn_renamed(f"{package}.{name}", f"{module}.{new}")
+            # ``from package import old`` asks twice: the import system's check of a package's
+            # from-list, then the import itself; only the second warns
+            if sys._getframe(1).f_code.co_name != "_handle_fromlist":
+                warn_renamed(f"{package}.{name}", f"{module}.{new}")
             return getattr(importlib.import_module(module), new)
         if fallback is not None:
             return fallback(name)
@@ -55,7 +85,7 @@ def renamed_keyword(kwargs: dict[str, Any], old: str, new: str, value: Any, wher
     old_value = kwargs.pop(old)
     if value is not default:
         raise InputError(f"{where} got both {old!r} and {new!r}; pass only {new!r}")
-    warn_renamed(f"{where}({old}=...)", f"{new}=...", stacklevel=5)  # the subclass's caller
+    warn_renamed(f"{where}({old}=...)", f"{new}=...")
     return old_value
 
 
@@ -64,5 +94,5 @@ def old_seed(q0: Any, seed: Any, where: str) -> Any:
     (``q0`` given too is an :class:`~ikstack.errors.InputError`)."""
     if q0 is not None:
         raise InputError(f"{where} got both 'seed' and 'q0'; pass only 'q0' (the joint guess)")
-    warn_renamed(f"{where}(seed=...)", "q0=... (the joint guess)", stacklevel=4)
+    warn_renamed(f"{where}(seed=...)", "q0=... (the joint guess)")
     return seed

@@ -233,6 +233,12 @@ class WorkerError(IKStackError):
     the episode batch) and, where known, the worker's own error."""
 
 
+class IKStackDeprecationWarning(DeprecationWarning):
+    """A name or argument renamed or retired in this release: it still works, warns with this
+    category (naming its replacement) and goes in the next release. Filter on this class to
+    show, silence or raise only ikstack's deprecations."""
+
+
 class TranslateError(IKStackError, ValueError):
     """Kernel source outside the portable subset that the Warp translator reads (the message
     names the file and line)."""

@@ -166,7 +166,7 @@ def test_a_singular_wrist_returns_a_finite_representative_near_the_seed():
     for seed6 in (-1.0, 0.7, 2.0):
         seed = q.copy()
         seed[5] = seed6
-        r = AnalyticIK(chain).solve(T, seed=seed, return_all=True)
+        r = AnalyticIK(chain).solve(T, q0=seed, return_all=True)
         assert r.success[0] and np.isfinite(r.q_all).all()
         # joint 6 of the one-parameter family is taken at the seed's value
         assert abs(r.q[0, 5] - seed6) < 1e-9

@@ -52,7 +52,7 @@ def test_general_mode_solves_rizon4_targets_certified(rizon):
     rng = np.random.default_rng(2)
     q = in_limit(chain, rng, 30)
     T = chain.fk(q)
-    r = ik.solve(T, seed=q, return_all=True)
+    r = ik.solve(T, q0=q, return_all=True)
     assert r.method == "analytic:locked7r"
     assert r.success.mean() >= 0.9, np.bincount(r.status)
     ok, _, _ = certify(chain, r.q, T, 1e-6, 1e-6)

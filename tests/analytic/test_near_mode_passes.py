@@ -45,5 +45,5 @@ def test_near_mode_still_recovers_a_calibrated_arm_with_the_default_budget():
     lo = chain.lower + chain.kinematic_margin
     hi = chain.upper - chain.kinematic_margin
     q = rng.uniform(lo, hi, (100, 6))
-    r = AnalyticIK(chain, mode="near").solve(chain.fk(q), seed=q + 0.05)
+    r = AnalyticIK(chain, mode="near").solve(chain.fk(q), q0=q + 0.05)
     assert r.success.all()

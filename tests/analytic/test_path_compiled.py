@@ -96,5 +96,5 @@ def test_without_a_seed_max_joint_step_binds_between_frames_not_to_the_middle_of
     free = ik.solve_path(T)  # no seed: the first solved frame starts the path
     assert free.success.all()
     assert np.abs(np.diff(free.q, axis=0)).max() <= 0.5
-    pinned = ik.solve_path(T, seed=chain.middle())  # an explicit seed binds the first frame
+    pinned = ik.solve_path(T, q0=chain.middle())  # an explicit q0 binds the first frame
     assert not pinned.success[0] and pinned.status[0] == IKStatus.STEP_LIMIT

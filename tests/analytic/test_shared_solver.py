@@ -101,7 +101,7 @@ def test_one_numerical_solver_shared_by_threads_gives_the_serial_answers():
     chain = robots.load("panda")
     rng = np.random.default_rng(9)
     q = chain.random_q(rng, 4 * 16).reshape(4, 16, 7)
-    lm = LevenbergMarquardt(chain, seed=3)
+    lm = LevenbergMarquardt(chain, rng=3)
     want = [lm.solve(chain.fk(q[k])) for k in range(4)]
     got = _race([lambda k=k: lm.solve(chain.fk(q[k])) for k in range(4)])
     for k in range(4):

@@ -55,7 +55,7 @@ def test_random_arms_round_trip_to_1e_9(structure):
         chain = random_arm(structure, rng)
         ik = AnalyticIK(chain, num_samples=8)
         q = rng.uniform(-np.pi, np.pi, (50, chain.dof))
-        r = ik.solve(chain.fk(q), seed=q)
+        r = ik.solve(chain.fk(q), q0=q)
         assert r.success.all()
         assert r.position_error.max() < 1e-9 and r.rotation_error.max() < 1e-9
 
@@ -70,7 +70,7 @@ def test_calibrated_arm_needs_near_mode_and_near_mode_recovers_it():
     c = classify(calibrated)
     assert c.needs_near and c.family is not None
     q, T = in_limit_targets(calibrated, rng, 100)
-    r = AnalyticIK(calibrated, mode="near").solve(T, seed=q + 0.05)
+    r = AnalyticIK(calibrated, mode="near").solve(T, q0=q + 0.05)
     assert r.success.mean() == 1.0
     assert r.method.endswith(":near")
 
@@ -91,7 +91,7 @@ def test_return_all_gives_fixed_k_and_certified_mask(ur5_ik):
 
 def test_seed_at_the_truth_returns_the_truth(ur5_ik):
     q, T = in_limit_targets(ur5_ik.chain, np.random.default_rng(3), 50)
-    r = ur5_ik.solve(T, seed=q)
+    r = ur5_ik.solve(T, q0=q)
     assert np.abs(r.q - q).max() < 1e-8
 
 
@@ -100,7 +100,7 @@ def test_whole_turn_representative_nearest_the_seed(ur5_ik):
     T = ur5_ik.chain.fk(q)
     seed = q.copy()
     seed[0] += 2 * np.pi - 0.05  # joint 1 allows +-2 pi: the turn near 2 pi - 0.3 is nearer
-    r = ur5_ik.solve(T, seed=seed)
+    r = ur5_ik.solve(T, q0=seed)
     assert r.success[0]
     assert abs(r.q[0, 0] - (q[0] + 2 * np.pi)) < 1e-8
 
@@ -114,7 +114,7 @@ def test_weights_change_which_solution_is_nearest(ur5_ik):
     seed = chain.middle()
     for w in (np.array([1, 0, 0, 0, 0, 0.0]), np.array([0, 0, 0, 0, 0, 1.0])):
         ik = AnalyticIK(chain, weights=w)
-        sel = ik.solve(T, seed=seed).q[0]
+        sel = ik.solve(T, q0=seed).q[0]
         cost = ((cands - seed) ** 2 * w).sum(axis=1)
         assert ((sel - seed) ** 2 * w).sum() <= cost.min() + 1e-9
 
@@ -123,7 +123,7 @@ def test_unreachable_target_fails_with_finite_limit_projected_seed(ur5_ik):
     T = np.eye(4)
     T[:3, 3] = [3.0, 0.0, 0.0]  # 3 m away: beyond the UR5's reach
     seed = np.full(6, 10.0)  # outside the limits: projected
-    r = ur5_ik.solve(T, seed=seed)
+    r = ur5_ik.solve(T, q0=seed)
     assert not r.success[0] and r.status[0] == IKStatus.UNREACHABLE
     assert np.isfinite(r.q).all() and ur5_ik.chain.within_limits(r.q).all()
 
@@ -133,8 +133,8 @@ def test_max_joint_step_rejects_far_solutions():
     q = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
     T = chain.fk(q)
     ik = AnalyticIK(chain, max_joint_step=0.1)
-    assert ik.solve(T, seed=q + 0.05).success[0]
-    r = ik.solve(T, seed=q + 0.5)
+    assert ik.solve(T, q0=q + 0.05).success[0]
+    r = ik.solve(T, q0=q + 0.5)
     assert not r.success[0] and r.status[0] == IKStatus.STEP_LIMIT
     assert np.allclose(r.q[0], q + 0.5)
 
@@ -160,7 +160,7 @@ def test_singular_configurations_give_finite_certified_representatives(name, q):
     chain = robots.load(name)
     q = np.asarray(q)
     T = chain.fk(q)
-    r = AnalyticIK(chain, num_samples=16).solve(T, seed=q, return_all=True)
+    r = AnalyticIK(chain, num_samples=16).solve(T, q0=q, return_all=True)
     assert np.isfinite(r.q).all() and np.isfinite(r.q_all).all()
     assert not np.isnan(r.position_error).any()
     assert r.success[0]
@@ -176,9 +176,9 @@ def test_single_pose_and_seed_shapes(ur5_ik):
     q = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
     T = ur5_ik.chain.fk(q)
     for seed in (None, q, q[None], np.tile(q, (1, 1))):
-        r = ur5_ik.solve(T, seed=seed)
+        r = ur5_ik.solve(T, q0=seed)
         assert r.q.shape == (1, 6) and r.success[0]
-    r = ur5_ik.solve(np.stack([T, T, T]), seed=q[None])
+    r = ur5_ik.solve(np.stack([T, T, T]), q0=q[None])
     assert r.q.shape == (3, 6) and r.success.all()
 
 
@@ -187,7 +187,7 @@ def test_inputs_are_not_mutated(ur5_ik):
     T = ur5_ik.chain.fk(q)
     T0, s0 = T.copy(), (q + 0.1).copy()
     seed = q + 0.1
-    ur5_ik.solve(T, seed=seed)
+    ur5_ik.solve(T, q0=seed)
     assert np.array_equal(T, T0) and np.array_equal(seed, s0)
 
 
@@ -203,10 +203,10 @@ def test_bad_inputs_raise_named_errors(ur5_ik):
     bad[:3, :3] *= 2.0
     with pytest.raises(NotRigidTransformError):
         ur5_ik.solve(bad)
-    with pytest.raises(ShapeError, match="seed"):
-        ur5_ik.solve(np.stack([T, T]), seed=np.zeros((3, 6)))
+    with pytest.raises(ShapeError, match="q0"):
+        ur5_ik.solve(np.stack([T, T]), q0=np.zeros((3, 6)))
     with pytest.raises(InputError):
-        ur5_ik.solve(T, seed=np.zeros(5))
+        ur5_ik.solve(T, q0=np.zeros(5))
     with pytest.raises(InputError, match="mode"):
         AnalyticIK(ur5_ik.chain, mode="fast")
     with pytest.raises(InputError, match="num_samples"):
@@ -222,7 +222,7 @@ def test_path_is_continuous_and_failed_frames_hold_the_previous_pose():
     T = chain.fk(qs)
     T[10, :3, 3] = [5.0, 0.0, 0.0]  # unreachable frame
     ik = AnalyticIK(chain, num_samples=32, max_joint_step=0.2)
-    r = ik.solve_path(T, seed=q0)
+    r = ik.solve_path(T, q0=q0)
     assert not r.success[10] and r.status[10] == IKStatus.UNREACHABLE
     assert np.array_equal(r.q[10], r.q[9])
     assert r.success[np.arange(30) != 10].all()
@@ -236,7 +236,7 @@ def test_path_step_bound_rejects_a_jump():
     q0 = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
     q1 = q0 + 0.5
     ik = AnalyticIK(chain, max_joint_step=0.1)
-    r = ik.solve_path(chain.fk(np.stack([q0, q1, q0])), seed=q0)
+    r = ik.solve_path(chain.fk(np.stack([q0, q1, q0])), q0=q0)
     assert r.success[0] and not r.success[1] and r.success[2]
     assert r.status[1] == IKStatus.STEP_LIMIT and np.array_equal(r.q[1], r.q[0])
 
@@ -257,8 +257,8 @@ def test_near_mode_on_an_exact_arm_matches_strict_solutions():
     chain = robots.load("ur5")
     q, T = in_limit_targets(chain, np.random.default_rng(9), 50)
     for seed in (q, None):  # at the truth, and far from it (the middle of the limits)
-        strict = AnalyticIK(chain).solve(T, seed=seed)
-        near = AnalyticIK(chain, mode="near").solve(T, seed=seed)
+        strict = AnalyticIK(chain).solve(T, q0=seed)
+        near = AnalyticIK(chain, mode="near").solve(T, q0=seed)
         assert near.success.all() and near.method == "analytic:three_parallel:near"
         assert np.abs(near.q - strict.q).max() < 1e-6
 
@@ -291,7 +291,7 @@ def test_spherical_wrist_variants_recover_every_target(layout):
     assert classify(chain).family == "spherical_wrist"
     rng = np.random.default_rng(12)
     q = rng.uniform(-np.pi, np.pi, (300, 6))
-    r = AnalyticIK(chain).solve(chain.fk(q), seed=q, return_all=True)
+    r = AnalyticIK(chain).solve(chain.fk(q), q0=q, return_all=True)
     assert r.success.all() and r.position_error.max() < 1e-9
     assert np.abs(np.angle(np.exp(1j * (r.q - q)))).max() < 1e-6
 
@@ -306,7 +306,7 @@ def test_coupled_joint_constraint_is_respected_by_the_selection():
     rule = LinearJointConstraint(A=np.array([[0, 0, 1.0, 0, 0, 0]]), b=np.array([0.0]),
                                  name="elbow_down")
     chain = ur5.with_constraints([rule])
-    r = AnalyticIK(chain).solve(T, seed=q)
+    r = AnalyticIK(chain).solve(T, q0=q)
     assert r.success[0] and r.q[0, 2] <= 0.0
     assert chain.constraints_satisfied(r.q).all()
     assert np.abs(r.q[0] - q).max() > 0.1  # another branch than the seed's own

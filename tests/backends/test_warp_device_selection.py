@@ -218,3 +218,28 @@ def test_solve_paths_wants_paths_of_frames():
 
     with pytest.raises(ShapeError, match="targets"):
         WarpAnalyticIK(load("ur5")).solve_paths(np.broadcast_to(np.eye(4), (3, 4, 4)))
+
+
+def test_the_joint_guess_is_q0_and_seed_still_works_with_a_warning():
+    from ikstack.errors import IKStackDeprecationWarning, InputError
+
+    chain = load("ur5")
+    T, guess = _targets(chain, 8)
+    w = WarpAnalyticIK(chain)
+    new = w.solve(T, q0=guess)
+    with pytest.warns(IKStackDeprecationWarning, match=r"WarpAnalyticIK\.solve\(seed="):
+        old = w.solve(T, seed=guess)
+    np.testing.assert_array_equal(new.q, old.q)
+    path = T[4:]
+    new = w.solve_path(path, q0=guess[0])
+    with pytest.warns(IKStackDeprecationWarning, match=r"WarpAnalyticIK\.solve_path\(seed="):
+        old = w.solve_path(path, seed=guess[0])
+    np.testing.assert_array_equal(new.q, old.q)
+    paths = np.stack([path, path[::-1]])
+    new_all = w.solve_paths(paths, q0=guess[:2])
+    with pytest.warns(IKStackDeprecationWarning, match=r"WarpAnalyticIK\.solve_paths\(seed="):
+        old_all = w.solve_paths(paths, seed=guess[:2])
+    for a, b in zip(new_all, old_all, strict=True):
+        np.testing.assert_array_equal(a.q, b.q)
+    with pytest.raises(InputError, match="both 'seed' and 'q0'"):
+        w.solve(T, q0=guess, seed=guess)

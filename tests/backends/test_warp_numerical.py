@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ikstack.errors import InputError
+from ikstack.errors import IKStackDeprecationWarning, InputError
 from ikstack.ik import IKStatus, certify
 from ikstack.ik.numerical import LevenbergMarquardt
 from ikstack.model.constraints import LinearJointConstraint
@@ -87,8 +87,8 @@ def test_linear_joint_constraint_checked_in_the_search_as_on_the_cpu_path():
 
 def test_same_seed_gives_identical_results():
     chain, T = sampled_targets("panda", 40)
-    a = wn.solve(chain, T, rng_seed=7, max_iterations=8)
-    b = wn.solve(chain, T, rng_seed=7, max_iterations=8)
+    a = wn.solve(chain, T, rng=7, max_iterations=8)
+    b = wn.solve(chain, T, rng=7, max_iterations=8)
     assert np.array_equal(a.q, b.q) and np.array_equal(a.iterations, b.iterations)
 
 
@@ -113,3 +113,17 @@ def test_empty_batch_and_single_target():
     chain = load("ur5")
     one = wn.solve(chain, chain.fk(chain.middle() + 0.1))
     assert one.q.shape == (1, 6) and one.success[0]
+
+
+def test_the_helper_takes_q0_and_rng_and_their_old_names_warn():
+    chain, T = sampled_targets("ur5", 6)
+    guess = chain.middle() + 0.1
+    new = wn.solve(chain, T, q0=guess, rng=3, max_iterations=8)
+    with pytest.warns(IKStackDeprecationWarning) as got:
+        old = wn.solve(chain, T, seed=guess, rng_seed=3, max_iterations=8)
+    assert sorted(str(w.message).split(" is ")[0] for w in got) == [
+        "ikstack.backends.warp.numerical.solve(rng_seed=...)",
+        "ikstack.backends.warp.numerical.solve(seed=...)"]
+    assert np.array_equal(new.q, old.q) and np.array_equal(new.status, old.status)
+    with pytest.raises(InputError, match="both 'seed' and 'q0'"):
+        wn.solve(chain, T, q0=guess, seed=guess)

@@ -38,7 +38,7 @@ def test_h16_and_h64_chunks_decode_within_limits_and_track_the_knots(taccap_arms
     dec = ChunkDecoder(diff_specs(taccap_arms), INTERVAL)
     req = reachable_chunk(taccap_arms, H, t0=2.0)
     out = dec.decode(req)
-    assert out.ok and out.rejection is None and not out.failures
+    assert out.success and out.rejection is None and not out.failures
     np.testing.assert_allclose(out.times, 2.0 + INTERVAL * np.arange(1, H + 1))
     for name, chain in taccap_arms.items():
         q = out.q[name]
@@ -68,7 +68,7 @@ def test_each_segment_is_split_into_substeps_of_the_actual_duration(taccap_arms,
     monkeypatch.setattr(qp, "step_trusted", spy)
     req = reachable_chunk(arms, 4)
     out = dec.decode(req)
-    assert out.ok and len(calls) == 12
+    assert out.success and len(calls) == 12
     assert all(dt == pytest.approx(0.01 / 3, rel=1e-15) for _, dt, _ in calls)
     # only the final joint state of each source knot is kept
     for k in range(4):
@@ -90,7 +90,7 @@ def test_whole_chunk_is_rejected_when_only_the_last_knot_of_the_second_arm_fails
     T["right"][-1, 2, 3] += 0.3  # the last right knot jumps 30 cm: the QP can only lag behind
     bad = ChunkRequest(T, req.q_observed, req.t0)
     out = dec.decode(bad)
-    assert not out.ok and out.q == {}
+    assert not out.success and out.q == {}
     assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == \
         ("right", H - 1, "tracking_lag")
     assert [f.arm for f in out.failures] == ["right"]
@@ -99,7 +99,7 @@ def test_whole_chunk_is_rejected_when_only_the_last_knot_of_the_second_arm_fails
         commit_to_timeline(out, 0.0)
     # the same chunk under the report policy is kept, and its lag is recorded per arm
     rep = ChunkDecoder(diff_specs(taccap_arms, lag_policy="report"), INTERVAL).decode(bad)
-    assert rep.ok
+    assert rep.success
     lag = rep.metadata["diff_ik_lag"]
     assert lag["right"]["exceedances"] > 0 and lag["right"]["worst_position_mm"] > 5.0
     assert lag["left"]["exceedances"] == 0
@@ -158,7 +158,7 @@ class FakeAnalyticIK:
         self.chain = chain
         assert mode == "near"
 
-    def solve(self, T, seed=None, return_all=False):
+    def solve(self, T, q0=None, return_all=False):
         T = np.asarray(T)
         for Tk, qk in self.table:
             if np.allclose(Tk, T[0], atol=1e-12):
@@ -168,7 +168,7 @@ class FakeAnalyticIK:
                 return IKResult(jumpy[None], np.array([True]), np.zeros(1), np.zeros(1),
                                 np.zeros(1, dtype=np.int64), "fake", q_all=qa,
                                 valid_all=np.array([[True, True]]))
-        q = np.asarray(seed)[:1]
+        q = np.asarray(q0)[:1]
         return IKResult(q, np.array([False]), np.ones(1), np.ones(1), np.ones(1, dtype=np.int64),
                         "fake", q_all=q[None], valid_all=np.array([[False]]))
 
@@ -182,7 +182,7 @@ def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap
     monkeypatch.setattr(analytic_pkg, "AnalyticIK", FakeAnalyticIK, raising=False)
     dec = ChunkDecoder([ArmSpec("left", chain, "analytic")], INTERVAL)
     out = dec.decode(ChunkRequest({"left": T}, {"left": q0()["left"]}))
-    assert out.ok
+    assert out.success
     np.testing.assert_allclose(out.q["left"], qs, atol=1e-15)
     # a knot 3 deg away from the seed fails the 1.8 deg branch check
     qs2 = qs.copy()
@@ -190,7 +190,7 @@ def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap
     T2 = fk(chain, qs2)
     FakeAnalyticIK.table = list(zip(T2, qs2, strict=True))
     out2 = dec.decode(ChunkRequest({"left": T2}, {"left": q0()["left"]}))
-    assert not out2.ok and (out2.rejection.knot, out2.rejection.reason) == (3, "branch_jump")
+    assert not out2.success and (out2.rejection.knot, out2.rejection.reason) == (3, "branch_jump")
     # an unreachable knot is an IK failure
     T3 = T.copy()
     T3[2, 0, 3] += 5.0
@@ -205,7 +205,7 @@ def test_analytic_backend_with_the_real_solver_decodes_a_reachable_chunk(taccap_
     prof = load_profile(bundled_profile_path("marvin_bimanual"))  # analytic, the default
     req = reachable_chunk(taccap_arms, 16)
     out = prof.decoder().decode(req)
-    assert out.ok, out.rejection
+    assert out.success, out.rejection
     for name, chain in taccap_arms.items():
         err = np.linalg.norm(fk(chain, out.q[name])[:, :3, 3] - req.T_base_tcp[name][:, :3, 3],
                              axis=1)
@@ -257,7 +257,7 @@ def test_parallel_workers_match_the_inline_decode_and_persist(parallel_decoder, 
     for H in (16, 64):
         req = reachable_chunk(taccap_arms, H)
         a, b = dec.decode(req), inline.decode(req)
-        assert a.ok and b.ok
+        assert a.success and b.success
         for name in taccap_arms:
             np.testing.assert_array_equal(a.q[name], b.q[name])
     assert dec.worker_pids == pids  # the same processes served every chunk
@@ -269,18 +269,18 @@ def test_parallel_decode_rejects_atomically_when_one_worker_fails(parallel_decod
     T = {k: v.copy() for k, v in req.T_base_tcp.items()}
     T["right"][-1, :3, 3] = 10.0  # out of reach
     out = dec.decode(ChunkRequest(T, req.q_observed))
-    assert out.ok  # the bundled profile's report policy records the lag instead of failing
+    assert out.success  # the bundled profile's report policy records the lag instead of failing
     assert out.metadata["diff_ik_lag"]["right"]["exceedances"] > 0
     bad_q = dict(req.q_observed)
     bad_q["right"] = bad_q["right"].copy()
     bad_q["right"][3] = np.radians(58.0)  # J4 inside its margin: an empty box at knot 0
     out = dec.decode(ChunkRequest(req.T_base_tcp, bad_q))
-    assert not out.ok and out.q == {}
+    assert not out.success and out.q == {}
     assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == \
         ("right", 0, "qp_infeasible")
     with pytest.raises(InputError):
         dec.decode(ChunkRequest(req.T_base_tcp, {"left": [0.0] * 6, "right": bad_q["right"]}))
-    assert dec.decode(req).ok  # the workers still serve after errors
+    assert dec.decode(req).success  # the workers still serve after errors
 
 
 class InlineDecoder:
@@ -334,7 +334,7 @@ def test_control_loop_keeps_ticking_while_a_chunk_decodes(parallel_decoder, tacc
 
     def ticks_through(decoder):
         gap, ticks, out = control_loop(decoder, req)
-        assert out.ok
+        assert out.success
         return gap, ticks
 
     # The criterion: no tick gap during a decode longer than half of one decode's duration.

@@ -21,7 +21,7 @@ import pytest
 from diffik_parity import Side
 from scipy.spatial.transform import Rotation
 
-from ikstack.diffik import DiffQPConfig, OsqpQPSolver, StepReason
+from ikstack.diffik import DiffQPConfig, OsqpQPSolver, StepStatus
 from ikstack.diffik import _qp_kernels as QK
 from ikstack.kinematics import fk
 from ikstack.robots import load
@@ -104,7 +104,7 @@ def test_a_step_starting_inside_the_inherited_j67_buffer_is_infeasible(j67_margi
     mine = OsqpQPSolver(arm, cfg).step(q, T, 0.004)
     theirs = ref.RefDiffIK("left", ref.RefConfig(j67_margin_deg=j67_margin)).step(q, T, 0.004)
     assert theirs.reason == verdict
-    assert mine.reason.value == verdict
+    assert mine.status.value == verdict
     if verdict == "ok":
         np.testing.assert_allclose(np.degrees(mine.q), np.degrees(theirs.q_rad), atol=1e-6)
     # just inside the buffer the first step must (and can) move out of it
@@ -201,4 +201,4 @@ def test_osqp_runs_with_its_defaults_as_the_port_does():
     # a reset drops the problem: the next step sets OSQP up afresh from its own data
     qp.reset()
     assert qp._prob is None
-    assert qp.step(q, T, 0.004).reason == StepReason.OK and qp._prob is not None
+    assert qp.step(q, T, 0.004).status == StepStatus.OK and qp._prob is not None

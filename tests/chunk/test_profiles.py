@@ -13,7 +13,7 @@ from ikstack.errors import ConfigError
 
 def test_bundled_marvin_profiles_reproduce_the_seed_defaults():
     diff = load_profile(bundled_profile_path("marvin_bimanual_diff"))
-    assert diff.ik_backend == "diff" and [a.name for a in diff.arms] == ["left", "right"]
+    assert diff.ik_method == "diff" and [a.name for a in diff.arms] == ["left", "right"]
     assert diff.action_interval_s == pytest.approx(1 / 30)
     for arm in diff.arms:
         c = arm.diff_config
@@ -30,7 +30,7 @@ def test_bundled_marvin_profiles_reproduce_the_seed_defaults():
     assert math.degrees(right.upper[5]) == pytest.approx(58.0)
     assert diff.decoder().decoders["left"].substeps(diff.action_interval_s) == 9
     analytic = load_profile(bundled_profile_path("marvin_bimanual"))
-    assert analytic.ik_backend == "analytic"
+    assert analytic.ik_method == "analytic"
     assert analytic.arms[0].analytic.branch_check_deg == 1.8
     with pytest.raises(ConfigError, match="marvin_bimanual"):
         bundled_profile_path("nope")
@@ -201,7 +201,7 @@ def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
         # null j67_margin_deg: the J6/J7 buffer is the arm's 5 deg kinematic margin
         qp = prof.decoder().decoders["left"].qp
         assert math.degrees(qp.coupled_margin) == pytest.approx(5.0)
-    assert load_profile(inline).ik_backend == "diff"
+    assert load_profile(inline).ik_method == "diff"
     assert load_profile(inline).arms[0].ik_validation_dt_s == 0.004
 
 

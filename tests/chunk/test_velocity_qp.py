@@ -16,7 +16,7 @@ from ikstack.diffik import (
     DiffIKRequest,
     DiffQPConfig,
     OsqpQPSolver,
-    StepReason,
+    StepStatus,
     joint_limit_cost,
 )
 from ikstack.diffik import _qp_kernels as QK
@@ -140,7 +140,7 @@ def test_far_target_is_velocity_capped_and_reported_as_lag_under_abort(marvin_le
     T_far = nudged(fk(marvin_left, q), dx=0.2)
     qp = OsqpQPSolver(marvin_left)
     r = qp.step(q, T_far, 0.008)
-    assert r.reason == StepReason.TRACKING_LAG and not r.success
+    assert r.status == StepStatus.TRACKING_LAG and not r.success
     np.testing.assert_array_equal(r.q, q)
     rep = OsqpQPSolver(marvin_left, DiffQPConfig(lag_policy="report")).step(q, T_far, 0.008)
     assert rep.success and rep.lag_exceeded
@@ -222,7 +222,7 @@ def test_empty_box_is_reported_before_the_qp_solver_is_touched(marvin_left, monk
     monkeypatch.setattr(osqp.OSQP, "update", boom)
     monkeypatch.setattr(qp, "_solve", boom)
     r = qp.step(q, T, 0.004)
-    assert r.reason == StepReason.QP_INFEASIBLE and r.qp_status == "empty_box"
+    assert r.status == StepStatus.QP_INFEASIBLE and r.qp_status == "empty_box"
     assert "joint4" in r.message
     np.testing.assert_array_equal(r.q, q)
 
@@ -233,9 +233,9 @@ def test_unsolved_or_non_finite_qp_output_fails_the_step(marvin_left, monkeypatc
     qp = OsqpQPSolver(marvin_left)
     monkeypatch.setattr(qp, "_solve", lambda data: (None, "primal infeasible", 7))
     r = qp.step(q, T, 0.004)
-    assert r.reason == StepReason.QP_INFEASIBLE and "primal infeasible" in r.message
+    assert r.status == StepStatus.QP_INFEASIBLE and "primal infeasible" in r.message
     monkeypatch.setattr(qp, "_solve", lambda data: (np.full(7, np.nan), "solved", 3))
-    assert qp.step(q, T, 0.004).reason == StepReason.QP_FAILED
+    assert qp.step(q, T, 0.004).status == StepStatus.QP_FAILED
 
 
 def test_solved_step_is_clipped_to_the_box_then_rechecked(marvin_left, monkeypatch):
@@ -259,7 +259,7 @@ def test_step_that_breaks_the_coupled_constraint_is_rejected_before_lag(marvin_l
     monkeypatch.setattr(qp, "_solve", lambda data: (x.copy(), "solved", 1))
     T_far = nudged(fk(marvin_left, q), dx=0.1)
     r = qp.step(q, T_far, 0.03)
-    assert r.reason == StepReason.COUPLED_JOINT
+    assert r.status == StepStatus.COUPLED_JOINT
     assert r.lag_exceeded  # the lag is over the guard too: coupled_joint takes priority
     np.testing.assert_array_equal(r.q, q)
 
@@ -283,7 +283,7 @@ def test_tracking_lag_under_both_policies_and_euler_guard(marvin_left):
     q = np.radians(Q0_DEG["left"])
     T = nudged(fk(marvin_left, q), rz_deg=3.0)  # pure rotation: position residual stays small
     ab = OsqpQPSolver(marvin_left, DiffQPConfig(max_lag_deg=0.5)).step(q, T, 0.004)
-    assert ab.reason == StepReason.TRACKING_LAG and ab.lag_exceeded
+    assert ab.status == StepStatus.TRACKING_LAG and ab.lag_exceeded
     rep = OsqpQPSolver(marvin_left, DiffQPConfig(max_lag_deg=0.5, lag_policy="report")).step(
         q, T, 0.004)
     assert rep.success and rep.lag_exceeded
@@ -331,7 +331,7 @@ def test_tight_osqp_and_active_set_solvers_agree_on_single_steps(marvin_left, ma
             a.reset()
             b.reset()
             ra, rb = a.step(q, T, dt), b.step(q, T, dt)
-            assert ra.reason == rb.reason
+            assert ra.status == rb.status
             np.testing.assert_allclose(np.degrees(ra.q), np.degrees(rb.q), atol=1e-4)
 
 

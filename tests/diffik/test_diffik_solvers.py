@@ -9,14 +9,14 @@ from scipy.optimize import lsq_linear
 
 from ikstack.diffik import (
     BoxQPSolver,
-    DampedLeastSquares,
     DifferentialIK,
     DiffIKRequest,
     DiffIKResult,
+    DLSVelocitySolver,
     as_result,
     solve_box_qp,
 )
-from ikstack.errors import NonFiniteError, ShapeError
+from ikstack.errors import InputError, NonFiniteError, ShapeError
 
 ACTIVE_TOL = 1e-9
 
@@ -169,7 +169,7 @@ def test_dls_equals_the_closed_form_inside_the_box():
         t = rng.normal(size=m) * 0.01
         p = rng.normal(size=n) * 0.01
         lam = 0.05
-        res = DampedLeastSquares().solve(DiffIKRequest(J, t, np.zeros(n), -10 * np.ones(n),
+        res = DLSVelocitySolver().solve(DiffIKRequest(J, t, np.zeros(n), -10 * np.ones(n),
                                                        10 * np.ones(n), p, lam))
         ref = p + J.T @ np.linalg.solve(J @ J.T + lam**2 * np.eye(m), t - J @ p)
         assert res.success
@@ -182,14 +182,14 @@ def test_dls_equals_the_closed_form_inside_the_box():
 def test_dls_scales_into_the_box_keeping_direction():
     J = np.eye(3)
     t = np.array([2.0, 1.0, 0.5])
-    res = DampedLeastSquares().solve(DiffIKRequest(J, t, np.zeros(3), -np.ones(3), np.ones(3),
+    res = DLSVelocitySolver().solve(DiffIKRequest(J, t, np.zeros(3), -np.ones(3), np.ones(3),
                                                    np.zeros(3), 1e-6))
     assert np.allclose(res.dq / np.linalg.norm(res.dq), t / np.linalg.norm(t))
     assert np.isclose(np.max(np.abs(res.dq)), 1.0)
     # a box that excludes zero clips that joint and still scales the rest
     lo = np.array([-1.0, 0.2, -1.0])
     hi = np.array([1.0, 0.3, 1.0])
-    res = DampedLeastSquares().solve(DiffIKRequest(J, np.array([2.0, 0.0, 1.0]), np.zeros(3), lo,
+    res = DLSVelocitySolver().solve(DiffIKRequest(J, np.array([2.0, 0.0, 1.0]), np.zeros(3), lo,
                                                    hi, np.zeros(3), 1e-6))
     assert np.all(res.dq >= lo - 1e-15) and np.all(res.dq <= hi + 1e-15)
     assert np.isclose(res.dq[1], 0.2)
@@ -201,7 +201,7 @@ def test_requests_with_bad_shapes_or_nan_raise_named_errors():
         BoxQPSolver().solve(DiffIKRequest(J, np.ones(3), np.zeros(2), -np.ones(2), np.ones(2),
                                           np.zeros(2)))
     with pytest.raises(NonFiniteError, match="jacobian"):
-        DampedLeastSquares().solve(DiffIKRequest(J * np.nan, np.ones(2), np.zeros(2),
+        DLSVelocitySolver().solve(DiffIKRequest(J * np.nan, np.ones(2), np.zeros(2),
                                                  -np.ones(2), np.ones(2), np.zeros(2)))
 
 
@@ -219,3 +219,29 @@ def test_as_result_turns_wrong_shapes_and_nan_into_failures():
     out = as_result(Plain().solve(DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2),
                                                 np.ones(2), np.zeros(2))), 2)
     assert isinstance(out, DiffIKResult) and out.success
+
+
+def test_a_result_says_why_with_a_step_status():
+    from ikstack.diffik import StepStatus
+
+    assert DiffIKResult(np.zeros(2)).status is StepStatus.OK
+    gave_up = DiffIKResult(np.zeros(2), False, "gave up", 4)  # no status given: did not solve
+    assert (gave_up.success, gave_up.status, gave_up.message) == (False, StepStatus.QP_INFEASIBLE,
+                                                                  "gave up")
+    assert DiffIKResult(np.zeros(2), False, status="qp_failed").status is StepStatus.QP_FAILED
+    with pytest.raises(InputError, match="success=True with status 'qp_failed'"):
+        DiffIKResult(np.zeros(2), True, status=StepStatus.QP_FAILED)
+    # unusable output is QP_FAILED; a solver's own failure keeps its status through as_result
+    for bad in (np.ones(3), np.array([np.nan, 0.0]), "nonsense"):
+        assert as_result(bad, 2).status is StepStatus.QP_FAILED
+    assert as_result(gave_up, 2).status is StepStatus.QP_INFEASIBLE
+    assert as_result(np.zeros(2), 2).status is StepStatus.OK
+    # undamped DLS on a rank-deficient task: J J^T is singular
+    J = np.array([[1.0, 0.0], [1.0, 0.0]])
+    req = DiffIKRequest(J, np.ones(2), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2), 0.0)
+    r = DLSVelocitySolver().solve(req)
+    assert not r.success and r.status is StepStatus.QP_FAILED and "singular" in r.message
+    rows = DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2), np.ones(2),
+                         np.zeros(2), A_ineq=np.ones((1, 2)), b_ineq=np.ones(1))
+    r = BoxQPSolver().solve(rows)
+    assert not r.success and r.status is StepStatus.QP_INFEASIBLE

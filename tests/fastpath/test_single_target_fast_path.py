@@ -18,7 +18,7 @@ import ikstack.robots as robots
 from ikstack.errors import NonFiniteError, NotRigidTransformError, ShapeError
 from ikstack.ik import IKResult, certify, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
-from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, LimitMode
+from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt, LimitMode
 from ikstack.spatial import as_transforms, so3
 
 FIELDS = ("q", "success", "position_error", "rotation_error", "status", "iterations", "restarts")
@@ -56,8 +56,8 @@ def test_analytic_single_target_equals_batch_of_one(robot: str, mode: str, n: in
     solved = 0
     for i in range(n):
         seed = None if i % 3 == 0 else seeds[i]
-        fast = ik.solve(T[i], seed=seed)
-        general = ik.solve(T[i:i + 1], seed=None if seed is None else seed[None])
+        fast = ik.solve(T[i], q0=seed)
+        general = ik.solve(T[i:i + 1], q0=None if seed is None else seed[None])
         assert_identical(fast, general)
         solved += int(fast.success[0])
     assert 0 < solved < n  # both reachable and unreachable targets were exercised
@@ -69,14 +69,14 @@ def test_analytic_fast_path_respects_max_joint_step() -> None:
     ik = AnalyticIK(chain, max_joint_step=0.3)
     T, seeds = targets(chain, 300, rng)
     for i in range(300):
-        assert_identical(ik.solve(T[i], seed=seeds[i]), ik.solve(T[i:i + 1], seed=seeds[i]))
+        assert_identical(ik.solve(T[i], q0=seeds[i]), ik.solve(T[i:i + 1], q0=seeds[i]))
 
 
 NUMERICAL = {
     "lm": lambda c: LevenbergMarquardt(c, max_restarts=3),
     "lm_sugihara_clamp": lambda c: LevenbergMarquardt(c, damping="sugihara", max_restarts=2,
                                                       limits=LimitMode.CLAMP_STEP),
-    "dls_position": lambda c: DampedLeastSquares(c, max_restarts=2, mask="position"),
+    "dls_position": lambda c: DampedLeastSquaresIK(c, max_restarts=2, mask="position"),
 }
 
 
@@ -90,8 +90,8 @@ def test_numerical_single_target_equals_batch_of_one(robot: str, config: str) ->
     solved = 0
     for i in range(100):
         seed = None if i % 2 else seeds[i]
-        fast = ik.solve(T[i], seed=seed)
-        general = ik.solve(T[i:i + 1], seed=None if seed is None else seed[None])
+        fast = ik.solve(T[i], q0=seed)
+        general = ik.solve(T[i:i + 1], q0=None if seed is None else seed[None])
         assert_identical(fast, general)
         solved += int(fast.success[0])
     assert 0 < solved < 100
@@ -151,9 +151,9 @@ def test_fast_path_raises_the_same_named_errors(solver: str) -> None:
             as_transforms(target, "T_base_tcp")
         assert str(fast.value) == str(checker.value)
     with pytest.raises(NonFiniteError):
-        ik.solve(T, seed=np.full(6, np.nan))
+        ik.solve(T, q0=np.full(6, np.nan))
     with pytest.raises(ShapeError):
-        ik.solve(T, seed=np.zeros((6, 1)))
+        ik.solve(T, q0=np.zeros((6, 1)))
 
 
 def test_a_target_within_round_off_of_the_rigid_tolerance_gets_the_numpy_verdict() -> None:
@@ -171,7 +171,7 @@ def test_solve_ik_reuses_one_solver_per_chain_and_matches_the_solver() -> None:
     T, seeds = targets(chain, 50, rng)
     ik = AnalyticIK(chain)
     for i in range(50):
-        assert_identical(solve_ik(chain, T[i], seed=seeds[i]), ik.solve(T[i], seed=seeds[i]))
+        assert_identical(solve_ik(chain, T[i], q0=seeds[i]), ik.solve(T[i], q0=seeds[i]))
     from ikstack.ik import front
 
     built = [k for k in front._DOOR if k[0] == id(chain) and k[1][0] == "analytic"]
@@ -202,8 +202,8 @@ def test_analytic_fast_path_on_random_arms_of_every_6r_structure(structure: str)
     T, seeds = targets(chain, 200, rng)
     for i in range(200):
         seed = None if i % 4 == 0 else seeds[i]
-        assert_identical(ik.solve(T[i], seed=seed),
-                         ik.solve(T[i:i + 1], seed=None if seed is None else seed[None]))
+        assert_identical(ik.solve(T[i], q0=seed),
+                         ik.solve(T[i:i + 1], q0=None if seed is None else seed[None]))
 
 
 @pytest.mark.parametrize("solver", ["analytic", "numerical"])
@@ -217,4 +217,4 @@ def test_read_only_and_non_contiguous_targets_take_the_fast_path_too(solver: str
     for target in (ro, fortran):
         assert_identical(ik.solve(target), ik.solve(np.ascontiguousarray(target)[None]))
     seed = np.asfortranarray(np.tile(chain.middle(), (2, 1)))[0]
-    assert_identical(ik.solve(T[2], seed=seed), ik.solve(T[2:3], seed=seed.copy()))
+    assert_identical(ik.solve(T[2], q0=seed), ik.solve(T[2:3], q0=seed.copy()))

@@ -17,7 +17,7 @@ SCRIPT = textwrap.dedent("""
     import ikstack.robots as robots
     from ikstack.ik import solve_ik
     from ikstack.ik.analytic import AnalyticIK
-    from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt
+    from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt
 
     def target(chain):
         q = chain.middle() + 0.1
@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent("""
         elif mode == "lm":
             r = LevenbergMarquardt(chain).solve(T)
         elif mode == "dls":
-            r = DampedLeastSquares(chain).solve(T)
+            r = DampedLeastSquaresIK(chain).solve(T)
         elif mode.endswith("+all"):
             r = AnalyticIK(chain, mode=mode[:-4]).solve(T, return_all=True)
         else:

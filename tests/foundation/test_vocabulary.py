@@ -11,6 +11,7 @@ import pytest
 
 import ikstack
 from ikstack import errors, vocabulary
+from ikstack.errors import IKStackDeprecationWarning
 
 SRC = Path(ikstack.__file__).resolve().parent
 
@@ -117,7 +118,7 @@ def test_solve_ik_takes_a_method_enum():
 ])
 def test_a_renamed_module_name_warns_and_is_the_new_object(module, old, new):
     mod = importlib.import_module(module)
-    with pytest.warns(DeprecationWarning, match=new):
+    with pytest.warns(IKStackDeprecationWarning, match=new):
         value = getattr(mod, old)
     assert value is getattr(mod, new)
 
@@ -141,8 +142,40 @@ def test_unknown_module_names_still_raise_attribute_error():
 
 
 def _warns_once(fn):
-    with pytest.warns(DeprecationWarning):
-        return fn()
+    """``fn()``, which must warn (IKStackDeprecationWarning) at its caller's line: this file."""
+    with pytest.warns(IKStackDeprecationWarning) as got:
+        value = fn()
+    assert [Path(w.filename) for w in got] == [Path(__file__)] * len(got)
+    return value
+
+
+def test_a_deprecation_warning_points_at_the_line_that_uses_the_old_name():
+    """Through a constructor's metaclass, a module ``__getattr__`` under ``from ... import``,
+    and a keyword handled a few calls deep: Python's default filter shows a DeprecationWarning
+    only when it points at ``__main__``, so it must name the user's line, never ikstack's."""
+    from ikstack.ik.numerical import LevenbergMarquardt
+
+    ur5, T, guess = _ur5_target()
+    with pytest.warns(IKStackDeprecationWarning) as got:
+        LevenbergMarquardt(ur5, seed=7)
+        from ikstack.diffik import DampedLeastSquares  # noqa: F401
+        ikstack.solve_ik(ur5, T, seed=guess, method="numerical")
+    assert len(got) == 3
+    assert {(Path(w.filename), w.lineno) for w in got} == {
+        (Path(__file__), got[0].lineno), (Path(__file__), got[0].lineno + 1),
+        (Path(__file__), got[0].lineno + 2)}
+    assert issubclass(IKStackDeprecationWarning, DeprecationWarning)
+
+
+@pytest.mark.parametrize("module", ["ikstack", "ikstack.ik", "ikstack.ik.analytic",
+                                    "ikstack.ik.numerical", "ikstack.diffik", "ikstack.servo",
+                                    "ikstack.chunk", "ikstack.jobs", "ikstack.validate"])
+def test_a_star_import_takes_no_deprecated_name(module):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IKStackDeprecationWarning)
+        exec(f"from {module} import *", {})
 
 
 def test_ik_result_has_success_status_and_message():
@@ -295,7 +328,7 @@ def test_model_check_takes_rng_and_rotation_tolerance_with_old_names_warning():
 
     ur5, _, _ = _ur5_target()
     new = check_jacobian_ik(ur5, num_targets=2, rng=3, rotation_tolerance_deg=5.0)
-    with pytest.warns(DeprecationWarning) as got:
+    with pytest.warns(IKStackDeprecationWarning) as got:
         old = check_jacobian_ik(ur5, num_targets=2, seed=3, orientation_tolerance_deg=5.0)
     assert len(got) == 2
     assert [t.q_sample for t in new.targets] == [t.q_sample for t in old.targets]
@@ -353,8 +386,9 @@ def test_servo_kernel_is_kernel_and_backend_warns():
     cfg = ServoConfig(task_axes=(0, 1))
     s = Servo(chain, cfg, kernel="native")
     assert s.kernel == "native"
-    with pytest.warns(DeprecationWarning, match="kernel="):
+    with pytest.warns(IKStackDeprecationWarning, match="kernel="):
         Servo(chain, cfg, backend="native")
+    assert _warns_once(lambda: s.backend) == "native"
     with pytest.raises(InputError, match="kernel must be 'native'"):
         Servo(chain, cfg, kernel="fortran")
     with pytest.raises(InputError, match="both"):

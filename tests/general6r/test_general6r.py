@@ -67,7 +67,7 @@ def test_random_6r_round_trip_recovers_every_target_and_its_own_configuration(se
     rng = np.random.default_rng(100 + seed)
     q = chain.random_q(rng, 200)
     T = fk(chain, q)
-    res = solver.solve(T, seed=q, return_all=True)
+    res = solver.solve(T, q0=q, return_all=True)
     assert res.success.all()
     assert res.method == "analytic:general6r"
     # the result is certified: independent FK check of the selected solution
@@ -126,7 +126,7 @@ def test_float32_round_off_targets_are_still_solved_against_the_original_pose():
     q = chain.random_q(np.random.default_rng(7), 100)
     T32 = fk(chain, q).astype(np.float32).astype(np.float64)
     solver_loose = General6R(chain, position_tolerance=1e-5, rotation_tolerance=1e-5)
-    res = solver_loose.solve(T32, seed=q)
+    res = solver_loose.solve(T32, q0=q)
     assert res.success.mean() >= 0.99
     pe, re = se3.position_rotation_error(T32, fk(chain, res.q))
     assert pe[res.success].max() <= 1e-5 and re[res.success].max() <= 1e-5
@@ -137,7 +137,7 @@ def test_solutions_respect_joint_limits():
     chain = random_6r(8).with_limits(lower=-np.ones(6), upper=np.ones(6))
     solver = General6R(chain)
     q = chain.random_q(np.random.default_rng(8), 100)
-    res = solver.solve(fk(chain, q), seed=q, return_all=True)
+    res = solver.solve(fk(chain, q), q0=q, return_all=True)
     assert res.success.all()
     assert res.valid_all is not None and res.q_all is not None
     assert chain.within_limits(res.q_all[res.valid_all]).all()
@@ -160,7 +160,7 @@ def test_rizon_locked_joint_round_trips(name):
     rng = np.random.default_rng(11)
     q = chain.random_q(rng, 150)
     T = fk(chain, q)
-    grid = solver.solve(T, seed=q, return_all=True)
+    grid = solver.solve(T, q0=q, return_all=True)
     assert grid.q_all is not None and grid.q_all.shape == (150, 256, 7)
     assert np.isfinite(grid.q_all).all()
     assert grid.success.mean() >= 0.9
@@ -168,7 +168,7 @@ def test_rizon_locked_joint_round_trips(name):
     assert pe[grid.success].max() <= 1e-6 and re[grid.success].max() <= 1e-6
     # seed_local from a nearby seed finds the branch through the seed's own lock value
     near = np.clip(q + rng.normal(scale=0.02, size=q.shape), chain.lower, chain.upper)
-    local = solver.solve(T, seed=near, search="seed_local")
+    local = solver.solve(T, q0=near, search="seed_local")
     assert local.success.all()
     assert np.abs(local.q - q).max() < 0.2
 
@@ -181,7 +181,7 @@ def test_rizon4s_continuous_path_keeps_its_branch():
     q1 = np.clip(q0 + rng.uniform(-0.4, 0.4, 7), chain.lower, chain.upper)
     s = np.linspace(0.0, 1.0, 40)[:, None]
     path_q = q0 + s * (q1 - q0)
-    res = solver.solve_path(fk(chain, path_q), seed=q0)
+    res = solver.solve_path(fk(chain, path_q), q0=q0)
     assert res.success.all()
     steps = np.abs(np.diff(np.vstack([q0, res.q]), axis=0)).max(axis=1)
     assert steps.max() < 0.15
@@ -193,7 +193,7 @@ def test_failed_path_frame_holds_the_previous_pose():
     q0 = chain.middle() + 0.3
     T = fk(chain, np.stack([q0, q0]))
     T[1, :3, 3] += 10.0  # out of reach
-    res = solver.solve_path(T, seed=q0)
+    res = solver.solve_path(T, q0=q0)
     assert res.success[0] and not res.success[1]
     assert np.array_equal(res.q[1], res.q[0])
     assert res.status[1] == IKStatus.UNREACHABLE
@@ -212,7 +212,7 @@ def test_bad_inputs_raise_named_errors():
     with pytest.raises(ShapeError):
         solver.solve(np.eye(3))
     with pytest.raises(ShapeError):
-        solver.solve(T, seed=np.zeros(5))
+        solver.solve(T, q0=np.zeros(5))
     with pytest.raises(InputError):
         General6R(chain, position_tolerance=-1.0)
     with pytest.raises(UnsupportedGeometryError):
@@ -234,7 +234,7 @@ def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
     assert solver.lock_joint == 3
     q = chain.random_q(np.random.default_rng(14), 40)
     T = fk(chain, q)
-    res = solver.solve(T, seed=q, search="seed_local", return_all=True)
+    res = solver.solve(T, q0=q, search="seed_local", return_all=True)
     assert res.q_all is not None and res.q_all.shape == (40, (8 + 9) * 16, 7)
     assert res.success.all()
     # locked joint values in every slot come from the lock samples, within limits
@@ -293,7 +293,7 @@ def test_special_6r_geometries_are_solved_through_the_role_choice(name):
     chain = robots.load(name)
     solver = General6R(chain)
     q = chain.random_q(np.random.default_rng(16), 100)
-    assert solver.solve(fk(chain, q), seed=q).success.all()
+    assert solver.solve(fk(chain, q), q0=q).success.all()
 
 
 def test_candidates_keep_the_chain_kinematic_margin():

@@ -84,7 +84,7 @@ def test_threads_on_one_chain_get_the_same_data_and_the_serial_answers():
     q = twin.random_q(rng, 24)
     T = np.stack([plain_fk(twin, qi) for qi in q])
     serial_fk = fk(twin, q)
-    serial_ik = [solve_ik(twin, T[i], seed=q[i] + 0.05).q for i in range(len(q))]
+    serial_ik = [solve_ik(twin, T[i], q0=q[i] + 0.05).q for i in range(len(q))]
     chain = robots.load("ur5")  # fresh: the threads race to derive its data
     n = 6
     start = threading.Barrier(n)
@@ -95,7 +95,7 @@ def test_threads_on_one_chain_get_the_same_data_and_the_serial_answers():
         try:
             start.wait()
             got_fk = fk(chain, q)
-            got_ik = [solve_ik(chain, T[i], seed=q[i] + 0.05).q for i in range(len(q))]
+            got_ik = [solve_ik(chain, T[i], q0=q[i] + 0.05).q for i in range(len(q))]
             seen[k] = (compile_chain(chain), got_fk, got_ik)
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)

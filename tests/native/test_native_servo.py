@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ikstack.robots as robots
-from ikstack.diffik import DampedLeastSquares, DifferentialIK, DiffIKResult
+from ikstack.diffik import DifferentialIK, DiffIKResult, DLSVelocitySolver
 from ikstack.servo import (
     Action,
     JointJogCommand,
@@ -58,7 +58,7 @@ class Scripted(DifferentialIK):
 def planar(solver, generator=None):
     chain = robots.load("planar2")
     servo = Servo(chain, ServoConfig(task_axes=(0, 1), max_linear_speed=0.5),
-                  differential_ik=solver, motion_generator=generator, backend="native")
+                  differential_ik=solver, motion_generator=generator, kernel="native")
     T = chain.fk(Q0 + np.array([0.2, -0.3]))
     return chain, servo, T
 
@@ -110,7 +110,7 @@ class Raising(MotionGenerator):
 
 
 def test_a_raising_motion_generator_latches_with_its_message():
-    _, servo, T = planar(DampedLeastSquares(), Raising())
+    _, servo, T = planar(DLSVelocitySolver(), Raising())
     r = servo.step(JointState(Q0, np.zeros(2), 0), JointJogCommand(np.ones(2), 0), 0.01, 0)
     assert r.status & ServoStatus.SOLVER_ERROR
     assert r.message == "motion generator raised ValueError: no reference today"
@@ -176,7 +176,7 @@ def _panda_inputs(kind: str = "plain"):
 def test_step_answers_the_same_however_it_is_called(kind):
     chain, state, cmd = _panda_inputs(kind)
     _, state0, cmd0 = _panda_inputs()
-    ref = Servo(chain, backend="native").step(state0, cmd0, 0.001, 1_000)
+    ref = Servo(chain, kernel="native").step(state0, cmd0, 0.001, 1_000)
     assert ref.action == Action.TRACK
     calls = [
         lambda s: s.step(state, cmd, 0.001, 1_000),
@@ -185,7 +185,7 @@ def test_step_answers_the_same_however_it_is_called(kind):
         lambda s: type(s).step(s, state, cmd, 0.001, 1_000),  # the class's method
     ]
     for call in calls:
-        r = call(Servo(chain, backend="native"))
+        r = call(Servo(chain, kernel="native"))
         assert (r.action, r.status, r.message) == (ref.action, ref.status, ref.message)
         assert np.array_equal(r.reference.q, ref.reference.q)
         assert np.array_equal(r.reference.dq, ref.reference.dq)
@@ -194,7 +194,7 @@ def test_step_answers_the_same_however_it_is_called(kind):
 
 def test_step_with_wrong_arguments_raises_a_type_error_naming_them():
     chain, state, cmd = _panda_inputs()
-    servo = Servo(chain, backend="native")
+    servo = Servo(chain, kernel="native")
     with pytest.raises(TypeError, match="now_ns"):
         servo.step(state, cmd, 0.001)
     with pytest.raises(TypeError, match="bogus"):
@@ -203,7 +203,7 @@ def test_step_with_wrong_arguments_raises_a_type_error_naming_them():
 
 def test_results_kept_from_earlier_cycles_do_not_change():
     chain, state, cmd = _panda_inputs()
-    servo = Servo(chain, backend="native")
+    servo = Servo(chain, kernel="native")
     first = servo.step(state, cmd, 0.001, 1_000)
     q1 = first.reference.q.copy()
     servo.step(JointState(first.reference.q, first.reference.dq, 2_000), cmd, 0.001, 2_000)
@@ -213,14 +213,14 @@ def test_results_kept_from_earlier_cycles_do_not_change():
 def test_a_subclass_that_overrides_step_is_called():
     chain, state, cmd = _panda_inputs()
 
-    class Counting(type(Servo(chain, backend="native"))):
+    class Counting(type(Servo(chain, kernel="native"))):
         calls = 0
 
         def step(self, *args, **kwargs):
             type(self).calls += 1
             return super().step(*args, **kwargs)
 
-    servo = Counting(chain, backend="native")
+    servo = Counting(chain, kernel="native")
     assert servo.step(state, cmd, 0.001, 1_000).action == Action.TRACK
     assert Counting.calls == 1
 
@@ -230,7 +230,7 @@ def test_a_servo_is_freed_once_nothing_refers_to_it():
     import weakref
 
     chain, state, cmd = _panda_inputs()
-    servo = Servo(chain, backend="native")
+    servo = Servo(chain, kernel="native")
     servo.step(state, cmd, 0.001, 1_000)
     gone = weakref.ref(servo)
     step = servo.step

@@ -12,7 +12,7 @@ import ikstack.robots
 from ikstack.errors import IKStackError, ShapeError, UnsupportedGeometryError
 from ikstack.ik import solve_ik
 from ikstack.ik.analytic import AnalyticIK
-from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt
+from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt
 
 pin = pytest.importorskip("pinocchio")
 
@@ -62,7 +62,7 @@ def _check(r, T, pin_fk, dof=6, K=None):
 def test_solve_ik_takes_leading_batch_dimensions(ur5, method):
     chain, pin_fk, q, T = ur5
     opts = {"max_iterations": 200} if method == "dls" else {}
-    r = solve_ik(chain, T, seed=q + 0.01, method=method, **opts)
+    r = solve_ik(chain, T, q0=q + 0.01, method=method, **opts)
     _check(r, T, pin_fk)
 
 
@@ -70,12 +70,12 @@ def test_solver_classes_take_leading_batch_dimensions_and_seeds_of_the_same_shap
     chain, pin_fk, q, T = ur5
     ik = AnalyticIK(chain)
     _check(ik.solve(T), T, pin_fk)
-    _check(ik.solve(T, seed=q), T, pin_fk)
+    _check(ik.solve(T, q0=q), T, pin_fk)
     # the seed of every target is honoured: each row's answer is its own generating q
-    assert np.abs(ik.solve(T, seed=q).q - q).max() < 1e-6
+    assert np.abs(ik.solve(T, q0=q).q - q).max() < 1e-6
     _check(ik.solve(T, return_all=True), T, pin_fk, K=ik.K)
-    _check(LevenbergMarquardt(chain).solve(T, seed=q + 0.01), T, pin_fk)
-    _check(DampedLeastSquares(chain, max_iterations=200).solve(T, seed=q + 0.01), T, pin_fk)
+    _check(LevenbergMarquardt(chain).solve(T, q0=q + 0.01), T, pin_fk)
+    _check(DampedLeastSquaresIK(chain, max_iterations=200).solve(T, q0=q + 0.01), T, pin_fk)
     # a 3-D batch of batches too
     T3 = T.reshape(1, 2, 3, 4, 4)
     r = LevenbergMarquardt(chain).solve(T3)
@@ -85,8 +85,8 @@ def test_solver_classes_take_leading_batch_dimensions_and_seeds_of_the_same_shap
 def test_a_seed_of_the_wrong_batch_shape_is_named(ur5):
     chain, _, _, T = ur5
     for solver in (AnalyticIK(chain), LevenbergMarquardt(chain)):
-        with pytest.raises(ShapeError, match="seed"):
-            solver.solve(T, seed=np.zeros((3, 2, 6)))
+        with pytest.raises(ShapeError, match="q0"):
+            solver.solve(T, q0=np.zeros((3, 2, 6)))
 
 
 def test_unsupported_geometry_is_a_value_error():

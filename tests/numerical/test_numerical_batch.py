@@ -62,16 +62,16 @@ def test_an_answer_violating_the_coupling_is_a_failed_search_never_a_success():
     q_bad = _violating_in_limit_configuration(chain)
     T = fk(chain, q_bad)
     # the seed itself meets the pose: without restarts its search is all there is
-    res = LevenbergMarquardt(chain, max_restarts=0).solve(T, seed=q_bad)
+    res = LevenbergMarquardt(chain, max_restarts=0).solve(T, q0=q_bad)
     assert not res.success[0]
     assert res.status[0] == IKStatus.CONSTRAINT
     assert np.all(np.isfinite(res.q)) and chain.within_limits(res.q).all()
     # with restarts the compiled loop looks for another answer, one that satisfies it
-    res = LevenbergMarquardt(chain, max_restarts=100).solve(T, seed=q_bad)
+    res = LevenbergMarquardt(chain, max_restarts=100).solve(T, q0=q_bad)
     assert res.success[0] and res.restarts[0] >= 1
     assert chain.constraints_satisfied(res.q).all()
     batch = LevenbergMarquardt(chain, max_restarts=100).solve(np.repeat(T[None], 70, axis=0),
-                                                             seed=q_bad)
+                                                             q0=q_bad)
     np.testing.assert_array_equal(batch.q[0], res.q[0])
     assert batch.success.all()
 
@@ -86,7 +86,7 @@ def test_a_search_that_never_records_an_iterate_answers_the_seed_projected_onto_
     T = fk(chain, seed[None])
     solver = LevenbergMarquardt(chain, limits=LimitMode.IGNORE, max_restarts=0)
     for batch in (1, 3):
-        res = solver.solve(np.repeat(T, batch, axis=0), seed=seed)
+        res = solver.solve(np.repeat(T, batch, axis=0), q0=seed)
         assert not res.success.any()
         assert (res.status == IKStatus.JOINT_LIMITS).all()
         np.testing.assert_array_equal(res.q, np.repeat(np.clip(seed, chain.lower, chain.upper)[None],

@@ -8,7 +8,7 @@ import pytest
 import ikstack.robots as robots
 from ikstack.errors import InputError, NotRigidTransformError, ShapeError
 from ikstack.ik import IKStatus
-from ikstack.ik.numerical import DampedLeastSquares, LevenbergMarquardt, LimitMode
+from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt, LimitMode
 from ikstack.kinematics import fk
 from ikstack.spatial import make_transform, pose_error, rotvec_to_matrix
 
@@ -62,7 +62,7 @@ def test_dls_converges_from_a_nearby_seed():
     chain = robots.load("panda")
     q, T = _targets(chain, 50, seed=3)
     seed = chain.clip(q + 0.1)
-    res = DampedLeastSquares(chain, damping=0.01, max_iterations=200).solve(T, seed=seed)
+    res = DampedLeastSquaresIK(chain, damping=0.01, max_iterations=200).solve(T, q0=seed)
     assert res.method == "numerical:dls"
     assert res.success.all()
     _assert_certified(chain, res, T)
@@ -80,7 +80,7 @@ def test_limit_aware_steps_keep_every_iterate_inside_the_limits(mode):
 def test_single_target_is_a_batch_of_one_with_the_same_answer():
     chain = robots.load("rizon4")
     _, T = _targets(chain, 5, seed=5)
-    solver = LevenbergMarquardt(chain, seed=7)
+    solver = LevenbergMarquardt(chain, rng=7)
     batch = solver.solve(T)
     for i in range(5):
         one = solver.solve(T[i])
@@ -92,12 +92,12 @@ def test_single_target_is_a_batch_of_one_with_the_same_answer():
 def test_same_int_seed_gives_identical_results_and_generator_seeds_draw_fresh_restarts():
     chain = robots.load("panda")
     _, T = _targets(chain, 80, seed=6)
-    a = LevenbergMarquardt(chain, seed=3).solve(T)
-    b = LevenbergMarquardt(chain, seed=3).solve(T)
+    a = LevenbergMarquardt(chain, rng=3).solve(T)
+    b = LevenbergMarquardt(chain, rng=3).solve(T)
     np.testing.assert_array_equal(a.q, b.q)
     np.testing.assert_array_equal(a.restarts, b.restarts)
-    g1 = LevenbergMarquardt(chain, seed=np.random.default_rng(11)).solve(T)
-    g2 = LevenbergMarquardt(chain, seed=np.random.default_rng(11)).solve(T)
+    g1 = LevenbergMarquardt(chain, rng=np.random.default_rng(11)).solve(T)
+    g2 = LevenbergMarquardt(chain, rng=np.random.default_rng(11)).solve(T)
     np.testing.assert_array_equal(g1.q, g2.q)
 
 
@@ -174,7 +174,7 @@ def test_singular_best_iterate_reports_singular():
     # fully stretched planar2 pointing at a target straight beyond its reach
     chain = robots.load("planar2")
     T = make_transform(p=[1.5, 0.0, 0.0])
-    res = LevenbergMarquardt(chain, mask="position", max_restarts=3).solve(T, seed=[0.0, 0.0])
+    res = LevenbergMarquardt(chain, mask="position", max_restarts=3).solve(T, q0=[0.0, 0.0])
     assert not res.success[0]
     assert res.status[0] == IKStatus.SINGULAR
 
@@ -220,7 +220,7 @@ def test_bad_inputs_raise_named_errors():
     with pytest.raises(ShapeError):
         solver.solve(np.eye(3))
     with pytest.raises(ShapeError):
-        solver.solve(np.eye(4), seed=np.zeros(3))
+        solver.solve(np.eye(4), q0=np.zeros(3))
     with pytest.raises(InputError, match="valid options"):
         LevenbergMarquardt(chain, max_iteration=5)
     with pytest.raises(InputError, match="mask"):
@@ -230,13 +230,13 @@ def test_bad_inputs_raise_named_errors():
     with pytest.raises(InputError, match="damping"):
         LevenbergMarquardt(chain, damping="wampler")
     with pytest.raises(InputError):
-        DampedLeastSquares(chain, damping=-1.0)
+        DampedLeastSquaresIK(chain, damping=-1.0)
 
 
 def test_inputs_are_not_mutated():
     chain = robots.load("ur5")
     q, T = _targets(chain, 3, seed=14)
     T0, s0 = T.copy(), q.copy()
-    LevenbergMarquardt(chain).solve(T, seed=q)
+    LevenbergMarquardt(chain).solve(T, q0=q)
     np.testing.assert_array_equal(T, T0)
     np.testing.assert_array_equal(q, s0)

@@ -24,7 +24,7 @@ def test_lm_successes_keep_the_kinematic_margin():
     assert chain.kinematic_margin == pytest.approx(math.radians(5.0))
     rng = np.random.default_rng(4)
     q, T = _targets(chain, rng, 150)
-    res = LevenbergMarquardt(chain).solve(T, seed=q)  # seeded at the answer: the easy way in
+    res = LevenbergMarquardt(chain).solve(T, q0=q)  # seeded at the answer: the easy way in
     # the limits written out: the published Marvin table less 5 degrees
     lo = np.radians([-170, -120, -170, -145, -170, -60, -90]) + math.radians(5.0)
     hi = np.radians([170, 120, 170, 60, 170, 60, 90]) - math.radians(5.0)
@@ -41,7 +41,7 @@ def test_the_margin_option_raises_it_never_lowers_it():
     wide = math.radians(10.0)
     rng = np.random.default_rng(5)
     q, T = _targets(chain, rng, 60)
-    res = LevenbergMarquardt(chain, margin=wide).solve(T, seed=q)
+    res = LevenbergMarquardt(chain, margin=wide).solve(T, q0=q)
     Q = res.q[res.success]
     assert Q.shape[0] > 10
     assert np.all(Q >= chain.lower + wide - 1e-12) and np.all(Q <= chain.upper - wide + 1e-12)

@@ -29,7 +29,7 @@ class _FakeAnalytic:
         self.chain = chain
         self.mode = mode
 
-    def solve(self, T, seed=None):
+    def solve(self, T, q0=None):
         _FakeAnalytic.calls.append((self.chain.name, self.mode))
         T = np.asarray(T).reshape(-1, 4, 4)
         n = T.shape[0]
@@ -93,7 +93,7 @@ def test_numerical_methods_select_their_step(method, expected):
     chain, T = _target("panda", seed=3)
     seed = chain.clip(np.zeros(chain.dof))
     opts = {"max_iterations": 300} if method == "dls" else {}
-    res = solve_ik(chain, T, seed=seed, method=method, **opts)
+    res = solve_ik(chain, T, q0=seed, method=method, **opts)
     assert res.method == expected
     assert res.success.all()
     assert res.position_error[0] <= 1e-5

@@ -93,7 +93,7 @@ def test_the_whole_corpus_in_one_folder_converts_the_good_episodes(tmp_path):
     s = run_job(inp, out, config, workers=1, progress=Progress.silent(), min_success=0.0)
     assert list(outputs(out)) == [good.name]
     by_name = {e["name"]: e for e in s.episode_errors}
-    assert len(by_name) == len(CASES) and not s.ok
+    assert len(by_name) == len(CASES) and not s.success
     for cid, _, _, row, field, _ in CASES:
         assert (by_name[cid]["row"], by_name[cid]["field"]) == (row, field), cid
 

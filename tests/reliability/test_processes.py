@@ -232,13 +232,13 @@ def test_the_parallel_decoder_names_a_killed_arm_and_starts_a_fresh_worker():
     arms = {a.name: a.chain for a in prof.arms}
     req = ChunkRequest({k: np.stack([arms[k].fk(q0[k])] * 4) for k in arms}, q0)
     with prof.parallel_decoder() as dec:
-        assert dec.decode(req).ok
+        assert dec.decode(req).success
         old = dict(dec.worker_pids)
         os.kill(old["right"], signal.SIGKILL)
         time.sleep(0.2)
         with pytest.raises(WorkerError, match="'right'"):
             dec.decode(req)
-        assert dec.decode(req).ok  # a fresh worker serves the next call
+        assert dec.decode(req).success  # a fresh worker serves the next call
         assert dec.worker_pids["right"] != old["right"]
         assert dec.worker_pids["left"] == old["left"]
         # killed while a chunk is in flight: the same error, then a fresh worker
@@ -251,7 +251,7 @@ def test_the_parallel_decoder_names_a_killed_arm_and_starts_a_fresh_worker():
         else:
             with pytest.raises(WorkerError, match="'left'"):
                 dec.decode(req)
-        assert dec.decode(req).ok
+        assert dec.decode(req).success
 
 
 def test_warp_backend_runs_in_two_worker_processes(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from servo_helpers import arm, check_reference
 
 import ikstack.robots as robots
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DLSVelocitySolver
 from ikstack.errors import ConfigError, InputError
 from ikstack.servo import (
     Action,
@@ -53,7 +53,7 @@ def test_seed_example_runs_and_ends_in_hold_within_tolerance(capsys):
 def test_config_defaults_are_moveit_servo_defaults():
     cfg = ServoConfig()
     assert cfg.command_timeout == 0.1
-    assert cfg.position_tolerance == 0.001 and cfg.orientation_tolerance == 0.01
+    assert cfg.position_tolerance == 0.001 and cfg.rotation_tolerance == 0.01
     assert cfg.joint_limit_margin == 0.1
     assert cfg.singularity_decelerate == 17.0 and cfg.singularity_halt == 30.0
     assert cfg.leaving_halt == 43.0
@@ -244,8 +244,8 @@ def test_tool_frame_twist_is_rotated_into_the_base_frame():
     chain, cfg = arm("ur5")
     q = np.array([0.3, -1.2, 1.5, -1.9, 1.0, 0.3])
     R = chain.fk(q)[:3, :3]
-    a = Servo(chain, cfg, differential_ik=DampedLeastSquares())
-    b = Servo(chain, cfg, differential_ik=DampedLeastSquares())
+    a = Servo(chain, cfg, differential_ik=DLSVelocitySolver())
+    b = Servo(chain, cfg, differential_ik=DLSVelocitySolver())
     tw = np.array([0.05, 0.0, 0.02, 0.0, 0.1, 0.0])
     ra = a.step(JointState(q, np.zeros(6), 1), TwistCommand(tw, "tool", 1), DT, 1)
     rb = b.step(JointState(q, np.zeros(6), 1),

@@ -1,6 +1,6 @@
 """The kernel's built-in solvers give the same answers as the public solver interface.
 
-A built-in solver (exactly ``DampedLeastSquares`` / ``BoxQPSolver``) runs in the C++ kernel
+A built-in solver (exactly ``DLSVelocitySolver`` / ``BoxQPSolver``) runs in the C++ kernel
 without a call back into Python; a Python subclass of it goes through
 ``DifferentialIK.solve`` and the general path. Over random command sequences, with bad inputs
 mixed in, both must answer identically: the same action, status, message and bit-identical
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from servo_helpers import arm
 
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares
+from ikstack.diffik import BoxQPSolver, DLSVelocitySolver
 from ikstack.servo import (
     Action,
     JointJogCommand,
@@ -28,7 +28,7 @@ from ikstack.servo import (
 )
 
 
-class PythonDLS(DampedLeastSquares):
+class PythonDLS(DLSVelocitySolver):
     """A subclass: the kernel must treat it as a user solver (public interface)."""
 
 
@@ -106,7 +106,7 @@ def _drive(servo, chain, seed, steps):
     return answers
 
 
-@pytest.mark.parametrize("solver_cls, python_cls", [(DampedLeastSquares, PythonDLS),
+@pytest.mark.parametrize("solver_cls, python_cls", [(DLSVelocitySolver, PythonDLS),
                                                      (BoxQPSolver, PythonBoxQP)])
 @pytest.mark.parametrize("name", ["panda", "ur5"])
 def test_fast_path_and_public_interface_give_identical_references(name, solver_cls, python_cls):
@@ -132,7 +132,7 @@ def test_fast_path_and_public_interface_give_identical_references(name, solver_c
 def test_fast_path_with_jerk_limits_matches_public_interface():
     chain, cfg = arm("panda")
     chain = chain.with_limits(jerk=[5000.0] * chain.dof)
-    a = _drive(Servo(chain, cfg, differential_ik=DampedLeastSquares()), chain, 3, 200)
+    a = _drive(Servo(chain, cfg, differential_ik=DLSVelocitySolver()), chain, 3, 200)
     b = _drive(Servo(chain, cfg, differential_ik=PythonDLS()), chain, 3, 200)
     for ra, rb in zip(a, b, strict=True):
         assert ra.status == rb.status and ra.message == rb.message
@@ -146,8 +146,8 @@ def test_dls_damping_floor_applies_on_the_fast_path():
     T = chain.fk(q)
     T[:3, 3] += [0.05, 0.0, 0.0]
     answers = []
-    for solver in (DampedLeastSquares(min_damping=0.5), PythonDLS(min_damping=0.5),
-                   DampedLeastSquares()):
+    for solver in (DLSVelocitySolver(min_damping=0.5), PythonDLS(min_damping=0.5),
+                   DLSVelocitySolver()):
         r = Servo(chain, cfg, differential_ik=solver).step(
             JointState(q, np.zeros(chain.dof), 0), PoseCommand(T, 0), 0.001, 0)
         answers.append(r.reference.dq)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from servo_helpers import arm, check_reference
 
-from ikstack.diffik import BoxQPSolver, DampedLeastSquares, DifferentialIK
+from ikstack.diffik import BoxQPSolver, DifferentialIK, DLSVelocitySolver
 from ikstack.servo import (
     Action,
     JointJogCommand,
@@ -107,7 +107,7 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
 
 
 @pytest.mark.parametrize("name", ["planar2", "ur5", "panda"])
-@pytest.mark.parametrize("solver_cls", [BoxQPSolver, DampedLeastSquares])
+@pytest.mark.parametrize("solver_cls", [BoxQPSolver, DLSVelocitySolver])
 def test_every_reference_is_finite_and_within_all_limits(name, solver_cls):
     @SETTINGS
     @given(seed=st.integers(0, 2**31 - 1), events=SEQUENCE, dt=st.sampled_from([0.001, 0.004, 0.01]))
@@ -121,7 +121,7 @@ def test_every_reference_is_finite_and_within_all_limits(name, solver_cls):
 def test_built_in_fast_path_respects_limits_under_target_jumps(name):
     chain, cfg = arm(name)
     rng = np.random.default_rng(7)
-    for solver in (BoxQPSolver(), DampedLeastSquares()):
+    for solver in (BoxQPSolver(), DLSVelocitySolver()):
         servo = Servo(chain, cfg, differential_ik=solver)
         q = chain.middle() * 0.5
         q = np.clip(q, chain.lower, chain.upper)

@@ -74,7 +74,7 @@ def test_the_nullspace_snippet_runs_verbatim():
 def test_ikstack_exports_the_servo_names():
     import ikstack
 
-    for name in ("Action", "BoxQPSolver", "DampedLeastSquares", "JointJogCommand", "JointState",
+    for name in ("Action", "BoxQPSolver", "DLSVelocitySolver", "JointJogCommand", "JointState",
                  "PoseCommand", "Servo", "ServoConfig", "ServoStatus", "TwistCommand"):
         assert name in ikstack.__all__
         assert getattr(ikstack, name) is not None

@@ -19,7 +19,7 @@ import ikstack.robots as robots
 from ikstack import (
     Action,
     BoxQPSolver,
-    DampedLeastSquares,
+    DLSVelocitySolver,
     JointJogCommand,
     JointState,
     PoseCommand,
@@ -105,7 +105,7 @@ def test_a_motion_generator_is_held_at_the_diamond_too():
     assert res.status & S.COUPLED_BOUND and diamond_deg(q) > 105.0
 
 
-@pytest.mark.parametrize("solver", [DampedLeastSquares, BoxQPSolver])
+@pytest.mark.parametrize("solver", [DLSVelocitySolver, BoxQPSolver])
 def test_a_pose_beyond_the_diamond_is_approached_without_crossing_it(solver):
     chain = marvin()
     servo = Servo(chain, differential_ik=solver())
@@ -251,7 +251,7 @@ def test_every_reference_is_safe_under_random_sequences(robot, solver, events):
     if robot == "panda":
         chain = chain.with_limits(acceleration=PANDA_ACC)
     servo = Servo(chain, ServoConfig(), differential_ik=BoxQPSolver() if solver == "boxqp"
-                  else DampedLeastSquares())
+                  else DLSVelocitySolver())
     n = chain.dof
     vmax = chain.velocity_limits
     q, dq = random_state(chain, np.random.default_rng(events[0][1]), False), np.zeros(n)

@@ -76,7 +76,7 @@ def test_every_target_matches_plain_dls_from_the_zero_pose_on_pinocchio(file, ti
         reached, its = _plain_dls(fk, lo, hi, q0, fk(np.array(t.q_sample)))
         # the verdict per target (iteration counts may differ by a few: the two finite-difference
         # Jacobians differ in round-off, which a near-singular start amplifies)
-        assert t.reached == reached, (t.index, t.iterations, its)
+        assert t.success == reached, (t.index, t.iterations, its)
 
 
 @pytest.mark.parametrize("file, tip", [("ur5.urdf", "tool0"), ("panda.urdf", "panda_link8"),
@@ -91,7 +91,7 @@ def test_both_engines_start_from_the_same_neutral_pose_and_agree(file, tip):
     np.testing.assert_array_equal(ch.neutral, mj.neutral)
     a, b = check_jacobian_ik(ch, num_targets=6), check_jacobian_ik(mj, num_targets=6)
     assert a.status == b.status and a.pass_rate == b.pass_rate
-    assert [t.reached for t in a.targets] == [t.reached for t in b.targets]
+    assert [t.success for t in a.targets] == [t.success for t in b.targets]
 
 
 def test_the_bundled_grippers_urdf_given_as_a_file_is_skipped(capsys):

@@ -46,11 +46,11 @@ def test_check_passes_on_every_bundled_arm(name):
     assert report.likely_cause == ""
 
 
-def test_check_uses_seed_003_defaults():
+def test_check_uses_the_specified_defaults():
     report = check_jacobian_ik(robots.load("ur5"))
     c = report.config
     assert (c["num_targets"], c["max_iterations"], c["damping"]) == (5, 150, 0.05)
-    assert (c["position_tolerance"], c["orientation_tolerance_deg"]) == (0.05, 10.0)
+    assert (c["position_tolerance"], c["rotation_tolerance_deg"]) == (0.05, 10.0)
     assert (c["min_pass_rate"], c["eps"]) == (0.40, 1e-5)
     assert len(report.targets) == 5
 
@@ -132,7 +132,7 @@ def test_stale_pose_source_cannot_pass():
 
     be = CallableFK(stale_fk, chain.lower, chain.upper, neutral=chain.middle())
     report = check_jacobian_ik(be)
-    assert all(t.reached for t in report.targets)  # the naive pass rate would be 100 %
+    assert all(t.success for t in report.targets)  # the naive pass rate would be 100 %
     assert report.status == CheckStatus.FAIL
     assert report.distinct_targets == 1
     assert report.likely_cause == LIKELY_CAUSES["stale_pose"]
@@ -153,8 +153,8 @@ def test_scara_targets_lie_on_an_fk_reach_ring():
 def test_every_default_is_an_option_and_bad_options_are_named():
     chain = robots.load("ur5")
     report = check_jacobian_ik(chain, num_targets=3, max_iterations=40, damping=0.1,
-                               position_tolerance=0.01, orientation_tolerance_deg=5.0,
-                               min_pass_rate=0.3, eps=1e-6, seed=4, neutral=np.zeros(6))
+                               position_tolerance=0.01, rotation_tolerance_deg=5.0,
+                               min_pass_rate=0.3, eps=1e-6, rng=4, neutral=np.zeros(6))
     assert report.config["num_targets"] == 3 and len(report.targets) == 3
     assert report.config["neutral"] == [0.0] * 6
     assert all(t.iterations <= 40 for t in report.targets)
@@ -280,25 +280,25 @@ def test_check_passes_on_example_robot_data_urdfs(file, tip):
     assert check_jacobian_ik(MujocoFK(path, end_effector=tip)).passed == expect
 
 
-def test_load_backend_from_a_robot_name_or_a_file():
-    from ikstack.validate import load_backend
+def test_load_fk_model_from_a_robot_name_or_a_file():
+    from ikstack.validate import load_fk_model
 
-    be = load_backend("iiwa14")
+    be = load_fk_model("iiwa14")
     assert isinstance(be, ChainFK) and be.name == "iiwa14"
-    be = load_backend(str(robots.data_path("ur5.urdf")), tip="tool0")
+    be = load_fk_model(str(robots.data_path("ur5.urdf")), tip="tool0")
     assert be.end_effector == "tool0"
     with pytest.raises(InputError, match="bundled robots"):
-        load_backend("no_such_robot")
-    with pytest.raises(InputError, match="valid engines"):
-        load_backend("ur5", engine="bullet")
+        load_fk_model("no_such_robot")
+    with pytest.raises(InputError, match="kinematics 'bullet' is unknown; valid kinematics"):
+        load_fk_model("ur5", kinematics="bullet")
 
 
-def test_load_backend_with_the_mujoco_engine():
+def test_load_fk_model_with_mujoco_kinematics():
     pytest.importorskip("mujoco")
-    from ikstack.validate import MujocoFK, load_backend
+    from ikstack.validate import MujocoFK, load_fk_model
 
-    be = load_backend("panda", engine="mujoco")
+    be = load_fk_model("panda", kinematics="mujoco")
     assert isinstance(be, MujocoFK) and be.end_effector == "panda_link8"
     assert check_jacobian_ik(be, max_step=0.2).passed
     with pytest.raises(InputError, match="no URDF"):
-        load_backend("marvin_left", engine="mujoco")
+        load_fk_model("marvin_left", kinematics="mujoco")

@@ -10,7 +10,6 @@ import json
 import os
 import platform
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ikstack._deprecated import warn_deprecated
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,7 @@ class Timing:
 
         Deprecated: no benchmark uses it; it goes in the next release.
         """
-        warnings.warn("Timing.as_us is deprecated and goes in the next release",
-                      DeprecationWarning, stacklevel=2)
+        warn_deprecated("Timing.as_us is deprecated and goes in the next release")
         return {k: v * 1e6 for k, v in asdict(self).items() if k != "samples"}
 
 

@@ -19,13 +19,13 @@ False.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ikstack._deprecated import warn_deprecated
 from ikstack.diffik._linalg import normal_matrices
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
 from ikstack.errors import InputError
@@ -303,7 +303,7 @@ class BoxQPSolver(DifferentialIK):
 def __getattr__(name: str) -> Any:
     # deprecated names, kept one release
     if name == "box_qp_from_task_into":
-        warnings.warn("ikstack.diffik.box_qp.box_qp_from_task_into is deprecated and goes in the "
-                      "next release", DeprecationWarning, stacklevel=2)
+        warn_deprecated("ikstack.diffik.box_qp.box_qp_from_task_into is deprecated and goes in "
+                        "the next release")
         return _box_qp_from_task_into
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

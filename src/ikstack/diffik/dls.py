@@ -20,6 +20,7 @@ from numba import njit
 
 from ikstack._deprecated import renamed_module_names
 from ikstack.diffik._linalg import scale_into_box
+from ikstack.diffik.qp_config import StepStatus
 from ikstack.diffik.solver import Array, DifferentialIK, DiffIKRequest, DiffIKResult, check_request
 from ikstack.errors import InputError
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
@@ -85,7 +86,8 @@ class DLSVelocitySolver(DifferentialIK):
         out = np.empty(n)
         ok, _ = self.solve_arrays(J, t, p, max(request.damping, self.min_damping), lo, hi, out)
         if not ok:
-            return DiffIKResult(np.zeros(n), False, "J J^T + lambda^2 I is singular; use damping > 0")
+            return DiffIKResult(np.zeros(n), False, "J J^T + lambda^2 I is singular; use damping > 0",
+                                status=StepStatus.QP_FAILED)
         return DiffIKResult(out, True, "ok", 1)
 
     def solve_arrays(self, J: Array, task: Array, preferred: Array, damping: float,

@@ -10,7 +10,6 @@ setting: they always come from the chain's motion limits (one copy of the arm's 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack._deprecated import renamed_attribute, renamed_module_names
+from ikstack._deprecated import renamed_attribute, renamed_module_names, warn_deprecated
 from ikstack.errors import ConfigError
 
 Array = NDArray[np.float64]
@@ -41,10 +40,10 @@ class LagPolicy(str, Enum):
 
 class StepStatus(str, Enum):
     """Why a step was accepted or rejected, in priority order after the QP (``StepReason``,
-    its former name, warns)."""
+    its former name, warns); also a :class:`~ikstack.diffik.DiffIKResult`'s status."""
 
     QP_INFEASIBLE = "qp_infeasible"  #: an empty velocity box, or the QP solver did not solve it
-    QP_FAILED = "qp_failed"  #: the QP solver returned a non-finite solution
+    QP_FAILED = "qp_failed"  #: the solver returned a non-finite (or otherwise unusable) solution
     JOINT_LIMIT = "joint_limit"  #: the step left the margin-adjusted limits
     COUPLED_JOINT = "coupled_joint"  #: the step violates a coupled-joint constraint
     TRACKING_LAG = "tracking_lag"  #: residual over the lag guard (abort policy)
@@ -205,8 +204,8 @@ class DiffQPConfig:
         Deprecated: ``dataclasses.replace(config, source=...)`` does the same; it goes in the
         next release.
         """
-        warnings.warn("DiffQPConfig.with_source is deprecated and goes in the next release; use "
-                      "dataclasses.replace(config, source=...)", DeprecationWarning, stacklevel=2)
+        warn_deprecated("DiffQPConfig.with_source is deprecated and goes in the next release; use "
+                        "dataclasses.replace(config, source=...)")
         return replace(self, source=source)
 
     def to_dict(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.diffik.qp_config import StepStatus
 from ikstack.errors import InputError, NonFiniteError, ShapeError
 
 Array = NDArray[np.float64]
@@ -60,6 +61,11 @@ class DiffIKResult:
         message: why it failed, or "ok".
         iterations: iterations the solver used.
         active: (dof,) bool, bounds active at the solution (box solvers), if known.
+        status: :class:`~ikstack.diffik.StepStatus` (the velocity step's reasons): ``OK`` on
+            success; ``QP_INFEASIBLE`` when the solver did not solve the request (an empty
+            velocity box, an infeasible problem, an iteration cap: a failure given no other
+            status gets this one); ``QP_FAILED`` when its output is unusable (non-finite, the
+            wrong shape, a singular system).
     """
 
     dq: Array
@@ -67,6 +73,20 @@ class DiffIKResult:
     message: str = "ok"
     iterations: int = 0
     active: NDArray[np.bool_] | None = field(default=None)
+    status: StepStatus = StepStatus.OK
+
+    def __post_init__(self) -> None:
+        status = self.status
+        if status is StepStatus.OK and self.success:  # the common case, checked first
+            return
+        status = StepStatus(status)  # a plain string works too
+        if self.success and status is not StepStatus.OK:
+            raise InputError(f"DiffIKResult: success=True with status {status.value!r}; a "
+                             "usable answer has status 'ok'")
+        if not self.success and status is StepStatus.OK:
+            status = StepStatus.QP_INFEASIBLE
+        if status is not self.status:
+            object.__setattr__(self, "status", status)
 
     def __repr__(self) -> str:
         """A one-line summary (``dq`` is an attribute)."""
@@ -94,15 +114,19 @@ def as_result(out: object, dof: int) -> DiffIKResult:
         try:
             dq = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):
-            return DiffIKResult(np.zeros(dof), False, f"solver returned {type(out).__name__}, not an array")
+            return DiffIKResult(np.zeros(dof), False, f"solver returned {type(out).__name__}, not an array",
+                                status=StepStatus.QP_FAILED)
         res = DiffIKResult(dq)
     dq = np.asarray(res.dq, dtype=np.float64)
     if dq.shape != (dof,):
-        return DiffIKResult(np.zeros(dof), False, f"solver returned shape {dq.shape}; expected ({dof},)")
+        return DiffIKResult(np.zeros(dof), False, f"solver returned shape {dq.shape}; expected ({dof},)",
+                            status=StepStatus.QP_FAILED)
     if not np.all(np.isfinite(dq)):
-        return DiffIKResult(np.zeros(dof), False, "solver returned non-finite velocities")
+        return DiffIKResult(np.zeros(dof), False, "solver returned non-finite velocities",
+                            status=StepStatus.QP_FAILED)
     if not res.success:
-        return DiffIKResult(np.zeros(dof), False, res.message, res.iterations, res.active)
+        return DiffIKResult(np.zeros(dof), False, res.message, res.iterations, res.active,
+                            res.status)
     return DiffIKResult(dq.copy(), True, res.message, res.iterations, res.active)
 
 

@@ -188,7 +188,7 @@ def flatten_batch(T_base_tcp: object, seed: object, dof: int,
         return Tf, s
     if s.shape == lead + (dof,):
         return Tf, s.reshape(n, dof)
-    raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
+    raise ShapeError("q0", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
                      "batch dimensions)")
 
 

@@ -188,7 +188,7 @@ def warp_path_solver(chain: Chain, method: str = "auto", max_joint_step: float |
             return solver.solve_path  # type: ignore[no-any-return]
 
     def frame(chain_: Chain, T: Array, seed: Array | None) -> IKResult:
-        return numerical.solve(chain_, T, seed=seed, device=device)
+        return numerical.solve(chain_, T, q0=seed, device=device)
 
     def path(T_path: Array, seed: Array | None) -> IKResult:
         return _seeded_loop(chain, T_path, seed, frame, max_joint_step, NUMERICAL_CHUNK)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import warn_deprecated
 from ikstack.errors import InputError, JointLimitError, ModelError, ShapeError
 from ikstack.model.constraints import JointConstraint
 from ikstack.spatial import as_transforms, as_vectors
@@ -217,8 +217,8 @@ class Chain:
         Deprecated: nothing in ikstack uses it; ``chain.joint_names.index(name)`` does the same.
         It goes in the next release.
         """
-        warnings.warn("Chain.joint_index is deprecated and goes in the next release; use "
-                      "chain.joint_names.index(name)", DeprecationWarning, stacklevel=2)
+        warn_deprecated("Chain.joint_index is deprecated and goes in the next release; use "
+                        "chain.joint_names.index(name)")
         try:
             return self.joint_names.index(name)
         except ValueError:

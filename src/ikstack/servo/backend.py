@@ -5,10 +5,9 @@ arguments."""
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
-from ikstack._deprecated import warn_renamed
+from ikstack._deprecated import warn_deprecated, warn_renamed
 from ikstack.diffik import DifferentialIK, DLSVelocitySolver
 from ikstack.errors import InputError
 from ikstack.model import Chain
@@ -33,9 +32,9 @@ def resolve_backend(backend: str | None, argument: str = "kernel") -> str:
     name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
     where = argument if backend is not None else f"the {BACKEND_ENV} environment variable"
     if name in DEPRECATED_BACKENDS:
-        warnings.warn(f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
-                      "kernel (\"native\") runs, with the same results. This value goes in the "
-                      "next release", DeprecationWarning, stacklevel=3)
+        warn_deprecated(f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
+                        "kernel (\"native\") runs, with the same results. This value goes in the "
+                        "next release")
         return "native"
     if name not in BACKENDS:
         raise InputError(f"{where} must be {', '.join(map(repr, BACKENDS))}; got {name!r}")
@@ -70,5 +69,5 @@ def resolve_kernel(kernel: str | None, backend: str | None) -> str:
     if kernel is not None:
         raise InputError("Servo got both 'kernel' and 'backend'; pass only 'kernel'")
     warn_renamed("Servo(backend=...)", "kernel=... (a backend is where IK kernels run: numpy "
-                 "or warp)", stacklevel=4)
+                 "or warp)")
     return resolve_backend(backend, "backend")

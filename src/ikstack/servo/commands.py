@@ -7,13 +7,14 @@ message for bad ones, so a control loop never dies on an exception from a bad me
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ikstack._deprecated import warn_deprecated
 
 Array = NDArray[np.float64]
 
@@ -178,8 +179,7 @@ class ServoResult:
 def __getattr__(name: str) -> Any:
     # deprecated names, kept one release
     if name == "Command":
-        warnings.warn("ikstack.servo.commands.Command is deprecated and goes in the next release; "
-                      "write PoseCommand | TwistCommand | JointJogCommand", DeprecationWarning,
-                      stacklevel=2)
+        warn_deprecated("ikstack.servo.commands.Command is deprecated and goes in the next "
+                        "release; write PoseCommand | TwistCommand | JointJogCommand")
         return PoseCommand | TwistCommand | JointJogCommand
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ikstack._deprecated import renamed_attribute
 from ikstack.diffik import BoxQPSolver, DifferentialIK, DiffIKRequest, DLSVelocitySolver
 from ikstack.diffik.solver import as_result
 from ikstack.errors import ConfigError, InputError, ModelError
@@ -235,7 +236,7 @@ class Servo:
     """
 
     kernel = "native"
-    backend = "native"  #: the former name of :attr:`kernel`
+    backend = renamed_attribute("backend", "kernel")  # the former name of kernel (warns)
 
     def __init__(self, chain: Chain, config: ServoConfig | None = None,
                  differential_ik: DifferentialIK | None = None,

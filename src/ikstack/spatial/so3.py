@@ -6,11 +6,10 @@ Every function takes arrays with leading batch dimensions and broadcasts. Rotati
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import warn_deprecated
 from ikstack.errors import InputError
 from ikstack.spatial.checks import as_float_array, as_vectors, check_finite
 
@@ -183,8 +182,8 @@ def rotvec_to_quat(rotvec: ArrayLike) -> Array:
     Deprecated: nothing in ikstack uses it; ``matrix_to_quat(exp(rotvec))`` gives the same
     quaternions. It goes in the next release.
     """
-    warnings.warn("ikstack.spatial.so3.rotvec_to_quat is deprecated and goes in the next "
-                  "release; use matrix_to_quat(exp(rotvec))", DeprecationWarning, stacklevel=2)
+    warn_deprecated("ikstack.spatial.so3.rotvec_to_quat is deprecated and goes in the next "
+                    "release; use matrix_to_quat(exp(rotvec))")
     w = as_vectors(rotvec, "rotvec", 3)
     theta = np.linalg.norm(w, axis=-1)
     small = theta < _SMALL

@@ -419,7 +419,7 @@ def load_fk_model(spec: str | os.PathLike[str], kinematics: str = "ikstack",
     engine = kinematics
     engines = ("ikstack", "mujoco")
     if engine not in engines:
-        raise InputError(f"kinematics {engine!r} is unknown; valid engines: "
+        raise InputError(f"kinematics {engine!r} is unknown; valid kinematics: "
                          f"{', '.join(engines)}")
     text = str(spec)
     is_file = os.path.isfile(text)

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
@@ -357,13 +358,15 @@ class WarpAnalyticIK:
         S = self._ik._seeds(seed, T.shape[0])
         return self._ik.family.solve(T, S)
 
-    def solve(self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None,
-              return_all: bool = False) -> IKResult:
-        """Solve targets; the valid solution nearest each seed (see :meth:`AnalyticIK.solve`).
+    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
+              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
+        """Solve targets; the valid solution nearest each joint guess (see
+        :meth:`AnalyticIK.solve`).
 
         Args:
             T_base_tcp: (4, 4), (N, 4, 4) or (..., 4, 4) rigid TCP poses in the base frame [m].
-            seed: (dof,), (1, dof) or (N, dof) [rad]; the middle of the limits by default.
+            q0: (dof,), (1, dof) or (N, dof) joint guess [rad]; the middle of the limits by
+                default (``seed``, its former name, warns).
             return_all: also return every candidate ``q_all`` (N, K, dof) float64 and its
                 certified mask ``valid_all`` (N, K).
 
@@ -371,6 +374,9 @@ class WarpAnalyticIK:
             :class:`~ikstack.ik.IKResult` with ``method`` ``"warp:analytic:<family>"``; its
             arrays are the caller's (never overwritten by later calls).
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "WarpAnalyticIK.solve")
+        seed = q0
         lead = batch_dims(T_base_tcp)
         if lead is not None:  # (..., 4, 4): solved flat, shaped back
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
@@ -434,7 +440,8 @@ class WarpAnalyticIK:
                                      ik.rotation_tolerance)
         return q, status, pe, re
 
-    def solve_path(self, targets: ArrayLike, seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None, *,
+                   seed: ArrayLike | None = None) -> IKResult:
         """A continuous path, each frame seeded by the previous selection; the selections of
         :meth:`AnalyticIK.solve_path` (failed frames hold the previous pose, with a status).
 
@@ -445,10 +452,13 @@ class WarpAnalyticIK:
 
         Args:
             targets: (F, 4, 4) TCP poses [m].
-            seed: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
+            q0: (dof,) or (1, dof) start configuration [rad]; the middle of the limits by
                 default (then, as on the CPU path, ``max_joint_step`` binds only from the
-                first solved frame on).
+                first solved frame on; ``seed``, its former name, warns).
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "WarpAnalyticIK.solve_path")
+        seed = q0
         if not self.device_selection:
             r = self._ik.solve_path(targets, seed)
             return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
@@ -468,17 +478,22 @@ class WarpAnalyticIK:
                 return IKResult.concat(parts, self.method)
         return self._device_paths(T[None], prev)[0]
 
-    def solve_paths(self, targets: ArrayLike, seed: ArrayLike | None = None) -> list[IKResult]:
+    def solve_paths(self, targets: ArrayLike, q0: ArrayLike | None = None, *,
+                    seed: ArrayLike | None = None) -> list[IKResult]:
         """Many continuous paths at once, one device thread each (:meth:`solve_path` of every
         path; one launch per ``chunk_size`` paths with device selection).
 
         Args:
             targets: (P, F, 4, 4) TCP poses [m]: P paths of F frames.
-            seed: (dof,), (1, dof) or (P, dof) start configurations [rad].
+            q0: (dof,), (1, dof) or (P, dof) start configurations [rad] (``seed``, its
+                former name, warns).
 
         Returns:
             One :class:`~ikstack.ik.IKResult` of F rows per path.
         """
+        if seed is not None:
+            q0 = old_seed(q0, seed, "WarpAnalyticIK.solve_paths")
+        seed = q0
         T = as_transforms(targets, "targets")
         if T.ndim != 4:
             raise ShapeError("targets", T.shape, "(P, F, 4, 4)")

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ikstack._deprecated import old_seed, renamed_keyword
 from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
 from ikstack.errors import InputError
 from ikstack.ik import IKResult
@@ -44,7 +45,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         damping, damping_parameter: as for :class:`LevenbergMarquardt`.
         chunk_size: targets per launch (device scratch is about 2 KB a target for seven
             joints).
-        **options: :class:`~ikstack.ik.numerical.NumericalOptions` fields except
+        **options: :class:`~ikstack.ik.numerical.NumericalConfig` fields except
             ``time_budget``.
 
     Raises:
@@ -115,16 +116,22 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
             rest[a:b] = out_i[2].numpy()
 
 
-def solve(chain: Chain, T_base_tcp: ArrayLike, seed: ArrayLike | None = None, *,
+def solve(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *,
           device: str = "cpu", damping: str = "chan", damping_parameter: float | None = None,
-          rng_seed: int | np.random.Generator | None = 0, **options: Any) -> IKResult:
+          rng: int | np.random.Generator | None = 0, **options: Any) -> IKResult:
     """Solve N targets on ``device`` with :class:`WarpLevenbergMarquardt` (one-shot helper).
 
     Args:
         T_base_tcp: (N, 4, 4) or (4, 4) targets in the base frame.
-        seed: (N, dof), (1, dof) or (dof,) first guesses; default the middle of the limits.
-        rng_seed: the restarts' randomness (``NumericalOptions.rng``).
-        **options: other :class:`~ikstack.ik.numerical.NumericalOptions` fields.
+        q0: (N, dof), (1, dof) or (dof,) joint guesses; default the middle of the limits
+            (``seed``, its former name, warns).
+        rng: the restarts' randomness (``NumericalConfig.rng``; ``rng_seed``, its former
+            name, warns).
+        **options: other :class:`~ikstack.ik.numerical.NumericalConfig` fields.
     """
-    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, rng=rng_seed,
-                                  **options).solve(T_base_tcp, seed)
+    where = "ikstack.backends.warp.numerical.solve"
+    if "seed" in options:  # here the joint guess (a LevenbergMarquardt's seed= was its rng)
+        q0 = old_seed(q0, options.pop("seed"), where)
+    rng = renamed_keyword(options, "rng_seed", "rng", rng, where, default=0)
+    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, rng=rng,
+                                  **options).solve(T_base_tcp, q0)

@@ -8,12 +8,12 @@ through point ``r_i`` with unit direction ``h_i`` (both in the base frame). This
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import warn_deprecated
 from ikstack.kinematics import fk, fk_links
 from ikstack.model import Chain, JointType
 from ikstack.model.chain_cache import ChainCache
@@ -148,8 +148,8 @@ def line_distance(h1: Array, r1: Array, h2: Array, r2: Array) -> float:
 
     Deprecated: nothing in ikstack uses it; it goes in the next release.
     """
-    warnings.warn("ikstack.ik.analytic.geometry.line_distance is deprecated and goes in the "
-                  "next release", DeprecationWarning, stacklevel=2)
+    warn_deprecated("ikstack.ik.analytic.geometry.line_distance is deprecated and goes in the "
+                    "next release")
     c = np.cross(h1, h2)
     nc = np.linalg.norm(c)
     d = r2 - r1

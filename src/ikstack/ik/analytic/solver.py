@@ -219,11 +219,11 @@ class AnalyticIK(Immutable):
         dof = self.chain.dof
         if seed is None:
             return np.array(np.broadcast_to(self._middle, (n, dof)), order="C")
-        s = as_vectors(seed, "seed", dof)
+        s = as_vectors(seed, "q0", dof)
         if s.ndim == 1:
             s = s[None]
         if s.ndim != 2 or s.shape[0] not in (1, n):
-            raise ShapeError("seed", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
+            raise ShapeError("q0", s.shape, f"({dof},), (1, {dof}) or ({n}, {dof})")
         s = np.minimum(np.maximum(s, self._lo), self._hi)
         return np.array(np.broadcast_to(s, (n, dof)), order="C")
 

@@ -286,9 +286,9 @@ class NumericalIK(Immutable):
             s = seed
             if not (isinstance(s, np.ndarray) and s.dtype == np.float64 and s.ndim in (1, 2)
                     and s.shape[-1] == dof and all_finite(s)):
-                s = as_vectors(seed, "seed", dof)  # converts, or names what is wrong
+                s = as_vectors(seed, "q0", dof)  # converts, or names what is wrong
             if s.ndim > 2 or (s.ndim == 2 and s.shape[0] not in (1, n)):
-                raise ShapeError("seed", s.shape, f"({dof},) or ({n}, {dof})")
+                raise ShapeError("q0", s.shape, f"({dof},) or ({n}, {dof})")
             Q0[:] = s.reshape(-1, dof)
         Q = np.empty((n, dof))
         codes = np.empty(n, dtype=np.int64)

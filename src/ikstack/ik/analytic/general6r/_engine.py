@@ -209,10 +209,10 @@ def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:
         with np.errstate(invalid="ignore"):  # continuous joints: middle() is 0 there
             mid = chain.middle()
         return np.broadcast_to(mid, (n, chain.dof)).copy()
-    s = as_vectors(seed, "seed", chain.dof)
+    s = as_vectors(seed, "q0", chain.dof)
     s = np.atleast_2d(s)
     if s.shape[0] not in (1, n):
-        raise ShapeError("seed", s.shape, f"({chain.dof},) or ({n}, {chain.dof})")
+        raise ShapeError("q0", s.shape, f"({chain.dof},) or ({n}, {chain.dof})")
     return np.broadcast_to(s, (n, chain.dof)).copy()
 
 
