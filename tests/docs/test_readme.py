@@ -44,7 +44,6 @@ def test_the_readme_has_python_blocks_and_keeps_its_first_two_commands():
 # The README's analytic and Warp blocks still pass the joint guess as ``seed=`` (its old name,
 # which warns); the README is edited by hand at the release. Drop these marks once they say
 # ``q0=``.
-@pytest.mark.filterwarnings("default::ikstack.errors.IKStackDeprecationWarning")
 def test_every_cpu_block_runs_as_written(monkeypatch):
     ns = run_blocks([b for b in blocks() if not is_warp(b)], monkeypatch)
     assert "IKResult(" in repr(ns["res"])
@@ -52,7 +51,6 @@ def test_every_cpu_block_runs_as_written(monkeypatch):
     assert ns["r"].action.name in ("TRACK", "HOLD")
 
 
-@pytest.mark.filterwarnings("default::ikstack.errors.IKStackDeprecationWarning")
 def test_the_warp_block_runs_on_a_gpu(monkeypatch):
     if importlib.util.find_spec("warp") is None:
         pytest.skip("the warp extra is not installed")
