@@ -8,53 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils, types
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array, populate_array
-
-
-@intrinsic
-def _c_view(typingctx, arr, shape):  # pragma: no cover - compiled
-    """A C-contiguous view of the contiguous 1-D ``arr`` with ``shape`` (a tuple of ints).
-
-    What ``arr.reshape(shape)`` gives for a contiguous array, without reshape's general
-    stride search (a measurable cost when a 1 kHz cycle cuts a dozen views per call). The
-    caller guarantees ``prod(shape) <= arr.size``.
-    """
-    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
-            and isinstance(shape, types.UniTuple) and isinstance(shape.dtype, types.Integer)):
-        return None
-    ndim = shape.count
-    retty = types.Array(arr.dtype, ndim, "C")
-
-    def codegen(context, builder, signature, args):
-        src = make_array(signature.args[0])(context, builder, args[0])
-        out = make_array(retty)(context, builder)
-        dims = [context.cast(builder, builder.extract_value(args[1], i), shape.dtype, types.intp)
-                for i in range(ndim)]
-        itemsize = src.itemsize
-        strides = [itemsize] * ndim
-        for i in range(ndim - 2, -1, -1):
-            strides[i] = builder.mul(strides[i + 1], dims[i + 1])
-        populate_array(out, data=src.data, shape=cgutils.pack_array(builder, dims),
-                       strides=cgutils.pack_array(builder, strides), itemsize=itemsize,
-                       meminfo=src.meminfo, parent=src.parent)
-        return impl_ret_borrowed(context, builder, retty, out._getvalue())
-
-    return retty(arr, shape), codegen
-
-
-@njit(cache=True, inline="always")
-def view2(x, a, b):  # pragma: no cover - compiled
-    """``x.reshape((a, b))`` of a contiguous float64 ``x`` (first ``a * b`` values)."""
-    return _c_view(x, (a, b))
-
-
-@njit(cache=True, inline="always")
-def view3(x, a, b, c):  # pragma: no cover - compiled
-    """``x.reshape((a, b, c))`` of a contiguous float64 ``x`` (first ``a * b * c`` values)."""
-    return _c_view(x, (a, b, c))
 
 
 @njit(cache=True)
