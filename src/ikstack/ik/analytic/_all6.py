@@ -267,16 +267,6 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         q[rows], success[rows], status[rows] = r.q, r.success, r.status
         perr[rows], rerr[rows] = r.position_error, r.rotation_error
         Q[rows], VA[rows] = r.q_all, r.valid_all
-    out = object.__new__(IKResult)
-    d = out.__dict__
-    d["q"] = q
-    d["success"] = success
-    d["position_error"] = perr
-    d["rotation_error"] = rerr
-    d["status"] = status
-    d["method"] = ik.method
-    d["iterations"] = np.zeros(n, _I64)
-    d["restarts"] = np.zeros(n, _I64)
-    d["q_all"] = Q
-    d["valid_all"] = VA
-    return out
+    zeros = np.zeros
+    return IKResult._trusted(q, success, perr, rerr, status, ik.method, zeros(n, _I64),
+                             zeros(n, _I64), Q, VA)
