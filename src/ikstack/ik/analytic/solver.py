@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
+from ikstack.ik._data import GATE, chain_data, constraint_data
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.analytic import _all6, _one, _path, _refine, _select
@@ -155,14 +156,19 @@ class AnalyticIK:
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
-        self._pack = _one.pack(
-            self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
-            self.position_tolerance, self.rotation_tolerance,
-            np.inf if self.max_joint_step is None else self.max_joint_step, NEAR_MAX_STEP,
-            cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
-            tabs.A, tabs.b,
-            None if six is None else (six.fid, six.var, six.reverse, six.H, six.P, six.R6T,
-                                      six.sgn))
+        records = (
+            chain_data(cc), constraint_data(tabs),
+            GATE.make(lo=chain.lower, hi=chain.upper,  # certify: limit tolerance 0
+                      tol_p=self.position_tolerance, tol_r=self.rotation_tolerance),
+            _one.SELECT.make(lo=self._lo, hi=self._hi, W=self.weights, revolute=self._revolute,
+                             step=np.inf if self.max_joint_step is None else self.max_joint_step,
+                             max_dq=NEAR_MAX_STEP))
+        self._pack = _one.PACKING.pack(*records)
+        self._pack6: tuple[Array, NDArray[np.int64]] | None = None
+        if six is not None:
+            self._pack6 = _one.PACKING6.pack(*records, _one.FAMILY6.make(
+                fid=six.fid, var=six.var, reverse=six.reverse, H=six.H, P=six.P, R6T=six.R6T,
+                sgn=six.sgn))
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
@@ -359,8 +365,8 @@ class AnalyticIK:
         ok = np.empty(1, dtype=np.bool_)
         perr = np.empty(1)
         rerr = np.empty(1)
-        fl, il = self._pack
         if self._six:
+            fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
             code = _one.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
                                 rerr)
         else:
@@ -373,6 +379,7 @@ class AnalyticIK:
                 V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
+            fl, il = self._pack
             code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
                                    ok, perr, rerr)
         if code != _one.DONE:
@@ -395,7 +402,7 @@ class AnalyticIK:
         perr = np.empty(n)
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
-        fl, il = self._pack
+        fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
         _one.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
                        n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE
