@@ -19,6 +19,10 @@ code one would write by hand) and compiled with ``njit(inline="always")``; its c
 cached as usual. A field's shape holds ints, dimension names and sums of them (``"dof + nr"``);
 the dimensions are stored at the head of the int array and read back first.
 
+The int array starts with a tag of the layout (a checksum of the generated unpack), which the
+unpack checks: a kernel cached with an older layout (numba's cache does not see a change in
+another module) raises instead of reading the wrong offsets.
+
 A packing is also a workspace: :meth:`Packing.zeros` allocates the two arrays for given
 dimensions and :meth:`Packing.views` gives records of numpy views into them, so that Python
 and the kernels read and write the same memory under the same names.
@@ -26,6 +30,7 @@ and the kernels read and write the same memory under the same names.
 
 from __future__ import annotations
 
+import zlib
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -118,8 +123,8 @@ def _match(rec: str, fname: str, shape: tuple, got: tuple[int, ...], dims: dict[
 
 
 class Packing:
-    """Several records carried as ``(fl, il)``: floats in ``fl``; the dimensions, then ints and
-    bools in ``il``; fields in definition order. :meth:`pack` builds the arrays from record
+    """Several records carried as ``(fl, il)``: floats in ``fl``; the layout's tag, the
+    dimensions, then ints and bools in ``il``; fields in definition order. :meth:`pack` builds the arrays from record
     instances; :attr:`unpack` (compiled, ``(fl, il) -> tuple of records``) reads them back."""
 
     def __init__(self, *records: Record):
@@ -128,7 +133,12 @@ class Packing:
         for r in records:
             dims += [d for d in r.dims if d not in dims]
         self.dims = tuple(dims)
-        self.source = self._source()
+        body = self._source()
+        #: the layout's tag (``il[0]``): a checksum of the unpack's source
+        self.tag = zlib.crc32(body.encode()) & 0x7FFFFFFF
+        self.source = body.replace("    TAG_CHECK\n", f"""    if il[0] != {self.tag}:
+        raise ValueError("packed layout {self.tag} expected: a kernel compiled for another layout (clear numba's cache)")
+""")
         ns: dict[str, Any] = {r.name: r.type for r in records}
         code = compile(self.source, f"<unpack {', '.join(r.name for r in records)}>", "exec")
         exec(code, ns)  # noqa: S102 - our own generated source, see _source
@@ -150,7 +160,7 @@ class Packing:
         for rec, val in zip(self.records, values, strict=True):  # sums met before their names
             for fname, _, shape in rec.fields:
                 _match(rec.name, fname, shape, np.shape(getattr(val, fname)), dims)
-        head = np.array([dims[d] for d in self.dims], dtype=np.int64)
+        head = np.array([self.tag] + [dims[d] for d in self.dims], dtype=np.int64)
         f = np.concatenate([np.zeros(0)] + fl).astype(np.float64)
         i = np.concatenate([head] + [a.astype(np.int64) for a in il])
         return np.ascontiguousarray(f), np.ascontiguousarray(i)
@@ -168,16 +178,18 @@ class Packing:
                     nf += size
                 else:
                     ni += size
-        il = np.zeros(len(self.dims) + ni, dtype=np.int64)
-        il[:len(self.dims)] = [dims[d] for d in self.dims]
+        il = np.zeros(1 + len(self.dims) + ni, dtype=np.int64)
+        il[:1 + len(self.dims)] = [self.tag] + [dims[d] for d in self.dims]
         return np.zeros(nf), il
 
     def views(self, fl: np.ndarray, il: np.ndarray) -> tuple[Any, ...]:
         """The records of ``(fl, il)`` as numpy views (a scalar as a writable 0-d view), in the
         kernels' layout: writing a view writes what :attr:`unpack` reads. Bool fields cannot
         be views (they are stored as ints) and are refused."""
-        dims = {d: int(il[k]) for k, d in enumerate(self.dims)}
-        f, i = 0, len(self.dims)
+        if il.shape[0] == 0 or il[0] != self.tag:
+            raise ValueError(f"not this packing's layout (tag {self.tag})")
+        dims = {d: int(il[1 + k]) for k, d in enumerate(self.dims)}
+        f, i = 0, 1 + len(self.dims)
         out = []
         for rec in self.records:
             vals = []
@@ -199,9 +211,9 @@ class Packing:
         return tuple(out)
 
     def _source(self) -> str:
-        lines = ["def unpack(fl, il):"]
-        lines += [f"    {d} = il[{k}]" for k, d in enumerate(self.dims)]
-        lines += ["    f = 0", f"    i = {len(self.dims)}"]
+        lines = ["def unpack(fl, il):", "    TAG_CHECK"]
+        lines += [f"    {d} = il[{1 + k}]" for k, d in enumerate(self.dims)]
+        lines += ["    f = 0", f"    i = {1 + len(self.dims)}"]
         made = []
         for rec in self.records:
             for fname, dtype, shape in rec.fields:

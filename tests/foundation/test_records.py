@@ -67,7 +67,7 @@ def test_pack_then_unpack_gives_every_field_back(n, m, seed):
     r1, r2 = _random(R1, {"n": n}, rng), _random(R2, {"n": n, "m": m}, rng)
     fl, il = PK.pack(r1, r2)
     assert fl.dtype == np.float64 and il.dtype == np.int64
-    assert il[:2].tolist() == [n, m]  # the dimensions lead, in first-use order
+    assert il[:3].tolist() == [PK.tag, n, m]  # the tag, then the dimensions in first-use order
     for out in (_roundtrip(fl, il), PK.unpack.py_func(fl, il)):
         _same(out[0], r1)
         _same(out[1], r2)
@@ -85,7 +85,7 @@ def test_views_alias_the_buffers_and_zeros_has_the_layout():
     v.y[1, 1, 3] = 7.0
     (w,) = Packing(R2).unpack.py_func(fl, il)
     assert w.z.tolist() == [0, 1, 2, 3, 4] and w.y[1, 1, 3] == 7.0
-    assert fl.shape == (16 + 5,) and il.tolist() == [2, 3]  # m, n: in first-use order
+    assert fl.shape == (16 + 5,) and il.tolist()[1:] == [2, 3]  # m, n: in first-use order
 
 
 def test_bad_values_are_named():
@@ -98,6 +98,29 @@ def test_bad_values_are_named():
         PK.pack(R1.make(**good), Rec2(np.zeros((2, 1, 4)), np.zeros(4), np.zeros(0)))
     with pytest.raises(ValueError, match="dtype"):
         Record("Bad", __name__, [("a", "f4", ())])
+
+
+def test_an_unpack_of_another_layout_refuses_the_arrays():
+    """A kernel cached with an older layout (numba does not see a record change in another
+    module) raises rather than read the wrong offsets."""
+    other = Packing(R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",))]))
+    assert other.tag != PK.tag
+    rng = np.random.default_rng(1)
+    fl, il = PK.pack(_random(R1, {"n": 2}, rng), _random(R2, {"n": 2, "m": 1}, rng))
+    with pytest.raises(ValueError, match="layout"):
+        _roundtrip_other(fl, il)
+    with pytest.raises(ValueError, match="layout"):
+        other.views(fl, il)
+    _roundtrip(fl, il)  # its own layout: fine
+
+
+_unpack_other = Packing(R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)),
+                                                      ("z", F, ("n + m",))])).unpack
+
+
+@njit(cache=False)
+def _roundtrip_other(fl, il):
+    return _unpack_other(fl, il)
 
 
 def test_record_types_pickle_by_reference():

@@ -156,13 +156,17 @@ class AnalyticIK:
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
+        # the selection's settings (the FK gate at the solver's tolerances)
+        self._select_data = _one.SELECT.make(
+            lo=self._lo, hi=self._hi, W=self.weights, revolute=self._revolute,
+            step=np.inf if self.max_joint_step is None else self.max_joint_step,
+            max_dq=NEAR_MAX_STEP, tol_p=self.position_tolerance, tol_r=self.rotation_tolerance)
+        self._chain_data = chain_data(cc)
         records = (
-            chain_data(cc), constraint_data(tabs),
+            self._chain_data, constraint_data(tabs),
             GATE.make(lo=chain.lower, hi=chain.upper,  # certify: limit tolerance 0
                       tol_p=self.position_tolerance, tol_r=self.rotation_tolerance),
-            _one.SELECT.make(lo=self._lo, hi=self._hi, W=self.weights, revolute=self._revolute,
-                             step=np.inf if self.max_joint_step is None else self.max_joint_step,
-                             max_dq=NEAR_MAX_STEP))
+            self._select_data)
         self._pack = _one.PACKING.pack(*records)
         self._pack6: tuple[Array, NDArray[np.int64]] | None = None
         if six is not None:
@@ -213,7 +217,6 @@ class AnalyticIK:
     def _candidates(self, T: Array, S: Array, lazy: bool) -> tuple[Any, ...]:
         n = T.shape[0]
         Q, V = self.family.solve(T, S)
-        cc = self._cc
         piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
         if self.near:
             # every surrogate branch (exact or least-squares) and the seed itself are initial
@@ -222,20 +225,21 @@ class AnalyticIK:
             Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
             V = np.concatenate([written, np.ones((n, 1), dtype=np.bool_)], axis=1)
             piters = NEAR_ITERATIONS
+        sel = self._select_data
+        step = np.inf if self.max_joint_step is None else float(self.max_joint_step)
+        if sel.step != step:  # solve_path lifts the step bound while it seeks a first success
+            sel = sel._replace(step=step)
         k = Q.shape[1]
         OK = np.empty((n, k), dtype=np.bool_)
         FK = np.empty((n, k), dtype=np.bool_)
         LIM = np.empty((n, k), dtype=np.bool_)
         D = np.empty((n, k))
         PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
-        step = np.inf if self.max_joint_step is None else self.max_joint_step
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
                  Ds: Array, PLs: Any, *, every: bool = False) -> None:
-            _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
-                             cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
-                             self.rotation_tolerance, step, self.weights, lazy and not every, piters,
-                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, PLs,
+            _select.finalize(Qs, Vs, Ss, Ts, self._chain_data, sel,
+                             lazy and not every, piters, (OKs, FKs, LIMs, Ds, PLs),
                              len(Ts) >= PARALLEL_THRESHOLD)
 
         if self.near and lazy:
