@@ -136,13 +136,29 @@ class Packing:
         body = self._source()
         #: the layout's tag (``il[0]``): a checksum of the unpack's source
         self.tag = zlib.crc32(body.encode()) & 0x7FFFFFFF
-        self.source = body.replace("    TAG_CHECK\n", f"""    if il[0] != {self.tag}:
-        raise ValueError("packed layout {self.tag} expected: a kernel compiled for another layout (clear numba's cache)")
-""")
+        self.source = f"""def check(il):
+    if il[0] != {self.tag}:
+        raise ValueError("packed layout {self.tag} expected: a kernel compiled for another \\
+layout (clear numba's cache)")
+
+
+{body}
+
+def unpack(fl, il):
+    check(il)
+    return unpack_unchecked(fl, il)
+"""
         ns: dict[str, Any] = {r.name: r.type for r in records}
         code = compile(self.source, f"<unpack {', '.join(r.name for r in records)}>", "exec")
         exec(code, ns)  # noqa: S102 - our own generated source, see _source
-        self.unpack: Callable[..., Any] = njit(inline="always")(ns["unpack"])
+        for name in ("check", "unpack_unchecked", "unpack"):  # the later ones call the earlier
+            ns[name] = njit(inline="always")(ns[name])
+        #: ``(fl, il) -> tuple of records`` after checking the layout's tag
+        self.unpack: Callable[..., Any] = ns["unpack"]
+        #: ``il -> None``, raises unless ``il`` has this layout; with :attr:`unpack_unchecked`
+        #: for a ``prange`` body (numba runs a loop that may raise serially)
+        self.check: Callable[..., Any] = ns["check"]
+        self.unpack_unchecked: Callable[..., Any] = ns["unpack_unchecked"]
 
     def pack(self, *values: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(fl, il)`` of record instances, one per record in order (each a :meth:`Record.make`
@@ -211,7 +227,7 @@ class Packing:
         return tuple(out)
 
     def _source(self) -> str:
-        lines = ["def unpack(fl, il):", "    TAG_CHECK"]
+        lines = ["def unpack_unchecked(fl, il):"]
         lines += [f"    {d} = il[{1 + k}]" for k, d in enumerate(self.dims)]
         lines += ["    f = 0", f"    i = {1 + len(self.dims)}"]
         made = []

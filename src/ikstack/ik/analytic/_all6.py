@@ -34,7 +34,14 @@ from numba import njit, prange
 
 from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
-from ikstack.ik.analytic._one import DONE, GENERAL, NOT_RIGID, _unpack6
+from ikstack.ik.analytic._one import (
+    DONE,
+    GENERAL,
+    NOT_RIGID,
+    _check6,
+    _unpack6,
+    _unpack6_unchecked,
+)
 from ikstack.ik.analytic._select import _project, joint_rep
 from ikstack.ik.analytic._vec import m9, v3
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
@@ -214,9 +221,10 @@ def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     n = T.shape[0]
     nblk = (n + 63) // 64
     codes = np.zeros(nblk, dtype=np.int64)
+    _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6(fl, il), fid, var,
-                               sgn, (Q, VA, q, ok, perr, rerr))
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6_unchecked(fl, il),
+                               fid, var, sgn, (Q, VA, q, ok, perr, rerr))
     out = 0
     for bk in range(nblk):
         out |= codes[bk]

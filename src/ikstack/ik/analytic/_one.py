@@ -18,12 +18,14 @@ inside the kernels, both from the records' definitions.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
 from ikstack._records import B, F, I, Packing, Record
-from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE
+from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
@@ -32,6 +34,7 @@ from ikstack.ik.analytic._vec import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
+Packed = tuple[Array, NDArray[np.int64]]
 
 #: codes of :func:`select_one`, :func:`six_one` and :func:`six_batch`
 DONE = 0
@@ -70,6 +73,29 @@ PACKING = Packing(CHAIN, CONSTRAINTS, GATE, SELECT)
 PACKING6 = Packing(CHAIN, CONSTRAINTS, GATE, SELECT, FAMILY6)
 _unpack = PACKING.unpack
 _unpack6 = PACKING6.unpack
+_check6 = PACKING6.check
+_unpack6_unchecked = PACKING6.unpack_unchecked  # in a prange body, after _check6
+
+
+def solver_records(ik: Any, tabs: Any, six: Any,
+                   max_dq: float) -> tuple[Any, Any, Packed, Packed | None]:
+    """``(chain, selection, pack, pack6)`` of an :class:`~ikstack.ik.analytic.AnalyticIK`:
+    its :data:`CHAIN` and :data:`SELECT` records (the FK gate at the solver's tolerances, the
+    polish's largest step ``max_dq``) and
+    the :data:`PACKING` (and for a 6R family ``six``, :data:`PACKING6`) of its records, with
+    ``tabs`` its :class:`ikstack.ik._fast.ConstraintTables`."""
+    chain = chain_data(ik._cc)
+    sel = SELECT.make(lo=ik._lo, hi=ik._hi, W=ik.weights, revolute=ik._revolute,
+                      step=np.inf if ik.max_joint_step is None else ik.max_joint_step,
+                      max_dq=max_dq, tol_p=ik.position_tolerance,
+                      tol_r=ik.rotation_tolerance)
+    records = (chain, constraint_data(tabs),
+               GATE.make(lo=ik.chain.lower, hi=ik.chain.upper,  # certify: limit tolerance 0
+                         tol_p=ik.position_tolerance, tol_r=ik.rotation_tolerance), sel)
+    pack6 = None if six is None else PACKING6.pack(*records, FAMILY6.make(
+        fid=six.fid, var=six.var, reverse=six.reverse, H=six.H, P=six.P, R6T=six.R6T,
+        sgn=six.sgn))
+    return chain, sel, PACKING.pack(*records), pack6
 
 
 @njit(cache=True)
@@ -165,11 +191,12 @@ def six_batch_serial(S, T, fl, il, fid, var, sgn, q, perr, rerr,
 def six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr,
                        code):  # pragma: no cover - compiled
     """:func:`six_batch` on all cores, in blocks of 64 targets."""
+    _check6(il)
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6(fl, il), fid, var, sgn,
-                   (q, perr, rerr, code))
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6_unchecked(fl, il), fid, var,
+                   sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True)

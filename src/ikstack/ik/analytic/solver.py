@@ -10,7 +10,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._data import GATE, chain_data, constraint_data
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik.analytic import _all6, _one, _path, _refine, _select
@@ -156,23 +155,9 @@ class AnalyticIK:
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
-        # the selection's settings (the FK gate at the solver's tolerances)
-        self._select_data = _one.SELECT.make(
-            lo=self._lo, hi=self._hi, W=self.weights, revolute=self._revolute,
-            step=np.inf if self.max_joint_step is None else self.max_joint_step,
-            max_dq=NEAR_MAX_STEP, tol_p=self.position_tolerance, tol_r=self.rotation_tolerance)
-        self._chain_data = chain_data(cc)
-        records = (
-            self._chain_data, constraint_data(tabs),
-            GATE.make(lo=chain.lower, hi=chain.upper,  # certify: limit tolerance 0
-                      tol_p=self.position_tolerance, tol_r=self.rotation_tolerance),
-            self._select_data)
-        self._pack = _one.PACKING.pack(*records)
-        self._pack6: tuple[Array, NDArray[np.int64]] | None = None
-        if six is not None:
-            self._pack6 = _one.PACKING6.pack(*records, _one.FAMILY6.make(
-                fid=six.fid, var=six.var, reverse=six.reverse, H=six.H, P=six.P, R6T=six.R6T,
-                sgn=six.sgn))
+        # the kernels' records, and the single-target fast path's packings of them
+        self._chain_data, self._select_data, self._pack, self._pack6 = _one.solver_records(
+            self, tabs, six, NEAR_MAX_STEP)
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
