@@ -11,7 +11,7 @@ positional arrays. One :class:`Record` definition (field names, dtypes, shapes) 
 
 Why pack at all: a compiled call pays per argument, and a named tuple is typed field by field
 in Python on every call (about 2.3 us for 21 fields against 0.16 us for two arrays, measured on
-numba 0.60), which a single-target solve of tens of microseconds would notice. Inside compiled
+numba 0.68), which a single-target solve of tens of microseconds would notice. Inside compiled
 code records are free, so a single-target kernel unpacks once and passes records on.
 
 The unpack function is generated from the definition (straight-line slices and reshapes, the
