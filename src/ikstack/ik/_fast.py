@@ -123,9 +123,7 @@ class FastGate:
         return ok, perr, rerr
 
 
-def result_one(q: Array, ok: NDArray[np.bool_], perr: Array, rerr: Array,
-               status: NDArray[np.int64], method: str, iterations: NDArray[np.int64],
-               restarts: NDArray[np.int64]) -> IKResult:
-    """``IKResult(q, ok, perr, rerr, status, method, iterations, restarts)`` through the
-    result's fast constructor (:meth:`IKResult._trusted`)."""
-    return IKResult._trusted(q, ok, perr, rerr, status, method, iterations, restarts)
+#: ``result_one(q, ok, perr, rerr, status, method, iterations, restarts)``: an
+#: :class:`~ikstack.ik.IKResult` through its fast constructor (the classmethod itself: no
+#: wrapper call on a single-target solve)
+result_one = IKResult._trusted

@@ -123,16 +123,18 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
 
 
 @njit(cache=True)
-def _six_block(i0, i1, S, T, data, fid, var, sgn, out):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`six_batch` (``data``: :data:`PACKING6`'s records; ``out``:
-    ``(q, perr, rerr, code)``). Per row: the rigid check, the family's
+def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`six_batch` (``fl, il``: :data:`PACKING6`'s arrays, their tag
+    checked by the caller; ``out``: ``(q, perr, rerr, code)``). Per row: the rigid check, the family's
     nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
     family's :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (which pick the family's code
     at compile time)."""
-    chain, cons, gate, sel, fam = data  # the family's fid, var, sgn: the arguments
+    # unpacked here, inlined: records passed into a compiled call cost a reference count per
+    # array, which a single-target call notices
+    chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
     q, perr, rerr, code = out
     glo, ghi = gate.lo, gate.hi
     Rs, ps = chain.Rs, chain.ps
@@ -184,7 +186,8 @@ def six_batch(S, T, fl, il, fid, var, sgn, q, perr, rerr, code, parallel):
 def six_batch_serial(S, T, fl, il, fid, var, sgn, q, perr, rerr,
                      code):  # pragma: no cover - compiled
     """:func:`six_batch` on the calling thread."""
-    _six_block(0, T.shape[0], S, T, _unpack6(fl, il), fid, var, sgn, (q, perr, rerr, code))
+    _check6(il)
+    _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True, parallel=True)
@@ -195,8 +198,8 @@ def six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr,
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6_unchecked(fl, il), fid, var,
-                   sgn, (q, perr, rerr, code))
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
+                   (q, perr, rerr, code))
 
 
 @njit(cache=True)
@@ -204,7 +207,7 @@ def six_one(S, T, fl, il, fid, var, sgn, q, ok, perr, rerr):  # pragma: no cover
     """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
     writes ``ok``; returns the code."""
     code = np.empty(1, dtype=np.int64)
-    _six_block(0, 1, S, T.reshape((1, 4, 4)), _unpack6(fl, il), fid, var, sgn,
-               (q, perr, rerr, code))
+    _check6(il)
+    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
     ok[0] = code[0] == DONE
     return code[0]
