@@ -23,9 +23,9 @@ The int array starts with a tag of the layout (a checksum of the generated unpac
 unpack checks: a kernel cached with an older layout (numba's cache does not see a change in
 another module) raises instead of reading the wrong offsets.
 
-A packing is also a workspace: :meth:`Packing.zeros` allocates the two arrays for given
-dimensions and :meth:`Packing.views` gives records of numpy views into them, so that Python
-and the kernels read and write the same memory under the same names.
+Records of many arrays are for calls, not for per-cycle kernels: a record built inside compiled
+code holds a reference to each of its arrays, which costs a per-cycle kernel measurably (the
+velocity QP's step kept its flat buffers for that reason).
 """
 
 from __future__ import annotations
@@ -180,51 +180,6 @@ def unpack(fl, il):
         f = np.concatenate([np.zeros(0)] + fl).astype(np.float64)
         i = np.concatenate([head] + [a.astype(np.int64) for a in il])
         return np.ascontiguousarray(f), np.ascontiguousarray(i)
-
-    def zeros(self, **dims: int) -> tuple[np.ndarray, np.ndarray]:
-        """Zeroed ``(fl, il)`` for the dimensions ``dims`` (every one of :attr:`dims`), with the
-        dimensions in place: a workspace for :meth:`views` and the kernels."""
-        if set(dims) != set(self.dims):
-            raise TypeError(f"zeros takes the dimensions {self.dims}, got {sorted(dims)}")
-        nf = ni = 0
-        for rec in self.records:
-            for _, dtype, shape in rec.fields:
-                size = int(np.prod(_size(shape, dims)))
-                if dtype == F:
-                    nf += size
-                else:
-                    ni += size
-        il = np.zeros(1 + len(self.dims) + ni, dtype=np.int64)
-        il[:1 + len(self.dims)] = [self.tag] + [dims[d] for d in self.dims]
-        return np.zeros(nf), il
-
-    def views(self, fl: np.ndarray, il: np.ndarray) -> tuple[Any, ...]:
-        """The records of ``(fl, il)`` as numpy views (a scalar as a writable 0-d view), in the
-        kernels' layout: writing a view writes what :attr:`unpack` reads. Bool fields cannot
-        be views (they are stored as ints) and are refused."""
-        if il.shape[0] == 0 or il[0] != self.tag:
-            raise ValueError(f"not this packing's layout (tag {self.tag})")
-        dims = {d: int(il[1 + k]) for k, d in enumerate(self.dims)}
-        f, i = 0, 1 + len(self.dims)
-        out = []
-        for rec in self.records:
-            vals = []
-            for fname, dtype, shape in rec.fields:
-                if dtype == B:
-                    raise TypeError(f"{rec.name}.{fname}: a bool field has no view")
-                size_t = _size(shape, dims)
-                size = int(np.prod(size_t))
-                if dtype == F:
-                    vals.append(fl[f:f + size].reshape(size_t))
-                    f += size
-                else:
-                    vals.append(il[i:i + size].reshape(size_t))
-                    i += size
-            out.append(rec.type(*vals))
-        if f != fl.shape[0] or i != il.shape[0]:
-            raise ValueError(f"arrays of {fl.shape[0]} and {il.shape[0]} values for a layout of "
-                             f"{f} and {i}")
-        return tuple(out)
 
     def _source(self) -> str:
         lines = ["def unpack_unchecked(fl, il):"]

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from numba import njit
 
 from ikstack._records import B, F, I, Packing, Record
-from ikstack.diffik import _qp_workspace as QW
 from ikstack.ik import _data
 from ikstack.ik.analytic import _one as A1
 from ikstack.ik.numerical import _kernels as NK
@@ -77,17 +76,6 @@ def test_pack_then_unpack_gives_every_field_back(n, m, seed):
     assert isinstance(got[0].flag, bool) and got[0].m.dtype == np.bool_
 
 
-def test_views_alias_the_buffers_and_zeros_has_the_layout():
-    fl, il = Packing(R2).zeros(n=3, m=2)
-    (v,) = Packing(R2).views(fl, il)
-    assert v.y.shape == (2, 2, 4) and v.z.shape == (5,) and v.e.shape == (0,)
-    v.z[:] = np.arange(5.0)
-    v.y[1, 1, 3] = 7.0
-    (w,) = Packing(R2).unpack.py_func(fl, il)
-    assert w.z.tolist() == [0, 1, 2, 3, 4] and w.y[1, 1, 3] == 7.0
-    assert fl.shape == (16 + 5,) and il.tolist()[1:] == [2, 3]  # m, n: in first-use order
-
-
 def test_bad_values_are_named():
     with pytest.raises(TypeError, match="missing"):
         R1.make(x=np.zeros((1, 3)))
@@ -109,8 +97,6 @@ def test_an_unpack_of_another_layout_refuses_the_arrays():
     fl, il = PK.pack(_random(R1, {"n": 2}, rng), _random(R2, {"n": 2, "m": 1}, rng))
     with pytest.raises(ValueError, match="layout"):
         _roundtrip_other(fl, il)
-    with pytest.raises(ValueError, match="layout"):
-        other.views(fl, il)
     _roundtrip(fl, il)  # its own layout: fine
 
 
@@ -127,7 +113,7 @@ def test_record_types_pickle_by_reference():
     """numba's cache pickles a kernel's argument types: each record type must be the
     module-level name it claims."""
     for rec in (_data.CHAIN, _data.CONSTRAINTS, _data.GATE, NK.SETTINGS, A1.SELECT, A1.FAMILY6,
-                QW.SETTINGS, QW.BUFFERS, R1, R2):
+                R1, R2):
         assert pickle.loads(pickle.dumps(rec.type)) is rec.type
 
 
@@ -135,8 +121,8 @@ def _solver_values(rec: Record, dims: dict[str, int], rng: np.random.Generator):
     return _random(rec, dims, rng)
 
 
-@pytest.mark.parametrize("packing", [N1.PACKING, A1.PACKING, A1.PACKING6, QW.PACKING],
-                         ids=["numerical", "analytic", "analytic6", "qp"])
+@pytest.mark.parametrize("packing", [N1.PACKING, A1.PACKING, A1.PACKING6],
+                         ids=["numerical", "analytic", "analytic6"])
 def test_the_solvers_layouts_round_trip(packing):
     rng = np.random.default_rng(5)
     dims = {d: int(v) for d, v in zip(packing.dims, rng.integers(1, 5, len(packing.dims)),
@@ -147,8 +133,3 @@ def test_the_solvers_layouts_round_trip(packing):
     fl, il = packing.pack(*recs)
     for got, want in zip(packing.unpack.py_func(fl, il), recs, strict=True):
         _same(got, want)
-    if all(dtype != B for r in packing.records for _, dtype, _ in r.fields):
-        for got, want in zip(packing.views(fl, il), recs, strict=True):
-            _same(got, want)
-        zf, zi = packing.zeros(**dims)
-        assert zf.shape == fl.shape and zi.shape == il.shape

@@ -83,19 +83,14 @@ def euler_residual_deg(Rt, R):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def build_qp(q, T_target, dt, st, buf):  # pragma: no cover - compiled
-    """Fill ``P (n,n)``, ``c (n)``, ``lb, ub (n)`` (and ``grad``) of ``buf`` for one step from
-    the flange pose ``buf.T`` and Jacobian ``buf.J`` at ``q``; return the number of empty boxes.
-    ``st`` and ``buf`` are the :data:`._qp_workspace.SETTINGS` and ``BUFFERS`` records.
+def build_qp(J, T, T_target, q, dt, lin_scale, ang_scale, s, w_pos, w_rot, lam, mu, lo_int,
+             hi_int, band, nsw, lo_box, hi_box, vmax, P, c, lb, ub, grad):  # pragma: no cover
+    """Fill ``P (n,n)``, ``c (n)``, ``lb, ub (n)`` of one step; return the number of empty boxes.
 
     Internal units: ``x = s * qdot`` (deg/s or rad/s), task rows scaled to mm (or m) and deg (or
     rad). ``lo_int, hi_int`` are the raw limits in internal units (joint-limit cost);
     ``lo_box, hi_box`` the margin-adjusted limits [rad]; ``vmax`` [rad/s].
     """
-    J, T, P, c, lb, ub, grad = buf.J, buf.T, buf.P, buf.c, buf.lb, buf.ub, buf.grad
-    lin_scale, ang_scale, s, w_pos, w_rot = st.lin_scale, st.ang_scale, st.s, st.w_pos, st.w_rot
-    lam, mu, lo_int, hi_int, band, nsw = st.lam, st.mu, st.lo_int, st.hi_int, st.band, st.nsw
-    lo_box, hi_box, vmax = st.lo_box, st.hi_box, st.vmax
     n = q.shape[0]
     Ji = np.empty((6, n))
     for j in range(n):

@@ -140,11 +140,8 @@ class VelocityQPStepper(DifferentialIK):
         row_cols = [tuple(sorted(c.joints)) for c in self.constraints for _ in range(c.num_rows)]
         ws = Workspace(n, len(quads), self.num_rows, row_cols)
         v = ws.v
-        for name, value in (("lin_scale", self.lin_scale), ("ang_scale", self.ang_scale),
-                            ("w_pos", cfg.w_pos), ("w_rot", cfg.w_rot), ("lam", cfg.lam),
-                            ("mu", cfg.mu_nullspace), ("band", self.band),
-                            ("cmargin", self.coupled_margin)):
-            v[name][()] = value
+        v["const"][:] = (self.lin_scale, self.ang_scale, cfg.w_pos, cfg.w_rot, cfg.lam,
+                         cfg.mu_nullspace, self.band, self.coupled_margin)
         for name in ("s", "lo_int", "hi_int", "nsw", "lo_box", "hi_box", "vmax"):
             v[name][:] = getattr(self, name)
             setattr(self, name, v[name])
@@ -156,7 +153,7 @@ class VelocityQPStepper(DifferentialIK):
         v["row_scale"][:] = self._row_scale
         self._ws = ws
         self._data = QPData(v["P"], v["c"], v["lb"], v["ub"], v["G"], v["h"], 0.0)
-        self._out = v["out"]
+        self._out_offset = int(ws.ib[WS.F_OUT])
         self._max_lag_m = cfg.max_lag_mm / 1000.0
         self._max_lag_deg = cfg.max_lag_deg
         self._abort = cfg.lag_policy == LagPolicy.ABORT
@@ -281,9 +278,8 @@ class VelocityQPStepper(DifferentialIK):
         if code == 3:
             return self._fail(q, StepReason.QP_FAILED, dt, "the QP solver returned a non-finite "
                               f"solution (status {status})", status, iters)
-        out = self._out
-        pres = float(out[0])
-        eres = float(out[1])
+        pres = float(ws.fb[self._out_offset])
+        eres = float(ws.fb[self._out_offset + 1])
         if math.isnan(eres):  # near the Euler gimbal lock: SciPy's own choice of angles
             eres = euler_residual_deg(Tt[:3, :3], ws.v["T_new"][:3, :3])
         lag = pres > self._max_lag_m or (self._max_lag_deg is not None

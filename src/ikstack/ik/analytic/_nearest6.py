@@ -132,22 +132,14 @@ def _gate(rev, r, pre, known, exact, seed, lo, hi, revolute, W, max_step):  # pr
 
 
 @njit(cache=True)
-def nearest6(fid, var, sgn, fam, Rt, pt, seed, Tt, sel, chain_t,
-             work):  # pragma: no cover - compiled
+def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, W, max_step,
+             Rs, ps, R_end, p_end, ptol, rtol, Q, D, OK, B,
+             Tbuf):  # pragma: no cover - compiled
     """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
     (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
-    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes.
-
-    ``fid, var, sgn`` are the family's kernel arguments and ``fam`` its ``(reverse, H, P, R6T)``
-    (``R6T`` a 9-tuple); ``sel`` the :data:`._one.SELECT` record; ``chain_t`` the chain as
-    tuples ``(Rs, ps, R_end, p_end)`` for the FK gate. ``work`` is scratch ``(Q (8, 6), D (8,),
-    OK (8,), B (4, BRANCH_COLS), Tbuf (4, 4))``; candidate ``k`` of branch ``i`` lives in slot
-    ``2 i + k`` (the full enumeration's order)."""
-    rev, H, P, R6T = fam
-    lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
-    ptol, rtol = sel.tol_p, sel.tol_r
-    Rs, ps, R_end, p_end = chain_t
-    Q, D, OK, B, Tbuf = work
+    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6), ``D`` (8,), ``OK`` (8,)
+    and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of branch ``i`` lives in
+    slot ``2 i + k`` (the full enumeration's order)."""
     if rev:
         Rw = mT(Rt)
         pw = neg(mtv(Rt, pt))

@@ -136,16 +136,20 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     # array, which a single-target call notices
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
     q, perr, rerr, code = out
-    glo, ghi = gate.lo, gate.hi
-    Rs, ps = chain.Rs, chain.ps
-    fam_t = (fam.reverse, fam.H, fam.P, m9(fam.R6T))
+    lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
+    glo, ghi, ptol, rtol = gate.lo, gate.hi, sel.tol_p, sel.tol_r
+    Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
     Q = np.empty((K6, 6))
-    work = (Q, np.empty(K6), np.empty(K6, dtype=np.bool_), np.empty((4, BRANCH_COLS)),
-            np.empty((4, 4)))  # Q, D, OK, B, Tbuf
+    OK = np.empty(K6, dtype=np.bool_)
+    D = np.empty(K6)
+    Bs = np.empty((4, BRANCH_COLS))
+    Tbuf = np.empty((4, 4))
     # the chain as tuples for the FK gate (a 6R family's joints are revolute)
-    chain_t = ((m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5])),
-               (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5])),
-               m9(chain.R_end), v3(chain.p_end))
+    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
+    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
+    Re_t = m9(R_end)
+    pe_t = v3(p_end)
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
         Ti = T[i]
@@ -155,8 +159,9 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
             code[i] = NOT_RIGID
             continue
-        best, pe, re = nearest6(fid, var, sgn, fam_t, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), s,
-                                Ti, sel, chain_t, work)
+        best, pe, re = nearest6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6,
+                                sgn, s, Ti, lo, hi, revolute, W, step, Rs_t, ps_t, Re_t, pe_t,
+                                ptol, rtol, Q, D, OK, Bs, Tbuf)
         code[i] = GENERAL
         if best < 0:
             continue
