@@ -39,7 +39,6 @@ from ikstack.ik.analytic._one import (
     GENERAL,
     NOT_RIGID,
     _check6,
-    _unpack6,
     _unpack6_unchecked,
 )
 from ikstack.ik.analytic._select import _project, joint_rep
@@ -76,10 +75,12 @@ def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _all_block(i0, i1, S, T, data, fid, var, sgn, out):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`all_serial` (``data``: :data:`._one.PACKING6`'s records;
-    ``out``: ``(Q, VA, q, ok, perr, rerr)``)."""
-    chain, cons, gate, sel, fam = data  # the family's fid, var, sgn: the arguments
+def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``: :data:`._one.PACKING6`'s arrays,
+    their tag checked by the caller; ``out``: ``(Q, VA, q, ok, perr, rerr)``)."""
+    # unpacked here, inlined (records passed into a compiled call cost a reference count per
+    # array); the family's fid, var, sgn: the arguments
+    chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)
     Q, VA, q, ok, perr, rerr = out
     lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
     glo, ghi, ptol, rtol = gate.lo, gate.hi, gate.tol_p, gate.tol_r
@@ -210,8 +211,8 @@ def all_serial(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     to decide; returns :data:`._one.DONE` when every row is ``ok``, else the codes of the rows
     that are not (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must
     check) or-ed."""
-    return _all_block(0, T.shape[0], S, T, _unpack6(fl, il), fid, var, sgn,
-                      (Q, VA, q, ok, perr, rerr))
+    _check6(il)
+    return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr))
 
 
 @njit(cache=True, parallel=True)
@@ -223,8 +224,8 @@ def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     codes = np.zeros(nblk, dtype=np.int64)
     _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, _unpack6_unchecked(fl, il),
-                               fid, var, sgn, (Q, VA, q, ok, perr, rerr))
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
+                               (Q, VA, q, ok, perr, rerr))
     out = 0
     for bk in range(nblk):
         out |= codes[bk]

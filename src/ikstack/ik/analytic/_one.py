@@ -139,6 +139,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
     glo, ghi, ptol, rtol = gate.lo, gate.hi, sel.tol_p, sel.tol_r
     Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
     rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
     Q = np.empty((K6, 6))
     OK = np.empty(K6, dtype=np.bool_)
@@ -171,7 +172,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
             q[i, j] = x
             if not (x >= glo[j] and x <= ghi[j]):
                 good = False
-        if good and constraints_row(q[i], cons.qidx, cons.qcoef, cons.A, cons.b) == 1:
+        if good and constraints_row(q[i], qidx, qcoef, A, b) == 1:
             code[i] = DONE
             perr[i] = pe
             rerr[i] = re

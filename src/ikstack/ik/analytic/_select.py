@@ -117,9 +117,11 @@ def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
     step, the Jacobian, a linear solve)."""
+    # fields once, outside the loops (a record's field read in a loop costs a reference count)
     OK, FK, LIM, D, Tbuf = work
     lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
     ptol, rtol, max_dq = sel.tol_p, sel.tol_r, sel.max_dq
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
     K = Q.shape[0]
     for k in range(K):
         for j in range(Q.shape[1]):
@@ -148,8 +150,7 @@ def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
                 LIM[best] = lim
                 OK[best] = lim and step <= max_step
                 continue
-            if _fk_ok(Q[best], T, chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end, ptol,
-                      rtol, Tbuf):
+            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
                 FK[best] = True
                 for k in range(K):
                     OK[k] = k == best
@@ -165,8 +166,7 @@ def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         for j in range(Q.shape[1]):
             step = max(step, abs(Q[k, j] - seed[j]))
-        FK[k] = V[k] and _fk_ok(Q[k], T, chain.Rs, chain.ps, chain.kinds, chain.R_end,
-                                chain.p_end, ptol, rtol, Tbuf)
+        FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
         OK[k] = FK[k] and LIM[k] and step <= max_step
     _project(Q, LIM, lo, hi)
 
