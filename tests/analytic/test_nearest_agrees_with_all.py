@@ -175,7 +175,7 @@ def test_an_elbow_straight_by_round_off_is_decided_by_the_nearest_kernel_itself(
     n = len(T)
     qq, pe, re = np.empty((n, 6)), np.empty(n), np.empty(n)
     code = np.empty(n, dtype=np.int64)
-    fl, il = ik._pack
+    fl, il = ik._pack6  # the 6R family's packing
     _one.six_batch(seeds, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, qq, pe, re, code, False)
     assert (code == _one.DONE).all(), np.flatnonzero(code != _one.DONE)
     r = ik.solve(T, seeds)

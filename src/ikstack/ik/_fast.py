@@ -6,8 +6,7 @@
   evaluate every constraint with its own Python code;
 - :class:`FastGate`: :func:`ikstack.ik.certify` for fixed tolerances on compiled code, with the
   same numbers and verdicts (it falls back to ``certify`` when a constraint cannot be decided);
-- :func:`result_one`: an :class:`~ikstack.ik.IKResult` built without the frozen dataclass's
-  per-field overhead.
+- :func:`result_one`: an :class:`~ikstack.ik.IKResult` through its fast constructor.
 """
 
 from __future__ import annotations
@@ -127,14 +126,7 @@ class FastGate:
         return ok, perr, rerr
 
 
-def result_one(q: Array, ok: NDArray[np.bool_], perr: Array, rerr: Array,
-               status: NDArray[np.int64], method: str, iterations: NDArray[np.int64],
-               restarts: NDArray[np.int64]) -> IKResult:
-    """``IKResult(q, ok, perr, rerr, status, method, iterations, restarts)`` without the frozen
-    dataclass's per-field ``object.__setattr__`` (IKResult has no ``__post_init__``: the
-    object is the same)."""
-    r = object.__new__(IKResult)
-    r.__dict__.update(q=q, success=ok, position_error=perr, rotation_error=rerr, status=status,
-                      method=method, iterations=iterations, restarts=restarts, q_all=None,
-                      valid_all=None)
-    return r
+#: ``result_one(q, ok, perr, rerr, status, method, iterations, restarts)``: an
+#: :class:`~ikstack.ik.IKResult` through its fast constructor (the classmethod itself: no
+#: wrapper call on a single-target solve)
+result_one = IKResult._trusted

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -84,6 +85,24 @@ class IKResult:
     def __len__(self) -> int:
         return int(self.q.shape[0])
 
+    @classmethod
+    def _trusted(cls, q: Array, success: NDArray[np.bool_], position_error: Array,
+                 rotation_error: Array, status: NDArray[np.int64], method: str,
+                 iterations: NDArray[np.int64], restarts: NDArray[np.int64],
+                 q_all: Array | None = None,
+                 valid_all: NDArray[np.bool_] | None = None) -> IKResult:
+        """The solvers' fast constructor: the same object as ``IKResult(...)`` with these
+        fields, built without the frozen dataclass's per-field ``object.__setattr__`` (about a
+        microsecond per result, which a single-target solve notices). Nothing is converted or
+        checked, as in ``IKResult(...)``; every field must be given (a test keeps this list
+        equal to the dataclass's fields)."""
+        out = object.__new__(cls)
+        out.__dict__.update(q=q, success=success, position_error=position_error,
+                            rotation_error=rotation_error, status=status, method=method,
+                            iterations=iterations, restarts=restarts, q_all=q_all,
+                            valid_all=valid_all)
+        return out
+
     @property
     def success_rate(self) -> float:
         """Share of targets solved (1.0 for an empty batch)."""
@@ -144,11 +163,10 @@ class IKResult:
     def reshaped(self, lead: tuple[int, ...]) -> IKResult:
         """This result of ``prod(lead)`` flattened targets with the batch dimensions ``lead``
         restored: ``q`` (*lead, dof), ``success`` (*lead,), ``q_all`` (*lead, K, dof)..."""
-        def per(a: NDArray[np.generic] | None, tail: int) -> NDArray[np.generic] | None:
+        def per(a: Any, tail: int) -> Any:  # an array (or None) with its leading axis split
             return None if a is None else a.reshape(lead + a.shape[a.ndim - tail:])
 
-        out = object.__new__(IKResult)
-        out.__dict__.update(
+        return IKResult._trusted(
             q=per(self.q, 1), success=per(self.success, 0),
             position_error=per(self.position_error, 0),
             rotation_error=per(self.rotation_error, 0), status=per(self.status, 0),
@@ -157,7 +175,6 @@ class IKResult:
             else self.iterations,
             restarts=per(self.restarts, 0) if self.restarts.size == len(self) else self.restarts,
             q_all=per(self.q_all, 2), valid_all=per(self.valid_all, 1))
-        return out
 
 
 def batch_dims(T_base_tcp: object) -> tuple[int, ...] | None:

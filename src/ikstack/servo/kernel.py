@@ -57,7 +57,7 @@ _NAN44 = np.full((4, 4), np.nan)
 _NAN6 = np.full(6, np.nan)
 _I64 = 2**63
 _RIGID = "T_base_target must be a finite (4, 4) rigid transform"
-_new = object.__new__
+_servo_result = ServoResult._trusted
 _empty = np.empty
 
 
@@ -332,21 +332,8 @@ class Servo:
         status = _FLAGS.get(flags)
         if status is None:
             status = _FLAGS.setdefault(flags, ServoStatus(flags))
-        ref = _new(Reference)
-        ref.q = q_ref
-        ref.dq = v
-        res = _new(ServoResult)
-        res.action = _ACTIONS[action]
-        res.reference = ref
-        res.status = status
-        res.message = message
-        res.task_residual = resid
-        res.nullspace_speed = ns
-        res.condition_number = kappa
-        res.position_error = perr
-        res.orientation_error = rerr
-        res.solver_iterations = iters
-        return res
+        return _servo_result(_ACTIONS[action], q_ref, v, status, message, resid, ns, kappa, perr,
+                             rerr, iters)
 
     def _reject(self, state: Any, message: str, dt: Any = None) -> ServoResult:
         """REJECT through the kernel: a stop from the state when usable, else from the last

@@ -35,7 +35,13 @@ from numba import njit, prange
 
 from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
-from ikstack.ik.analytic._one import DONE, GENERAL, NOT_RIGID, _family6, _unpack
+from ikstack.ik.analytic._one import (
+    DONE,
+    GENERAL,
+    NOT_RIGID,
+    _check6,
+    _unpack6_unchecked,
+)
 from ikstack.ik.analytic._select import _project, joint_rep
 from ikstack.ik.analytic._vec import m9, v3
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
@@ -70,11 +76,18 @@ def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
-               rerr):  # pragma: no cover - compiled
-    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
-     qcoef, A, b, fo, io) = _unpack(fl, il)
-    _, _, rev, H, P, R6, _ = _family6(fl, il, fo, io)  # fid, var, sgn: the arguments
+def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``: :data:`._one.PACKING6`'s arrays,
+    their tag checked by the caller; ``out``: ``(Q, VA, q, ok, perr, rerr)``)."""
+    # unpacked here, inlined (records passed into a compiled call cost a reference count per
+    # array); the family's fid, var, sgn: the arguments
+    chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)
+    Q, VA, q, ok, perr, rerr = out
+    lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
+    glo, ghi, ptol, rtol = gate.lo, gate.hi, gate.tol_p, gate.tol_r
+    Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
+    rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
     # scratch: three allocations (one per type and shape) rather than one per array
     B = np.empty((3, K6), dtype=np.bool_)
     V, OK, LIM = B[0], B[1], B[2]
@@ -199,7 +212,8 @@ def all_serial(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     to decide; returns :data:`._one.DONE` when every row is ``ok``, else the codes of the rows
     that are not (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must
     check) or-ed."""
-    return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr)
+    _check6(il)
+    return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr))
 
 
 @njit(cache=True, parallel=True)
@@ -209,9 +223,10 @@ def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     n = T.shape[0]
     nblk = (n + 63) // 64
     codes = np.zeros(nblk, dtype=np.int64)
+    _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, Q,
-                               VA, q, ok, perr, rerr)
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
+                               (Q, VA, q, ok, perr, rerr))
     out = 0
     for bk in range(nblk):
         out |= codes[bk]
@@ -253,7 +268,7 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     success = empty(n, _BOOL)
     perr = empty(n)
     rerr = empty(n)
-    fl, il = ik._pack
+    fl, il = ik._pack6
     kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
     kfid, kvar, ksgn = ik._kfam
     code = kern(S, T, fl, il, kfid, kvar, ksgn, Q, VA, q, success, perr, rerr)
@@ -268,16 +283,6 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         q[rows], success[rows], status[rows] = r.q, r.success, r.status
         perr[rows], rerr[rows] = r.position_error, r.rotation_error
         Q[rows], VA[rows] = r.q_all, r.valid_all
-    out = object.__new__(IKResult)
-    d = out.__dict__
-    d["q"] = q
-    d["success"] = success
-    d["position_error"] = perr
-    d["rotation_error"] = rerr
-    d["status"] = status
-    d["method"] = ik.method
-    d["iterations"] = np.zeros(n, _I64)
-    d["restarts"] = np.zeros(n, _I64)
-    d["q_all"] = Q
-    d["valid_all"] = VA
-    return out
+    zeros = np.zeros
+    return IKResult._trusted(q, success, perr, rerr, status, ik.method, zeros(n, _I64),
+                             zeros(n, _I64), Q, VA)

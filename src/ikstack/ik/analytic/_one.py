@@ -10,16 +10,22 @@ limits, lazy FK gate, certificate, with no scratch allocated per row. Anything e
 candidate, a broken constraint, a failed certificate, a target to check with numpy) returns a
 nonzero code and the general path decides.
 
-A solver's constant data travel packed in one float and one int array (a compiled call pays
-per argument): :func:`pack` builds them, :func:`_unpack` reads them back.
+A solver's records (chain, constraints, gate, selection settings and, for a 6R family, the
+family's data) travel packed in one float and one int array (a compiled call pays per argument,
+and more for a named tuple): :data:`PACKING` and :data:`PACKING6` pack them and unpack them
+inside the kernels, both from the records' definitions.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
+from ikstack._records import B, F, I, Packing, Record
+from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
@@ -28,6 +34,7 @@ from ikstack.ik.analytic._vec import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
+Packed = tuple[Array, NDArray[np.int64]]
 
 #: codes of :func:`select_one`, :func:`six_one` and :func:`six_batch`
 DONE = 0
@@ -35,55 +42,60 @@ GENERAL = 1  #: let the general path decide
 NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: numpy decides
 
 
-def pack(lo: Array, hi: Array, W: Array, glo: Array, ghi: Array, ptol: float, rtol: float,
-         step: float, max_dq: float, Rs: Array, ps: Array, kinds: NDArray[np.int64],
-         R_end: Array, p_end: Array, revolute: NDArray[np.bool_], qidx: NDArray[np.int64],
-         qcoef: Array, A: Array, b: Array, family: tuple[int, int, bool, Array, Array, Array,
-                                                          Array] | None = None,
-         ) -> tuple[Array, NDArray[np.int64]]:
-    """A solver's constant data as ``(floats, ints)`` in :func:`_unpack`'s layout; ``family``
-    appends a 6R family's ``(fid, var, reverse, H, P, R6T, sgn)`` for :func:`six_one`."""
-    dof = lo.shape[0]
-    fl = np.concatenate([lo, hi, W, glo, ghi, [ptol, rtol, step, max_dq], R_end.ravel(), p_end,
-                         Rs.ravel(), ps.ravel(), qcoef.ravel(), A.ravel(), b]).astype(np.float64)
-    il = np.concatenate([[dof, qidx.shape[0], A.shape[0]], kinds, revolute.astype(np.int64),
-                         qidx.ravel()]).astype(np.int64)
-    if family is not None:
-        fid, var, rev, H, P, R6T, sgn = family
-        fl = np.concatenate([fl, H.ravel(), P.ravel(), R6T.ravel(), sgn])
-        il = np.concatenate([il, [fid, var, int(rev)]])
-    return np.ascontiguousarray(fl), np.ascontiguousarray(il)
+#: the selection's settings (:func:`._select.lazy_one`, :func:`._nearest6.nearest6`)
+SELECT = Record("SelectData", __name__, [
+    ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
+    ("hi", F, ("dof",)),
+    ("W", F, ("dof",)),  # joint weights of the distance to the seed
+    ("revolute", B, ("dof",)),
+    ("step", F, ()),  # max_joint_step [rad or m], inf for none
+    ("max_dq", F, ()),  # the polish's largest step
+    ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
+    ("tol_r", F, ()),
+])
+SelectData = SELECT.type
+
+#: a 6R family's data (:class:`.families.SixR`)
+FAMILY6 = Record("Family6Data", __name__, [
+    ("fid", I, ()),
+    ("var", I, ()),
+    ("reverse", B, ()),
+    ("H", F, (6, 3)),
+    ("P", F, (7, 3)),
+    ("R6T", F, (3, 3)),
+    ("sgn", F, (6,)),
+])
+Family6Data = FAMILY6.type
+
+#: chain, constraints, gate and selection settings of :func:`select_one`
+PACKING = Packing(CHAIN, CONSTRAINTS, GATE, SELECT)
+#: the same and a 6R family's data, of :func:`six_one` and :func:`six_batch`
+PACKING6 = Packing(CHAIN, CONSTRAINTS, GATE, SELECT, FAMILY6)
+_unpack = PACKING.unpack
+_unpack6 = PACKING6.unpack
+_check6 = PACKING6.check
+_unpack6_unchecked = PACKING6.unpack_unchecked  # in a prange body, after _check6
 
 
-@njit(cache=True, inline="always")
-def _unpack(fl, il):  # pragma: no cover - compiled
-    dof, nq, nl = il[0], il[1], il[2]
-    kinds = il[3:3 + dof]
-    revolute = il[3 + dof:3 + 2 * dof] != 0
-    qidx = il[3 + 2 * dof:3 + 2 * dof + 2 * nq].reshape((nq, 2))
-    lo = fl[0:dof]
-    hi = fl[dof:2 * dof]
-    W = fl[2 * dof:3 * dof]
-    glo = fl[3 * dof:4 * dof]
-    ghi = fl[4 * dof:5 * dof]
-    o = 5 * dof
-    ptol, rtol, step, max_dq = fl[o], fl[o + 1], fl[o + 2], fl[o + 3]
-    o += 4
-    R_end = fl[o:o + 9].reshape((3, 3))
-    o += 9
-    p_end = fl[o:o + 3]
-    o += 3
-    Rs = fl[o:o + 9 * dof].reshape((dof, 3, 3))
-    o += 9 * dof
-    ps = fl[o:o + 3 * dof].reshape((dof, 3))
-    o += 3 * dof
-    qcoef = fl[o:o + 16 * nq].reshape((nq, 2, 2, 4))
-    o += 16 * nq
-    A = fl[o:o + nl * dof].reshape((nl, dof))
-    o += nl * dof
-    b = fl[o:o + nl]
-    return (lo, hi, W, glo, ghi, ptol, rtol, step, max_dq, R_end, p_end, Rs, ps, kinds,
-            revolute, qidx, qcoef, A, b, o + nl, 3 + 2 * dof + 2 * nq)
+def solver_records(ik: Any, tabs: Any, six: Any,
+                   max_dq: float) -> tuple[Any, Any, Packed, Packed | None]:
+    """``(chain, selection, pack, pack6)`` of an :class:`~ikstack.ik.analytic.AnalyticIK`:
+    its :data:`CHAIN` and :data:`SELECT` records (the FK gate at the solver's tolerances, the
+    polish's largest step ``max_dq``) and
+    the :data:`PACKING` (and for a 6R family ``six``, :data:`PACKING6`) of its records, with
+    ``tabs`` its :class:`ikstack.ik._fast.ConstraintTables`."""
+    chain = chain_data(ik._cc)
+    sel = SELECT.make(lo=ik._lo, hi=ik._hi, W=ik.weights, revolute=ik._revolute,
+                      step=np.inf if ik.max_joint_step is None else ik.max_joint_step,
+                      max_dq=max_dq, tol_p=ik.position_tolerance,
+                      tol_r=ik.rotation_tolerance)
+    records = (chain, constraint_data(tabs),
+               GATE.make(lo=ik.chain.lower, hi=ik.chain.upper,  # certify: limit tolerance 0
+                         tol_p=ik.position_tolerance, tol_r=ik.rotation_tolerance), sel)
+    pack6 = None if six is None else PACKING6.pack(*records, FAMILY6.make(
+        fid=six.fid, var=six.var, reverse=six.reverse, H=six.H, P=six.P, R6T=six.R6T,
+        sgn=six.sgn))
+    return chain, sel, PACKING.pack(*records), pack6
 
 
 @njit(cache=True)
@@ -91,48 +103,44 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     """Select and certify one target's candidates ``Q (K, dof)`` (``V`` their exact mask, ``S``
     the (dof,) seed, ``T`` the (1, 4, 4) target); on success write ``q (1, dof)``, ``ok``,
     ``perr`` and ``rerr`` (each (1,)) and return :data:`DONE`."""
-    (lo, hi, W, glo, ghi, ptol, rtol, step, max_dq, R_end, p_end, Rs, ps, kinds, revolute, qidx,
-     qcoef, A, b, _, _) = _unpack(fl, il)
+    chain, cons, gate, sel = _unpack(fl, il)
     k = Q.shape[0]
     OK = np.empty(k, dtype=np.bool_)
     FK = np.empty(k, dtype=np.bool_)
     LIM = np.empty(k, dtype=np.bool_)
     D = np.empty(k)
     Tbuf = np.empty((4, 4))
-    best = lazy_one(Q, V, S, T[0], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                    step, W, piters, max_dq, OK, FK, LIM, D, Tbuf)
+    best = lazy_one(Q, V, S, T[0], chain, sel, piters, (OK, FK, LIM, D, Tbuf))
     if best < 0:
         return GENERAL
     q[0, :] = Q[best]
-    if constraints_row(q[0], qidx, qcoef, A, b) != 1:
+    if constraints_row(q[0], cons.qidx, cons.qcoef, cons.A, cons.b) != 1:
         return GENERAL  # broken (the general path re-selects) or too close to call here
-    certify_rows(q, T, ptol, rtol, glo, ghi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok,
-                 perr, rerr, Tbuf)
+    certify_rows(q, T, gate.tol_p, gate.tol_r, gate.lo, gate.hi, chain.Rs, chain.ps, chain.kinds,
+                 chain.R_end, chain.p_end, cons.qidx, cons.qcoef, cons.A, cons.b, ok, perr, rerr,
+                 Tbuf)
     return DONE if ok[0] else GENERAL
 
 
-@njit(cache=True, inline="always")
-def _family6(fl, il, fo, io):  # pragma: no cover - compiled
-    H = fl[fo:fo + 18].reshape((6, 3))
-    P = fl[fo + 18:fo + 39].reshape((7, 3))
-    R6 = m9(fl[fo + 39:fo + 48].reshape((3, 3)))
-    sgn = fl[fo + 48:fo + 54]
-    return il[io], il[io + 1], il[io + 2] != 0, H, P, R6, sgn
-
-
 @njit(cache=True)
-def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, q, perr, rerr,
-               code):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`six_batch`. Per row: the rigid check, the family's
+def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`six_batch` (``fl, il``: :data:`PACKING6`'s arrays, their tag
+    checked by the caller; ``out``: ``(q, perr, rerr, code)``). Per row: the rigid check, the family's
     nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
     family's :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (which pick the family's code
     at compile time)."""
-    (lo, hi, W, glo, ghi, ptol, rtol, step, _, R_end, p_end, Rs, ps, _, revolute, qidx,
-     qcoef, A, b, fo, io) = _unpack(fl, il)
-    _, _, rev, H, P, R6, _ = _family6(fl, il, fo, io)  # fid, var, sgn: the arguments
+    # unpacked here, inlined: records passed into a compiled call cost a reference count per
+    # array, which a single-target call notices
+    chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
+    q, perr, rerr, code = out
+    lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
+    glo, ghi, ptol, rtol = gate.lo, gate.hi, sel.tol_p, sel.tol_r
+    Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
+    rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
     Q = np.empty((K6, 6))
     OK = np.empty(K6, dtype=np.bool_)
     D = np.empty(K6)
@@ -173,23 +181,31 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, q, perr, rerr,
 def six_batch(S, T, fl, il, fid, var, sgn, q, perr, rerr, code, parallel):
     """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
     ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
-    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide. On all cores
-    when ``parallel`` (a serial call never touches numba's thread pool)."""
-    if parallel:
-        six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
-    else:
-        _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
+    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide. ``fl, il``:
+    :data:`PACKING6`'s arrays. On all cores when ``parallel`` (a serial call never touches
+    numba's thread pool)."""
+    kern = six_batch_parallel if parallel else six_batch_serial
+    kern(S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
+
+
+@njit(cache=True)
+def six_batch_serial(S, T, fl, il, fid, var, sgn, q, perr, rerr,
+                     code):  # pragma: no cover - compiled
+    """:func:`six_batch` on the calling thread."""
+    _check6(il)
+    _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True, parallel=True)
 def six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr,
                        code):  # pragma: no cover - compiled
     """:func:`six_batch` on all cores, in blocks of 64 targets."""
+    _check6(il)
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, q, perr, rerr,
-                   code)
+        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
+                   (q, perr, rerr, code))
 
 
 @njit(cache=True)
@@ -197,6 +213,7 @@ def six_one(S, T, fl, il, fid, var, sgn, q, ok, perr, rerr):  # pragma: no cover
     """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
     writes ``ok``; returns the code."""
     code = np.empty(1, dtype=np.int64)
-    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, q, perr, rerr, code)
+    _check6(il)
+    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
     ok[0] = code[0] == DONE
     return code[0]

@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ikstack.ik._data import CHAIN
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.ik.analytic import _srs
+from ikstack.ik.analytic._one import SELECT
 from ikstack.ik.analytic._select import TWO_PI, _finalize_one
 from ikstack.ik.analytic._vec import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
@@ -29,11 +31,13 @@ NO_STEP = 3
 
 
 @njit(cache=True)
-def _select(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W,
-            OK, FK, LIM, D, Tbuf, out, i, code):  # pragma: no cover - compiled
-    """Gate the candidates of frame ``i``; write the selection (or ``prev``) to ``out[i]``."""
-    _finalize_one(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  step, W, True, None, 0.0, OK, FK, LIM, D, Tbuf)
+def _select(Q, V, prev, T, chain, sel, work, res, i):  # pragma: no cover - compiled
+    """Gate the candidates of frame ``i`` (:func:`._select._finalize_one`, no polish); write
+    the selection (or ``prev``) to ``out[i]`` and its outcome to ``code[i]`` (``res`` is
+    ``(out, code)``)."""
+    OK, FK, LIM, D, _ = work
+    out, code = res
+    _finalize_one(Q, V, prev, T, chain, sel, True, None, work)
     best = -1
     for k in range(Q.shape[0]):
         if OK[k] and (best < 0 or D[k] < D[best]):
@@ -54,9 +58,12 @@ def _select(Q, V, prev, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, 
 
 
 @njit(cache=True)
-def path6(fid, var, rev, T, seed, H, P, R6T, sgn, lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-          ptol, rtol, step, W, out, code):  # pragma: no cover - compiled
-    """A 6R family along targets ``T`` (n, 4, 4) from ``seed`` (6,)."""
+def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - compiled
+    """A 6R family along targets ``T`` (n, 4, 4) from ``seed`` (6,): ``fid, var, sgn`` the
+    family's kernel arguments, ``fam`` its ``(reverse, H, P, R6T)``, ``chain`` and ``sel`` the
+    :data:`ikstack.ik._data.CHAIN` and :data:`._one.SELECT` records, ``res`` the outputs
+    ``(out (n, 6), code (n,))``."""
+    rev, H, P, R6T = fam
     K = F6.K6
     Q = np.empty((K, 6))
     V = np.empty(K, dtype=np.bool_)
@@ -71,21 +78,25 @@ def path6(fid, var, rev, T, seed, H, P, R6T, sgn, lo, hi, revolute, Rs, ps, kind
         Ti = T[i]
         F6.solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, prev, Q,
                   V)
-        _select(Q, V, prev, Ti, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step,
-                W, OK, FK, LIM, D, Tbuf, out, i, code)
+        _select(Q, V, prev, Ti, chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
 @njit(cache=True)
-def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, sgn, K, lo, hi,
-                revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W, out,
-                code):  # pragma: no cover - compiled
-    """A 7R arm with an end joint locked at the previous selection's value, then ``vals``.
+def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel,
+                res):  # pragma: no cover - compiled
+    """A 7R arm with an end joint locked at the previous selection's value, then ``vals``
+    (``lock`` is the family's ``(lock_first, lh, lr, M, vals, K)``; the rest as in
+    :func:`path6`).
 
     The previous selection's lock value is solved first; a grid value whose lock-joint
     distance alone (a lower bound of its candidates' weighted distance) is not below that
     selection's distance cannot win and is skipped. The selection equals the one over all
     ``K`` candidates (ties go to the earlier slot in both).
     """
+    rev, H, P, R6T = fam
+    lock_first, lh, lr, M, vals, K = lock
+    out, code = res
+    W = sel.W
     dof = seed.shape[0]
     ns = vals.shape[0]
     Q = np.empty((K, dof))
@@ -113,8 +124,7 @@ def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, 
         one[0] = pl
         F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev,
                        Q1, V1)
-        _finalize_one(Q1, V1, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol,
-                      rtol, step, W, True, None, 0.0, OK1, FK1, LIM1, D1, Tbuf)
+        _finalize_one(Q1, V1, prev, T[i], chain, sel, True, None, (OK1, FK1, LIM1, D1, Tbuf))
         best = -1
         for k in range(8):
             if OK1[k] and (best < 0 or D1[k] < D1[best]):
@@ -133,9 +143,8 @@ def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, 
                 n8 = 8 * m
                 F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, sub[:m], H, P, R6T,
                                sgn, prev, Q[:n8], V[:n8])
-                _finalize_one(Q[:n8], V[:n8], prev, T[i], lo, hi, revolute, Rs, ps, kinds,
-                              R_end, p_end, ptol, rtol, step, W, True, None, 0.0, OK[:n8],
-                              FK[:n8], LIM[:n8], D[:n8], Tbuf)
+                _finalize_one(Q[:n8], V[:n8], prev, T[i], chain, sel, True, None,
+                              (OK[:n8], FK[:n8], LIM[:n8], D[:n8], Tbuf))
                 b2 = -1
                 for k in range(n8):
                     if OK[k] and (b2 < 0 or D[k] < D[b2]):
@@ -157,15 +166,15 @@ def path_locked(fid, var, rev, T, seed, lock_first, lh, lr, M, vals, H, P, R6T, 
         vv[0] = pl
         F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q,
                        V)
-        _select(Q, V, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                step, W, OK, FK, LIM, D, Tbuf, out, i, code)
+        _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
 @njit(cache=True)
-def path_srs(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, slo, shi, arcs, K, lo, hi, revolute, Rs,
-             ps, kinds, R_end, p_end, ptol, rtol, step, W, out,
-             code):  # pragma: no cover - compiled
-    """A 7R spherical-shoulder / spherical-wrist arm (swivel of the previous selection first)."""
+def path_srs(srs, T, seed, chain, sel, res):  # pragma: no cover - compiled
+    """A 7R spherical-shoulder / spherical-wrist arm (swivel of the previous selection first);
+    ``srs`` is the family's ``(H, S, pS3, p3W, p7T, R7T, grid, lo, hi, arcs, K)``, the rest as
+    in :func:`path6`."""
+    H, Sp, pS3, p3W, p7T, R7T, grid, slo, shi, arcs, K = srs
     dof = seed.shape[0]
     Q = np.empty((K, dof))
     V = np.empty(K, dtype=np.bool_)
@@ -178,8 +187,7 @@ def path_srs(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, slo, shi, arcs, K, lo, hi
     for i in range(T.shape[0]):
         _srs._srs_target(T[i], prev, H, Sp, pS3, p3W, p7T, R7T, grid, True, slo, shi, arcs, Q,
                          V)
-        _select(Q, V, prev, T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                step, W, OK, FK, LIM, D, Tbuf, out, i, code)
+        _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
 def run(family: object, T: np.ndarray, seed: np.ndarray,
@@ -190,18 +198,22 @@ def run(family: object, T: np.ndarray, seed: np.ndarray,
     n, dof = T.shape[0], seed.shape[0]
     out = np.empty((n, dof))
     code = np.empty(n, dtype=np.int64)
+    lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W = gate
+    chain = CHAIN.make(Rs=Rs, ps=ps, kinds=kinds, R_end=R_end, p_end=p_end)
+    sel = SELECT.make(lo=lo, hi=hi, W=W, revolute=revolute, step=step, max_dq=0.0, tol_p=ptol,
+                      tol_r=rtol)
     if isinstance(family, SixR):
-        path6(*(family.kfid, family.kvar, family.reverse, T, seed, family.H, family.P,
-                family.R6T, family.ksgn, *gate, out, code))
+        path6(family.kfid, family.kvar, family.ksgn,
+              (family.reverse, family.H, family.P, family.R6T), T, seed, chain, sel, (out, code))
     elif isinstance(family, LockedJoint):
         s = family.sub
-        path_locked(*(s.kfid, s.kvar, s.reverse, T, seed, family.lock_first, family.lh,
-                      family.lr, family.M, family.grid, s.H, s.P, s.R6T, s.ksgn, family.K, *gate,
-                      out, code))
+        path_locked(s.kfid, s.kvar, s.ksgn, (s.reverse, s.H, s.P, s.R6T),
+                    (family.lock_first, family.lh, family.lr, family.M, family.grid, family.K),
+                    T, seed, chain, sel, (out, code))
     elif isinstance(family, SRS):
-        path_srs(*(T, seed, family.H, family.S, family.pS3, family.p3W, family.p7T,
-                   family.R7T, family.grid, family.lo, family.hi, family.arcs, family.K, *gate,
-                   out, code))
+        path_srs((family.H, family.S, family.pS3, family.p3W, family.p7T, family.R7T,
+                  family.grid, family.lo, family.hi, family.arcs, family.K), T, seed, chain, sel,
+                 (out, code))
     else:
         return None
     return out, code

@@ -101,23 +101,27 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  max_step, W, lazy, piters, max_dq, OK, FK, LIM, D,
-                  Tbuf):  # pragma: no cover - compiled
-    _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                 max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, Tbuf,
+def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
+    """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
+    ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
+    :data:`._one.SELECT` record, ``work`` the flags and scratch ``(OK, FK, LIM, D, Tbuf)``."""
+    _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
                  np.zeros(Q.shape[0], dtype=np.bool_))
 
 
 @njit(cache=True)
-def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                 max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, Tbuf,
+def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
                  polished):  # pragma: no cover - compiled
     """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
     step, the Jacobian, a linear solve)."""
+    # fields once, outside the loops (a record's field read in a loop costs a reference count)
+    OK, FK, LIM, D, Tbuf = work
+    lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
+    ptol, rtol, max_dq = sel.tol_p, sel.tol_r, sel.max_dq
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
     K = Q.shape[0]
     for k in range(K):
         for j in range(Q.shape[1]):
@@ -140,7 +144,7 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
                 break
             if piters is not None and piters > 0 and not polished[best]:
                 # polish, then let the polished candidate compete again at its new distance
-                polish_one(Q[best], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+                polish_one(Q[best], T, chain, piters, max_dq, ptol, rtol)
                 polished[best] = True
                 lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
                 LIM[best] = lim
@@ -157,7 +161,7 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
     for k in range(K):
         step = 0.0
         if V[k] and piters is not None and piters > 0 and not polished[k]:
-            polish_one(Q[k], T, Rs, ps, kinds, R_end, p_end, piters, max_dq, ptol, rtol)
+            polish_one(Q[k], T, chain, piters, max_dq, ptol, rtol)
             polished[k] = True
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         for j in range(Q.shape[1]):
@@ -167,9 +171,11 @@ def _finalize_pl(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, p
     _project(Q, LIM, lo, hi)
 
 
-def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, lazy, piters, max_dq, OK, FK, LIM, D, PL, parallel):
-    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof).
+def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
+    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
+    targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
+    record, ``sel`` a :data:`._one.SELECT` record, ``flags`` the outputs ``(OK, FK, LIM, D,
+    PL)`` (each (N, K)).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
     are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
@@ -179,8 +185,7 @@ def finalize(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rt
     cores when ``parallel`` (a serial call never touches numba's thread pool).
     """
     kern = finalize_parallel if parallel else finalize_serial
-    kern(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step, W, lazy,
-         no_polish(piters), max_dq, OK, FK, LIM, D, PL)
+    kern(Q, V, S, T, chain, sel, lazy, no_polish(piters), flags)
 
 
 def no_polish(piters: int) -> int | None:
@@ -190,25 +195,23 @@ def no_polish(piters: int) -> int | None:
 
 
 @njit(cache=True)
-def finalize_serial(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                    max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, PL):  # pragma: no cover
+def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on the calling thread."""
+    OK, FK, LIM, D, PL = flags
     Tbuf = np.empty((4, 4))
     for i in range(Q.shape[0]):
-        _finalize_pl(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                     ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                     D[i], Tbuf, PL[i])
+        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters,
+                     (OK[i], FK[i], LIM[i], D[i], Tbuf), PL[i])
 
 
 @njit(cache=True, parallel=True)
-def finalize_parallel(Q, V, S, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                      max_step, W, lazy, piters, max_dq, OK, FK, LIM, D, PL):  # pragma: no cover
+def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on all cores."""
+    OK, FK, LIM, D, PL = flags
     for i in prange(Q.shape[0]):
         Tbuf = np.empty((4, 4))
-        _finalize_pl(Q[i], V[i], S[i], T[i], lo, hi, revolute, Rs, ps, kinds, R_end, p_end,
-                     ptol, rtol, max_step, W, lazy, piters, max_dq, OK[i], FK[i], LIM[i],
-                     D[i], Tbuf, PL[i])
+        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters,
+                     (OK[i], FK[i], LIM[i], D[i], Tbuf), PL[i])
 
 
 @njit(cache=True)
@@ -234,13 +237,15 @@ def _err6(Tq, Tt, e):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  # pragma: no cover
-    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place; returns the count.
+def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - compiled
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
+    :data:`ikstack.ik._data.CHAIN` record); returns the count.
 
     Each step solves ``J dq = e`` (damped least squares), scales ``dq`` so no joint moves more
     than ``max_dq`` [rad], and is accepted only if it lowers ``|e_p| + |e_r|`` (halving up to
     four times); otherwise the polish stops.
     """
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
     dof = q.shape[0]
     J = np.empty((6, dof))
     Tq = np.empty((4, 4))
@@ -285,12 +290,12 @@ def polish_one(q, Tt, Rs, ps, kinds, R_end, p_end, iters, max_dq, ptol, rtol):  
 
 
 @njit(cache=True)
-def lazy_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, max_step,
-             W, piters, max_dq, OK, FK, LIM, D, Tbuf):  # pragma: no cover - compiled
-    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)``; returns the index of
-    the selected candidate (the valid one nearest the seed), or -1 if none passed."""
-    _finalize_one(Q, V, seed, T, lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                  max_step, W, True, piters, max_dq, OK, FK, LIM, D, Tbuf)
+def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - compiled
+    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` (see
+    :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
+    the seed), or -1 if none passed."""
+    OK, D = work[0], work[3]
+    _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
     best = -1
     for k in range(Q.shape[0]):
         if OK[k] and (best < 0 or D[k] < D[best]):

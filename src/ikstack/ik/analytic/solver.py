@@ -172,14 +172,9 @@ class AnalyticIK(Immutable):
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
-        self._pack = _one.pack(
-            self._lo, self._hi, self.weights, chain.lower, chain.upper,  # certify: tolerance 0
-            self.position_tolerance, self.rotation_tolerance,
-            self._step, NEAR_MAX_STEP,
-            cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end, self._revolute, tabs.qidx, tabs.qcoef,
-            tabs.A, tabs.b,
-            None if six is None else (six.fid, six.var, six.reverse, six.H, six.P, six.R6T,
-                                      six.sgn))
+        # the kernels' records, and the single-target fast path's packings of them
+        self._chain_data, self._select_data, self._pack, self._pack6 = _one.solver_records(
+            self, tabs, six, NEAR_MAX_STEP)
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
@@ -232,7 +227,6 @@ class AnalyticIK(Immutable):
                     family: Any) -> tuple[Any, ...]:
         n = T.shape[0]
         Q, V = family.solve(T, S)
-        cc = self._cc
         piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
         if self.near:
             # every surrogate branch (exact or least-squares) and the seed itself are initial
@@ -241,6 +235,9 @@ class AnalyticIK(Immutable):
             Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
             V = np.concatenate([written, np.ones((n, 1), dtype=np.bool_)], axis=1)
             piters = NEAR_ITERATIONS
+        sel = self._select_data
+        if sel.step != step:  # this call's step bound (solve_path's, as an argument)
+            sel = sel._replace(step=float(step))
         k = Q.shape[1]
         OK = np.empty((n, k), dtype=np.bool_)
         FK = np.empty((n, k), dtype=np.bool_)
@@ -250,10 +247,8 @@ class AnalyticIK(Immutable):
 
         def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
                  Ds: Array, PLs: Any, *, every: bool = False) -> None:
-            _select.finalize(Qs, Vs, Ss, Ts, self._lo, self._hi, self._revolute, cc.Rs, cc.ps,
-                             cc.kinds, cc.R_end, cc.p_end, self.position_tolerance,
-                             self.rotation_tolerance, step, self.weights, lazy and not every, piters,
-                             NEAR_MAX_STEP, OKs, FKs, LIMs, Ds, PLs,
+            _select.finalize(Qs, Vs, Ss, Ts, self._chain_data, sel,
+                             lazy and not every, piters, (OKs, FKs, LIMs, Ds, PLs),
                              len(Ts) >= PARALLEL_THRESHOLD)
 
         if self.near and lazy:
@@ -387,8 +382,8 @@ class AnalyticIK(Immutable):
         ok = np.empty(1, dtype=np.bool_)
         perr = np.empty(1)
         rerr = np.empty(1)
-        fl, il = self._pack
         if self._six:
+            fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
             code = _one.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
                                 rerr)
         else:
@@ -401,6 +396,7 @@ class AnalyticIK(Immutable):
                 V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
+            fl, il = self._pack
             code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
                                    ok, perr, rerr)
         if code != _one.DONE:
@@ -423,7 +419,7 @@ class AnalyticIK(Immutable):
         perr = np.empty(n)
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
-        fl, il = self._pack
+        fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
         _one.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
                        n >= PARALLEL_THRESHOLD)
         success = code == _one.DONE

@@ -15,10 +15,12 @@ target or per iteration.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, objmode
 
+from ikstack._records import F, I, Record
 from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
@@ -50,6 +52,40 @@ _MAX_STEP = 1.0  # [rad or m] largest joint move of one step (a trust region aga
 _STALL_RATIO = 0.7  # an iteration keeping more than this share of the cost made too little progress
 _STALL_STEPS = 2  # this many such iterations in a row end a search (restart sooner, not later)
 _STALL_FLOOR = 1e-8  # below this cost (|e| ~ 1.4e-4) a slow search is close: let it finish
+
+#: a solver's search settings, as :func:`solve_batch` reads them
+SETTINGS = Record("LMSettings", __name__, [
+    ("lo", F, ("dof",)),  # the limits the iterates keep to (margin applied)
+    ("hi", F, ("dof",)),
+    ("slo", F, ("dof",)),  # the box restarts draw from (finite)
+    ("shi", F, ("dof",)),
+    ("w", F, (6,)),  # task weights times the axis mask
+    ("tol_p", F, ()),  # [m]
+    ("tol_r", F, ()),  # [rad]
+    ("damping", F, ()),  # the step's parameter (see the step kinds)
+    ("budget", F, ()),  # [s] per target, inf for none
+    ("step_kind", I, ()),
+    ("limit_mode", I, ()),
+    ("max_iter", I, ()),
+    ("max_restarts", I, ()),
+])
+LMSettings = SETTINGS.type
+
+
+class Scratch(NamedTuple):
+    """:func:`_solve_one`'s scratch arrays (:func:`workspace`)."""
+
+    J: np.ndarray  # (6, n) Jacobian
+    T: np.ndarray  # (4, 4) pose
+    e: np.ndarray  # (6,) pose error
+    dq: np.ndarray  # (n,) step
+    L: np.ndarray  # (k, k) Cholesky factor, k = max(n, 6)
+    q: np.ndarray  # (n,) iterate
+    held: np.ndarray  # (n,) bool: joints the active set holds
+    Jw: np.ndarray  # (6, n) weighted Jacobian rows
+    ew: np.ndarray  # (6,) weighted error rows
+    y: np.ndarray  # (6,) task-space solution
+    sw: np.ndarray  # (6,) square roots of the weights
 
 
 @njit(cache=True)
@@ -253,13 +289,13 @@ def workspace(n):  # pragma: no cover - compiled
     ew = buf[o:o + 6]
     y = buf[o + 6:o + 12]
     sw = buf[o + 12:o + 18]
-    return J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw
+    return Scratch(J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw)
 
 
 @njit(cache=True, inline="always")
-def _step(J, e, sw, lam, q, lo, hi, active_set, Jw, ew, y, dq, L,
-          held):  # pragma: no cover - compiled
-    """The damped step ``dq`` of ``(J^T W J + lam I) dq = J^T W e``; False when singular.
+def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
+    """The damped step ``ws.dq`` of ``(J^T W J + lam I) dq = J^T W e`` at ``ws.q``; False when
+    singular.
 
     With ``Jw = W^(1/2) J`` over the ``m`` weighted rows, a redundant chain (``m < n``) solves
     the same step in task space, ``dq = Jw^T (Jw Jw^T + lam I)^-1 W^(1/2) e`` (an ``m x m``
@@ -267,6 +303,8 @@ def _step(J, e, sw, lam, q, lo, hi, active_set, Jw, ew, y, dq, L,
     ``active_set``: a joint at a bound whose step points outwards is held there (its column
     dropped) and the rest re-solved, so the other joints make up for it.
     """
+    J, e, sw, q, dq, L, held = ws.J, ws.e, ws.sw, ws.q, ws.dq, ws.L, ws.held
+    Jw, ew, y = ws.Jw, ws.ew, ws.y
     n = J.shape[1]
     for i in range(n):
         held[i] = False
@@ -333,18 +371,23 @@ def _step(J, e, sw, lam, q, lo, hi, active_set, Jw, ew, y, dq, L,
 
 
 @njit(cache=True)
-def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
-               step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-               qidx, qcoef, cA, cb, ws, q_out):  # pragma: no cover - compiled
+def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
+    ``chain`` is a :data:`ikstack.ik._data.CHAIN` record, ``lm`` a :data:`SETTINGS` record.
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
     ``ws`` is :func:`workspace`'s scratch. A search that converges onto a configuration that
-    violates a coupled-joint constraint (``qidx, qcoef, cA, cb``, see
-    :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart follows.
+    violates a coupled-joint constraint (``cons``, a :data:`ikstack.ik._data.CONSTRAINTS`
+    record, see :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart
+    follows.
     """
     n = q0.shape[0]
-    J, T, e, dq, L, q, held, Jw, ew, y, sw = ws
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
+    lo, hi, slo, shi, w = lm.lo, lm.hi, lm.slo, lm.shi, lm.w
+    tol_p, tol_r, damping, budget = lm.tol_p, lm.tol_r, lm.damping, lm.budget
+    step_kind, limit_mode, max_iter = lm.step_kind, lm.limit_mode, lm.max_iter
+    max_restarts = lm.max_restarts
+    J, T, e, dq, q, sw = ws.J, ws.T, ws.e, ws.dq, ws.q, ws.sw
     for r in range(6):
         sw[r] = np.sqrt(w[r])
     for i in range(n):
@@ -395,7 +438,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                                 q[i] += k2 * 2 * np.pi
                             if q[i] < lo[i] or q[i] > hi[i]:
                                 inside = False
-                if inside and constraints_row(q, qidx, qcoef, cA, cb) == 0:
+                if inside and constraints_row(q, cons.qidx, cons.qcoef, cons.A, cons.b) == 0:
                     violated = True
                     break
                 if inside:
@@ -430,8 +473,7 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
                 lam = E + damping
             else:
                 lam = damping * E
-            if not _step(J, e, sw, lam, q, lo, hi, limit_mode == LIMITS_PROJECT, Jw, ew, y,
-                         dq, L, held):
+            if not _step(ws, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = True
                 break
             big = 0.0
@@ -482,16 +524,13 @@ def _solve_one(Tt, q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, 
 
 
 @njit(cache=True, nogil=True)
-def solve_batch(Tt, Q0, Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w, tol_p, tol_r,
-                step_kind, damping, limit_mode, max_iter, max_restarts, key, budget,
-                qidx, qcoef, cA, cb, Q_out, codes, iters, restarts):  # pragma: no cover - compiled
+def solve_batch(Tt, Q0, chain, cons, lm, key, Q_out, codes, iters,
+                restarts):  # pragma: no cover - compiled
     """:func:`_solve_one` over every target, one workspace for all."""
     ws = workspace(Q0.shape[1])
     for k in range(Tt.shape[0]):
-        c, it, rs = _solve_one(Tt[k], Q0[k], Rs, ps, kinds, R_end, p_end, lo, hi, slo, shi, w,
-                               tol_p, tol_r, step_kind, damping, limit_mode, max_iter,
-                               max_restarts, _target_key(key, Tt[k]), budget, qidx, qcoef, cA,
-                               cb, ws, Q_out[k])
+        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws,
+                               Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs

@@ -41,6 +41,7 @@ from ikstack._deprecated import (
 )
 from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
+from ikstack.ik._data import GATE, chain_data, constraint_data
 from ikstack.ik._fast import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik._immutable import Immutable
@@ -59,7 +60,7 @@ _F64 = np.dtype(np.float64)
 PARALLEL_THRESHOLD = 64
 #: the per-target arguments of :func:`._kernels.solve_batch` (targets, seeds, q, codes,
 #: iterations, restarts), sliced per block by :func:`ikstack.ik._blocks.run_blocks`
-_ROW_ARGS = (0, 1, 25, 26, 27, 28)
+_ROW_ARGS = (0, 1, 6, 7, 8, 9)
 
 _MASKS = {
     "full": (1, 1, 1, 1, 1, 1),
@@ -226,15 +227,21 @@ class NumericalIK(Immutable):
         self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
         tabs = constraint_tables(chain)
         self._tabs = tabs
-        c = self._cc
+        # the kernels' records: chain, constraint tables, search settings
+        self._chain_data = chain_data(self._cc)
+        self._cons_data = constraint_data(tabs)
+        self._settings = K.SETTINGS.make(
+            lo=self._lo, hi=self._hi, slo=self._slo, shi=self._shi, w=self._w,
+            tol_p=o.position_tolerance, tol_r=o.rotation_tolerance, damping=self.damping,
+            budget=math.inf if o.time_budget is None else o.time_budget,
+            step_kind=self.step_kind, limit_mode=int(o.limits), max_iter=o.max_iterations,
+            max_restarts=o.max_restarts)
         # one compiled call for a single target, unless the constraints need Python or a
         # subclass replaced the search or the gate
         own = type(self)._run is NumericalIK._run and type(self)._gate is NumericalIK._gate
-        self._pack = None if (chain.constraints and not tabs.compiled) or not own else one.pack(
-            c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo, self._shi,
-            self._w, o.position_tolerance, o.rotation_tolerance, self.damping, self.step_kind,
-            int(o.limits), o.max_iterations, o.max_restarts, self._lo, self._hi, tp, tr,
-            tabs.qidx, tabs.qcoef, tabs.A, tabs.b)
+        self._pack = None if (chain.constraints and not tabs.compiled) or not own else (
+            one.PACKING.pack(self._chain_data, self._cons_data, self._settings,
+                             GATE.make(lo=self._lo, hi=self._hi, tol_p=tp, tol_r=tr)))
 
     @property
     def method(self) -> str:
@@ -299,10 +306,8 @@ class NumericalIK(Immutable):
             ok = np.empty(1, dtype=np.bool_)
             perr = np.empty(1)
             rerr = np.empty(1)
-            tb = self.options.time_budget
-            budget = math.inf if tb is None else float(tb)
-            if one.solve_gate_one(Tt, Q0, *self._pack, self._key(1), budget, Q, codes, iters,
-                                  rest, ok, perr, rerr) or self._partial:
+            if one.solve_gate_one(Tt, Q0, *self._pack, self._key(1), Q, codes, iters, rest, ok,
+                                  perr, rerr) or self._partial:
                 ok, perr, rerr = self._gate(Q, Tt)
         else:
             self._run(Tt, Q0, Q, codes, iters, rest)
@@ -328,17 +333,12 @@ class NumericalIK(Immutable):
     def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
              iters: NDArray[np.int64], rest: NDArray[np.int64],
              max_restarts: int | None = None) -> None:
-        o = self.options
-        restarts = o.max_restarts if max_restarts is None else max_restarts
         n = Tt.shape[0]
         key = self._key(n)
-        budget = math.inf if o.time_budget is None else float(o.time_budget)
-        c = self._cc
-        t = self._tabs
-        args = (Tt, Q0, c.Rs, c.ps, c.kinds, c.R_end, c.p_end, self._lo, self._hi, self._slo,
-                self._shi, self._w, o.position_tolerance, o.rotation_tolerance, self.step_kind,
-                self.damping, int(o.limits), o.max_iterations, restarts, key, budget, t.qidx,
-                t.qcoef, t.A, t.b, Q, codes, iters, rest)
+        lm = self._settings
+        if max_restarts is not None:
+            lm = lm._replace(max_restarts=int(max_restarts))
+        args = (Tt, Q0, self._chain_data, self._cons_data, lm, key, Q, codes, iters, rest)
         if n < PARALLEL_THRESHOLD:
             K.solve_batch(*args)
             return

@@ -1,0 +1,86 @@
+"""What a compiled call costs per argument: why single-target kernels take packed records.
+
+A numerical solver's constant data (chain, constraint tables, search settings, FK gate: 25
+fields) reach a compiled single-target call in three ways, timed here on an empty kernel:
+
+- ``packed``: the two arrays of :data:`ikstack.ik.numerical._one.PACKING`, unpacked into the
+  records inside the kernel (what the solver does);
+- ``records``: the four named tuples themselves (numba types a named tuple field by field in
+  Python on every call);
+- ``fields``: every field as its own argument (the old kernel signatures).
+
+Run: ``python benchmarks/bench_dispatch.py [--quick]``; writes
+``benchmarks/results/bench_dispatch.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from numba import njit
+
+from ikstack.bench import write_report
+from ikstack.ik.numerical import LevenbergMarquardt
+from ikstack.ik.numerical._one import PACKING
+from ikstack.robots import load
+
+_unpack = PACKING.unpack
+
+
+@njit(cache=True)
+def _packed(fl, il):  # pragma: no cover - compiled
+    chain, cons, lm, gate = _unpack(fl, il)
+    return chain.Rs[0, 0, 0] + lm.tol_p + gate.tol_r + cons.b.shape[0]
+
+
+@njit(cache=True)
+def _records(chain, cons, lm, gate):  # pragma: no cover - compiled
+    return chain.Rs[0, 0, 0] + lm.tol_p + gate.tol_r + cons.b.shape[0]
+
+
+def _fields_kernel(n: int):  # noqa: ANN202
+    names = [f"a{i}" for i in range(n)]
+    ns: dict = {}
+    exec(f"def fields({', '.join(names)}):\n    return a0[0, 0, 0]\n", ns)  # noqa: S102
+    return njit(ns["fields"])
+
+
+def best_ns(f, args, n: int, reps: int) -> float:  # noqa: ANN001
+    f(*args)
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f(*args)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best * 1e9
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer calls (smoke test)")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_dispatch.json"))
+    args = ap.parse_args()
+    n, reps = (20_000, 3) if args.quick else (200_000, 7)
+    ik = LevenbergMarquardt(load("panda"))
+    recs = (ik._chain_data, ik._cons_data, ik._settings,
+            PACKING.unpack.py_func(*ik._pack)[3])  # the gate record, as packed
+    fields = [v for r in recs for v in r]
+    fl, il = ik._pack
+    rows = {"packed (2 arrays)": best_ns(_packed, (fl, il), n, reps),
+            f"records (4 named tuples, {len(fields)} fields)": best_ns(_records, recs, n, reps),
+            f"fields ({len(fields)} arguments)": best_ns(_fields_kernel(len(fields)), fields, n,
+                                                         reps)}
+    print("| call of an empty compiled kernel | ns per call |\n|---|---:|")
+    for k, v in rows.items():
+        print(f"| {k} | {v:.0f} |")
+    out = Path(args.out)
+    written = write_report(out.stem, {"ns_per_call": rows, "quick": args.quick,
+                                      "calls": n, "repeats": reps}, folder=out.parent)
+    print(f"wrote {written}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""ikstack uses numba only through its public surface (``numba.njit``, ``prange``, typed
+containers, configuration), so a numba upgrade cannot break a view or a kernel silently.
+
+The one exception is :mod:`ikstack.compile_notice`, which listens to numba's documented event
+API (``numba.core.event``) to print the first-run notice; ``tests/cli/test_first_run.py``
+exercises it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ikstack
+
+SRC = Path(ikstack.__file__).parent
+#: modules of numba's implementation (code generation, typing, array internals)
+INTERNAL = ("numba.core", "numba.np", "numba.cpython", "numba.extending", "numba.typed.typeddict",
+            "numba.misc", "numba.parfors", "llvmlite")
+#: module -> the internal modules it may import
+ALLOWED = {"compile_notice.py": {"numba.core.event", "numba.core"}}
+
+
+def _internal_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith(INTERNAL) or name in ("numba.intrinsic", "numba.generated_jit"):
+                found.add(name)
+    return found
+
+
+def test_no_numba_internals_outside_the_compile_notice():
+    bad = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = str(path.relative_to(SRC))
+        extra = _internal_imports(path) - ALLOWED.get(rel, set())
+        if extra:
+            bad[rel] = sorted(extra)
+    assert not bad, f"numba internals imported: {bad}"
+
+
+def test_the_scan_sees_an_internal_import(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("from numba.np.arrayobj import make_array\nfrom numba import njit\n")
+    assert _internal_imports(p) == {"numba.np.arrayobj", "numba.np.arrayobj.make_array"}

@@ -1,0 +1,135 @@
+"""Typed records and their packing (:mod:`ikstack._records`): one definition gives the named
+tuple, the pack and the compiled unpack; these tests hold the three together.
+
+The references are the definitions themselves (field names, dtypes, shapes), never the packing
+code: a packed record must come back field for field, value for value, in every layout the
+solvers use and in random ones.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from ikstack._records import B, F, I, Packing, Record
+from ikstack.ik import _data
+from ikstack.ik.analytic import _one as A1
+from ikstack.ik.numerical import _kernels as NK
+from ikstack.ik.numerical import _one as N1
+
+R1 = Record("Rec1", __name__, [("x", F, ("n", 3)), ("k", I, ("n",)), ("t", F, ()),
+                              ("flag", B, ()), ("m", B, ("n",)), ("c", I, ())])
+R2 = Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",)), ("e", F, (0,))])
+Rec1, Rec2 = R1.type, R2.type  # bound under their names, as numba's cache needs
+PK = Packing(R1, R2)
+_unpack = PK.unpack
+
+
+@njit(cache=False)
+def _roundtrip(fl, il):
+    return _unpack(fl, il)
+
+
+def _random(rec: Record, dims: dict[str, int], rng: np.random.Generator):
+    vals = {}
+    for name, dtype, shape in rec.fields:
+        size = tuple(d if isinstance(d, int) else sum(dims[t.strip()] for t in d.split("+"))
+                     for d in shape)
+        if dtype == F:
+            v = rng.normal(size=size) * 10.0 ** rng.integers(-300, 300, size=size)
+        elif dtype == I:
+            v = rng.integers(-2**62, 2**62, size=size)
+        else:
+            v = rng.random(size) < 0.5
+        vals[name] = v if shape else v.item() if hasattr(v, "item") else v
+    return rec.make(**vals)
+
+
+def _same(a, b) -> None:
+    assert type(a) is type(b)
+    for name, x, y in zip(a._fields, a, b, strict=True):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.shape == y.shape, name
+        assert x.dtype == y.dtype or (x.dtype.kind == y.dtype.kind), name
+        assert np.array_equal(x, y), name  # exact, bit for bit on floats (no NaN here)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 7), m=st.integers(0, 5), seed=st.integers(0, 2**32 - 1))
+def test_pack_then_unpack_gives_every_field_back(n, m, seed):
+    rng = np.random.default_rng(seed)
+    r1, r2 = _random(R1, {"n": n}, rng), _random(R2, {"n": n, "m": m}, rng)
+    fl, il = PK.pack(r1, r2)
+    assert fl.dtype == np.float64 and il.dtype == np.int64
+    assert il[:3].tolist() == [PK.tag, n, m]  # the tag, then the dimensions in first-use order
+    for out in (_roundtrip(fl, il), PK.unpack.py_func(fl, il)):
+        _same(out[0], r1)
+        _same(out[1], r2)
+    # a compiled unpack types every field as its definition says
+    got = _roundtrip(fl, il)
+    assert isinstance(got[0].t, float) and isinstance(got[0].c, int)
+    assert isinstance(got[0].flag, bool) and got[0].m.dtype == np.bool_
+
+
+def test_bad_values_are_named():
+    with pytest.raises(TypeError, match="missing"):
+        R1.make(x=np.zeros((1, 3)))
+    good = dict(x=np.zeros((2, 3)), k=np.zeros(2), t=0.0, flag=True, m=np.ones(2), c=1)
+    with pytest.raises(ValueError, match=r"Rec1\.k"):
+        R1.make(**{**good, "k": np.zeros(3)})
+    with pytest.raises(ValueError, match=r"Rec2\.z"):
+        PK.pack(R1.make(**good), Rec2(np.zeros((2, 1, 4)), np.zeros(4), np.zeros(0)))
+    with pytest.raises(ValueError, match="dtype"):
+        Record("Bad", __name__, [("a", "f4", ())])
+
+
+def test_an_unpack_of_another_layout_refuses_the_arrays():
+    """A kernel cached with an older layout (numba does not see a record change in another
+    module) raises rather than read the wrong offsets."""
+    other = Packing(R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",))]))
+    assert other.tag != PK.tag
+    rng = np.random.default_rng(1)
+    fl, il = PK.pack(_random(R1, {"n": 2}, rng), _random(R2, {"n": 2, "m": 1}, rng))
+    with pytest.raises(ValueError, match="layout"):
+        _roundtrip_other(fl, il)
+    _roundtrip(fl, il)  # its own layout: fine
+
+
+_unpack_other = Packing(R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)),
+                                                      ("z", F, ("n + m",))])).unpack
+
+
+@njit(cache=False)
+def _roundtrip_other(fl, il):
+    return _unpack_other(fl, il)
+
+
+def test_record_types_pickle_by_reference():
+    """numba's cache pickles a kernel's argument types: each record type must be the
+    module-level name it claims."""
+    for rec in (_data.CHAIN, _data.CONSTRAINTS, _data.GATE, NK.SETTINGS, A1.SELECT, A1.FAMILY6,
+                R1, R2):
+        assert pickle.loads(pickle.dumps(rec.type)) is rec.type
+
+
+def _solver_values(rec: Record, dims: dict[str, int], rng: np.random.Generator):
+    return _random(rec, dims, rng)
+
+
+@pytest.mark.parametrize("packing", [N1.PACKING, A1.PACKING, A1.PACKING6],
+                         ids=["numerical", "analytic", "analytic6"])
+def test_the_solvers_layouts_round_trip(packing):
+    rng = np.random.default_rng(5)
+    dims = {d: int(v) for d, v in zip(packing.dims, rng.integers(1, 5, len(packing.dims)),
+                                      strict=True)}
+    if "dof" in dims and A1.FAMILY6 in packing.records:
+        dims["dof"] = 6
+    recs = [_solver_values(r, dims, rng) for r in packing.records]
+    fl, il = packing.pack(*recs)
+    for got, want in zip(packing.unpack.py_func(fl, il), recs, strict=True):
+        _same(got, want)
