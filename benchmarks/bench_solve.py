@@ -34,7 +34,7 @@ from ikstack.ik import IKResult, IKStatus, certify
 from ikstack.jobs import Progress, SolveConfig, read_episode, run_job
 from ikstack.jobs.episode import SolvedEpisode
 from ikstack.jobs.formats import write_solved
-from ikstack.jobs.path import default_path_solver_factory, library_solvers_available
+from ikstack.jobs.path import default_path_solver_factory
 from ikstack.jobs.samples import SAMPLE_HOMES, joint_path
 from ikstack.kinematics import fk, fk_jacobian
 from ikstack.robots import load
@@ -136,8 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     episodes = args.episodes or (20 if args.quick else 1000)
     frames = args.frames or (100 if args.quick else 500)
-    have_library = library_solvers_available()["numerical"]
-    use_library = args.solver == "library" or (args.solver == "auto" and have_library)
+    use_library = args.solver in ("library", "auto")  # the library's solvers always ship
     factory = default_path_solver_factory if use_library else newton_factory
     solver_name = "library" if use_library else "bench_newton (stand-in)"
     have_ray = importlib.util.find_spec("ray") is not None and not args.no_ray
