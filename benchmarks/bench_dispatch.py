@@ -3,7 +3,7 @@
 A numerical solver's constant data (chain, constraint tables, search settings, FK gate: 25
 fields) reach a compiled single-target call in three ways, timed here on an empty kernel:
 
-- ``packed``: the two arrays of :data:`ikstack.ik.numerical._one.PACKING`, unpacked into the
+- ``packed``: the two arrays of :data:`ikstack.ik.numerical._single_target.PACKING`, unpacked into the
   records inside the kernel (what the solver does);
 - ``records``: the four named tuples themselves (numba types a named tuple field by field in
   Python on every call);
@@ -23,7 +23,7 @@ from numba import njit
 
 from ikstack.bench import write_report
 from ikstack.ik.numerical import LevenbergMarquardt
-from ikstack.ik.numerical._one import PACKING
+from ikstack.ik.numerical._single_target import PACKING
 from ikstack.robots import load
 
 _unpack = PACKING.unpack

@@ -186,9 +186,9 @@ def test_fast_arc_tangent_equals_the_cpu_kernels_bit_for_bit():
     random pairs, both signs of zero and the table's breakpoints."""
     from numba import njit
 
-    from ikstack.backends.warp import _gen_vec
+    from ikstack.backends.warp import _gen_tuple_math
     from ikstack.backends.warp.runtime import device, warp
-    from ikstack.ik.analytic._vec import fatan2
+    from ikstack.ik.analytic._tuple_math import fatan2
 
     wp = warp()
 
@@ -196,7 +196,7 @@ def test_fast_arc_tangent_equals_the_cpu_kernels_bit_for_bit():
     def run_warp(y: wp.array(dtype=wp.float64), x: wp.array(dtype=wp.float64),
                  out: wp.array(dtype=wp.float64)):
         i = wp.tid()
-        out[i] = _gen_vec.fatan2(y[i], x[i])
+        out[i] = _gen_tuple_math.fatan2(y[i], x[i])
 
     @njit(cache=False)
     def run_cpu(y, x, out):

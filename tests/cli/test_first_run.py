@@ -72,7 +72,7 @@ def test_compile_notice_names_the_area_once_and_can_be_silenced(tmp_path):
 
 
 def test_area_of_takes_the_longest_prefix():
-    assert compile_notice.area_of("ikstack.ik.analytic._one") == "analytic IK"
+    assert compile_notice.area_of("ikstack.ik.analytic._single_target") == "analytic IK"
     assert compile_notice.area_of("ikstack.ik.analytic.general6r._dense") == "general 6R IK"
     assert compile_notice.area_of("ikstack.ik._gate") == "IK certification"
     assert compile_notice.area_of("numpy.linalg") is None

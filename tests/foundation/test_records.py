@@ -18,9 +18,9 @@ from numba import njit
 
 from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik import _data
-from ikstack.ik.analytic import _one as A1
+from ikstack.ik.analytic import _single_target as A1
 from ikstack.ik.numerical import _kernels as NK
-from ikstack.ik.numerical import _one as N1
+from ikstack.ik.numerical import _single_target as N1
 
 R1 = Record("Rec1", __name__, [("x", F, ("n", 3)), ("k", I, ("n",)), ("t", F, ()),
                               ("flag", B, ()), ("m", B, ("n",)), ("c", I, ())])

@@ -21,7 +21,7 @@ CHAIN = Record("ChainData", __name__, [
 ])
 ChainData = CHAIN.type
 
-#: a chain's coupled-joint constraints (:func:`ikstack.ik._fast.constraint_tables`), as
+#: a chain's coupled-joint constraints (:func:`ikstack.ik._fixed_gate.constraint_tables`), as
 #: :func:`ikstack.ik._gate.constraints_row` takes them
 CONSTRAINTS = Record("ConstraintData", __name__, [
     ("qidx", I, ("nq", 2)),  # joints (i, j) of each quadrant-polynomial constraint
@@ -48,5 +48,5 @@ def chain_data(cc: Any) -> Any:
 
 
 def constraint_data(tabs: Any) -> Any:
-    """:data:`CONSTRAINTS` of :class:`ikstack.ik._fast.ConstraintTables`."""
+    """:data:`CONSTRAINTS` of :class:`ikstack.ik._fixed_gate.ConstraintTables`."""
     return CONSTRAINTS.make(qidx=tabs.qidx, qcoef=tabs.qcoef, A=tabs.A, b=tabs.b)

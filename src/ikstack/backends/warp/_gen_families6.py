@@ -8,7 +8,7 @@ import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_sp import sp1_angle, sp1_angle_cs, sp2, sp2_first, sp3, sp3_cs, sp4, sp4_cs, sp5
-from ikstack.backends.warp._gen_vec import add, any_perp, cross, dot, mT, mm, mtv, mv, neg, norm, rot, rot_cs, rotm, rotm_cs, scale, set4, sub, wrap
+from ikstack.backends.warp._gen_tuple_math import add, any_perp, cross, dot, mT, mm, mtv, mv, neg, norm, rot, rot_cs, rotm, rotm_cs, scale, set4, sub, wrap
 
 FIRST_MEET = wp.constant(2)
 GENERAL = wp.constant(0)

@@ -7,7 +7,7 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
-from ikstack.backends.warp._gen_vec import add, any_perp, cross, dot, mT, mm, mv, norm, rot, rotm, scale, sub, wrap
+from ikstack.backends.warp._gen_tuple_math import add, any_perp, cross, dot, mT, mm, mv, norm, rot, rotm, scale, sub, wrap
 
 
 

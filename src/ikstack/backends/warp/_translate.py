@@ -44,7 +44,7 @@ from ikstack.backends.warp._translate_expr import TranslateError, _flit, _Func, 
 
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {
-    "ikstack.ik.analytic._vec": "ikstack.backends.warp._gen_vec",
+    "ikstack.ik.analytic._tuple_math": "ikstack.backends.warp._gen_tuple_math",
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
@@ -58,7 +58,7 @@ MODULES = {
 #: array as an array of ``wp.vec3d`` (a row is a 3-vector). A compiled
 #: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
 SIGNATURES: dict[str, dict[str, str]] = {
-    "ikstack.ik.analytic._vec": {
+    "ikstack.ik.analytic._tuple_math": {
         "add": "a:v3 b:v3", "sub": "a:v3 b:v3", "neg": "a:v3", "scale": "a:v3 s:f",
         "dot": "a:v3 b:v3", "cross": "a:v3 b:v3", "norm": "a:v3",
         "rot_cs": "k:v3 c:f s:f p:v3", "rot": "k:v3 t:f p:v3",

@@ -22,7 +22,7 @@ What runs where (``device_selection`` says which case a solver is in):
   :meth:`solve_path` and :meth:`solve_paths` run a whole path in one launch (one thread a
   path, looping over its frames). A chain within ``axis_alignment_tolerance`` of its family
   (URDF rounding) is solved on the exact surrogate and each candidate polished on the true
-  chain on the device before its FK check (:mod:`._wk_polish`, the CPU path's bounded polish).
+  chain on the device before its FK check (:mod:`._polish`, the CPU path's bounded polish).
 * On the host, through the CPU path's own compiled code with candidates from the device:
   near mode (its seed-slot second pass), chains with a constraint type outside the compiled
   tables, and the rare row whose linear constraint is within round-off of zero (Python
@@ -63,7 +63,7 @@ from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._fast import constraint_tables
+from ikstack.ik._fixed_gate import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP
@@ -242,10 +242,10 @@ class WarpAnalyticIK:
         self._capacity = cap
 
     def _polish(self, rows: int) -> Any:
-        """The device polish of :mod:`._wk_polish` for ``rows`` threads: on for a chain within
+        """The device polish of :mod:`._polish` for ``rows`` threads: on for a chain within
         the alignment tolerance of its family (strict mode polishes the surrogate's candidates
         on the true chain, as the CPU path), else off with placeholder arrays."""
-        from ikstack.backends.warp._wk_polish import Polish
+        from ikstack.backends.warp._polish import Polish
 
         wp, dev, f64 = self._wp, self._dev, self._wp.float64
         on = bool(self._ik.polish)
@@ -276,7 +276,7 @@ class WarpAnalyticIK:
     def _launch_candidates(self, T: Array, S: Array) -> tuple[Any, Any]:
         """Upload at most ``chunk_size`` targets and seeds and launch the family kernels;
         returns the device candidates ``(Q, V)`` (views of the scratch)."""
-        from ikstack.backends.warp import _wk_families, _wk_srs
+        from ikstack.backends.warp import _families, _srs
 
         m = T.shape[0]
         self.prepare_buffers(m)
@@ -286,22 +286,22 @@ class WarpAnalyticIK:
         Q, V = b["Q"][:m], b["V"][:m]
         f = self._base
         if isinstance(f, SixR):
-            wp.launch(_wk_families.sixr_kernel, dim=m, device=dev,
+            wp.launch(_families.sixr_kernel, dim=m, device=dev,
                       inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), b["T"][:m],
                               b["S"][:m], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
         elif isinstance(f, LockedJoint):
             six = f.sub
-            wp.launch(_wk_families.locked_kernel, dim=(m, f.K // 8), device=dev,
+            wp.launch(_families.locked_kernel, dim=(m, f.K // 8), device=dev,
                       inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), b["T"][:m],
                               b["S"][:m], g["lock_first"], g["lh"], g["lr"], g["M_R"],
                               g["M_p"], g["grid"], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
         else:
             common = [b["T"][:m], b["S"][:m], g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"],
                       g["R7T"]]
-            wp.launch(_wk_srs.srs_swivels_kernel, dim=m, device=dev,
+            wp.launch(_srs.srs_swivels_kernel, dim=m, device=dev,
                       inputs=common + [g["grid"], g["lo"], g["hi"], g["arcs"], b["bounds"][:m],
                                        b["psis"][:m], b["used"][:m]])
-            wp.launch(_wk_srs.srs_kernel, dim=(m, g["slots"]), device=dev,
+            wp.launch(_srs.srs_kernel, dim=(m, g["slots"]), device=dev,
                       inputs=common + [b["psis"][:m], b["used"][:m], Q, V])
         return Q, V
 
@@ -316,7 +316,7 @@ class WarpAnalyticIK:
         """Candidates, selection and certification of at most ``chunk_size`` targets on the
         device; ``(q, status, perr, rerr, q_all, valid_all)`` as fresh host arrays (the last
         two None unless ``return_all``: only (m, dof) and three (m,) arrays come back)."""
-        from ikstack.backends.warp import _wk_select
+        from ikstack.backends.warp import _selection
 
         m = T.shape[0]
         # rotations near orthonormal (float32, noise) are solved as the nearest rotation and
@@ -328,7 +328,7 @@ class WarpAnalyticIK:
         b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
         b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
         step = self._step if max_step is None else max_step
-        wp.launch(_wk_select.select_kernel, dim=m, device=self._dev,
+        wp.launch(_selection.select_kernel, dim=m, device=self._dev,
                   inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
                           step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
                           b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
@@ -510,7 +510,7 @@ class WarpAnalyticIK:
 
     def _device_paths(self, T: Array, S: Array) -> list[IKResult]:
         """Paths ``T`` (P, F, 4, 4) from seeds ``S`` (P, dof) in one launch."""
-        from ikstack.backends.warp import _wk_path
+        from ikstack.backends.warp import _paths
 
         P, nf = T.shape[0], T.shape[1]
         dof, k = self.chain.dof, self.K
@@ -539,17 +539,17 @@ class WarpAnalyticIK:
                 self._polish(P)]
         Td = wp.array(np.ascontiguousarray(Tp, dtype=np.float64), dtype=wp.mat44d, device=dev)
         if isinstance(f, SixR):
-            wp.launch(_wk_path.path6_kernel, dim=P, device=dev,
+            wp.launch(_paths.path6_kernel, dim=P, device=dev,
                       inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), Td, g["H"], g["P"],
                               g["R6T"], g["sgn"], *gate])
         elif isinstance(f, LockedJoint):
             six = f.sub
-            wp.launch(_wk_path.path_locked_kernel, dim=P, device=dev,
+            wp.launch(_paths.path_locked_kernel, dim=P, device=dev,
                       inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), Td,
                               g["lock_first"], g["lh"], g["lr"], g["M_R"], g["M_p"], g["grid"],
                               g["H"], g["P"], g["R6T"], g["sgn"], *gate])
         else:
-            wp.launch(_wk_path.path_srs_kernel, dim=P, device=dev,
+            wp.launch(_paths.path_srs_kernel, dim=P, device=dev,
                       inputs=[Td, g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"], g["R7T"],
                               g["grid"], g["lo"], g["hi"], g["arcs"],
                               wp.empty((P, 48), dtype=f64, device=dev),

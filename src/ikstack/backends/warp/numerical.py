@@ -1,7 +1,7 @@
 """Batched numerical IK on Warp: the CPU path's Levenberg-Marquardt, one thread per target.
 
 :class:`WarpLevenbergMarquardt` is :class:`ikstack.ik.numerical.LevenbergMarquardt` with its
-compiled loop replaced by a Warp port (:mod:`._wk_lm`): the same step (Chan's damping by
+compiled loop replaced by a Warp port (:mod:`._lm`): the same step (Chan's damping by
 default, Sugihara's on request; a task-space ``m x m`` system when fewer weighted rows than
 joints, as for a 7-joint arm), the same limit handling (active-set ``PROJECT`` by default),
 stall rule, step cap and failure codes, random restarts drawn from the same per-target
@@ -81,7 +81,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
     def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
              iters: NDArray[np.int64], rest: NDArray[np.int64],
              max_restarts: int | None = None) -> None:
-        from ikstack.backends.warp import _wk_lm
+        from ikstack.backends.warp import _lm
 
         o = self.options
         restarts = o.max_restarts if max_restarts is None else max_restarts
@@ -101,7 +101,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
             buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
             held = wp.zeros((m, dof), dtype=i32, device=dev)
             out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
-            wp.launch(_wk_lm.lm_kernel, dim=m, device=dev, inputs=[
+            wp.launch(_lm.lm_kernel, dim=m, device=dev, inputs=[
                 wp.array(np.ascontiguousarray(Tt[a:b]), dtype=wp.mat44d, device=dev),
                 wp.array(np.ascontiguousarray(Q0[a:b], dtype=np.float64), dtype=f64,
                          device=dev),

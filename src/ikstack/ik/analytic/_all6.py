@@ -35,15 +35,15 @@ from numba import njit, prange
 
 from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
-from ikstack.ik.analytic._one import (
+from ikstack.ik.analytic._select import _project, joint_rep
+from ikstack.ik.analytic._single_target import (
     DONE,
     GENERAL,
     NOT_RIGID,
     _check6,
     _unpack6_unchecked,
 )
-from ikstack.ik.analytic._select import _project, joint_rep
-from ikstack.ik.analytic._vec import m9, v3
+from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.ik.result import IKResult
 from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
@@ -77,7 +77,7 @@ def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``: :data:`._one.PACKING6`'s arrays,
+    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``: :data:`._single_target.PACKING6`'s arrays,
     their tag checked by the caller; ``out``: ``(Q, VA, q, ok, perr, rerr)``)."""
     # unpacked here, inlined (records passed into a compiled call cost a reference count per
     # array); the family's fid, var, sgn: the arguments
@@ -209,8 +209,8 @@ def all_serial(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
     (N, 6), its success ``ok`` and its errors, for targets ``T`` (N, 4, 4) and seeds ``S`` (N or
     1, 6), on the calling thread; ``fid``, ``var`` and ``sgn`` are the family's
     :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``. Rows not ``ok`` are the general path's
-    to decide; returns :data:`._one.DONE` when every row is ``ok``, else the codes of the rows
-    that are not (:data:`._one.GENERAL`, and :data:`._one.NOT_RIGID` for a target numpy must
+    to decide; returns :data:`._single_target.DONE` when every row is ``ok``, else the codes of the rows
+    that are not (:data:`._single_target.GENERAL`, and :data:`._single_target.NOT_RIGID` for a target numpy must
     check) or-ed."""
     _check6(il)
     return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr))
@@ -240,7 +240,7 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
 
     Per call: the input checks, one array per result field (a view costs as much as an
     array) and one compiled call; the result is built without the dataclass's per-field
-    overhead (:func:`ikstack.ik._fast.result_one`'s way)."""
+    overhead (:func:`ikstack.ik._fixed_gate.result_one`'s way)."""
     T = T_base_tcp
     if type(T) is not np.ndarray or T.dtype is not _F64:
         return None

@@ -32,7 +32,7 @@ from ikstack.ik.analytic._families6 import (
     wrist_members,
 )
 from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
-from ikstack.ik.analytic._vec import mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
+from ikstack.ik.analytic._tuple_math import mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
 from ikstack.kinematics._kernels import fk_revolute6_tuples
 
 #: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state,

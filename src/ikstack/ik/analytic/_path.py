@@ -18,9 +18,9 @@ from numba import njit
 from ikstack.ik._data import CHAIN
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.ik.analytic import _srs
-from ikstack.ik.analytic._one import SELECT
 from ikstack.ik.analytic._select import TWO_PI, _finalize_one
-from ikstack.ik.analytic._vec import m9
+from ikstack.ik.analytic._single_target import SELECT
+from ikstack.ik.analytic._tuple_math import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 
 #: frame outcome codes written to ``code`` (the caller maps them to IKStatus values)
@@ -61,7 +61,7 @@ def _select(Q, V, prev, T, chain, sel, work, res, i):  # pragma: no cover - comp
 def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - compiled
     """A 6R family along targets ``T`` (n, 4, 4) from ``seed`` (6,): ``fid, var, sgn`` the
     family's kernel arguments, ``fam`` its ``(reverse, H, P, R6T)``, ``chain`` and ``sel`` the
-    :data:`ikstack.ik._data.CHAIN` and :data:`._one.SELECT` records, ``res`` the outputs
+    :data:`ikstack.ik._data.CHAIN` and :data:`._single_target.SELECT` records, ``res`` the outputs
     ``(out (n, 6), code (n,))``."""
     rev, H, P, R6T = fam
     K = F6.K6

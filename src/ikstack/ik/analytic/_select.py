@@ -104,7 +104,7 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
     ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
-    :data:`._one.SELECT` record, ``work`` the flags and scratch ``(OK, FK, LIM, D, Tbuf)``."""
+    :data:`._single_target.SELECT` record, ``work`` the flags and scratch ``(OK, FK, LIM, D, Tbuf)``."""
     _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
                  np.zeros(Q.shape[0], dtype=np.bool_))
 
@@ -174,7 +174,7 @@ def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
 def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
     targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
-    record, ``sel`` a :data:`._one.SELECT` record, ``flags`` the outputs ``(OK, FK, LIM, D,
+    record, ``sel`` a :data:`._single_target.SELECT` record, ``flags`` the outputs ``(OK, FK, LIM, D,
     PL)`` (each (N, K)).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates

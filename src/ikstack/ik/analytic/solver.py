@@ -13,10 +13,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
-from ikstack.ik._fast import FastGate, constraint_tables, result_one
+from ikstack.ik._fixed_gate import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik._immutable import Immutable
-from ikstack.ik.analytic import _all6, _one, _path_solve, _refine, _select
+from ikstack.ik.analytic import _all6, _path_solve, _refine, _select, _single_target
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.config import MODES as _MODES
@@ -173,7 +173,7 @@ class AnalyticIK(Immutable):
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
         # the kernels' records, and the single-target fast path's packings of them
-        self._chain_data, self._select_data, self._pack, self._pack6 = _one.solver_records(
+        self._chain_data, self._select_data, self._pack, self._pack6 = _single_target.solver_records(
             self, tabs, six, NEAR_MAX_STEP)
 
     def _pick(self, dets: list[Detection]) -> Detection:
@@ -384,7 +384,7 @@ class AnalyticIK(Immutable):
         rerr = np.empty(1)
         if self._six:
             fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-            code = _one.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
+            code = _single_target.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
                                 rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
@@ -397,15 +397,15 @@ class AnalyticIK(Immutable):
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
             fl, il = self._pack
-            code = _one.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
+            code = _single_target.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
                                    ok, perr, rerr)
-        if code != _one.DONE:
+        if code != _single_target.DONE:
             return None
         return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
                           np.zeros(1, np.int64), np.zeros(1, np.int64))
 
     def _solve_six(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
-        """(N, 4, 4) float64 targets of a 6R family through :func:`._one.six_batch`; rows it
+        """(N, 4, 4) float64 targets of a 6R family through :func:`._single_target.six_batch`; rows it
         leaves undecided (failures, broken constraints, targets numpy must check) are solved by
         the general path. None for any other input (the general path validates it)."""
         T = T_base_tcp
@@ -420,13 +420,13 @@ class AnalyticIK(Immutable):
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-        _one.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
+        _single_target.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
                        n >= PARALLEL_THRESHOLD)
-        success = code == _one.DONE
+        success = code == _single_target.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
         if rows.size:
-            if (code == _one.NOT_RIGID).any():
+            if (code == _single_target.NOT_RIGID).any():
                 as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
             Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
                 np.broadcast_to(S, (rows.size, 6)))

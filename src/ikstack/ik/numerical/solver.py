@@ -42,11 +42,11 @@ from ikstack._deprecated import (
 from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
 from ikstack.ik._data import GATE, chain_data, constraint_data
-from ikstack.ik._fast import FastGate, constraint_tables, result_one
+from ikstack.ik._fixed_gate import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik._immutable import Immutable
 from ikstack.ik.numerical import _kernels as K
-from ikstack.ik.numerical import _one as one
+from ikstack.ik.numerical import _single_target as one
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.kinematics import compile_chain, fk
 from ikstack.kinematics._kernels import all_finite

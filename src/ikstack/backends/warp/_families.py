@@ -25,7 +25,7 @@ from ikstack.backends.warp._gen_families6 import (
 from ikstack.backends.warp._gen_sp import (
     sp6,
 )
-from ikstack.backends.warp._gen_vec import (
+from ikstack.backends.warp._gen_tuple_math import (
     add,
     cross,
     mm,

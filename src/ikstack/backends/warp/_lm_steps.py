@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-"""Pieces of the Warp numerical-IK loop (:mod:`._wk_lm`), each the Warp twin of a CPU kernel.
+"""Pieces of the Warp numerical-IK loop (:mod:`._lm`), each the Warp twin of a CPU kernel.
 
 :func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
 unsigned arithmetic, :func:`target_key` the per-target restart seed, :func:`jac_into` the

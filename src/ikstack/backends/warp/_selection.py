@@ -6,7 +6,7 @@ snap, the lazy FK gate in order of seed distance, the full pass that explains a 
 the error definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
 position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
 target's mask, selection and status are decided on the device exactly as on the host.
-Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fast.constraint_tables`:
+Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fixed_gate.constraint_tables`:
 quadrant polynomials and linear rows) are checked by :func:`ikstack.ik._gate.constraints_row`
 (generated from the CPU source: ``_gen_gate``), with the CPU path's retries (drop the nearest branch that breaks one, re-gate, up to 16
 times, then gate every slot); a linear row within round-off of zero is left to the host.
@@ -20,8 +20,8 @@ from ikstack.backends.warp._gen_gate import constraints_row, pose_residual
 from ikstack.backends.warp._gen_select import LIMIT_SNAP as SNAP
 from ikstack.backends.warp._gen_select import representative
 from ikstack.backends.warp._kernels import kinematics_kernels
+from ikstack.backends.warp._polish import Polish, polish_one
 from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._wk_polish import Polish, polish_one
 
 #: outcome codes (IKStatus values)
 SUCCESS = wp.constant(0)

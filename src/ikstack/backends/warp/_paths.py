@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._wk_families import _rt, _solve6, locked_slots
-from ikstack.backends.warp._wk_polish import Polish
-from ikstack.backends.warp._wk_select import SUCCESS, UNDECIDED, finish_row, gate_row
-from ikstack.backends.warp._wk_srs import srs_slots, srs_swivels
+from ikstack.backends.warp._families import _rt, _solve6, locked_slots
+from ikstack.backends.warp._polish import Polish
+from ikstack.backends.warp._selection import SUCCESS, UNDECIDED, finish_row, gate_row
+from ikstack.backends.warp._srs import srs_slots, srs_swivels
 
 
 @wp.func

@@ -17,8 +17,7 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._gen_gate import constraints_row
-from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._wk_lm_parts import (
+from ikstack.backends.warp._lm_steps import (
     INF,
     _clip,
     cholesky,
@@ -29,6 +28,7 @@ from ikstack.backends.warp._wk_lm_parts import (
     target_key,
     uniform,
 )
+from ikstack.backends.warp._prims import F
 
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._kernels import kinematics_kernels
+from ikstack.backends.warp._lm_steps import cholesky, cholesky_solve
 from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._wk_lm_parts import cholesky, cholesky_solve
 
 _pose = kinematics_kernels()["pose"]
 _jcols = kinematics_kernels()["jacobian_columns"]

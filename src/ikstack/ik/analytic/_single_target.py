@@ -30,7 +30,7 @@ from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
 from ikstack.ik.analytic._select import lazy_one
-from ikstack.ik.analytic._vec import m9, v3
+from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
@@ -83,7 +83,7 @@ def solver_records(ik: Any, tabs: Any, six: Any,
     its :data:`CHAIN` and :data:`SELECT` records (the FK gate at the solver's tolerances, the
     polish's largest step ``max_dq``) and
     the :data:`PACKING` (and for a 6R family ``six``, :data:`PACKING6`) of its records, with
-    ``tabs`` its :class:`ikstack.ik._fast.ConstraintTables`."""
+    ``tabs`` its :class:`ikstack.ik._fixed_gate.ConstraintTables`."""
     chain = chain_data(ik._cc)
     sel = SELECT.make(lo=ik._lo, hi=ik._hi, W=ik.weights, revolute=ik._revolute,
                       step=np.inf if ik.max_joint_step is None else ik.max_joint_step,

@@ -14,7 +14,7 @@ import warp as wp
 from ikstack.backends.warp._gen_families6 import decompose3
 from ikstack.backends.warp._gen_sp import sp3
 from ikstack.backends.warp._gen_srs import _elbow_frame, _frame, _swivel_roots, _wrist_dir
-from ikstack.backends.warp._gen_vec import (
+from ikstack.backends.warp._gen_tuple_math import (
     dot,
     mm,
     mT,
