@@ -42,12 +42,18 @@ def add_deg_flag(p: argparse.ArgumentParser, options: str) -> None:
                    help=f"{options} in degrees (revolute joints; prismatic stay in m)")
 
 
-def angles_in(values: Any, args: argparse.Namespace, chain: Chain) -> Any:
+def angles_in(values: Any, args: argparse.Namespace, chain: Chain, option: str) -> Any:
     """Joint values from the command line in SI: with ``--deg`` the revolute entries are
-    degrees and converted to radians."""
+    degrees and converted to radians. One value per joint, checked first: the conversion would
+    broadcast a single value to every joint."""
     import numpy as np
 
+    from ikstack.errors import InputError
+
     q = np.asarray(values, dtype=float)
+    if q.shape != (chain.dof,):
+        raise InputError(f"{option} has {q.size} values; {chain.name or 'the chain'} has "
+                         f"{chain.dof} joints ({', '.join(chain.joint_names)})")
     if getattr(args, "deg", False):
         q = np.where(chain.is_revolute, np.radians(q), q)
     return q

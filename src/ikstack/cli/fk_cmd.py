@@ -15,7 +15,6 @@ from ikstack.cli.common import (
     joints_text,
     print_json,
 )
-from ikstack.errors import InputError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -41,10 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.q is None:
         q = chain.middle()
     else:
-        q = angles_in(args.q, args, chain)
-        if q.shape != (chain.dof,):
-            raise InputError(f"--q has {q.size} values; {chain.name or 'the chain'} has {chain.dof} "
-                             f"joints ({', '.join(chain.joint_names)})")
+        q = angles_in(args.q, args, chain, "--q")
     T, J = fk_jacobian(chain, q)
     p, quat = to_pose(T)
     sv = np.linalg.svd(J, compute_uv=False)

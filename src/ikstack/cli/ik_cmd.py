@@ -95,9 +95,7 @@ def run(args: argparse.Namespace) -> int:
     T = pose_target(args.pose)
     seed = None
     if args.seed is not None:
-        seed = angles_in(args.seed, args, chain)
-        if seed.shape != (chain.dof,):
-            raise InputError(f"--seed has {seed.size} values; the chain has {chain.dof} joints")
+        seed = angles_in(args.seed, args, chain, "--seed")
     sols: list[dict] = []
     if args.all:
         res = _solve_all(chain, T, seed)

@@ -17,7 +17,6 @@ from ikstack.cli.common import (
     print_json,
 )
 from ikstack.cli.view_cmd import add_view_arguments, serve
-from ikstack.errors import InputError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,10 +63,7 @@ def run(args: argparse.Namespace) -> int:
         float(np.radians(args.offset)) if args.deg else args.offset)
     tq = None
     if args.target_q is not None:  # checked before anything computes (or compiles)
-        n = len(args.target_q)  # before the unit conversion, which would broadcast one value
-        if n != chain.dof:
-            raise InputError(f"--target-q has {n} values; the chain has {chain.dof} joints")
-        tq = angles_in(args.target_q, args, chain)
+        tq = angles_in(args.target_q, args, chain, "--target-q")
     start = regular_start(chain, offset if tq is None else 0.0)
     if tq is None:
         tq = chain.clip(start + offset)
