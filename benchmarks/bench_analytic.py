@@ -51,8 +51,17 @@ def irb6640() -> Chain:
     """ABB IRB 6640 in IK-Geo's H/P description (spherical wrist, axes 2 and 3 parallel)."""
     ex, ey, ez = np.eye(3)
     H = np.array([ez, ey, ey, ex, ey, ex])
-    P = np.array([np.zeros(3), 0.32 * ex + 0.78 * ez, 1.075 * ez, 1.1425 * ex + 0.2 * ez,
-                  np.zeros(3), np.zeros(3), 0.2 * ex])
+    P = np.array(
+        [
+            np.zeros(3),
+            0.32 * ex + 0.78 * ez,
+            1.075 * ez,
+            1.1425 * ex + 0.2 * ez,
+            np.zeros(3),
+            np.zeros(3),
+            0.2 * ex,
+        ]
+    )
     deg = np.pi / 180
     lo = np.array([-170, -70, -180, -300, -120, -360]) * deg
     hi = np.array([170, 85, 70, 300, 120, 360]) * deg
@@ -70,8 +79,12 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> dict[str, object]:
-    return {"platform": platform.platform(), "processor": platform.processor(),
-            "cpu_count": os.cpu_count(), "load_average": list(os.getloadavg())}
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor(),
+        "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()),
+    }
 
 
 def in_limit_targets(chain: Chain, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -147,8 +160,13 @@ def fk_error(chain: Chain, Q: np.ndarray, T: np.ndarray) -> float:
     pe = np.linalg.norm(F[..., :3, 3] - T[..., :3, 3], axis=-1)
     M = np.einsum("...ij,...kj->...ik", T[..., :3, :3], F[..., :3, :3])
     c = (np.trace(M, axis1=-2, axis2=-1) - 1) / 2
-    v = np.stack([M[..., 2, 1] - M[..., 1, 2], M[..., 0, 2] - M[..., 2, 0],
-                  M[..., 1, 0] - M[..., 0, 1]], axis=-1) / 2
+    v = (
+        np.stack(
+            [M[..., 2, 1] - M[..., 1, 2], M[..., 0, 2] - M[..., 2, 0], M[..., 1, 0] - M[..., 0, 1]],
+            axis=-1,
+        )
+        / 2
+    )
     return float(np.max(pe + np.arctan2(np.linalg.norm(v, axis=-1), c)))
 
 
@@ -164,8 +182,10 @@ class Peer:
             import ik_geo
 
             fam = classify(chain).family
-            family = {"three_parallel": "three_parallel_two_intersecting",
-                      "spherical_wrist": "spherical_two_parallel"}[str(fam)]
+            family = {
+                "three_parallel": "three_parallel_two_intersecting",
+                "spherical_wrist": "spherical_two_parallel",
+            }[str(fam)]
             self.bot = getattr(ik_geo.Robot, family)(H.tolist(), P.tolist())
         else:
             from eaik.IK_HP import HPRobot
@@ -198,13 +218,20 @@ class Peer:
         if self.kind != "eaik":
             return None
         self.bot.IK_batched(items[:10])
-        return batch_us(lambda: self.bot.IK_batched(items, num_worker_threads=os.cpu_count() or 1),
-                        len(items))
+        return batch_us(
+            lambda: self.bot.IK_batched(items, num_worker_threads=os.cpu_count() or 1), len(items)
+        )
 
 
 # ----------------------------------------------------------------------------- speed
-def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
-              rng: np.random.Generator, num_samples: int = 128) -> dict[str, object]:
+def bench_arm(
+    name: str,
+    chain: Chain,
+    sizes: tuple[int, ...],
+    n_single: int,
+    rng: np.random.Generator,
+    num_samples: int = 128,
+) -> dict[str, object]:
     ik = AnalyticIK(chain, num_samples=num_samples)
     _, T = in_limit_targets(chain, max(sizes), rng)
     row: dict[str, object] = {"arm": name, "family": ik.method, "K": ik.K}
@@ -216,13 +243,13 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
     for n in sizes:
         ik.solve(T[: min(n, 64)], return_all=True)
         ik.solve(T[: max(n, 300)], return_all=True)  # the parallel kernel too
-        row[f"ikstack_all_batch{n}_us"] = batch_us(
-            lambda n=n: ik.solve(T[:n], return_all=True), n)
+        row[f"ikstack_all_batch{n}_us"] = batch_us(lambda n=n: ik.solve(T[:n], return_all=True), n)
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
             row[f"ikstack_all_batch{n}_1thread_us"] = batch_us(
-                lambda n=n: ik.solve(T[:n], return_all=True), n)
+                lambda n=n: ik.solve(T[:n], return_all=True), n
+            )
         finally:
             numba.set_num_threads(threads)
         ik.solve(T[: min(n, 64)])
@@ -234,10 +261,13 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
     m = min(200, len(T))
     ra = ik.solve(T[:m], return_all=True)
     row["ikstack_solutions_mean"] = float(ra.valid_all.sum(axis=1).mean())
-    row["ikstack_all_max_fk_error"] = fk_error(chain, ra.q_all[ra.valid_all],
-                                               np.repeat(T[:m, None], ra.K if hasattr(ra, "K")
-                                                         else ra.q_all.shape[1], axis=1)[
-                                                   ra.valid_all])
+    row["ikstack_all_max_fk_error"] = fk_error(
+        chain,
+        ra.q_all[ra.valid_all],
+        np.repeat(T[:m, None], ra.K if hasattr(ra, "K") else ra.q_all.shape[1], axis=1)[
+            ra.valid_all
+        ],
+    )
     if chain.dof == 6:
         for kind in ("ik-geo", "eaik"):
             try:
@@ -249,10 +279,14 @@ def bench_arm(name: str, chain: Chain, sizes: tuple[int, ...], n_single: int,
             row[f"{kind}_single_us"] = per_call_us(peer.call, items)
             sols = [peer.solutions(peer.call(it)) for it in peer.prepare(T[:m])]
             row[f"{kind}_solutions_mean"] = float(np.mean([len(s) for s in sols]))
-            row[f"{kind}_solutions_in_limits_mean"] = float(np.mean(
-                [certified_count(chain, s, T[i]) for i, s in enumerate(sols)]))
-            errs = [fk_error(chain, s, np.repeat(T[i:i + 1], len(s), axis=0))
-                    for i, s in enumerate(sols) if len(s)]
+            row[f"{kind}_solutions_in_limits_mean"] = float(
+                np.mean([certified_count(chain, s, T[i]) for i, s in enumerate(sols)])
+            )
+            errs = [
+                fk_error(chain, s, np.repeat(T[i : i + 1], len(s), axis=0))
+                for i, s in enumerate(sols)
+                if len(s)
+            ]
             row[f"{kind}_max_fk_error"] = float(np.max(errs)) if errs else float("nan")
             for n in sizes:
                 b = peer.batched_us(peer.prepare(T[:n]))
@@ -273,18 +307,18 @@ def ratios(row: dict[str, object], sizes: tuple[int, ...]) -> dict[str, float]:
         peer = float(row[key])  # type: ignore[arg-type]
         out[f"all_single_vs_{kind}"] = float(row["ikstack_all_single_us"]) / peer  # type: ignore[arg-type]
         for n in sizes:
-            out[f"{kind}_single_over_all_batch{n}"] = peer / float(
-                row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
+            out[f"{kind}_single_over_all_batch{n}"] = peer / float(row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
             out[f"{kind}_single_over_all_batch{n}_1thread"] = peer / float(
-                row[f"ikstack_all_batch{n}_1thread_us"])  # type: ignore[arg-type]
+                row[f"ikstack_all_batch{n}_1thread_us"]
+            )  # type: ignore[arg-type]
             pb = row.get(f"{kind}_batch{n}_us")
             if pb is not None:
                 out[f"{kind}_batch_over_all_batch{n}"] = float(pb) / float(
-                    row[f"ikstack_all_batch{n}_us"])  # type: ignore[arg-type]
+                    row[f"ikstack_all_batch{n}_us"]
+                )  # type: ignore[arg-type]
         out[f"best_single_vs_{kind}"] = float(row["ikstack_single_us"]) / peer  # type: ignore[arg-type]
         for n in sizes:
-            out[f"best_{kind}_single_over_batch{n}"] = peer / float(
-                row[f"ikstack_batch{n}_us"])  # type: ignore[arg-type]
+            out[f"best_{kind}_single_over_batch{n}"] = peer / float(row[f"ikstack_batch{n}_us"])  # type: ignore[arg-type]
     return out
 
 
@@ -293,27 +327,39 @@ def run_speed(quick: bool) -> dict[str, object]:
     sizes = (200, 2000) if quick else (1000, 100_000)
     n_single = 50 if quick else 1000
     rows = []
-    for name, chain, ns in (("ur5", robots.load("ur5"), 128), ("irb6640", irb6640(), 128),
-                            ("iiwa14", robots.load("iiwa14"), 128)):
+    for name, chain, ns in (
+        ("ur5", robots.load("ur5"), 128),
+        ("irb6640", irb6640(), 128),
+        ("iiwa14", robots.load("iiwa14"), 128),
+    ):
         n1 = n_single if chain.dof == 6 else max(20, n_single // 10)
         row = bench_arm(name, chain, sizes, n1, rng, ns)
         row["ratios"] = ratios(row, sizes)
         rows.append(row)
-    return {"benchmark": "bench_analytic", "quick": quick, "versions": versions(),
-            "machine": machine(), "rows": rows}
+    return {
+        "benchmark": "bench_analytic",
+        "quick": quick,
+        "versions": versions(),
+        "machine": machine(),
+        "rows": rows,
+    }
 
 
 def print_speed(res: dict[str, object]) -> None:
     rows = res["rows"]
-    print("like for like: every solution of a pose (ikstack solve(T, return_all=True), ik-geo "
-          "get_ik, EAIK IK / IK_batched), per pose [us]")
-    print(f"{'arm':<9} {'ikstack 1':>9} {'ik-geo 1':>9} {'EAIK 1':>8} {'ratio':>6} "
-          f"{'ikstack batch':>16} {'1 thread':>14} {'EAIK batch':>13} "
-          f"{'ik-geo 1 / ikstack batch':>26} {'1 thread':>14}")
+    print(
+        "like for like: every solution of a pose (ikstack solve(T, return_all=True), ik-geo "
+        "get_ik, EAIK IK / IK_batched), per pose [us]"
+    )
+    print(
+        f"{'arm':<9} {'ikstack 1':>9} {'ik-geo 1':>9} {'EAIK 1':>8} {'ratio':>6} "
+        f"{'ikstack batch':>16} {'1 thread':>14} {'EAIK batch':>13} "
+        f"{'ik-geo 1 / ikstack batch':>26} {'1 thread':>14}"
+    )
 
     def sizes_of(r: dict, prefix: str, suffix: str) -> list[str]:  # type: ignore[type-arg]
         def size(k: str) -> str:
-            return k[len(prefix):len(k) - len(suffix)]
+            return k[len(prefix) : len(k) - len(suffix)]
 
         keys = [k for k in r if k.startswith(prefix) and k.endswith(suffix) and size(k).isdigit()]
         return sorted(keys, key=lambda k: int(size(k)))
@@ -325,37 +371,53 @@ def print_speed(res: dict[str, object]) -> None:
         def cells(keys: list[str], src: dict, fmt: str = "{:.2f}") -> str:  # type: ignore[type-arg]
             return " / ".join(fmt.format(src[k]) for k in keys) or "-"
 
-        print(f"{r['arm']:<9} {r['ikstack_all_single_us']:>9.2f} "
-              f"{r.get('ik-geo_single_us', nan):>9.2f} {r.get('eaik_single_us', nan):>8.2f} "
-              f"{rat.get('all_single_vs_ik-geo', nan):>6.2f} "
-              f"{cells(sizes_of(r, 'ikstack_all_batch', '_us'), r):>16} "
-              f"{cells(sizes_of(r, 'ikstack_all_batch', '_1thread_us'), r):>14} "
-              f"{cells(sizes_of(r, 'eaik_batch', '_us'), r):>13} "
-              f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', ''), rat, '{:.1f}x'):>26} "
-              f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', '_1thread'), rat, '{:.1f}x'):>14}")
+        fx = "{:.1f}x"
+
+        print(
+            f"{r['arm']:<9} {r['ikstack_all_single_us']:>9.2f} "
+            f"{r.get('ik-geo_single_us', nan):>9.2f} {r.get('eaik_single_us', nan):>8.2f} "
+            f"{rat.get('all_single_vs_ik-geo', nan):>6.2f} "
+            f"{cells(sizes_of(r, 'ikstack_all_batch', '_us'), r):>16} "
+            f"{cells(sizes_of(r, 'ikstack_all_batch', '_1thread_us'), r):>14} "
+            f"{cells(sizes_of(r, 'eaik_batch', '_us'), r):>13} "
+            f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', ''), rat, fx):>26} "
+            f"{cells(sizes_of(rat, 'ik-geo_single_over_all_batch', '_1thread'), rat, fx):>14}"
+        )
     print()
-    print("best solution only (ikstack solve(T): the nearest valid solution; less work than "
-          "the peers' calls)")
-    print(f"{'arm':<9} {'family':<38} {'K':>5} {'single us':>10} {'ik-geo us':>10} "
-          f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} "
-          f"{'in-limit sols ik/geo/EAIK':>25} "
-          f"{'max FK err':>10}")
+    print(
+        "best solution only (ikstack solve(T): the nearest valid solution; less work than "
+        "the peers' calls)"
+    )
+    print(
+        f"{'arm':<9} {'family':<38} {'K':>5} {'single us':>10} {'ik-geo us':>10} "
+        f"{'EAIK us':>9} {'batch us/pose':>22} {'EAIK batch':>11} "
+        f"{'in-limit sols ik/geo/EAIK':>25} "
+        f"{'max FK err':>10}"
+    )
     for r in rows:  # type: ignore[attr-defined]
         # by batch size (a string sort would put 100000 before 1000)
-        bkeys = sorted((k for k in r if k.startswith("ikstack_batch") and k.endswith("_us")),
-                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
+        bkeys = sorted(
+            (k for k in r if k.startswith("ikstack_batch") and k.endswith("_us")),
+            key=lambda k: int(k.split("batch")[1].split("_")[0]),
+        )
         batch = " / ".join(f"{r[k]:.2f}" for k in bkeys)
-        ekeys = sorted((k for k in r if k.startswith("eaik_batch")),
-                       key=lambda k: int(k.split("batch")[1].split("_")[0]))
+        ekeys = sorted(
+            (k for k in r if k.startswith("eaik_batch")),
+            key=lambda k: int(k.split("batch")[1].split("_")[0]),
+        )
         eb = " / ".join(f"{r[k]:.2f}" for k in ekeys) or "-"
         nan = float("nan")
-        sols = (f"{r['ikstack_solutions_mean']:.2f}/"
-                f"{r.get('ik-geo_solutions_in_limits_mean', nan):.2f}/"
-                f"{r.get('eaik_solutions_in_limits_mean', nan):.2f}")
-        print(f"{r['arm']:<9} {r['family']:<38} {r['K']:>5} {r['ikstack_single_us']:>10.1f} "
-              f"{r.get('ik-geo_single_us', float('nan')):>10.1f} "
-              f"{r.get('eaik_single_us', float('nan')):>9.1f} {batch:>22} {eb:>11} {sols:>25} "
-              f"{r['ikstack_all_max_fk_error']:>10.1e}")
+        sols = (
+            f"{r['ikstack_solutions_mean']:.2f}/"
+            f"{r.get('ik-geo_solutions_in_limits_mean', nan):.2f}/"
+            f"{r.get('eaik_solutions_in_limits_mean', nan):.2f}"
+        )
+        print(
+            f"{r['arm']:<9} {r['family']:<38} {r['K']:>5} {r['ikstack_single_us']:>10.1f} "
+            f"{r.get('ik-geo_single_us', float('nan')):>10.1f} "
+            f"{r.get('eaik_single_us', float('nan')):>9.1f} {batch:>22} {eb:>11} {sols:>25} "
+            f"{r['ikstack_all_max_fk_error']:>10.1e}"
+        )
         print("    ratios: " + ", ".join(f"{k}={v:.2f}" for k, v in r["ratios"].items()))
 
 
@@ -392,31 +454,47 @@ def run_roundtrip(quick: bool) -> dict[str, object]:
         r = ik.solve(T, q0=seed)
         dt = (time.perf_counter() - t) / len(T) * 1e6
         err = r.position_error + r.rotation_error
-        rows.append({"arm": name, "method": r.method, "mode": mode,
-                     "seed": seed_kind or "middle of limits", "targets": len(T),
-                     "recovered": float(r.success.mean()),
-                     "worst_fk_error": float(err[r.success].max()) if r.success.any() else None,
-                     "worst_position_error_m": float(r.position_error[r.success].max()),
-                     "worst_rotation_error_rad": float(r.rotation_error[r.success].max()),
-                     "us_per_pose": dt})
+        rows.append(
+            {
+                "arm": name,
+                "method": r.method,
+                "mode": mode,
+                "seed": seed_kind or "middle of limits",
+                "targets": len(T),
+                "recovered": float(r.success.mean()),
+                "worst_fk_error": float(err[r.success].max()) if r.success.any() else None,
+                "worst_position_error_m": float(r.position_error[r.success].max()),
+                "worst_rotation_error_rad": float(r.rotation_error[r.success].max()),
+                "us_per_pose": dt,
+            }
+        )
         row = rows[-1]
-        print(f"{name:<34} {row['method']:<48} {row['targets']:>6} "
-              f"{row['recovered'] * 100:>8.3f}% {row['worst_fk_error']:>10.2e} "
-              f"{dt:>9.1f} us")
-    return {"benchmark": "analytic_roundtrip", "quick": quick, "versions": versions(),
-            "machine": machine(), "rows": rows}
+        print(
+            f"{name:<34} {row['method']:<48} {row['targets']:>6} "
+            f"{row['recovered'] * 100:>8.3f}% {row['worst_fk_error']:>10.2e} "
+            f"{dt:>9.1f} us"
+        )
+    return {
+        "benchmark": "analytic_roundtrip",
+        "quick": quick,
+        "versions": versions(),
+        "machine": machine(),
+        "rows": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
-    ap.add_argument("--roundtrip", action="store_true",
-                    help="FK -> IK -> FK statistic instead of timing")
+    ap.add_argument(
+        "--roundtrip", action="store_true", help="FK -> IK -> FK statistic instead of timing"
+    )
     args = ap.parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
     if args.roundtrip:
-        print(f"{'arm':<34} {'method':<48} {'n':>6} {'recovered':>9} {'worst err':>10} "
-              f"{'time':>12}")
+        print(
+            f"{'arm':<34} {'method':<48} {'n':>6} {'recovered':>9} {'worst err':>10} {'time':>12}"
+        )
         res = run_roundtrip(args.quick)
         out = RESULTS / "analytic_roundtrip.json"
     else:

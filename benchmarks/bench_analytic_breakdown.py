@@ -46,8 +46,14 @@ def best_us(fn, per: int, passes: int = 40) -> float:  # noqa: ANN001
 
 
 def outputs(n: int) -> tuple[np.ndarray, ...]:
-    return (np.empty((n, 8, 6)), np.empty((n, 8), dtype=np.bool_), np.empty((n, 6)),
-            np.empty(n, dtype=np.bool_), np.empty(n), np.empty(n))
+    return (
+        np.empty((n, 8, 6)),
+        np.empty((n, 8), dtype=np.bool_),
+        np.empty((n, 6)),
+        np.empty(n, dtype=np.bool_),
+        np.empty(n),
+        np.empty(n),
+    )
 
 
 def breakdown(name: str, chain, n: int = 200) -> dict[str, object]:  # noqa: ANN001
@@ -60,34 +66,59 @@ def breakdown(name: str, chain, n: int = 200) -> dict[str, object]:  # noqa: ANN
     out = outputs(n)
     Sn = np.ascontiguousarray(np.broadcast_to(S, (n, 6)))
     row: dict[str, object] = {"arm": name, "family": ik.method, "poses": n}
-    row["candidates_us"] = best_us(lambda: _families6.batch6(
-        fam.kfid, fam.kvar, fam.reverse, T, Sn, fam.H, fam.P, fam.R6T, fam.ksgn, out[0],
-        out[1], False), n)
+    row["candidates_us"] = best_us(
+        lambda: _families6.batch6(
+            fam.kfid,
+            fam.kvar,
+            fam.reverse,
+            T,
+            Sn,
+            fam.H,
+            fam.P,
+            fam.R6T,
+            fam.ksgn,
+            out[0],
+            out[1],
+            False,
+        ),
+        n,
+    )
     row["kernel_us"] = best_us(lambda: _all6.all_serial(S, T, fl, il, *ik._kfam, *out), n)
     row["solve_batch_us"] = best_us(lambda: ik.solve(T, return_all=True), n)
     one = outputs(1)
     singles = [np.ascontiguousarray(t[None]) for t in T[:50]]
     row["kernel_one_us"] = best_us(
-        lambda: [_all6.all_serial(S, t, fl, il, *ik._kfam, *one) for t in singles], len(singles))
+        lambda: [_all6.all_serial(S, t, fl, il, *ik._kfam, *one) for t in singles], len(singles)
+    )
     none = np.empty((0, 4, 4))
     zero = outputs(0)
     row["call_overhead_us"] = best_us(
-        lambda: [_all6.all_serial(S, none, fl, il, *ik._kfam, *zero) for _ in range(50)], 50)
+        lambda: [_all6.all_serial(S, none, fl, il, *ik._kfam, *zero) for _ in range(50)], 50
+    )
     flat = [t[0] for t in singles]
-    row["solve_one_us"] = best_us(lambda: [ik.solve(t, return_all=True) for t in flat],
-                                  len(flat))
+    row["solve_one_us"] = best_us(lambda: [ik.solve(t, return_all=True) for t in flat], len(flat))
     return row
 
 
 def main() -> int:
     rows = [breakdown("ur5", robots.load("ur5")), breakdown("irb6640", irb6640())]
-    keys = ("candidates_us", "kernel_us", "solve_batch_us", "call_overhead_us", "kernel_one_us",
-            "solve_one_us")
+    keys = (
+        "candidates_us",
+        "kernel_us",
+        "solve_batch_us",
+        "call_overhead_us",
+        "kernel_one_us",
+        "solve_one_us",
+    )
     print(f"{'arm':<9} " + " ".join(f"{k[:-3]:>16}" for k in keys) + "   [us, thread time]")
     for r in rows:
         print(f"{r['arm']:<9} " + " ".join(f"{r[k]:>16.2f}" for k in keys))
-    res = {"benchmark": "bench_analytic_breakdown", "versions": versions(), "machine": machine(),
-           "rows": rows}
+    res = {
+        "benchmark": "bench_analytic_breakdown",
+        "versions": versions(),
+        "machine": machine(),
+        "rows": rows,
+    }
     out = RESULTS / "bench_analytic_breakdown.json"
     out.write_text(json.dumps(res, indent=2))
     print(f"wrote {out}")

@@ -45,8 +45,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 
-SUBCOMMANDS = ("solve", "ik", "fk", "robots", "validate", "servo-demo", "decode", "warmup", "view",
-               "export")
+SUBCOMMANDS = (
+    "solve",
+    "ik",
+    "fk",
+    "robots",
+    "validate",
+    "servo-demo",
+    "decode",
+    "warmup",
+    "view",
+    "export",
+)
 
 PANDA_SOLVE_IK = """
 import numpy as np
@@ -110,7 +120,8 @@ def paths(workdir: Path, quick: bool) -> dict[str, list[str]]:
     if quick:
         return out
     out["ikstack solve --robot ur5 sample:ur5 -o out/ (README)"] = _cli(
-        "solve", "--robot", "ur5", "sample:ur5", "-o", str(workdir / "out"), "--overwrite")
+        "solve", "--robot", "ur5", "sample:ur5", "-o", str(workdir / "out"), "--overwrite"
+    )
     out["first solve_ik on Panda (100 poses)"] = _py(PANDA_SOLVE_IK)
     out["first solve_ik on UR5 (100 poses)"] = _py(UR5_SOLVE_IK)
     out["first servo step (Panda, BoxQP, target from ikstack.fk)"] = _py(SERVO_STEP)
@@ -118,8 +129,9 @@ def paths(workdir: Path, quick: bool) -> dict[str, list[str]]:
     out["ikstack servo-demo --robot ur5"] = _cli("servo-demo", "--robot", "ur5")
     for ex in sorted((ROOT / "examples").glob("*.py")):
         out[f"examples/{ex.name}"] = [sys.executable, str(ex)]
-    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(),
-                        flags=re.S | re.M)
+    blocks = re.findall(
+        r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), flags=re.S | re.M
+    )
     script = workdir / "readme_blocks.py"
     # the Warp block asks for CUDA (an error on a machine without a GPU): left out, as in the
     # README's test
@@ -142,18 +154,22 @@ def run_once(argv: list[str], env: dict[str, str], timeout: float) -> dict:
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
     try:
-        p = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
         rc, err = p.returncode, p.stderr
     except subprocess.TimeoutExpired:
         rc, err = None, "timeout"
     wall = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0  # the process and every process it started and waited for
     notice = [ln for ln in err.splitlines() if ln.startswith("ikstack: compiling")]
-    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "rc": rc,
-            "load1_before": round(before, 2),
-            "load1_after": round(load1(), 2), "compile_notices": len(notice),
-            "stderr_tail": err[-400:] if rc else ""}
+    return {
+        "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
+        "rc": rc,
+        "load1_before": round(before, 2),
+        "load1_after": round(load1(), 2),
+        "compile_notices": len(notice),
+        "stderr_tail": err[-400:] if rc else "",
+    }
 
 
 def measure(name: str, argv: list[str], timeout: float, runs: int) -> dict:
@@ -211,16 +227,27 @@ def profile(name: str, argv: list[str], timeout: float, top: int) -> dict:
         child = ["path", *argv[1:]]
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache / "numba"))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", PROFILE_CHILD, str(rows_file), *child], env=env,
-                   cwd=ROOT, timeout=timeout)
+    subprocess.run(
+        [sys.executable, "-c", PROFILE_CHILD, str(rows_file), *child],
+        env=env,
+        cwd=ROOT,
+        timeout=timeout,
+    )
     wall = time.perf_counter() - t0
     rows = json.loads(rows_file.read_text()) if rows_file.exists() else []
     shutil.rmtree(cache, ignore_errors=True)
     by_fn: dict[str, dict] = {}
     for r in rows:
-        e = by_fn.setdefault(r["function"], {"function": r["function"], "self_s": 0.0,
-                                             "total_top_s": 0.0, "compilations": 0,
-                                             "signatures": []})
+        e = by_fn.setdefault(
+            r["function"],
+            {
+                "function": r["function"],
+                "self_s": 0.0,
+                "total_top_s": 0.0,
+                "compilations": 0,
+                "signatures": [],
+            },
+        )
         e["self_s"] += r["self_s"]
         if len(e["signatures"]) < 4:
             e["signatures"].append(r["args"])
@@ -229,42 +256,56 @@ def profile(name: str, argv: list[str], timeout: float, top: int) -> dict:
             e["total_top_s"] += r["total_s"]
     ranked = sorted(by_fn.values(), key=lambda e: -e["self_s"])
     compile_total = sum(r["total_s"] for r in rows if r["top"])
-    print(f"{name}: wall {wall:.1f} s, compiling {compile_total:.1f} s in {len(rows)} "
-          f"compilations of {len(by_fn)} functions (load {load1():.2f})")
+    print(
+        f"{name}: wall {wall:.1f} s, compiling {compile_total:.1f} s in {len(rows)} "
+        f"compilations of {len(by_fn)} functions (load {load1():.2f})"
+    )
     print(f"{'self s':>8} {'top-level s':>11} {'n':>3}  function")
     for e in ranked[:top]:
-        print(f"{e['self_s']:8.2f} {e['total_top_s']:11.2f} {e['compilations']:3d}  "
-              f"{e['function']}")
+        print(
+            f"{e['self_s']:8.2f} {e['total_top_s']:11.2f} {e['compilations']:3d}  {e['function']}"
+        )
     own = sorted(e["function"] for e in ranked if e["function"].startswith("ikstack."))
-    return {"path": name, "wall_s": wall, "compile_s": compile_total, "load1": load1(),
-            "compilations": len(rows), "functions_compiled": len(by_fn),
-            "ikstack_functions": own, "functions": ranked}
+    return {
+        "path": name,
+        "wall_s": wall,
+        "compile_s": compile_total,
+        "load1": load1(),
+        "compilations": len(rows),
+        "functions_compiled": len(by_fn),
+        "ikstack_functions": own,
+        "functions": ranked,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="the --help paths only")
-    ap.add_argument("--only", nargs="*", default=None,
-                    help="paths whose name contains any of these words")
+    ap.add_argument(
+        "--only", nargs="*", default=None, help="paths whose name contains any of these words"
+    )
     ap.add_argument("--runs", type=int, default=2, help="runs per path (1: first run only)")
     ap.add_argument("--timeout", type=float, default=900.0, help="per run [s]")
     ap.add_argument("--label", default="", help="results file suffix (e.g. before / after)")
-    ap.add_argument("--profile", action="store_true",
-                    help="list compile time per function instead of timing runs")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="list compile time per function instead of timing runs",
+    )
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="ikstack-cold-out-"))
     todo = paths(work, args.quick)
     if args.only:
-        todo = {k: v for k, v in todo.items()
-                if any(w.lower() in k.lower() for w in args.only)}
+        todo = {k: v for k, v in todo.items() if any(w.lower() in k.lower() for w in args.only)}
     if args.profile:
         prof = [profile(k, v, args.timeout, args.top) for k, v in todo.items()]
         name = f"cold_start_profile{'_' + args.label if args.label else ''}.json"
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / name).write_text(json.dumps(
-            [dict(p, functions=p["functions"][:60]) for p in prof], indent=1) + "\n")
+        (RESULTS / name).write_text(
+            json.dumps([dict(p, functions=p["functions"][:60]) for p in prof], indent=1) + "\n"
+        )
         return
 
     rows = []
@@ -276,20 +317,34 @@ def main() -> None:
         second = r["runs"][1] if len(r["runs"]) > 1 else None
         sec = f"{second['wall_s']:9.2f} {second['load1_before']:5.2f}" if second else " " * 15
         rcs = ",".join(str(x["rc"]) for x in r["runs"])
-        print(f"{name[:58]:58} {first['wall_s']:8.2f} {first['cpu_s']:6.1f} "
-              f"{first['load1_before']:5.2f} {sec}  {rcs}", flush=True)
+        print(
+            f"{name[:58]:58} {first['wall_s']:8.2f} {first['cpu_s']:6.1f} "
+            f"{first['load1_before']:5.2f} {sec}  {rcs}",
+            flush=True,
+        )
         for x in r["runs"]:
             if x["rc"]:
-                print("    " + x["stderr_tail"].strip().splitlines()[-1][:200]
-                      if x["stderr_tail"].strip() else "    (no stderr)")
+                print(
+                    "    " + x["stderr_tail"].strip().splitlines()[-1][:200]
+                    if x["stderr_tail"].strip()
+                    else "    (no stderr)"
+                )
     shutil.rmtree(work, ignore_errors=True)
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
-    info = {"benchmark": "cold_start", "label": args.label, "commit": head,
-            "python": platform.python_version(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "note": "wall time of a fresh process; the machine is "
-            "shared, load1 is the 1-minute load average before the run",
-            "quick": args.quick, "rows": rows}
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    info = {
+        "benchmark": "cold_start",
+        "label": args.label,
+        "commit": head,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "note": "wall time of a fresh process; the machine is "
+        "shared, load1 is the 1-minute load average before the run",
+        "quick": args.quick,
+        "rows": rows,
+    }
     RESULTS.mkdir(exist_ok=True)
     suffix = re.sub(r"[^A-Za-z0-9_-]", "_", args.label)
     name = f"bench_cold_start{'_' + suffix if suffix else ''}{'-quick' if args.quick else ''}.json"

@@ -34,8 +34,10 @@ from ikstack.robots import load
 from ikstack.spatial import rotvec_to_matrix
 
 INTERVAL = 1.0 / 30.0
-Q0 = {"left": np.radians([10.0, 30, 0, -60, 0, 20, 10]),
-      "right": np.radians([-10.0, 30, 0, -60, 0, -20, -10])}
+Q0 = {
+    "left": np.radians([10.0, 30, 0, -60, 0, 20, 10]),
+    "right": np.radians([-10.0, 30, 0, -60, 0, -20, -10]),
+}
 
 
 def chunk(arms: dict, H: int, seed: int) -> ChunkRequest:
@@ -83,10 +85,14 @@ def bench_steps(n: int) -> dict:
             v = qp._ws.v
             Pm, Am = qp._pattern
             bare = osqp.OSQP()
-            bare.setup(sp.csc_matrix((v["Px"].copy(), Pm.indices, Pm.indptr), shape=Pm.shape),
-                       d.c, sp.csc_matrix((v["Ax"].copy(), Am.indices, Am.indptr),
-                                          shape=Am.shape), v["l"].copy(), v["u"].copy(),
-                       **qp._settings)
+            bare.setup(
+                sp.csc_matrix((v["Px"].copy(), Pm.indices, Pm.indptr), shape=Pm.shape),
+                d.c,
+                sp.csc_matrix((v["Ax"].copy(), Am.indices, Am.indptr), shape=Am.shape),
+                v["l"].copy(),
+                v["u"].copy(),
+                **qp._settings,
+            )
         x = np.zeros(7)
         q = Q0["left"].copy()
         times, floor, iters = [], [], []
@@ -108,13 +114,16 @@ def bench_steps(n: int) -> dict:
             floor.append(t2 - t1)
             q = r.q
             iters.append(r.iterations)
-        res[name] = {"step_us_median": 1e6 * float(np.median(times)),
-                     "step_us_p95": 1e6 * float(np.percentile(times, 95)),
-                     "floor_us_median": 1e6 * float(np.median(floor)),
-                     "ratio_to_floor": float(np.median(np.array(times) / np.array(floor))),
-                     "iterations_mean": float(np.mean(iters))}
-    res["active_set_speedup_vs_osqp_step"] = (res["osqp"]["step_us_median"]
-                                              / res["active_set"]["step_us_median"])
+        res[name] = {
+            "step_us_median": 1e6 * float(np.median(times)),
+            "step_us_p95": 1e6 * float(np.percentile(times, 95)),
+            "floor_us_median": 1e6 * float(np.median(floor)),
+            "ratio_to_floor": float(np.median(np.array(times) / np.array(floor))),
+            "iterations_mean": float(np.mean(iters)),
+        }
+    res["active_set_speedup_vs_osqp_step"] = (
+        res["osqp"]["step_us_median"] / res["active_set"]["step_us_median"]
+    )
     return res
 
 
@@ -157,10 +166,15 @@ def bench_decodes(reps: int, horizons: tuple[int, ...]) -> dict:
             t2, c2, ov = time_decodes(two, arms, H, reps)
             t1, c1, _ = time_decodes(one, {"left": arms["left"]}, H, reps)
             ti, _, _ = time_decodes(inline, arms, H, reps)
-            out[f"H{H}"] = {"two_arm_workers_ms": t2, "one_arm_worker_ms": t1,
-                            "two_arm_inline_ms": ti, "two_over_one": t2 / t1,
-                            "worker_cpu_ms_two_arm": c2, "worker_cpu_ms_one_arm": c1,
-                            "concurrent_share": ov}
+            out[f"H{H}"] = {
+                "two_arm_workers_ms": t2,
+                "one_arm_worker_ms": t1,
+                "two_arm_inline_ms": ti,
+                "two_over_one": t2 / t1,
+                "worker_cpu_ms_two_arm": c2,
+                "worker_cpu_ms_one_arm": c1,
+                "concurrent_share": ov,
+            }
     finally:
         two.close()
         one.close()
@@ -177,24 +191,37 @@ def main() -> int:
     print(f"{'step':<12} {'median us':>10} {'p95 us':>8} {'floor us':>9} {'ratio':>7} {'iters':>6}")
     for name in ("osqp", "active_set"):
         r = steps[name]
-        print(f"{name:<12} {r['step_us_median']:>10.1f} {r['step_us_p95']:>8.1f} "
-              f"{r['floor_us_median']:>9.1f} {r['ratio_to_floor']:>7.2f} "
-              f"{r['iterations_mean']:>6.1f}")
-    print(f"active-set step is {steps['active_set_speedup_vs_osqp_step']:.2f}x faster than the "
-          "OSQP step (floor = each solver's own solve; OSQP target ratio <= 1.5)")
-    print(f"{'decode':<8} {'2 arms ms':>10} {'1 arm ms':>9} {'2/1':>6} {'inline 2 ms':>12} "
-          f"{'cpu/arm 2|1 ms':>15} {'concurrent':>10}")
+        print(
+            f"{name:<12} {r['step_us_median']:>10.1f} {r['step_us_p95']:>8.1f} "
+            f"{r['floor_us_median']:>9.1f} {r['ratio_to_floor']:>7.2f} "
+            f"{r['iterations_mean']:>6.1f}"
+        )
+    print(
+        f"active-set step is {steps['active_set_speedup_vs_osqp_step']:.2f}x faster than the "
+        "OSQP step (floor = each solver's own solve; OSQP target ratio <= 1.5)"
+    )
+    print(
+        f"{'decode':<8} {'2 arms ms':>10} {'1 arm ms':>9} {'2/1':>6} {'inline 2 ms':>12} "
+        f"{'cpu/arm 2|1 ms':>15} {'concurrent':>10}"
+    )
     for key, r in dec.items():
-        print(f"{key:<8} {r['two_arm_workers_ms']:>10.1f} {r['one_arm_worker_ms']:>9.1f} "
-              f"{r['two_over_one']:>6.2f} {r['two_arm_inline_ms']:>12.1f} "
-              f"{r['worker_cpu_ms_two_arm']:>7.1f}|{r['worker_cpu_ms_one_arm']:<7.1f} "
-              f"{r['concurrent_share']:>10.2f}")
-    print(f"(two-arm target: within 1.3x of one arm; {os.cpu_count()} CPUs here, load average "
-          f"{os.getloadavg()[0]:.1f})")
+        print(
+            f"{key:<8} {r['two_arm_workers_ms']:>10.1f} {r['one_arm_worker_ms']:>9.1f} "
+            f"{r['two_over_one']:>6.2f} {r['two_arm_inline_ms']:>12.1f} "
+            f"{r['worker_cpu_ms_two_arm']:>7.1f}|{r['worker_cpu_ms_one_arm']:<7.1f} "
+            f"{r['concurrent_share']:>10.2f}"
+        )
+    print(
+        f"(two-arm target: within 1.3x of one arm; {os.cpu_count()} CPUs here, load average "
+        f"{os.getloadavg()[0]:.1f})"
+    )
     out = Path(args.out)
-    written = write_report(out.stem, {"steps": steps, "decodes": dec, "quick": args.quick,
-                                      "load_average": os.getloadavg()},
-                           folder=out.parent, packages=("ikstack", "numpy", "scipy", "osqp"))
+    written = write_report(
+        out.stem,
+        {"steps": steps, "decodes": dec, "quick": args.quick, "load_average": os.getloadavg()},
+        folder=out.parent,
+        packages=("ikstack", "numpy", "scipy", "osqp"),
+    )
     print(f"wrote {written}")
     return 0
 

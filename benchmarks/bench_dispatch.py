@@ -3,8 +3,9 @@
 A numerical solver's constant data (chain, constraint tables, search settings, FK gate: 25
 fields) reach a compiled single-target call in three ways, timed here on an empty kernel:
 
-- ``packed``: the two arrays of :data:`ikstack.ik.numerical._single_target.PACKING`, unpacked into the
-  records inside the kernel (what the solver does);
+- ``packed``: the two arrays of
+  :data:`ikstack.ik.numerical._single_target.PACKING`, unpacked into the records inside the
+  kernel (what the solver does);
 - ``records``: the four named tuples themselves (numba types a named tuple field by field in
   Python on every call);
 - ``fields``: every field as its own argument (the old kernel signatures).
@@ -65,20 +66,28 @@ def main() -> None:
     args = ap.parse_args()
     n, reps = (20_000, 3) if args.quick else (200_000, 7)
     ik = LevenbergMarquardt(load("panda"))
-    recs = (ik._chain_data, ik._cons_data, ik._settings,
-            PACKING.unpack.py_func(*ik._pack)[3])  # the gate record, as packed
+    recs = (
+        ik._chain_data,
+        ik._cons_data,
+        ik._settings,
+        PACKING.unpack.py_func(*ik._pack)[3],
+    )  # the gate record, as packed
     fields = [v for r in recs for v in r]
     fl, il = ik._pack
-    rows = {"packed (2 arrays)": best_ns(_packed, (fl, il), n, reps),
-            f"records (4 named tuples, {len(fields)} fields)": best_ns(_records, recs, n, reps),
-            f"fields ({len(fields)} arguments)": best_ns(_fields_kernel(len(fields)), fields, n,
-                                                         reps)}
+    rows = {
+        "packed (2 arrays)": best_ns(_packed, (fl, il), n, reps),
+        f"records (4 named tuples, {len(fields)} fields)": best_ns(_records, recs, n, reps),
+        f"fields ({len(fields)} arguments)": best_ns(_fields_kernel(len(fields)), fields, n, reps),
+    }
     print("| call of an empty compiled kernel | ns per call |\n|---|---:|")
     for k, v in rows.items():
         print(f"| {k} | {v:.0f} |")
     out = Path(args.out)
-    written = write_report(out.stem, {"ns_per_call": rows, "quick": args.quick,
-                                      "calls": n, "repeats": reps}, folder=out.parent)
+    written = write_report(
+        out.stem,
+        {"ns_per_call": rows, "quick": args.quick, "calls": n, "repeats": reps},
+        folder=out.parent,
+    )
     print(f"wrote {written}")
 
 

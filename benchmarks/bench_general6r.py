@@ -35,13 +35,25 @@ except ImportError:  # pragma: no cover - optional peer
 
 def random_6r(seed: int) -> Chain:
     rng = np.random.default_rng(seed)
-    origins = np.stack([se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
-                        for _ in range(6)])
-    return Chain(joint_names=tuple(f"j{i}" for i in range(6)),
-                 joint_types=(JointType.REVOLUTE,) * 6, axes=rng.normal(size=(6, 3)),
-                 origins=origins, T_last_tip=np.eye(4), lower=-np.pi * np.ones(6),
-                 upper=np.pi * np.ones(6), velocity_limits=np.ones(6),
-                 acceleration_limits=np.ones(6), jerk_limits=np.ones(6), name="random 6R")
+    origins = np.stack(
+        [
+            se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
+            for _ in range(6)
+        ]
+    )
+    return Chain(
+        joint_names=tuple(f"j{i}" for i in range(6)),
+        joint_types=(JointType.REVOLUTE,) * 6,
+        axes=rng.normal(size=(6, 3)),
+        origins=origins,
+        T_last_tip=np.eye(4),
+        lower=-np.pi * np.ones(6),
+        upper=np.pi * np.ones(6),
+        velocity_limits=np.ones(6),
+        acceleration_limits=np.ones(6),
+        jerk_limits=np.ones(6),
+        name="random 6R",
+    )
 
 
 def construction_s(make, reps: int) -> float:
@@ -90,17 +102,26 @@ def bench_6r(n_targets: int, n_batch: int, n_peer: int, reps: int) -> list[dict]
     batch = batched_us(lambda: solver.solve(T[:n_batch], q0=q[:n_batch]), n_batch, reps)
     res = solver.solve(T, q0=q)
     worst = float(max(res.position_error[res.success].max(initial=0.0), 0.0))
-    row = {"case": "random 6R", "construct_s": t_build, "single_us": single.median * 1e6,
-           "batched_us": batch, "targets": n_targets, "recovered": res.success_rate,
-           "worst_fk_m": worst, "worst_fk_rad": float(res.rotation_error[res.success].max()),
-           "peer": None, "peer_us": None, "peer_recovered": None, "ratio": None}
+    row = {
+        "case": "random 6R",
+        "construct_s": t_build,
+        "single_us": single.median * 1e6,
+        "batched_us": batch,
+        "targets": n_targets,
+        "recovered": res.success_rate,
+        "worst_fk_m": worst,
+        "worst_fk_rad": float(res.rotation_error[res.success].max()),
+        "peer": None,
+        "peer_us": None,
+        "peer_recovered": None,
+        "ratio": None,
+    }
     if ik_geo is not None:
         robot, R_zero_tcp = ikgeo_robot(chain)
         Tp = T[:n_peer]
         t0 = time.perf_counter()
         # ik-geo takes the rotation transposed relative to ikstack's (row/column order)
-        sols = [robot.get_ik((Tp[k, :3, :3] @ R_zero_tcp.T).T, Tp[k, :3, 3])
-                for k in range(n_peer)]
+        sols = [robot.get_ik((Tp[k, :3, :3] @ R_zero_tcp.T).T, Tp[k, :3, 3]) for k in range(n_peer)]
         peer_us = (time.perf_counter() - t0) / n_peer * 1e6
         free = chain.replace(lower=-np.inf * np.ones(6), upper=np.inf * np.ones(6))
         got = got_loose = 0
@@ -109,8 +130,13 @@ def bench_6r(n_targets: int, n_batch: int, n_peer: int, reps: int) -> list[dict]
                 qs = np.array([x[0] for x in s])
                 got += bool(certify(free, qs, Tp[k], 1e-6, 1e-6)[0].any())
                 got_loose += bool(certify(free, qs, Tp[k], 1e-3, 1e-3)[0].any())
-        row.update(peer="ik-geo gen_six_dof", peer_us=peer_us, peer_recovered=got / n_peer,
-                   peer_recovered_1e3=got_loose / n_peer, ratio=peer_us / batch)
+        row.update(
+            peer="ik-geo gen_six_dof",
+            peer_us=peer_us,
+            peer_recovered=got / n_peer,
+            peer_recovered_1e3=got_loose / n_peer,
+            ratio=peer_us / batch,
+        )
     return [row]
 
 
@@ -123,8 +149,9 @@ def random_paths(chain: Chain, rng: np.random.Generator, n_paths: int, frames: i
         yield q0, q0 + s * (q1 - q0)
 
 
-def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: int,
-                name: str = "rizon4s") -> list[dict]:
+def bench_rizon(
+    n_targets: int, n_batch: int, n_paths: int, frames: int, reps: int, name: str = "rizon4s"
+) -> list[dict]:
     chain = robots.load(name)
     LockedJoint7R(chain)
     t_build = construction_s(lambda: LockedJoint7R(chain), reps)
@@ -134,17 +161,26 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
     T = fk(chain, q)
     rows = []
     for mode in ("fixed", "seed_local"):
-        single = time_per_call(lambda mode=mode: solver.solve(T[0], q0=q[0], search=mode),
-                               samples=10 * reps, warmup=2)
-        batch = batched_us(lambda mode=mode: solver.solve(T[:n_batch], q0=q[:n_batch],
-                                                          search=mode), n_batch, reps)
-        row = {"case": f"{name} {mode} ({solver.candidates_for(mode)} slots)",
-               "construct_s": t_build, "single_us": single.median * 1e6, "batched_us": batch}
+        single = time_per_call(
+            lambda mode=mode: solver.solve(T[0], q0=q[0], search=mode), samples=10 * reps, warmup=2
+        )
+        batch = batched_us(
+            lambda mode=mode: solver.solve(T[:n_batch], q0=q[:n_batch], search=mode), n_batch, reps
+        )
+        row = {
+            "case": f"{name} {mode} ({solver.candidates_for(mode)} slots)",
+            "construct_s": t_build,
+            "single_us": single.median * 1e6,
+            "batched_us": batch,
+        }
         if mode == "fixed":
             res = solver.solve(T, search="fixed")
-            row.update(targets=n_targets, recovered=res.success_rate,
-                       worst_fk_m=float(res.position_error[res.success].max(initial=0.0)),
-                       worst_fk_rad=float(res.rotation_error[res.success].max(initial=0.0)))
+            row.update(
+                targets=n_targets,
+                recovered=res.success_rate,
+                worst_fk_m=float(res.position_error[res.success].max(initial=0.0)),
+                worst_fk_rad=float(res.rotation_error[res.success].max(initial=0.0)),
+            )
         else:
             ok = 0
             total = 0
@@ -156,8 +192,12 @@ def bench_rizon(n_targets: int, n_batch: int, n_paths: int, frames: int, reps: i
                 if r.success.any():
                     worst_p = max(worst_p, float(r.position_error[r.success].max()))
                     worst_r = max(worst_r, float(r.rotation_error[r.success].max()))
-            row.update(targets=f"{total} path frames", recovered=ok / total,
-                       worst_fk_m=worst_p, worst_fk_rad=worst_r)
+            row.update(
+                targets=f"{total} path frames",
+                recovered=ok / total,
+                worst_fk_m=worst_p,
+                worst_fk_rad=worst_r,
+            )
         rows.append(row)
     return rows
 
@@ -176,14 +216,31 @@ def main() -> None:
         rows += [] if args.skip_6r else bench_6r(10_000, 1000, 1000, 5)
         for name in ("rizon4", "rizon4s"):
             rows += bench_rizon(10_000, 200, 100, 100, 3, name)
-    cols = ["case", "construct_s", "single_us", "batched_us", "targets", "recovered",
-            "worst_fk_m", "worst_fk_rad", "peer", "peer_us", "peer_recovered",
-            "peer_recovered_1e3", "ratio"]
-    print("Per-pose time [us]; recovered = share of FK-sampled targets certified;"
-          " ratio = peer / ikstack batched")
+    cols = [
+        "case",
+        "construct_s",
+        "single_us",
+        "batched_us",
+        "targets",
+        "recovered",
+        "worst_fk_m",
+        "worst_fk_rad",
+        "peer",
+        "peer_us",
+        "peer_recovered",
+        "peer_recovered_1e3",
+        "ratio",
+    ]
+    print(
+        "Per-pose time [us]; recovered = share of FK-sampled targets certified;"
+        " ratio = peer / ikstack batched"
+    )
     print(format_table(rows, cols))
-    path = write_report("bench_general6r", {"rows": rows, "quick": args.quick},
-                        packages=("ikstack", "numpy", "scipy", "numba", "ik-geo"))
+    path = write_report(
+        "bench_general6r",
+        {"rows": rows, "quick": args.quick},
+        packages=("ikstack", "numpy", "scipy", "numba", "ik-geo"),
+    )
     print(f"wrote {path}")
 
 

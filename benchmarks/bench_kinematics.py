@@ -61,31 +61,48 @@ def bench_case(label, rel, base, tip, samples, batches, quick):
     def pin_jac(qq=qp):
         return pin.computeFrameJacobian(model, data, qq, fid, LWA)
 
-    for op, ours, peer in (("fk", lambda: fk(chain, q), pin_fk),
-                           ("jacobian", lambda: jacobian(chain, q), pin_jac)):
+    for op, ours, peer in (
+        ("fk", lambda: fk(chain, q), pin_fk),
+        ("jacobian", lambda: jacobian(chain, q), pin_jac),
+    ):
         t_ours = time_per_call(ours, samples=samples, inner=20)
         t_pin = time_per_call(peer, samples=samples, inner=20)
-        rows.append({"robot": label, "op": op, "mode": "single call",
-                     "ikstack_us": t_ours.median * 1e6, "ikstack_p95_us": t_ours.p95 * 1e6,
-                     "pinocchio_us": t_pin.median * 1e6, "pinocchio_p95_us": t_pin.p95 * 1e6,
-                     "ratio": t_pin.median / t_ours.median})
+        rows.append(
+            {
+                "robot": label,
+                "op": op,
+                "mode": "single call",
+                "ikstack_us": t_ours.median * 1e6,
+                "ikstack_p95_us": t_ours.p95 * 1e6,
+                "pinocchio_us": t_pin.median * 1e6,
+                "pinocchio_p95_us": t_pin.p95 * 1e6,
+                "ratio": t_pin.median / t_ours.median,
+            }
+        )
     for n in batches:
         Q = chain.random_q(rng, n)
         Qp = np.tile(pin.neutral(model), (n, 1))
         Qp[:, : chain.dof] = Q
         for op, ours, peer in (("fk", fk, pin_fk), ("jacobian", jacobian, pin_jac)):
             reps = max(3, min(200, 200_000 // n)) if not quick else 3
-            t_ours = time_per_call(lambda op=ours, Q=Q: op(chain, Q), samples=reps,
-                                   warmup=2, per=n)
+            t_ours = time_per_call(lambda op=ours, Q=Q: op(chain, Q), samples=reps, warmup=2, per=n)
             m = min(max(n, 2000), 20_000)  # enough calls for a stable figure
             t0 = time.perf_counter()
             for k in range(m):
                 peer(Qp[k % n])
             t_pin = (time.perf_counter() - t0) / m
-            rows.append({"robot": label, "op": op, "mode": f"batch {n}",
-                         "ikstack_us": t_ours.median * 1e6, "ikstack_p95_us": t_ours.p95 * 1e6,
-                         "pinocchio_us": t_pin * 1e6, "pinocchio_p95_us": None,
-                         "ratio": t_pin / t_ours.median})
+            rows.append(
+                {
+                    "robot": label,
+                    "op": op,
+                    "mode": f"batch {n}",
+                    "ikstack_us": t_ours.median * 1e6,
+                    "ikstack_p95_us": t_ours.p95 * 1e6,
+                    "pinocchio_us": t_pin * 1e6,
+                    "pinocchio_p95_us": None,
+                    "ratio": t_pin / t_ours.median,
+                }
+            )
     return rows
 
 
@@ -101,8 +118,11 @@ def main() -> None:
     cols = ["robot", "op", "mode", "ikstack_us", "ikstack_p95_us", "pinocchio_us", "ratio"]
     print("Per-configuration time [us]; ratio = pinocchio / ikstack (> 1: ikstack faster)")
     print(format_table(rows, cols))
-    path = write_report("bench_kinematics", {"rows": rows, "quick": args.quick},
-                        packages=("ikstack", "numpy", "numba", "pin"))
+    path = write_report(
+        "bench_kinematics",
+        {"rows": rows, "quick": args.quick},
+        packages=("ikstack", "numpy", "numba", "pin"),
+    )
     print(f"wrote {path}")
 
 

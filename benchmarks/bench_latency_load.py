@@ -69,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     n = 20 if args.quick else 200
     rng = np.random.default_rng(0)
     rows = []
-    print(f"{'path':<32} {'quiet median us':>15} {'quiet p90':>10} {'loaded median':>14} "
-          f"{'loaded p90':>11} {'median ratio':>13}")
+    print(
+        f"{'path':<32} {'quiet median us':>15} {'quiet p90':>10} {'loaded median':>14} "
+        f"{'loaded p90':>11} {'median ratio':>13}"
+    )
     cores = os.cpu_count() or 1
     for name, chain, fn in cases():
         q = chain.random_q(rng, 4 * n)
@@ -87,19 +89,33 @@ def main(argv: list[str] | None = None) -> int:
             stop.set()
             for p in procs:
                 p.join()
-        r = {"path": name, "targets": n, "quiet_median_us": float(np.median(quiet)),
-             "quiet_p90_us": float(np.percentile(quiet, 90)),
-             "loaded_median_us": float(np.median(loaded)),
-             "loaded_p90_us": float(np.percentile(loaded, 90))}
+        r = {
+            "path": name,
+            "targets": n,
+            "quiet_median_us": float(np.median(quiet)),
+            "quiet_p90_us": float(np.percentile(quiet, 90)),
+            "loaded_median_us": float(np.median(loaded)),
+            "loaded_p90_us": float(np.percentile(loaded, 90)),
+        }
         r["median_ratio"] = r["loaded_median_us"] / r["quiet_median_us"]
         rows.append(r)
-        print(f"{name:<32} {r['quiet_median_us']:>15.1f} {r['quiet_p90_us']:>10.1f} "
-              f"{r['loaded_median_us']:>14.1f} {r['loaded_p90_us']:>11.1f} "
-              f"{r['median_ratio']:>13.2f}", flush=True)
-    res = {"benchmark": "bench_latency_load", "busy_processes": cores,
-           "python": sys.version.split()[0],
-           "machine": {"platform": platform.platform(), "cpu_count": cores,
-                       "load_average_at_end": list(os.getloadavg())}, "rows": rows}
+        print(
+            f"{name:<32} {r['quiet_median_us']:>15.1f} {r['quiet_p90_us']:>10.1f} "
+            f"{r['loaded_median_us']:>14.1f} {r['loaded_p90_us']:>11.1f} "
+            f"{r['median_ratio']:>13.2f}",
+            flush=True,
+        )
+    res = {
+        "benchmark": "bench_latency_load",
+        "busy_processes": cores,
+        "python": sys.version.split()[0],
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": cores,
+            "load_average_at_end": list(os.getloadavg()),
+        },
+        "rows": rows,
+    }
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "bench_latency_load.json"
     out.write_text(json.dumps(res, indent=2))

@@ -74,8 +74,11 @@ def _targets(chain, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _stats(times_s: np.ndarray) -> dict:
     us = np.asarray(times_s) * 1e6
-    return {"median_us": float(np.median(us)), "p95_us": float(np.percentile(us, 95)),
-            "mean_us": float(np.mean(us))}
+    return {
+        "median_us": float(np.median(us)),
+        "p95_us": float(np.percentile(us, 95)),
+        "mean_us": float(np.mean(us)),
+    }
 
 
 def _score(chain, Q: np.ndarray, T: np.ndarray) -> float:
@@ -123,31 +126,38 @@ def run_ikstack(chain, T: np.ndarray, repeats: int, batch_repeats: int) -> dict:
             solver.solve(T, q0=mid)
             serial_s = min(serial_s, time.perf_counter() - t0)
             serial_cpu = min(serial_cpu, time.process_time() - c0)
-        trivial_batch = min(_timed(lambda: solver.solve(T_hits, q0=q_hit))
-                            for _ in range(20)) / 2000
+        trivial_batch = (
+            min(_timed(lambda: solver.solve(T_hits, q0=q_hit)) for _ in range(20)) / 2000
+        )
     finally:
         numba.set_num_threads(threads)
     single = _stats(times)
     batch_us = batch_s / n * 1e6
     serial_us = serial_s / n * 1e6
     overhead_us = (trivial - trivial_batch) * 1e6
-    return {"single": {**single, "success": float(ok.mean()),
-                       "success_checked": _score(chain, Q, T)},
-            "batched": {"per_target_us": batch_us, "total_s": batch_s, "threads": threads,
-                        "success": float(rb.success.mean()),
-                        "success_checked": _score(chain, rb.q, T),
-                        "iterations_mean": float(rb.iterations.mean()),
-                        "iterations_p99": float(np.percentile(rb.iterations, 99)),
-                        "restarts_mean": float(rb.restarts.mean()),
-                        "restarted_share": float((rb.restarts > 0).mean())},
-            "breakdown": {
-                "compiled_per_target_us": serial_us,
-                "compiled_per_target_cpu_us": serial_cpu / n * 1e6,
-                "single_overhead_us": overhead_us,
-                "speedup_mean_over_mean": single["mean_us"] / batch_us,
-                "parallel_efficiency": serial_us / (batch_us * threads),
-                "speedup_bound": threads * single["mean_us"] / serial_us,
-                "compiled_us_needed_for_10x": threads * overhead_us / max(10 - threads, 1e-9)}}
+    return {
+        "single": {**single, "success": float(ok.mean()), "success_checked": _score(chain, Q, T)},
+        "batched": {
+            "per_target_us": batch_us,
+            "total_s": batch_s,
+            "threads": threads,
+            "success": float(rb.success.mean()),
+            "success_checked": _score(chain, rb.q, T),
+            "iterations_mean": float(rb.iterations.mean()),
+            "iterations_p99": float(np.percentile(rb.iterations, 99)),
+            "restarts_mean": float(rb.restarts.mean()),
+            "restarted_share": float((rb.restarts > 0).mean()),
+        },
+        "breakdown": {
+            "compiled_per_target_us": serial_us,
+            "compiled_per_target_cpu_us": serial_cpu / n * 1e6,
+            "single_overhead_us": overhead_us,
+            "speedup_mean_over_mean": single["mean_us"] / batch_us,
+            "parallel_efficiency": serial_us / (batch_us * threads),
+            "speedup_bound": threads * single["mean_us"] / serial_us,
+            "compiled_us_needed_for_10x": threads * overhead_us / max(10 - threads, 1e-9),
+        },
+    }
 
 
 def _timed(f) -> float:
@@ -178,8 +188,13 @@ def run_rtb(chain, T: np.ndarray, urdf: str, tip: str, repeats: int) -> dict:
             times[i] = min(times[i], time.perf_counter() - t0)
             Q[i] = s.q
             reported[i] = s.success
-    return {"single": {**_stats(times), "success": float(reported.mean()),
-                       "success_checked": _score(chain, Q, T)}}
+    return {
+        "single": {
+            **_stats(times),
+            "success": float(reported.mean()),
+            "success_checked": _score(chain, Q, T),
+        }
+    }
 
 
 def _urdf_path(urdf: str, base: str, tip: str) -> list[str]:
@@ -187,8 +202,10 @@ def _urdf_path(urdf: str, base: str, tip: str) -> list[str]:
     import xml.etree.ElementTree as ET
 
     root = ET.parse(str(robots.data_path(urdf))).getroot()
-    parent_of = {j.find("child").get("link"): (j.get("name"), j.find("parent").get("link"))
-                 for j in root.iter("joint")}
+    parent_of = {
+        j.find("child").get("link"): (j.get("name"), j.find("parent").get("link"))
+        for j in root.iter("joint")
+    }
     path = [tip]
     while path[-1] != base:
         joint, parent = parent_of[path[-1]]
@@ -225,8 +242,9 @@ def run_ikpy(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
         Q = np.empty((n, chain.dof))
         for i in range(n):
             t0 = time.perf_counter()
-            sol = ic.inverse_kinematics_frame(T[i], initial_position=mid_full,
-                                              orientation_mode="all")
+            sol = ic.inverse_kinematics_frame(
+                T[i], initial_position=mid_full, orientation_mode="all"
+            )
             times[i] = time.perf_counter() - t0
             Q[i] = np.asarray(sol)[idx]
     return {"single": {**_stats(times), "success_checked": _score(chain, Q, T), "n": n}}
@@ -235,8 +253,12 @@ def run_ikpy(chain, T: np.ndarray, urdf: str, tip: str) -> dict:
 def _versions() -> dict:
     import numba
 
-    v = {"ikstack": ikstack.__version__, "numpy": np.__version__, "numba": numba.__version__,
-         "python": platform.python_version()}
+    v = {
+        "ikstack": ikstack.__version__,
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "python": platform.python_version(),
+    }
     for mod in ("roboticstoolbox", "ikpy"):
         try:
             m = __import__(mod)
@@ -255,8 +277,12 @@ def _machine() -> dict:
                 break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
-            "numba_threads": int(os.environ.get("NUMBA_NUM_THREADS", os.cpu_count() or 1))}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "numba_threads": int(os.environ.get("NUMBA_NUM_THREADS", os.cpu_count() or 1)),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -266,11 +292,21 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ikpy-n", type=int, default=None, help="targets for ikpy (default 200)")
     ap.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeats", type=int, default=None,
-                    help="timing passes of the singles, fastest kept (default 3; 1 with --quick)")
-    ap.add_argument("--batch-repeats", type=int, default=None,
-                    help="timing passes of each batch, fastest kept (default 10; 1 with --quick)")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_numerical.json"))
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="timing passes of the singles, fastest kept (default 3; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--batch-repeats",
+        type=int,
+        default=None,
+        help="timing passes of each batch, fastest kept (default 10; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--out", default=str(Path(__file__).parent / "results" / "bench_numerical.json")
+    )
     args = ap.parse_args(argv)
     n = args.n or (200 if args.quick else 10_000)
     n_ikpy = args.ikpy_n or (20 if args.quick else 200)
@@ -283,19 +319,34 @@ def main(argv: list[str] | None = None) -> dict:
         urdf, tip = ARMS[name]
         chain = robots.load(name)
         _, T = _targets(chain, n, args.seed)
-        rows[name] = {"n": n, "ikstack": run_ikstack(chain, T, repeats, batch_repeats),
-                      "rtb_ik_LM": run_rtb(chain, T, urdf, tip, repeats),
-                      "ikpy": run_ikpy(chain, T[:n_ikpy], urdf, tip)}
+        rows[name] = {
+            "n": n,
+            "ikstack": run_ikstack(chain, T, repeats, batch_repeats),
+            "rtb_ik_LM": run_rtb(chain, T, urdf, tip, repeats),
+            "ikpy": run_ikpy(chain, T[:n_ikpy], urdf, tip),
+        }
         print(f"  {name}: done", flush=True)
 
-    result = {"benchmark": "bench_numerical", "protocol": {
-        "targets": "FK of uniform in-limit joints", "tolerance": TOL, "seed": "middle of limits",
-        "success": "ikstack FK check: within limits and both errors <= 1e-5",
-        "rtb_tol_squared_error": RTB_TOL, "n": n, "n_ikpy": n_ikpy, "timing_repeats": repeats,
-        "batch_timing_repeats": batch_repeats},
+    result = {
+        "benchmark": "bench_numerical",
+        "protocol": {
+            "targets": "FK of uniform in-limit joints",
+            "tolerance": TOL,
+            "seed": "middle of limits",
+            "success": "ikstack FK check: within limits and both errors <= 1e-5",
+            "rtb_tol_squared_error": RTB_TOL,
+            "n": n,
+            "n_ikpy": n_ikpy,
+            "timing_repeats": repeats,
+            "batch_timing_repeats": batch_repeats,
+        },
         "versions": _versions(),
-        "machine": {**_machine(), "loadavg_1min_before_after": [load_before[0], os.getloadavg()[0]]},
-        "arms": rows}
+        "machine": {
+            **_machine(),
+            "loadavg_1min_before_after": [load_before[0], os.getloadavg()[0]],
+        },
+        "arms": rows,
+    }
     print(format_table(result))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -305,30 +356,47 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def format_table(result: dict) -> str:
-    hdr = (f"{'arm':<12} {'solver':<22} {'success':>8} {'median us':>10} {'mean us':>9} "
-           f"{'p95 us':>9} {'vs ik_LM':>9}")
-    lines = [f"numerical IK, TRAC-IK protocol: N = {result['protocol']['n']} per arm "
-             f"(ikpy: {result['protocol']['n_ikpy']}), tol 1e-5, seeded at mid-limits; "
-             "'vs ik_LM' compares means", hdr, "-" * len(hdr)]
+    hdr = (
+        f"{'arm':<12} {'solver':<22} {'success':>8} {'median us':>10} {'mean us':>9} "
+        f"{'p95 us':>9} {'vs ik_LM':>9}"
+    )
+    lines = [
+        f"numerical IK, TRAC-IK protocol: N = {result['protocol']['n']} per arm "
+        f"(ikpy: {result['protocol']['n_ikpy']}), tol 1e-5, seeded at mid-limits; "
+        "'vs ik_LM' compares means",
+        hdr,
+        "-" * len(hdr),
+    ]
     nan = float("nan")
     for arm, r in result["arms"].items():
         rtb = r["rtb_ik_LM"].get("single")
         ref = rtb["mean_us"] if rtb else None
         ik = r["ikstack"]
         b = ik["batched"]
-        entries = [("ikstack LM single", ik["single"]),
-                   (f"ikstack LM batched ({b['threads']}t)",
-                    {"success_checked": b["success_checked"], "median_us": nan,
-                     "mean_us": b["per_target_us"], "p95_us": nan}),
-                   ("rtb ik_LM (C++)", rtb), ("ikpy", r["ikpy"].get("single"))]
+        entries = [
+            ("ikstack LM single", ik["single"]),
+            (
+                f"ikstack LM batched ({b['threads']}t)",
+                {
+                    "success_checked": b["success_checked"],
+                    "median_us": nan,
+                    "mean_us": b["per_target_us"],
+                    "p95_us": nan,
+                },
+            ),
+            ("rtb ik_LM (C++)", rtb),
+            ("ikpy", r["ikpy"].get("single")),
+        ]
         for label, s in entries:
             if s is None:
                 err = r["rtb_ik_LM" if "rtb" in label else "ikpy"].get("error", "n/a")
                 lines.append(f"{arm:<12} {label:<22} {err}")
                 continue
             ratio = f"{s['mean_us'] / ref:8.2f}x" if ref else f"{'-':>9}"
-            lines.append(f"{arm:<12} {label:<22} {s['success_checked'] * 100:7.2f}% "
-                         f"{s['median_us']:10.1f} {s['mean_us']:9.1f} {s['p95_us']:9.1f} {ratio}")
+            lines.append(
+                f"{arm:<12} {label:<22} {s['success_checked'] * 100:7.2f}% "
+                f"{s['median_us']:10.1f} {s['mean_us']:9.1f} {s['p95_us']:9.1f} {ratio}"
+            )
         k = ik["breakdown"]
         lines.append(
             f"{arm:<12} single/batched mean {k['speedup_mean_over_mean']:.1f}x; bound "
@@ -337,7 +405,8 @@ def format_table(result: dict) -> str:
             f"{k['compiled_per_target_cpu_us']:.1f}) = {k['speedup_bound']:.1f}x (parallel "
             f"efficiency {k['parallel_efficiency'] * 100:.0f}%); Python overhead per single "
             f"query {k['single_overhead_us']:.1f} us; 10x needs compiled <= "
-            f"{k['compiled_us_needed_for_10x']:.1f} us/target")
+            f"{k['compiled_us_needed_for_10x']:.1f} us/target"
+        )
     return "\n".join(lines)
 
 

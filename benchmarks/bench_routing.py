@@ -70,11 +70,18 @@ def row(chain: Chain, n: int, passes: int, rng: np.random.Generator) -> dict[str
     cls = classify(chain)
     r = route(chain)
     out: dict[str, object] = {
-        "arm": chain.name, "dof": chain.dof, "family": cls.family,
-        "deviation": cls.deviation, "polish": cls.polish, "needs_near": cls.needs_near,
-        "auto": r.method + (f":{r.mode}" if r.mode else ""), "candidates": r.candidates,
-        "expected_analytic_us": r.analytic_us, "expected_numerical_us": r.numerical_us,
-        "reason": r.reason, "targets": len(T),
+        "arm": chain.name,
+        "dof": chain.dof,
+        "family": cls.family,
+        "deviation": cls.deviation,
+        "polish": cls.polish,
+        "needs_near": cls.needs_near,
+        "auto": r.method + (f":{r.mode}" if r.mode else ""),
+        "candidates": r.candidates,
+        "expected_analytic_us": r.analytic_us,
+        "expected_numerical_us": r.numerical_us,
+        "reason": r.reason,
+        "targets": len(T),
     }
     out["auto_method"] = solve_ik(chain, T[0]).method
     out["auto_success"], out["auto_us"] = timed(lambda t: solve_ik(chain, t), T, passes)
@@ -99,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     passes = 1 if args.quick else 3
     rng = np.random.default_rng(0)
     rows = []
-    hdr = (f"{'arm':<24} {'family':<34} {'dev':>8} {'auto':<18} {'K':>5} {'auto ok':>7} "
-           f"{'auto us':>9} {'LM ok':>6} {'LM us':>8} {'analytic':<44} {'ok':>5} {'us':>9}")
+    hdr = (
+        f"{'arm':<24} {'family':<34} {'dev':>8} {'auto':<18} {'K':>5} {'auto ok':>7} "
+        f"{'auto us':>9} {'LM ok':>6} {'LM us':>8} {'analytic':<44} {'ok':>5} {'us':>9}"
+    )
     print(hdr)
     for name in robots.names():
         base = robots.load(name)
@@ -109,16 +118,28 @@ def main(argv: list[str] | None = None) -> int:
         for chain in (base, rounded(base, rng)):
             r = row(chain, n, passes, rng)
             rows.append(r)
-            print(f"{r['arm']:<24} {str(r['family']):<34} {r['deviation']:>8.1e} "
-                  f"{r['auto']:<18} {r['candidates']:>5} {r['auto_success']:>7.3f} "
-                  f"{r['auto_us']:>9.1f} {r['lm_success']:>6.3f} {r['lm_us']:>8.1f} "
-                  f"{str(r.get('analytic_method', '-')):<44} "
-                  f"{r.get('analytic_success', float('nan')):>5.3f} "
-                  f"{r.get('analytic_us', float('nan')):>9.1f}", flush=True)
-    res = {"benchmark": "bench_routing", "rounding_m": ROUNDING, "targets_per_arm": n,
-           "passes": passes, "python": sys.version.split()[0],
-           "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
-                       "load_average": list(os.getloadavg())}, "rows": rows}
+            print(
+                f"{r['arm']:<24} {str(r['family']):<34} {r['deviation']:>8.1e} "
+                f"{r['auto']:<18} {r['candidates']:>5} {r['auto_success']:>7.3f} "
+                f"{r['auto_us']:>9.1f} {r['lm_success']:>6.3f} {r['lm_us']:>8.1f} "
+                f"{str(r.get('analytic_method', '-')):<44} "
+                f"{r.get('analytic_success', float('nan')):>5.3f} "
+                f"{r.get('analytic_us', float('nan')):>9.1f}",
+                flush=True,
+            )
+    res = {
+        "benchmark": "bench_routing",
+        "rounding_m": ROUNDING,
+        "targets_per_arm": n,
+        "passes": passes,
+        "python": sys.version.split()[0],
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "load_average": list(os.getloadavg()),
+        },
+        "rows": rows,
+    }
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "bench_routing.json"
     out.write_text(json.dumps(res, indent=2, default=float))

@@ -58,8 +58,13 @@ def targets(T0: np.ndarray, steps: int) -> list[np.ndarray]:
 
 def stats(ns: list[int], warmup: int) -> dict[str, float]:
     us = np.asarray(ns[warmup:], dtype=np.float64) / 1e3
-    return {"median_us": float(np.median(us)), "p99_us": float(np.percentile(us, 99)),
-            "mean_us": float(us.mean()), "max_us": float(us.max()), "samples": int(us.size)}
+    return {
+        "median_us": float(np.median(us)),
+        "p99_us": float(np.percentile(us, 99)),
+        "mean_us": float(us.mean()),
+        "max_us": float(us.max()),
+        "samples": int(us.size),
+    }
 
 
 def track_error(fk, q: np.ndarray, T: np.ndarray) -> float:
@@ -107,8 +112,9 @@ def bench_marvin(solver, steps: int, warmup: int, push: bool) -> dict:
         ns.append(time.perf_counter_ns() - t0)
         bound.append(bool(r.status & flag))
         q, dq = r.reference.q, r.reference.dq
-    sel = [t for t, b in zip(ns[warmup:], bound[warmup:], strict=True) if b] if push \
-        else ns[warmup:]
+    sel = (
+        [t for t, b in zip(ns[warmup:], bound[warmup:], strict=True) if b] if push else ns[warmup:]
+    )
     out = stats(sel if sel else ns[warmup:], 0)
     out["bound_fraction"] = float(np.mean(bound[warmup:]))
     out["tracking_error_m"] = track_error(marvin.fk, q, goal[-1])
@@ -128,8 +134,9 @@ def chain_urdf() -> str:
     for link in root.findall("link"):
         inertial = ET.SubElement(link, "inertial")
         ET.SubElement(inertial, "mass", value="1.0")
-        ET.SubElement(inertial, "inertia", ixx="0.01", iyy="0.01", izz="0.01", ixy="0", ixz="0",
-                      iyz="0")
+        ET.SubElement(
+            inertial, "inertia", ixx="0.01", iyy="0.01", izz="0.01", ixy="0", ixz="0", iyz="0"
+        )
     mj = ET.SubElement(root, "mujoco")
     ET.SubElement(mj, "compiler", discardvisual="true", fusestatic="false")
     path = Path(tempfile.mkdtemp()) / "panda_arm.urdf"
@@ -160,8 +167,9 @@ def bench_pink(urdf: str, steps: int, warmup: int) -> dict:
         ns.append(time.perf_counter_ns() - t0)
         q = pin.integrate(model, q, v * DT)
         pin.framesForwardKinematics(model, data, q)
-        errs.append(float(np.linalg.norm(data.oMf[model.getFrameId(FRAME)].translation
-                                         - goal[k][:3, 3])))
+        errs.append(
+            float(np.linalg.norm(data.oMf[model.getFrameId(FRAME)].translation - goal[k][:3, 3]))
+        )
     return {**stats(ns, warmup), "tracking_error_m": float(np.median(errs[warmup:]))}
 
 
@@ -234,16 +242,20 @@ def main() -> None:
     rows: dict[str, dict] = {}
     marvin: dict[str, dict] = {}
     try:
-        for sname, make in (("DampedLeastSquares", DLSVelocitySolver),
-                            ("BoxQPSolver", BoxQPSolver)):
+        for sname, make in (
+            ("DampedLeastSquares", DLSVelocitySolver),
+            ("BoxQPSolver", BoxQPSolver),
+        ):
             rows[f"ikstack {sname}"] = bench_ikstack(make(), steps, warmup)
             for where, push in (("circle inside J6/J7", False), ("held at J6/J7", True)):
-                marvin[f"marvin_left {sname}, {where}"] = bench_marvin(make(), steps, warmup,
-                                                                       push)
+                marvin[f"marvin_left {sname}, {where}"] = bench_marvin(make(), steps, warmup, push)
     except IKStackError as exc:  # the C++ module is not built
         rows["ikstack"] = {"error": str(exc)}
-    for name, fn in (("pink (daqp)", bench_pink), ("mink (daqp)", bench_mink),
-                     ("PlaCo", bench_placo)):
+    for name, fn in (
+        ("pink (daqp)", bench_pink),
+        ("mink (daqp)", bench_mink),
+        ("PlaCo", bench_placo),
+    ):
         try:
             rows[name] = fn(urdf, steps, warmup)
         except ImportError as exc:
@@ -251,8 +263,7 @@ def main() -> None:
         except Exception as exc:  # a peer's own failure is reported, not fatal
             rows[name] = {"error": f"{type(exc).__name__}: {exc}"}
     peers = {k: v for k, v in rows.items() if "median_us" in v and not k.startswith("ikstack")}
-    print(f"Servo step latency, Panda 6-D pose task, dt = {DT} s, {steps} steps "
-          f"({warmup} warm-up)")
+    print(f"Servo step latency, Panda 6-D pose task, dt = {DT} s, {steps} steps ({warmup} warm-up)")
     print(f"{'solver':<35} {'median us':>10} {'p99 us':>9} {'track err m':>12}  ratios")
     for name, r in rows.items():
         if "error" in r:
@@ -260,29 +271,47 @@ def main() -> None:
             continue
         ratio = ""
         if name.startswith("ikstack"):
-            parts = [f"{p.split()[0]} x{v['median_us'] / r['median_us']:.1f}"
-                     for p, v in peers.items()]
+            parts = [
+                f"{p.split()[0]} x{v['median_us'] / r['median_us']:.1f}" for p, v in peers.items()
+            ]
             ratio = "speed-up vs " + ", ".join(parts) if parts else ""
-        print(f"{name:<35} {r['median_us']:10.1f} {r['p99_us']:9.1f} "
-              f"{r['tracking_error_m']:12.2e}  {ratio}")
-    print("Marvin with its J6/J7 constraint (medians over the cycles in which it bound, for "
-          "'held')")
+        print(
+            f"{name:<35} {r['median_us']:10.1f} {r['p99_us']:9.1f} "
+            f"{r['tracking_error_m']:12.2e}  {ratio}"
+        )
+    print(
+        "Marvin with its J6/J7 constraint (medians over the cycles in which it bound, for 'held')"
+    )
     for name, r in marvin.items():
-        print(f"{name:<63} {r['median_us']:10.1f} {r['p99_us']:9.1f}  bound in "
-              f"{100 * r['bound_fraction']:.0f}% of cycles")
-    note = ("tracking error: ikstack servos with pose_gain 10 1/s (a 0.1 s time constant) under "
-            "acceleration limits; the peers step onto the target each cycle (gain 1/dt)")
+        print(
+            f"{name:<63} {r['median_us']:10.1f} {r['p99_us']:9.1f}  bound in "
+            f"{100 * r['bound_fraction']:.0f}% of cycles"
+        )
+    note = (
+        "tracking error: ikstack servos with pose_gain 10 1/s (a 0.1 s time constant) under "
+        "acceleration limits; the peers step onto the target each cycle (gain 1/dt)"
+    )
     print(note)
     out = {
         "benchmark": "bench_servo",
         "note": note,
         "task": "Panda flange 6-D pose on a moving target; position + velocity limits "
-                "(ikstack adds acceleration and braking bounds)",
-        "dt_s": DT, "steps": steps, "warmup": warmup, "results": rows, "marvin": marvin,
-        "versions": {d: version(d) for d in ("numpy", "numba", "pin", "pin-pink", "mink",
-                                             "mujoco", "placo", "daqp")},
-        "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "processor": platform.processor(), "cpus": os.cpu_count()},
+        "(ikstack adds acceleration and braking bounds)",
+        "dt_s": DT,
+        "steps": steps,
+        "warmup": warmup,
+        "results": rows,
+        "marvin": marvin,
+        "versions": {
+            d: version(d)
+            for d in ("numpy", "numba", "pin", "pin-pink", "mink", "mujoco", "placo", "daqp")
+        },
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.processor(),
+            "cpus": os.cpu_count(),
+        },
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2))

@@ -76,8 +76,17 @@ def make_dataset(folder: Path, robot: str, episodes: int, frames: int, seed: int
     for e in range(episodes):
         t, q = joint_path(chain, home, rng, frames, 50.0)
         p, quat = to_pose(fk(chain, q))
-        np.savez(folder / f"ep_{e:05d}.npz", timestamp=t, x=p[:, 0], y=p[:, 1], z=p[:, 2],
-                 qw=quat[:, 0], qx=quat[:, 1], qy=quat[:, 2], qz=quat[:, 3])
+        np.savez(
+            folder / f"ep_{e:05d}.npz",
+            timestamp=t,
+            x=p[:, 0],
+            y=p[:, 1],
+            z=p[:, 2],
+            qw=quat[:, 0],
+            qx=quat[:, 1],
+            qy=quat[:, 2],
+            qz=quat[:, 3],
+        )
 
 
 def bare_loop(folder: Path, out: Path, chain, factory) -> tuple[float, float, int, int]:
@@ -93,9 +102,18 @@ def bare_loop(folder: Path, out: Path, chain, factory) -> tuple[float, float, in
         ts = time.perf_counter()
         r = solver(ep.T_base_tcp, None)
         solve_time += time.perf_counter() - ts
-        write_solved(out / f.name, SolvedEpisode(
-            ep.timestamps, chain.joint_names, r.q, r.success, r.position_error,
-            r.rotation_error, r.status))
+        write_solved(
+            out / f.name,
+            SolvedEpisode(
+                ep.timestamps,
+                chain.joint_names,
+                r.q,
+                r.success,
+                r.position_error,
+                r.rotation_error,
+                r.status,
+            ),
+        )
         frames += len(ep)
         solved += int(r.success.sum())
     return time.perf_counter() - t0, solve_time, frames, solved
@@ -121,8 +139,12 @@ def machine() -> dict[str, object]:
     except OSError:
         pass
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
-            "load_average_1_5_15_min_at_end": load}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "load_average_1_5_15_min_at_end": load,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -147,51 +169,102 @@ def main(argv: list[str] | None = None) -> None:
             chain = load(robot)
             data = work / robot / "in"
             make_dataset(data, robot, episodes, frames)
-            factory(SolveConfig(chain, path_solver_factory=factory))(read_episode(next(data.glob("*.npz"))).T_base_tcp,
-                                         None)  # compile kernels before timing
+            factory(SolveConfig(chain, path_solver_factory=factory))(
+                read_episode(next(data.glob("*.npz"))).T_base_tcp, None
+            )  # compile kernels before timing
             dt, solve_s, n, ok = bare_loop(data, work / robot / "bare", chain, factory)
-            rows.append({"robot": robot, "engine": "bare loop (peer)", "workers": 1,
-                         "frames": n, "success_rate": ok / n, "seconds": dt,
-                         "frames_per_second": n / dt, "solver_frames_per_second": n / solve_s})
+            rows.append(
+                {
+                    "robot": robot,
+                    "engine": "bare loop (peer)",
+                    "workers": 1,
+                    "frames": n,
+                    "success_rate": ok / n,
+                    "seconds": dt,
+                    "frames_per_second": n / dt,
+                    "solver_frames_per_second": n / solve_s,
+                }
+            )
             runs = [("local", 1), ("local", 2)] + ([("ray", 2)] if have_ray else [])
             for engine, workers in runs:
                 cfg = SolveConfig(chain, path_solver_factory=factory)
-                s = run_job(data, work / robot / f"{engine}{workers}", cfg, engine=engine,
-                            workers=workers, progress=Progress.silent())
-                rows.append({"robot": robot, "engine": engine, "workers": workers,
-                             "frames": s.frames, "success_rate": s.success_rate,
-                             "seconds": s.seconds, "frames_per_second": s.frames_per_second,
-                             "frames_per_cpu_second": s.frames / s.cpu_seconds,
-                             "job_overhead_us_per_frame":
-                                 1e6 * (s.cpu_seconds - solve_s) / s.frames})
+                s = run_job(
+                    data,
+                    work / robot / f"{engine}{workers}",
+                    cfg,
+                    engine=engine,
+                    workers=workers,
+                    progress=Progress.silent(),
+                )
+                rows.append(
+                    {
+                        "robot": robot,
+                        "engine": engine,
+                        "workers": workers,
+                        "frames": s.frames,
+                        "success_rate": s.success_rate,
+                        "seconds": s.seconds,
+                        "frames_per_second": s.frames_per_second,
+                        "frames_per_cpu_second": s.frames / s.cpu_seconds,
+                        "job_overhead_us_per_frame": 1e6 * (s.cpu_seconds - solve_s) / s.frames,
+                    }
+                )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for r in rows:
-        base = next(x for x in rows if x["robot"] == r["robot"] and x["engine"] == "local"
-                    and x["workers"] == 1)
+        base = next(
+            x
+            for x in rows
+            if x["robot"] == r["robot"] and x["engine"] == "local" and x["workers"] == 1
+        )
         r["scaling_vs_1_worker"] = r["frames_per_second"] / base["frames_per_second"]
-    print(f"ikstack solve throughput: {episodes} episodes x {frames} frames per robot, "
-          f"solver {solver_name}")
-    print(f"{'robot':<8} {'engine':<17} {'workers':>7} {'frames':>9} {'success':>8} "
-          f"{'time [s]':>9} {'frames/s':>10} {'scaling':>8} {'per core':>9} {'overhead':>9}")
+    print(
+        f"ikstack solve throughput: {episodes} episodes x {frames} frames per robot, "
+        f"solver {solver_name}"
+    )
+    print(
+        f"{'robot':<8} {'engine':<17} {'workers':>7} {'frames':>9} {'success':>8} "
+        f"{'time [s]':>9} {'frames/s':>10} {'scaling':>8} {'per core':>9} {'overhead':>9}"
+    )
     for r in rows:
-        print(f"{r['robot']:<8} {r['engine']:<17} {r['workers']:>7} {r['frames']:>9,} "
-              f"{100 * r['success_rate']:>7.2f}% {r['seconds']:>9.2f} "
-              f"{r['frames_per_second']:>10,.0f} {r['scaling_vs_1_worker']:>7.2f}x "
-              + (f"{r['frames_per_cpu_second']:>9,.0f} {r['job_overhead_us_per_frame']:>6.1f} us"
-                 if "frames_per_cpu_second" in r else
-                 f"{'solver alone: ':>9}{r['solver_frames_per_second']:,.0f} frames/s"))
-    print("per core: frames per second of worker time; overhead: reading, gating and writing "
-          "per frame (worker time minus the solver's time in the peer loop)")
+        print(
+            f"{r['robot']:<8} {r['engine']:<17} {r['workers']:>7} {r['frames']:>9,} "
+            f"{100 * r['success_rate']:>7.2f}% {r['seconds']:>9.2f} "
+            f"{r['frames_per_second']:>10,.0f} {r['scaling_vs_1_worker']:>7.2f}x "
+            + (
+                f"{r['frames_per_cpu_second']:>9,.0f} {r['job_overhead_us_per_frame']:>6.1f} us"
+                if "frames_per_cpu_second" in r
+                else f"{'solver alone: ':>9}{r['solver_frames_per_second']:,.0f} frames/s"
+            )
+        )
+    print(
+        "per core: frames per second of worker time; overhead: reading, gating and writing "
+        "per frame (worker time minus the solver's time in the peer loop)"
+    )
     info = machine()
-    print(f"machine: {info['cores']} cores, load average {info['load_average_1_5_15_min_at_end']}"
-          " (other processes share the cores: per-core numbers of 2 workers drop when the "
-          "load is above cores - 2)")
+    print(
+        f"machine: {info['cores']} cores, load average {info['load_average_1_5_15_min_at_end']}"
+        " (other processes share the cores: per-core numbers of 2 workers drop when the "
+        "load is above cores - 2)"
+    )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "benchmark": "bench_solve", "episodes": episodes, "frames": frames,
-        "solver": solver_name, "quick": args.quick, "rows": rows, "versions": versions(),
-        "machine": info, "argv": sys.argv[1:]}, indent=2) + "\n")
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "benchmark": "bench_solve",
+                "episodes": episodes,
+                "frames": frames,
+                "solver": solver_name,
+                "quick": args.quick,
+                "rows": rows,
+                "versions": versions(),
+                "machine": info,
+                "argv": sys.argv[1:],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"wrote {RESULTS}")
 
 

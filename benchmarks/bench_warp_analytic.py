@@ -38,8 +38,13 @@ def main() -> int:
         print("warp-lang is not installed (extra 'warp'): nothing to measure")
         return 0
     rows = []
-    arms = (("ur5", 20_000), ("arx_x5", 20_000), ("iiwa14", 1000), ("marvin_left", 1000),
-            ("panda", 1000))
+    arms = (
+        ("ur5", 20_000),
+        ("arx_x5", 20_000),
+        ("iiwa14", 1000),
+        ("marvin_left", 1000),
+        ("panda", 1000),
+    )
     for name, n in arms:
         n = n // 10 if args.quick else n
         chain = load(name)
@@ -57,24 +62,46 @@ def main() -> int:
             t1 = time.perf_counter()
             rc = c.solve(T, S, return_all=return_all)
             t2 = time.perf_counter()
-            row = {"arm": name, "family": w.family_name, "K": w.K, "N": n,
-                   "mode": "all solutions" if return_all else "best",
-                   "warp_cpu_per_s": n / (t1 - t0), "cpu_path_per_s": n / (t2 - t1),
-                   "success_warp": float(rw.success.mean()),
-                   "success_cpu": float(rc.success.mean()),
-                   "max_dq_selected": float(np.abs(rw.q - rc.q).max()),
-                   "selection": "device" if w.device_selection else "host",
-                   "statuses_identical": bool((rw.status == rc.status).all())}
+            row = {
+                "arm": name,
+                "family": w.family_name,
+                "K": w.K,
+                "N": n,
+                "mode": "all solutions" if return_all else "best",
+                "warp_cpu_per_s": n / (t1 - t0),
+                "cpu_path_per_s": n / (t2 - t1),
+                "success_warp": float(rw.success.mean()),
+                "success_cpu": float(rc.success.mean()),
+                "max_dq_selected": float(np.abs(rw.q - rc.q).max()),
+                "selection": "device" if w.device_selection else "host",
+                "statuses_identical": bool((rw.status == rc.status).all()),
+            }
             if return_all:
                 row["masks_identical"] = bool((rw.valid_all == rc.valid_all).all())
                 row["max_dq_all_slots"] = float(np.abs(rw.q_all - rc.q_all).max())
             rows.append(row)
-    cols = ["arm", "family", "K", "N", "mode", "selection", "warp_cpu_per_s", "cpu_path_per_s",
-            "success_warp", "success_cpu", "statuses_identical", "max_dq_selected",
-            "masks_identical", "max_dq_all_slots"]
+    cols = [
+        "arm",
+        "family",
+        "K",
+        "N",
+        "mode",
+        "selection",
+        "warp_cpu_per_s",
+        "cpu_path_per_s",
+        "success_warp",
+        "success_cpu",
+        "statuses_identical",
+        "max_dq_selected",
+        "masks_identical",
+        "max_dq_all_slots",
+    ]
     print(format_table(rows, cols))
-    out = write_report("bench_warp_analytic", {"rows": rows, "quick": args.quick},
-                       packages=("ikstack", "numpy", "numba", "warp-lang"))
+    out = write_report(
+        "bench_warp_analytic",
+        {"rows": rows, "quick": args.quick},
+        packages=("ikstack", "numpy", "numba", "warp-lang"),
+    )
     print(f"wrote {out}")
     return 0
 

@@ -51,18 +51,27 @@ def main() -> int:
         rc = c.solve(T)
         t2 = time.perf_counter()
         both = rw.success & rc.success
-        rows.append({"arm": name, "N": n, "success_cpu": float(rc.success.mean()),
-                     "success_warp_cpu": float(rw.success.mean()),
-                     "status_differs": int((rw.status != rc.status).sum()),
-                     "iterations_differ": int((rw.iterations != rc.iterations).sum()),
-                     "restarts_differ": int((rw.restarts != rc.restarts).sum()),
-                     "max_dq_successes": float(np.abs(rw.q - rc.q)[both].max()) if both.any()
-                     else 0.0,
-                     "warp_cpu_per_s": n / (t1 - t0), "cpu_path_per_s": n / (t2 - t1)})
+        rows.append(
+            {
+                "arm": name,
+                "N": n,
+                "success_cpu": float(rc.success.mean()),
+                "success_warp_cpu": float(rw.success.mean()),
+                "status_differs": int((rw.status != rc.status).sum()),
+                "iterations_differ": int((rw.iterations != rc.iterations).sum()),
+                "restarts_differ": int((rw.restarts != rc.restarts).sum()),
+                "max_dq_successes": float(np.abs(rw.q - rc.q)[both].max()) if both.any() else 0.0,
+                "warp_cpu_per_s": n / (t1 - t0),
+                "cpu_path_per_s": n / (t2 - t1),
+            }
+        )
     cols = list(rows[0])
     print(format_table(rows, cols))
-    out = write_report("bench_warp_numerical", {"rows": rows, "quick": args.quick},
-                       packages=("ikstack", "numpy", "numba", "warp-lang"))
+    out = write_report(
+        "bench_warp_numerical",
+        {"rows": rows, "quick": args.quick},
+        packages=("ikstack", "numpy", "numba", "warp-lang"),
+    )
     print(f"wrote {out}")
     return 0
 

@@ -131,14 +131,23 @@ class Checker:
         for con in self.constraints:
             g = np.maximum(g, con.residual(q_ref).max(axis=-1))
         if self.marvin:
-            g = np.maximum(g, np.abs(q_ref[:, 6]) + 1.025 * np.abs(q_ref[:, 5])
-                           - math.radians(110.5))
+            g = np.maximum(
+                g, np.abs(q_ref[:, 6]) + 1.025 * np.abs(q_ref[:, 5]) - math.radians(110.5)
+            )
         c["constraint"] += int((g > TOL).sum())
         bad |= g > TOL
-        for k in np.flatnonzero(bad)[:max(0, 5 - len(self.examples))]:
-            self.examples.append({"cycle": int(k), "note": notes[k], "q_basis": q_basis[k].tolist(),
-                                  "dq_basis": dq_basis[k].tolist(), "q_ref": q_ref[k].tolist(),
-                                  "dq_ref": dq_ref[k].tolist(), "g": float(g[k])})
+        for k in np.flatnonzero(bad)[: max(0, 5 - len(self.examples))]:
+            self.examples.append(
+                {
+                    "cycle": int(k),
+                    "note": notes[k],
+                    "q_basis": q_basis[k].tolist(),
+                    "dq_basis": dq_basis[k].tolist(),
+                    "q_ref": q_ref[k].tolist(),
+                    "dq_ref": dq_ref[k].tolist(),
+                    "g": float(g[k]),
+                }
+            )
         if g.size:
             self.worst["constraint_rad"] = max(self.worst["constraint_rad"], float(g.max()))
 
@@ -171,8 +180,9 @@ def random_legal_state(chain, name, rng, band: bool):
 def episode(name, chain, solver_kind, cycles, rng, checker, tally):
     dt = float(rng.choice([0.001, 0.004, 0.01]))
     dt_ns = int(round(dt * 1e9))
-    solver = {"dls": DLSVelocitySolver(), "boxqp": BoxQPSolver(),
-              "faulty": FaultySolver(rng)}[solver_kind]
+    solver = {"dls": DLSVelocitySolver(), "boxqp": BoxQPSolver(), "faulty": FaultySolver(rng)}[
+        solver_kind
+    ]
     cfg = ServoConfig(command_timeout=0.1)
     servo = Servo(chain, cfg, differential_ik=solver)
     n = chain.dof
@@ -206,8 +216,11 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
                     v[j] = rng.choice([-1.0, 1.0]) * vmax[j] * rng.uniform(0.2, 2.0)
                     cmd = ("jog", v)
             elif kind == 1:
-                cmd = ("twist", np.concatenate([rng.normal(0, 0.3, 3), rng.normal(0, 1.0, 3)]),
-                       int(rng.integers(2)))
+                cmd = (
+                    "twist",
+                    np.concatenate([rng.normal(0, 0.3, 3), rng.normal(0, 1.0, 3)]),
+                    int(rng.integers(2)),
+                )
             elif kind in (2, 3):
                 target = random_legal_state(chain, name, rng, band=False)
                 if kind == 3:  # a small jump from here
@@ -251,8 +264,10 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
         usable = bool(np.isfinite(state_q).all())
         basis[k] = state_dq if usable else last_v
         qbasis[k] = state_q if usable else q
-        notes.append(f"{res.action.name} {int(res.status)} {res.message} | "
-                     f"{'reset' if e < 0.002 else ''} {cmd[0] if cmd else None} dt {dt}")
+        notes.append(
+            f"{res.action.name} {int(res.status)} {res.message} | "
+            f"{'reset' if e < 0.002 else ''} {cmd[0] if cmd else None} dt {dt}"
+        )
         qr[k] = res.reference.q
         vr[k] = res.reference.dq
         tally["reject"] += res.action == Action.REJECT
@@ -271,8 +286,13 @@ def episode(name, chain, solver_kind, cycles, rng, checker, tally):
     tally["cycles"] += cycles
 
 
-def run(total: int, seed: int, episode_len: int, robots_: tuple[str, ...] = ROBOTS,
-        solvers: tuple[str, ...] = SOLVERS) -> dict:
+def run(
+    total: int,
+    seed: int,
+    episode_len: int,
+    robots_: tuple[str, ...] = ROBOTS,
+    solvers: tuple[str, ...] = SOLVERS,
+) -> dict:
     rng = np.random.default_rng(seed)
     combos = [(r, s) for r in robots_ for s in solvers]
     per = max(episode_len, 1)
@@ -282,27 +302,55 @@ def run(total: int, seed: int, episode_len: int, robots_: tuple[str, ...] = ROBO
         share = total // len(combos) + (i < total % len(combos))
         chain = load(name)
         checker = Checker(chain, name)
-        tally = dict.fromkeys(("cycles", "reject", "coupled_bound", "solver_error", "resets",
-                               "nan_states", "new_states", "future_stamps", "stale_stamps"), 0)
+        tally = dict.fromkeys(
+            (
+                "cycles",
+                "reject",
+                "coupled_bound",
+                "solver_error",
+                "resets",
+                "nan_states",
+                "new_states",
+                "future_stamps",
+                "stale_stamps",
+            ),
+            0,
+        )
         done = 0
         t1 = time.perf_counter()
         while done < share:
             m = min(per, share - done)
             episode(name, chain, solver, m, rng, checker, tally)
             done += m
-        rows.append({"robot": name, "solver": solver, **tally, **checker.counts,
-                     "worst_constraint_rad": checker.worst["constraint_rad"],
-                     "worst_accel_ratio": checker.worst["accel_ratio"],
-                     "examples": checker.examples,
-                     "seconds": time.perf_counter() - t1})
+        rows.append(
+            {
+                "robot": name,
+                "solver": solver,
+                **tally,
+                **checker.counts,
+                "worst_constraint_rad": checker.worst["constraint_rad"],
+                "worst_accel_ratio": checker.worst["accel_ratio"],
+                "examples": checker.examples,
+                "seconds": time.perf_counter() - t1,
+            }
+        )
         r = rows[-1]
-        print(f"| {name:12s} | {solver:6s} | {r['cycles']:8d} | " + " | ".join(
-            f"{r[c]:5d}" for c in COUNTS) + f" | {r['coupled_bound']:7d} | {r['reject']:6d} |",
-            flush=True)
+        print(
+            f"| {name:12s} | {solver:6s} | {r['cycles']:8d} | "
+            + " | ".join(f"{r[c]:5d}" for c in COUNTS)
+            + f" | {r['coupled_bound']:7d} | {r['reject']:6d} |",
+            flush=True,
+        )
     totals = {c: sum(r[c] for r in rows) for c in COUNTS}
-    return {"cycles": sum(r["cycles"] for r in rows), "seed": seed, "counts": totals,
-            "rows": rows, "seconds": time.perf_counter() - t0,
-            "machine": platform.platform(), "python": platform.python_version()}
+    return {
+        "cycles": sum(r["cycles"] for r in rows),
+        "seed": seed,
+        "counts": totals,
+        "rows": rows,
+        "seconds": time.perf_counter() - t0,
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+    }
 
 
 def main() -> None:
@@ -314,8 +362,7 @@ def main() -> None:
     ap.add_argument("--solvers", default=",".join(SOLVERS))
     ap.add_argument("--out", default=str(RESULTS / "fuzz_servo.json"))
     a = ap.parse_args()
-    print("| robot        | solver | cycles   | " + " | ".join(COUNTS)
-          + " | coupled | reject |")
+    print("| robot        | solver | cycles   | " + " | ".join(COUNTS) + " | coupled | reject |")
     print("|---|---|---|" + "---|" * len(COUNTS) + "---|---|")
     out = run(a.cycles, a.seed, a.episode, tuple(a.robots.split(",")), tuple(a.solvers.split(",")))
     print(f"total {out['cycles']} cycles in {out['seconds']:.0f} s; counts {out['counts']}")

@@ -31,8 +31,14 @@ from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.geometry import chain_from_hp
 from ikstack.model import Chain
 
-STRUCTURES = ("spherical_wrist", "spherical_two_parallel", "spherical_two_intersecting",
-              "three_parallel", "spherical_shoulder", "three_parallel_reversed")
+STRUCTURES = (
+    "spherical_wrist",
+    "spherical_two_parallel",
+    "spherical_two_intersecting",
+    "three_parallel",
+    "spherical_shoulder",
+    "three_parallel_reversed",
+)
 MATCH = 1e-6
 
 
@@ -40,11 +46,13 @@ def puma560() -> Chain:
     ex, ey, ez = np.eye(3)
     z = np.zeros(3)
     d = np.deg2rad
-    return chain_from_hp(np.array([ez, ey, ey, ez, ey, ez]),
-                         np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z,
-                                   0.056 * ez]),
-                         lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                         upper=d(np.array([160, 45, 225, 170, 100, 266.0])), name="puma560")
+    return chain_from_hp(
+        np.array([ez, ey, ey, ez, ey, ez]),
+        np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z, 0.056 * ez]),
+        lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
+        upper=d(np.array([160, 45, 225, 170, 100, 266.0])),
+        name="puma560",
+    )
 
 
 def random_arm(structure: str, rng: np.random.Generator) -> Chain:
@@ -69,8 +77,11 @@ def random_arm(structure: str, rng: np.random.Generator) -> Chain:
 
 
 def arms() -> dict[str, Chain]:
-    out: dict[str, Chain] = {"ur5": robots.load("ur5"), "arx_x5": robots.load("arx_x5"),
-                             "puma560": puma560()}
+    out: dict[str, Chain] = {
+        "ur5": robots.load("ur5"),
+        "arx_x5": robots.load("arx_x5"),
+        "puma560": puma560(),
+    }
     rng = np.random.default_rng(5)
     for s in STRUCTURES:
         out[f"random_{s}"] = random_arm(s, rng)
@@ -82,8 +93,9 @@ def gaps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(np.angle(np.exp(1j * (a[:, :, None, :] - b[:, None, :, :])))).max(axis=-1)
 
 
-def joined(chain: Chain, a: np.ndarray, b: np.ndarray, T: np.ndarray, tol: float = 1e-6,
-           steps: int = 16) -> bool:
+def joined(
+    chain: Chain, a: np.ndarray, b: np.ndarray, T: np.ndarray, tol: float = 1e-6, steps: int = 16
+) -> bool:
     """Whether ``a`` and ``b`` are one solution within the FK gate: every configuration on the
     straight segment between them (shortest way mod 2 pi, ``steps`` points) meets ``tol``."""
     d = np.angle(np.exp(1j * (b - a)))
@@ -100,12 +112,21 @@ def compare(chain: Chain, n: int, seed: int = 0, block: int = 1000) -> dict:
     T = chain.fk(q)
     closed = AnalyticIK(chain)
     general = AnalyticIK(chain, mode="general")
-    counts = dict.fromkeys(("closed_form", "missed", "missed_approx", "missed_distinct",
-                            "targets_short", "general_extra"), 0)
+    counts = dict.fromkeys(
+        (
+            "closed_form",
+            "missed",
+            "missed_approx",
+            "missed_distinct",
+            "targets_short",
+            "general_extra",
+        ),
+        0,
+    )
     dt = 0.0
     success = 0
     for k in range(0, n, block):
-        Tb = T[k:k + block]
+        Tb = T[k : k + block]
         rc = closed.solve(Tb, return_all=True)
         t0 = time.perf_counter()
         rg = general.solve(Tb, return_all=True)
@@ -113,12 +134,14 @@ def compare(chain: Chain, n: int, seed: int = 0, block: int = 1000) -> dict:
         success += int(rg.success.sum())
         assert rc.q_all is not None and rc.valid_all is not None
         assert rg.q_all is not None and rg.valid_all is not None
-        pair = (gaps(rc.q_all, rg.q_all) < MATCH) & rc.valid_all[:, :, None] \
-            & rg.valid_all[:, None, :]
+        pair = (
+            (gaps(rc.q_all, rg.q_all) < MATCH) & rc.valid_all[:, :, None] & rg.valid_all[:, None, :]
+        )
         matched = pair.any(axis=2) & rc.valid_all
         # distinct closed-form solutions (at a singularity it may list one twice)
-        same = (gaps(rc.q_all, rc.q_all) < MATCH) & rc.valid_all[:, :, None] \
-            & rc.valid_all[:, None, :]
+        same = (
+            (gaps(rc.q_all, rc.q_all) < MATCH) & rc.valid_all[:, :, None] & rc.valid_all[:, None, :]
+        )
         first = ~np.tril(same, k=-1).any(axis=2) & rc.valid_all
         miss = first & ~matched
         pe, re = fk_errors(chain, rc.q_all[miss], Tb[np.nonzero(miss)[0]])
@@ -127,13 +150,20 @@ def compare(chain: Chain, n: int, seed: int = 0, block: int = 1000) -> dict:
         counts["missed_approx"] += int(((pe > 1e-9) | (re > 1e-9)).sum())
         counts["targets_short"] += int(miss.any(axis=1).sum())
         for i, a in zip(*np.nonzero(miss), strict=True):
-            if not any(joined(chain, rc.q_all[i, a], rg.q_all[i, b], Tb[i])
-                       for b in np.flatnonzero(rg.valid_all[i])):
+            if not any(
+                joined(chain, rc.q_all[i, a], rg.q_all[i, b], Tb[i])
+                for b in np.flatnonzero(rg.valid_all[i])
+            ):
                 counts["missed_distinct"] += 1
         counts["general_extra"] += int((rg.valid_all & ~pair.any(axis=1)).sum())
-    return {"arm": chain.name, "targets": n, **counts,
-            "general_found": counts["closed_form"] - counts["missed"],
-            "general_success": success / n, "general_us": dt / n * 1e6}
+    return {
+        "arm": chain.name,
+        "targets": n,
+        **counts,
+        "general_found": counts["closed_form"] - counts["missed"],
+        "general_success": success / n,
+        "general_us": dt / n * 1e6,
+    }
 
 
 def main() -> None:
@@ -143,9 +173,24 @@ def main() -> None:
     args = ap.parse_args()
     n = args.n or (100 if args.quick else 10_000)
     rows = [compare(chain, n) for chain in arms().values()]
-    print(format_table(rows, ["arm", "targets", "closed_form", "general_found", "missed",
-                              "missed_approx", "missed_distinct", "targets_short", "general_extra",
-                              "general_success", "general_us"]))
+    print(
+        format_table(
+            rows,
+            [
+                "arm",
+                "targets",
+                "closed_form",
+                "general_found",
+                "missed",
+                "missed_approx",
+                "missed_distinct",
+                "targets_short",
+                "general_extra",
+                "general_success",
+                "general_us",
+            ],
+        )
+    )
     path = write_report("general_completeness", {"quick": args.quick, "n": n, "rows": rows})
     print(f"\nwrote {path}")
 

@@ -28,8 +28,13 @@ from ikstack.kinematics import fk_jacobian
 from ikstack.robots import load
 
 
-def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: list[int],
-                  rows: list[dict], parity: list[dict]) -> None:
+def analytic_rows(
+    args: argparse.Namespace,
+    rng: np.random.Generator,
+    sizes: list[int],
+    rows: list[dict],
+    parity: list[dict],
+) -> None:
     """UR5 analytic and iiwa14 SRS (128 swivel samples): parity with the CPU path on fresh
     random targets (nearest-solution selections and statuses; every candidate's mask), then
     throughput of the raw device candidates and of the device-side selection and
@@ -38,11 +43,12 @@ def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: lis
     from ikstack.backends.warp import WarpAnalyticIK
     from ikstack.ik.analytic import AnalyticIK
 
-    for name, label, cap in (("ur5", "ur5 analytic", 1_000_000),
-                             ("iiwa14", "iiwa14 SRS, 128 swivel samples", 100_000)):
+    for name, label, cap in (
+        ("ur5", "ur5 analytic", 1_000_000),
+        ("iiwa14", "iiwa14 SRS, 128 swivel samples", 100_000),
+    ):
         chain = load(name)
-        w = WarpAnalyticIK(chain, device=args.device, chunk_size=1 << 16 if name == "ur5"
-                           else 4096)
+        w = WarpAnalyticIK(chain, device=args.device, chunk_size=1 << 16 if name == "ur5" else 4096)
         c = AnalyticIK(chain)
         m = 200 if args.quick else 2000
         T = chain.fk(chain.random_q(rng, m))
@@ -50,11 +56,22 @@ def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: lis
         rw, rc = w.solve(T, S), c.solve(T, S)
         same = bool((rw.status == rc.status).all())
         dq = float(np.abs(rw.q - rc.q).max())
-        parity.append({"robot": name, "check": f"analytic {w.family_name} (device selection): "
-                       "statuses identical / max |dq| selected", "value": f"{same} / {dq:.2e}"})
+        parity.append(
+            {
+                "robot": name,
+                "check": f"analytic {w.family_name} (device selection): "
+                "statuses identical / max |dq| selected",
+                "value": f"{same} / {dq:.2e}",
+            }
+        )
         rw, rc = w.solve(T, S, return_all=True), c.solve(T, S, return_all=True)
-        parity.append({"robot": name, "check": "analytic all solutions: masks identical",
-                       "value": str(bool((rw.valid_all == rc.valid_all).all()))})
+        parity.append(
+            {
+                "robot": name,
+                "check": "analytic all solutions: masks identical",
+                "value": str(bool((rw.valid_all == rc.valid_all).all())),
+            }
+        )
         for n in [s for s in sizes if s <= cap]:
             Q = chain.random_q(rng, n)
             Tt = chain.fk(Q)
@@ -63,13 +80,25 @@ def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: lis
             t0 = time.perf_counter()
             w.candidates(Tt, Q)
             dt = time.perf_counter() - t0
-            rows.append({"workload": f"{label}: device candidates + copy (N, K, dof)",
-                         "batch": n, "targets_per_s": n / dt, "success": None})
+            rows.append(
+                {
+                    "workload": f"{label}: device candidates + copy (N, K, dof)",
+                    "batch": n,
+                    "targets_per_s": n / dt,
+                    "success": None,
+                }
+            )
             t0 = time.perf_counter()
             res = w.solve(Tt, Q)
             dt = time.perf_counter() - t0
-            rows.append({"workload": f"{label}: device selection + certification (N, dof)",
-                         "batch": n, "targets_per_s": n / dt, "success": float(res.success.mean())})
+            rows.append(
+                {
+                    "workload": f"{label}: device selection + certification (N, dof)",
+                    "batch": n,
+                    "targets_per_s": n / dt,
+                    "success": float(res.success.mean()),
+                }
+            )
         # whole paths: one device thread loops over a path's frames
         n_paths, frames = (100, 50) if args.quick else (10_000, 100)
         q0 = chain.random_q(rng, n_paths)
@@ -80,14 +109,23 @@ def analytic_rows(args: argparse.Namespace, rng: np.random.Generator, sizes: lis
         res_p = w.solve_paths(paths, q0)
         dt = time.perf_counter() - t0
         ok = float(np.mean([r.success.mean() for r in res_p]))
-        rows.append({"workload": f"{label}: {n_paths} paths x {frames} frames, one launch",
-                     "batch": n_paths * frames, "targets_per_s": n_paths * frames / dt,
-                     "success": ok})
+        rows.append(
+            {
+                "workload": f"{label}: {n_paths} paths x {frames} frames, one launch",
+                "batch": n_paths * frames,
+                "targets_per_s": n_paths * frames / dt,
+                "success": ok,
+            }
+        )
         one = c.solve_path(paths[0], q0[0])
-        parity.append({"robot": name, "check": "solve_paths vs CPU solve_path: statuses "
-                       "identical / max |dq|",
-                       "value": f"{bool((one.status == res_p[0].status).all())} / "
-                                f"{float(np.abs(one.q - res_p[0].q).max()):.2e}"})
+        parity.append(
+            {
+                "robot": name,
+                "check": "solve_paths vs CPU solve_path: statuses identical / max |dq|",
+                "value": f"{bool((one.status == res_p[0].status).all())} / "
+                f"{float(np.abs(one.q - res_p[0].q).max()):.2e}",
+            }
+        )
 
 
 def main() -> int:
@@ -129,8 +167,13 @@ def main() -> int:
         Q = chain.random_q(rng, 20_000)
         T, J = bw.fk_jacobian(chain, Q, device=args.device)
         T0, J0 = fk_jacobian(chain, Q)
-        parity.append({"robot": name, "check": "fk/jacobian max |diff|",
-                       "value": float(max(np.abs(T - T0).max(), np.abs(J - J0).max()))})
+        parity.append(
+            {
+                "robot": name,
+                "check": "fk/jacobian max |diff|",
+                "value": float(max(np.abs(T - T0).max(), np.abs(J - J0).max())),
+            }
+        )
     from ikstack.ik.numerical import LevenbergMarquardt
 
     for name in ("panda", "iiwa14", "ur5", "marvin_left"):
@@ -140,12 +183,17 @@ def main() -> int:
         opts = {"position_tolerance": 1e-6, "rotation_tolerance": 1e-6}
         r_gpu = wn.WarpLevenbergMarquardt(chain, device=args.device, **opts).solve(Tt)
         r_cpu = LevenbergMarquardt(chain, **opts).solve(Tt)
-        parity.append({"robot": name, "check": "numerical LM success rate gpu / cpu path; "
-                       "targets with different status / iterations / restarts",
-                       "value": f"{r_gpu.success.mean():.4f} / {r_cpu.success.mean():.4f}; "
-                                f"{int((r_gpu.status != r_cpu.status).sum())} / "
-                                f"{int((r_gpu.iterations != r_cpu.iterations).sum())} / "
-                                f"{int((r_gpu.restarts != r_cpu.restarts).sum())}"})
+        parity.append(
+            {
+                "robot": name,
+                "check": "numerical LM success rate gpu / cpu path; "
+                "targets with different status / iterations / restarts",
+                "value": f"{r_gpu.success.mean():.4f} / {r_cpu.success.mean():.4f}; "
+                f"{int((r_gpu.status != r_cpu.status).sum())} / "
+                f"{int((r_gpu.iterations != r_cpu.iterations).sum())} / "
+                f"{int((r_gpu.restarts != r_cpu.restarts).sum())}",
+            }
+        )
     chain = load("panda")
     lm = wn.WarpLevenbergMarquardt(chain, device=args.device)
     # 2. throughput
@@ -153,23 +201,32 @@ def main() -> int:
     sizes = [s for s in sizes if s <= args.max_batch][: 2 if args.quick else None]
     for n in sizes:
         Q = chain.random_q(rng, n)
-        for label, fn in (("fk", lambda Q=Q: bw.fk(chain, Q, device=args.device)),
-                          ("jacobian", lambda Q=Q: bw.jacobian(chain, Q, device=args.device))):
+        for label, fn in (
+            ("fk", lambda Q=Q: bw.fk(chain, Q, device=args.device)),
+            ("jacobian", lambda Q=Q: bw.jacobian(chain, Q, device=args.device)),
+        ):
             fn()
             wp.synchronize_device(dev)
             t0 = time.perf_counter()
             fn()
             wp.synchronize_device(dev)
             dt = time.perf_counter() - t0
-            rows.append({"workload": f"panda {label}", "batch": n, "targets_per_s": n / dt,
-                         "success": None})
+            rows.append(
+                {"workload": f"panda {label}", "batch": n, "targets_per_s": n / dt, "success": None}
+            )
         Tt = chain.fk(Q)
         lm.solve(Tt[:1000])
         t0 = time.perf_counter()
         res = lm.solve(Tt)
         dt = time.perf_counter() - t0
-        rows.append({"workload": "panda numerical IK (LM, restarts)", "batch": n,
-                     "targets_per_s": n / dt, "success": float(res.success.mean())})
+        rows.append(
+            {
+                "workload": "panda numerical IK (LM, restarts)",
+                "batch": n,
+                "targets_per_s": n / dt,
+                "success": float(res.success.mean()),
+            }
+        )
     analytic_rows(args, rng, sizes, rows, parity)
     # 3. streaming
     m = 1000 if args.quick else 10_000
@@ -182,21 +239,34 @@ def main() -> int:
         lat[i] = time.perf_counter() - t0
         if r.success[0]:
             qs = r.q[0]
-    rows.append({"workload": "panda streaming single-target IK", "batch": 1,
-                 "targets_per_s": 1.0 / float(np.median(lat)),
-                 "success": f"median {np.median(lat) * 1e6:.0f} us, p99 "
-                            f"{np.percentile(lat, 99) * 1e6:.0f} us"})
+    rows.append(
+        {
+            "workload": "panda streaming single-target IK",
+            "batch": 1,
+            "targets_per_s": 1.0 / float(np.median(lat)),
+            "success": f"median {np.median(lat) * 1e6:.0f} us, p99 "
+            f"{np.percentile(lat, 99) * 1e6:.0f} us",
+        }
+    )
     mem_after = mem()
     print(f"GPU: {gpu_name}")
     print(format_table(parity, ["robot", "check", "value"]))
     print(format_table(rows, ["workload", "batch", "targets_per_s", "success"]))
     # only a full CUDA run is the recorded figure; a smoke or CPU-device run is named as such
     name = "gpu_check" if args.device.startswith("cuda") else f"gpu_check-{args.device}"
-    path_out = write_report(name, {"gpu": gpu_name, "device": args.device, "quick": args.quick,
-                                   "parity": parity, "rows": rows,
-                                   "memory_mib_before": mem_before,
-                                   "memory_mib_after": mem_after},
-                            packages=("ikstack", "numpy", "numba", "warp-lang"))
+    path_out = write_report(
+        name,
+        {
+            "gpu": gpu_name,
+            "device": args.device,
+            "quick": args.quick,
+            "parity": parity,
+            "rows": rows,
+            "memory_mib_before": mem_before,
+            "memory_mib_after": mem_after,
+        },
+        packages=("ikstack", "numpy", "numba", "warp-lang"),
+    )
     print(f"wrote {path_out}")
     return 0
 

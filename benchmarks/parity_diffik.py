@@ -59,8 +59,9 @@ def summarize(rows: list[ChunkComparison]) -> dict[str, Any]:
         "max_lag_mm_diff": max(r.max_lag_mm_diff for r in rows),
         "substeps_compared": sum(r.substeps_compared for r in rows),
         "reference_arm_verdicts": dict(Counter(v[0] for r in rows for v in r.reference.values())),
-        "chunks_with_reported_lag": sum(any(e[1] > 0 for e in r.exceedances.values())
-                                        for r in rows),
+        "chunks_with_reported_lag": sum(
+            any(e[1] > 0 for e in r.exceedances.values()) for r in rows
+        ),
         "chunks_with_j67_row_binding": sum(r.j67_binding for r in rows),
         "ikstack_ms_per_chunk": 1e3 * sum(r.seconds_ikstack for r in rows) / len(rows),
         "reference_ms_per_chunk": 1e3 * sum(r.seconds_reference for r in rows) / len(rows),
@@ -69,9 +70,15 @@ def summarize(rows: list[ChunkComparison]) -> dict[str, Any]:
 
 def run(n_chunks: int, seed: int, variants: list[str]) -> dict[str, Any]:
     chunks = ref.random_chunks(seed, n_chunks)
-    out: dict[str, Any] = {"chunks": n_chunks, "seed": seed, "horizon": 16,
-                           "action_interval_s": 1 / 30, "substep_s": 0.004, "results": {},
-                           "disagreements": []}
+    out: dict[str, Any] = {
+        "chunks": n_chunks,
+        "seed": seed,
+        "horizon": 16,
+        "action_interval_s": 1 / 30,
+        "substep_s": 0.004,
+        "results": {},
+        "disagreements": [],
+    }
     for variant in variants:
         ik_kw, ref_kw, policies = VARIANTS[variant]
         for policy in policies:
@@ -87,15 +94,27 @@ def run(n_chunks: int, seed: int, variants: list[str]) -> dict[str, Any]:
             for i, r in enumerate(rows):  # the disagreements, chunk by chunk
                 if r.verdicts_agree:
                     continue
-                out["disagreements"].append({
-                    "variant": variant, "policy": policy, "chunk": i, "kind": r.kind,
-                    "agree": r.verdicts_agree, "ikstack": r.ikstack, "reference": r.reference,
-                    "exceedances": r.exceedances,
-                    "max_joint_diff_deg": None if r.max_joint_diff_deg == float("inf")
-                    else r.max_joint_diff_deg,  # None: different numbers of accepted substeps
-                    "substeps": r.substeps_compared})
-            print(f"{key}: {res['verdicts_agree']}/{res['chunks']} agree, max |dq| "
-                  f"{res['max_joint_diff_deg']:.3e} deg ({res['seconds']:.0f} s)", flush=True)
+                out["disagreements"].append(
+                    {
+                        "variant": variant,
+                        "policy": policy,
+                        "chunk": i,
+                        "kind": r.kind,
+                        "agree": r.verdicts_agree,
+                        "ikstack": r.ikstack,
+                        "reference": r.reference,
+                        "exceedances": r.exceedances,
+                        "max_joint_diff_deg": None
+                        if r.max_joint_diff_deg == float("inf")
+                        else r.max_joint_diff_deg,  # None: different numbers of accepted substeps
+                        "substeps": r.substeps_compared,
+                    }
+                )
+            print(
+                f"{key}: {res['verdicts_agree']}/{res['chunks']} agree, max |dq| "
+                f"{res['max_joint_diff_deg']:.3e} deg ({res['seconds']:.0f} s)",
+                flush=True,
+            )
     return out
 
 
@@ -117,21 +136,30 @@ def table(res: dict[str, Any]) -> str:
             f"| {variant} | {policy} | {r['verdicts_agree']}/{r['chunks']} | {dq} "
             f"| {r['max_target_diff']:.1e} | {r['substeps_compared']} | {verdicts} "
             f"| {r['chunks_with_reported_lag']} | {r['chunks_with_j67_row_binding']} "
-            f"| {r['ikstack_ms_per_chunk']:.1f} | {r['reference_ms_per_chunk']:.1f} |")
+            f"| {r['ikstack_ms_per_chunk']:.1f} | {r['reference_ms_per_chunk']:.1f} |"
+        )
     port = [(k, r) for k, r in res["results"].items() if k.startswith("port |")]
     if port:
-        lines += ["", "By chunk kind (variant port):", "",
-                  "| policy | kind | chunks | verdicts agree | max \\|dq\\| [deg] "
-                  "| reference arm verdicts |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "By chunk kind (variant port):",
+            "",
+            "| policy | kind | chunks | verdicts agree | max \\|dq\\| [deg] "
+            "| reference arm verdicts |",
+            "|---|---|---|---|---|---|",
+        ]
         for key, r in port:
             for kind, k in r["by_kind"].items():
                 if not k["chunks"]:
                     continue
-                verdicts = ", ".join(f"{a} {b}" for a, b in
-                                     sorted(k["reference_arm_verdicts"].items()))
+                verdicts = ", ".join(
+                    f"{a} {b}" for a, b in sorted(k["reference_arm_verdicts"].items())
+                )
                 dq = "n/a" if k["max_joint_diff_deg"] is None else f"{k['max_joint_diff_deg']:.2e}"
-                lines.append(f"| {key.split(' | ')[1]} | {kind} | {k['chunks']} "
-                             f"| {k['verdicts_agree']}/{k['chunks']} | {dq} | {verdicts} |")
+                lines.append(
+                    f"| {key.split(' | ')[1]} | {kind} | {k['chunks']} "
+                    f"| {k['verdicts_agree']}/{k['chunks']} | {dq} | {verdicts} |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -147,17 +175,24 @@ def main() -> int:
     res = run(n, args.seed, ["port"] if args.quick else args.variants)
     res["quick"] = args.quick
     port = [r for k, r in res["results"].items() if k.startswith("port |")]
-    ok = bool(port) and all(r["verdicts_agree"] == r["chunks"] and r["max_joint_diff_deg"]
-                            is not None and r["max_joint_diff_deg"] < 1e-4 for r in port)
+    ok = bool(port) and all(
+        r["verdicts_agree"] == r["chunks"]
+        and r["max_joint_diff_deg"] is not None
+        and r["max_joint_diff_deg"] < 1e-4
+        for r in port
+    )
     res["pass"] = ok
     text = table(res)
     print()
     print(text)
-    print("PASS" if ok else "FAIL", "(port variant: every verdict agrees and joints within "
-          "1e-4 deg after every substep)")
+    print(
+        "PASS" if ok else "FAIL",
+        "(port variant: every verdict agrees and joints within 1e-4 deg after every substep)",
+    )
     out = Path(args.out)
-    written = write_report(out.stem, res, folder=out.parent,
-                           packages=("ikstack", "numpy", "scipy", "osqp"))
+    written = write_report(
+        out.stem, res, folder=out.parent, packages=("ikstack", "numpy", "scipy", "osqp")
+    )
     written.with_suffix(".md").write_text(text)
     print(f"wrote {written} and {written.with_suffix('.md')}")
     return 0 if ok else 1

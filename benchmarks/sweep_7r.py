@@ -76,38 +76,53 @@ def general_cases(rng: np.random.Generator) -> list[tuple[str, Chain, bool]]:
     return out
 
 
-def row(label: str, chain: Chain, straight: bool, n: int, samples: int,
-        mode: str = "strict") -> dict[str, object]:
+def row(
+    label: str, chain: Chain, straight: bool, n: int, samples: int, mode: str = "strict"
+) -> dict[str, object]:
     T = targets(chain, n, np.random.default_rng(1), straight)
-    ik = (AnalyticIK(chain, num_samples=samples) if mode == "strict"
-          else AnalyticIK(chain, mode="general"))
+    ik = (
+        AnalyticIK(chain, num_samples=samples)
+        if mode == "strict"
+        else AnalyticIK(chain, mode="general")
+    )
     ik.solve(T[:16])  # compile / warm (the batch kernels too)
     t0 = time.perf_counter()
     r = ik.solve(T)
     dt = time.perf_counter() - t0
-    return {"case": label, "family": ik.method.split(":", 1)[1],
-            "samples": samples if mode == "strict" else 16,
-            "targets": len(T), "success": float(r.success.mean()),
-            "missed": int((~r.success).sum()), "us": dt / len(T) * 1e6}
+    return {
+        "case": label,
+        "family": ik.method.split(":", 1)[1],
+        "samples": samples if mode == "strict" else 16,
+        "targets": len(T),
+        "success": float(r.success.mean()),
+        "missed": int((~r.success).sum()),
+        "us": dt / len(T) * 1e6,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
     ap.add_argument("--n", type=int, default=None, help="targets per case")
-    ap.add_argument("--general-n", type=int, default=None,
-                    help="targets per general-mode case (0: skip)")
+    ap.add_argument(
+        "--general-n", type=int, default=None, help="targets per general-mode case (0: skip)"
+    )
     ap.add_argument("--label", default="", help="run label (JSON name suffix)")
     ap.add_argument("--samples", default="16,32,128", help="num_samples values")
     args = ap.parse_args()
     n = args.n or (100 if args.quick else 10_000)
-    rows = [row(label, chain, straight, n, int(s))
-            for label, chain, straight in cases(np.random.default_rng(0))
-            for s in args.samples.split(",") if s]
+    rows = [
+        row(label, chain, straight, n, int(s))
+        for label, chain, straight in cases(np.random.default_rng(0))
+        for s in args.samples.split(",")
+        if s
+    ]
     gn = args.general_n if args.general_n is not None else (20 if args.quick else 2000)
     if gn:
-        rows += [row(label, chain, straight, gn, 16, "general")
-                 for label, chain, straight in general_cases(np.random.default_rng(0))]
+        rows += [
+            row(label, chain, straight, gn, 16, "general")
+            for label, chain, straight in general_cases(np.random.default_rng(0))
+        ]
     print(format_table(rows, ["case", "family", "samples", "targets", "success", "missed", "us"]))
     name = "sweep_7r" + (f"_{args.label}" if args.label else "")
     path = write_report(name, {"quick": args.quick, "n": n, "label": args.label, "rows": rows})

@@ -44,19 +44,25 @@ def industrial() -> dict[str, Chain]:
     ex, ey, ez = np.eye(3)
     z = np.zeros(3)
     d = np.deg2rad
-    puma = chain_from_hp(np.array([ez, ey, ey, ez, ey, ez]),
-                         np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z,
-                                   0.056 * ez]),
-                         lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                         upper=d(np.array([160, 45, 225, 170, 100, 266.0])), name="puma560")
-    kr = chain_from_hp(np.array([-ez, ey, ey, -ex, ey, -ex]),
-                       np.array([0.675 * ez, 0.35 * ex, 1.15 * ez, -0.041 * ez + 1.2 * ex, z, z,
-                                 0.215 * ex]),
-                       lower=d(np.array([-185, -140, -120, -350, -125, -350.0])),
-                       upper=d(np.array([185, 140, 168, 350, 125, 350.0])), name="kuka_kr")
-    meet = chain_from_hp(np.array([ez, ey, ex, ez, ey, ez]),
-                         np.array([0.4 * ez, 0.1 * ex, z, 0.5 * ex + 0.3 * ez, z, z, 0.1 * ez]),
-                         name="second_meet")
+    puma = chain_from_hp(
+        np.array([ez, ey, ey, ez, ey, ez]),
+        np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z, 0.056 * ez]),
+        lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
+        upper=d(np.array([160, 45, 225, 170, 100, 266.0])),
+        name="puma560",
+    )
+    kr = chain_from_hp(
+        np.array([-ez, ey, ey, -ex, ey, -ex]),
+        np.array([0.675 * ez, 0.35 * ex, 1.15 * ez, -0.041 * ez + 1.2 * ex, z, z, 0.215 * ex]),
+        lower=d(np.array([-185, -140, -120, -350, -125, -350.0])),
+        upper=d(np.array([185, 140, 168, 350, 125, 350.0])),
+        name="kuka_kr",
+    )
+    meet = chain_from_hp(
+        np.array([ez, ey, ex, ez, ey, ez]),
+        np.array([0.4 * ez, 0.1 * ex, z, 0.5 * ex + 0.3 * ez, z, z, 0.1 * ez]),
+        name="second_meet",
+    )
     return {"puma560": puma, "kuka_kr": kr, "second_meet": meet}
 
 
@@ -120,11 +126,17 @@ def warp_cells(w: Any, T: np.ndarray, r: Any, ra: Any) -> dict:
         return {"warp": None, "warp_all": None, "warp_same": None}
     rw = w.solve(T)
     rwa = w.solve(T, return_all=True)
-    same = ((rwa.status == ra.status) & (rw.status == r.status)
-            & (rwa.valid_all == ra.valid_all).all(axis=1)
-            & (np.abs(rwa.q_all - ra.q_all) <= 1e-9).all(axis=(1, 2)))
-    return {"warp": float(rw.success.mean()), "warp_all": float(rwa.valid_all.any(axis=1).mean()),
-            "warp_same": float(same.mean())}
+    same = (
+        (rwa.status == ra.status)
+        & (rw.status == r.status)
+        & (rwa.valid_all == ra.valid_all).all(axis=1)
+        & (np.abs(rwa.q_all - ra.q_all) <= 1e-9).all(axis=(1, 2))
+    )
+    return {
+        "warp": float(rw.success.mean()),
+        "warp_all": float(rwa.valid_all.any(axis=1).mean()),
+        "warp_same": float(same.mean()),
+    }
 
 
 def singular_rows(arms: dict[str, Chain], n: int) -> list[dict]:
@@ -146,12 +158,20 @@ def singular_rows(arms: dict[str, Chain], n: int) -> list[dict]:
                     Tt = T.astype(dtype)
                     r = ik.solve(Tt)
                     ra = ik.solve(Tt, return_all=True)
-                    rows.append({"arm": name, "family": ik.family.name, "singularity": sing,
-                                 "delta": delta, "dtype": np.dtype(dtype).name, "n": len(q),
-                                 "solve": float(r.success.mean()),
-                                 "all": float(ra.valid_all.any(axis=1).mean()),
-                                 "worst_rot_err": float(r.rotation_error[r.success].max(
-                                     initial=0.0)), **warp_cells(w, Tt, r, ra)})
+                    rows.append(
+                        {
+                            "arm": name,
+                            "family": ik.family.name,
+                            "singularity": sing,
+                            "delta": delta,
+                            "dtype": np.dtype(dtype).name,
+                            "n": len(q),
+                            "solve": float(r.success.mean()),
+                            "all": float(ra.valid_all.any(axis=1).mean()),
+                            "worst_rot_err": float(r.rotation_error[r.success].max(initial=0.0)),
+                            **warp_cells(w, Tt, r, ra),
+                        }
+                    )
     return rows
 
 
@@ -175,8 +195,9 @@ def float32_rows(n: int) -> list[dict]:
                 if w is not None:
                     rw = w.solve(T)
                     row["warp"] = float(rw.success.mean())
-                    row["warp_same"] = float(((rw.status == r.status)
-                                              & (np.abs(rw.q - r.q) <= 1e-9).all(axis=1)).mean())
+                    row["warp_same"] = float(
+                        ((rw.status == r.status) & (np.abs(rw.q - r.q) <= 1e-9).all(axis=1)).mean()
+                    )
             except UnsupportedGeometryError:
                 pass
         t0 = time.perf_counter()
@@ -199,19 +220,49 @@ def main() -> None:
     arms: dict[str, Chain] = {"ur5": robots.load("ur5"), "arx_x5": robots.load("arx_x5")}
     arms.update(industrial())
     rng = np.random.default_rng(3)
-    for s in ("spherical_wrist", "spherical_two_parallel", "spherical_shoulder",
-              "three_parallel"):
+    for s in ("spherical_wrist", "spherical_two_parallel", "spherical_shoulder", "three_parallel"):
         arms[f"random_{s}"] = random_arm(s, rng)
     sing = singular_rows(arms, n)
-    print(format_table(sing, ["arm", "family", "singularity", "delta", "dtype", "n", "solve",
-                              "all", "warp", "warp_all", "warp_same", "worst_rot_err"]))
+    print(
+        format_table(
+            sing,
+            [
+                "arm",
+                "family",
+                "singularity",
+                "delta",
+                "dtype",
+                "n",
+                "solve",
+                "all",
+                "warp",
+                "warp_all",
+                "warp_same",
+                "worst_rot_err",
+            ],
+        )
+    )
     f32 = float32_rows(n)
     print()
-    print(format_table(f32, ["arm", "n", "analytic", "warp", "warp_same", "solve_ik",
-                             "solve_ik_method",
-                             "worst_pos_err", "worst_rot_err"]))
-    path = write_report("sweep_edges", {"quick": args.quick, "n": n, "singular": sing,
-                                        "float32": f32})
+    print(
+        format_table(
+            f32,
+            [
+                "arm",
+                "n",
+                "analytic",
+                "warp",
+                "warp_same",
+                "solve_ik",
+                "solve_ik_method",
+                "worst_pos_err",
+                "worst_rot_err",
+            ],
+        )
+    )
+    path = write_report(
+        "sweep_edges", {"quick": args.quick, "n": n, "singular": sing, "float32": f32}
+    )
     print(f"\nwrote {path}")
 
 

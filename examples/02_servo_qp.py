@@ -14,14 +14,14 @@ from ikstack.servo import Action, JointState, PoseCommand, Servo, ServoConfig
 URDF = Path(__file__).resolve().parent / "planar2.urdf"
 
 model = load_urdf(URDF, base="base", tip="tool", acceleration_limits=[3.0, 3.0])
-servo = Servo(model, ServoConfig(task_axes=(0, 1), max_linear_speed=0.5),
-              differential_ik=BoxQPSolver())
+servo = Servo(
+    model, ServoConfig(task_axes=(0, 1), max_linear_speed=0.5), differential_ik=BoxQPSolver()
+)
 q, dq = np.array([0.5, -1.0]), np.zeros(2)
 target = model.fk(np.array([0.7, -0.7]))
 for tick in range(1200):
     now = tick * 10_000_000
-    result = servo.step(JointState(q, dq, now), PoseCommand(target, now),
-                        dt=0.01, now_ns=now)
+    result = servo.step(JointState(q, dq, now), PoseCommand(target, now), dt=0.01, now_ns=now)
     if result.action == Action.REJECT:
         raise RuntimeError(result.message)
     q, dq = result.reference.q, result.reference.dq

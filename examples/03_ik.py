@@ -15,7 +15,9 @@ q_true = ur5.random_q(rng, 1000)
 T = ikstack.fk(ur5, q_true)
 
 res = ikstack.solve_ik(ur5, T)  # analytic here; every success certified by FK
-print(f"{res.method}: {res.success.mean():.1%} solved, worst error {res.position_error.max():.1e} m")
+print(
+    f"{res.method}: {res.success.mean():.1%} solved, worst error {res.position_error.max():.1e} m"
+)
 
 every = AnalyticIK(ur5).solve(T[:1], return_all=True)
 print("valid branches of the first target:", int(every.valid_all.sum()))

@@ -16,8 +16,11 @@ T_tcp, q_obs = {}, {}
 for arm in ("left", "right"):
     chain = robots.load(f"marvin_{arm}_taccap")
     T0 = chain.fk(q0)
-    T_tcp[arm] = np.stack([T0 @ make_transform(np.eye(3), [0.002 * k, 0.001 * k, 0.0])
-                           for k in range(1, 17)])
+    T_tcp[arm] = np.stack(
+        [T0 @ make_transform(np.eye(3), [0.002 * k, 0.001 * k, 0.0]) for k in range(1, 17)]
+    )
     q_obs[arm] = q0
 chunk = profile.decoder().decode(ChunkRequest(T_tcp, q_obs))
-print("chunk accepted:", chunk.success, "| knots per arm:", {a: q.shape for a, q in chunk.q.items()})
+print(
+    "chunk accepted:", chunk.success, "| knots per arm:", {a: q.shape for a, q in chunk.q.items()}
+)

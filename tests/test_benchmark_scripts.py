@@ -24,6 +24,12 @@ def test_there_are_scripts():
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_a_benchmark_script_starts(script):
     env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning:__main__")
-    r = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True,
-                       text=True, timeout=120, env=env, cwd=BENCH.parent)
+    r = subprocess.run(
+        [sys.executable, str(BENCH / script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=BENCH.parent,
+    )
     assert r.returncode == 0, f"{script}: {r.stderr.strip().splitlines()[-1:]}"

@@ -30,13 +30,26 @@ MAX_LINES = 600
 
 #: imports that run up a layer on purpose: (importing module, imported module) -> why
 EXCEPTIONS = {
-    ("ikstack.model.chain", "ikstack.kinematics"):
-        "Chain.fk / Chain.jacobian are conveniences resolved at call time",
+    (
+        "ikstack.model.chain",
+        "ikstack.kinematics",
+    ): "Chain.fk / Chain.jacobian are conveniences resolved at call time",
 }
 
 #: optional extras (and heavy peers of the test extra) that importing ikstack must not load
-EXTRAS = ("warp", "mujoco", "ray", "viser", "pinocchio", "matplotlib", "trimesh", "pyarrow",
-          "example_robot_data", "torch", "pandas")
+EXTRAS = (
+    "warp",
+    "mujoco",
+    "ray",
+    "viser",
+    "pinocchio",
+    "matplotlib",
+    "trimesh",
+    "pyarrow",
+    "example_robot_data",
+    "torch",
+    "pandas",
+)
 #: the modules allowed to import an extra at module level (they are imported lazily themselves)
 EXTRA_AT_MODULE_LEVEL = {"warp": re.compile(r"ikstack\.backends\.warp\._[a-z0-9_]+$")}
 
@@ -83,8 +96,12 @@ def is_module(name: str) -> bool:
     """Whether ``name`` is an ikstack module or package (the compiled ``_native`` included)."""
     rel = Path(*name.split("."))
     base = SRC / rel
-    return (base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-            or any(base.parent.glob(base.name + ".*.so")) or name == "ikstack._native")
+    return (
+        base.with_suffix(".py").is_file()
+        or (base / "__init__.py").is_file()
+        or any(base.parent.glob(base.name + ".*.so"))
+        or name == "ikstack._native"
+    )
 
 
 @dataclass(frozen=True)
@@ -97,7 +114,8 @@ class Import:
 def _type_checking(node: ast.If) -> bool:
     t = node.test
     return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
-        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING"
+    )
 
 
 def imports(module: str, path: Path) -> Iterator[Import]:
@@ -131,13 +149,21 @@ def imports(module: str, path: Path) -> Iterator[Import]:
         elif isinstance(node, ast.Call):
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-            if (name == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)):
+            if (
+                name == "import_module"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 yield Import(node.args[0].value, node.lineno, top)
         elif isinstance(node, ast.Dict):  # a lazy-name table: name -> module, loaded on use
             for v in node.values:
-                if (isinstance(v, ast.Constant) and isinstance(v.value, str)
-                        and v.value.startswith("ikstack.") and is_module(v.value)):
+                if (
+                    isinstance(v, ast.Constant)
+                    and isinstance(v.value, str)
+                    and v.value.startswith("ikstack.")
+                    and is_module(v.value)
+                ):
                     yield Import(v.value, v.lineno, False)
         inner = top and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
         yield from walk(node, inner)
@@ -150,8 +176,9 @@ def test_the_notes_table_names_every_module_and_the_layers_in_order():
     names = [n for n, _ in LAYERS]
     assert names[:2] == ["base", "spatial"] and names[-1] == "cli", names
     unplaced = [m for m, _ in sources() if m != "ikstack" and layer_of(m) is None]
-    assert not unplaced, (f"modules in no layer of the table in {NOTES.name}: {unplaced}; "
-                          "add them to the table")
+    assert not unplaced, (
+        f"modules in no layer of the table in {NOTES.name}: {unplaced}; add them to the table"
+    )
 
 
 def violations() -> list[str]:
@@ -166,11 +193,15 @@ def violations() -> list[str]:
                 continue
             theirs = layer_of(imp.target)
             if theirs is None:
-                out.append(f"{path.relative_to(ROOT)}:{imp.line}: {module} imports {imp.target}, "
-                           "which is in no layer")
+                out.append(
+                    f"{path.relative_to(ROOT)}:{imp.line}: {module} imports {imp.target}, "
+                    "which is in no layer"
+                )
             elif ORDER[theirs] > ORDER[mine]:
-                out.append(f"{path.relative_to(ROOT)}:{imp.line}: {module} (layer {mine}) imports "
-                           f"{imp.target} (layer {theirs}), a later layer")
+                out.append(
+                    f"{path.relative_to(ROOT)}:{imp.line}: {module} (layer {mine}) imports "
+                    f"{imp.target} (layer {theirs}), a later layer"
+                )
     return out
 
 
@@ -181,17 +212,24 @@ def test_no_import_runs_up_a_layer():
 
 def test_the_package_facade_loads_only_the_base_layer_at_import():
     path = PKG / "__init__.py"
-    eager = [i for i in imports("ikstack", path)
-             if i.module_level and i.target.startswith("ikstack")]
+    eager = [
+        i for i in imports("ikstack", path) if i.module_level and i.target.startswith("ikstack")
+    ]
     assert eager, "the scan found none of the facade's imports"
-    bad = [f"line {i.line}: {i.target} (layer {layer_of(i.target)})" for i in eager
-           if layer_of(i.target) != "base"]
+    bad = [
+        f"line {i.line}: {i.target} (layer {layer_of(i.target)})"
+        for i in eager
+        if layer_of(i.target) != "base"
+    ]
     assert not bad, "ikstack/__init__.py imports beyond the base layer at import time: " + str(bad)
 
 
 def test_no_module_is_over_600_lines():
-    long = {str(p.relative_to(ROOT)): n for _, p in sources()
-            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    long = {
+        str(p.relative_to(ROOT)): n
+        for _, p in sources()
+        if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
     assert not long, f"modules over {MAX_LINES} lines (split them by what they hold): {long}"
 
 
@@ -204,38 +242,58 @@ def test_extras_are_imported_at_module_level_only_by_the_warp_kernel_modules():
                 allowed = EXTRA_AT_MODULE_LEVEL.get(top)
                 if allowed is None or not allowed.match(module):
                     bad.append(f"{path.relative_to(ROOT)}:{imp.line}: {imp.target}")
-    assert not bad, ("optional extras imported when the module loads (import them inside the "
-                     "function that needs them):\n" + "\n".join(bad))
+    assert not bad, (
+        "optional extras imported when the module loads (import them inside the "
+        "function that needs them):\n" + "\n".join(bad)
+    )
 
 
 def test_importing_ikstack_and_its_packages_loads_no_extra():
     packages = [m for m, p in sources() if p.name == "__init__.py" and ".cli" not in m]
-    code = ("import importlib, sys\n"
-            f"for m in {packages!r}:\n"
-            "    importlib.import_module(m)\n"
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({EXTRAS!r})))\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ}, timeout=300)
+    code = (
+        "import importlib, sys\n"
+        f"for m in {packages!r}:\n"
+        "    importlib.import_module(m)\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({EXTRAS!r})))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ},
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]", f"importing {packages} loaded {p.stdout.strip()}"
 
 
 def test_the_scan_sees_every_kind_of_import(tmp_path):
     """The scanner itself, on a made-up module: each kind of import is found and placed."""
-    probe = ('from typing import TYPE_CHECKING\n'
-             'import ikstack.spatial\n'
-             'from ikstack import robots\n'
-             'if TYPE_CHECKING:\n'
-             '    from ikstack.servo import Servo\n'
-             'def f():\n'
-             '    from ikstack.chunk import decode_chunk\n'
-             '    import importlib\n'
-             '    return importlib.import_module("ikstack.jobs")\n'
-             '_LAZY = {"X": "ikstack.validate"}\n')
+    probe = (
+        "from typing import TYPE_CHECKING\n"
+        "import ikstack.spatial\n"
+        "from ikstack import robots\n"
+        "if TYPE_CHECKING:\n"
+        "    from ikstack.servo import Servo\n"
+        "def f():\n"
+        "    from ikstack.chunk import decode_chunk\n"
+        "    import importlib\n"
+        '    return importlib.import_module("ikstack.jobs")\n'
+        '_LAZY = {"X": "ikstack.validate"}\n'
+    )
     fake = tmp_path / "forward.py"
     fake.write_text(probe)
-    found = {(i.target, i.line, i.module_level)
-             for i in imports("ikstack.kinematics.forward", fake) if i.target.startswith("ikstack")}
-    assert found == {("ikstack.spatial", 2, True), ("ikstack.robots", 3, True),
-                     ("ikstack.servo", 5, False), ("ikstack.chunk", 7, False),
-                     ("ikstack.jobs", 9, False), ("ikstack.validate", 10, False)}, found
+    found = {
+        (i.target, i.line, i.module_level)
+        for i in imports("ikstack.kinematics.forward", fake)
+        if i.target.startswith("ikstack")
+    }
+    assert found == {
+        ("ikstack.spatial", 2, True),
+        ("ikstack.robots", 3, True),
+        ("ikstack.servo", 5, False),
+        ("ikstack.chunk", 7, False),
+        ("ikstack.jobs", 9, False),
+        ("ikstack.validate", 10, False),
+    }, found

@@ -18,7 +18,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "ikstack"
 
 #: behaviour -> a regular expression matching the name of a function that implements it
 BEHAVIOURS = {
-    "selection (nearest valid slot)": r"^(select\w*|_?select_\w+|\w*nearest\w*select\w*|best_slot\w*)$",
+    "selection (nearest valid slot)": (
+        r"^(select\w*|_?select_\w+|\w*nearest\w*select\w*|best_slot\w*)$"
+    ),
     "constraint rows": r"^_?constraints?_rows?\w*$",
     "FK pose residual": r"^_?(pose_residual|fk_error\w*)$",
     "status codes": r"^(IKStatus|ServoStatus|DecodeStatus|TargetStatus)$",
@@ -87,8 +89,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(c, indent=1))
         return
-    print(f"lines in src/: {c['lines']} in {c['files']} files, {c['functions']} functions "
-          f"(generated modules apart: {c['generated_lines']} lines)")
+    print(
+        f"lines in src/: {c['lines']} in {c['files']} files, {c['functions']} functions "
+        f"(generated modules apart: {c['generated_lines']} lines)"
+    )
     print(f"functions with > 10 parameters: {c['params_over_10']}, > 20: {c['params_over_20']}")
     print("most parameters:")
     for w in c["worst"]:

@@ -38,12 +38,20 @@ if TYPE_CHECKING:  # the names below load on first use (importing ikstack compil
     )
 
 _LAZY = {
-    "IKResult": "ikstack.ik", "IKStatus": "ikstack.ik", "solve_ik": "ikstack.ik",
-    "fk": "ikstack.kinematics", "fk_links": "ikstack.kinematics",
-    "jacobian": "ikstack.kinematics", "jacobian_fd": "ikstack.kinematics",
-    "Chain": "ikstack.model", "ChainRole": "ikstack.model", "JointType": "ikstack.model",
-    "from_dh": "ikstack.model", "load_urdf": "ikstack.model",
-    "from_pinocchio": "ikstack.model", "load_mjcf": "ikstack.model",
+    "IKResult": "ikstack.ik",
+    "IKStatus": "ikstack.ik",
+    "solve_ik": "ikstack.ik",
+    "fk": "ikstack.kinematics",
+    "fk_links": "ikstack.kinematics",
+    "jacobian": "ikstack.kinematics",
+    "jacobian_fd": "ikstack.kinematics",
+    "Chain": "ikstack.model",
+    "ChainRole": "ikstack.model",
+    "JointType": "ikstack.model",
+    "from_dh": "ikstack.model",
+    "load_urdf": "ikstack.model",
+    "from_pinocchio": "ikstack.model",
+    "load_mjcf": "ikstack.model",
     # the servo and differential-IK names (the servo's hot path compiles when the first
     # servo is built)
     "Action": "ikstack.servo",

@@ -25,8 +25,11 @@ def _outside_stacklevel() -> int:
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
-        while frame is not None and "importlib" in frame.f_code.co_filename \
-                and "_bootstrap" in frame.f_code.co_filename:
+        while (
+            frame is not None
+            and "importlib" in frame.f_code.co_filename
+            and "_bootstrap" in frame.f_code.co_filename
+        ):
             frame = frame.f_back
         level += 1
     return level
@@ -40,8 +43,11 @@ def warn_deprecated(message: str) -> None:
 
 def warn_renamed(old: str, new: str) -> None:
     """Warn that ``old`` is now ``new`` (it goes in the next release)."""
-    warnings.warn(f"{old} is deprecated; use {new} (the old name goes in the next release)",
-                  IKStackDeprecationWarning, stacklevel=_outside_stacklevel())
+    warnings.warn(
+        f"{old} is deprecated; use {new} (the old name goes in the next release)",
+        IKStackDeprecationWarning,
+        stacklevel=_outside_stacklevel(),
+    )
 
 
 def renamed_attribute(old: str, new: str) -> property:
@@ -54,8 +60,9 @@ def renamed_attribute(old: str, new: str) -> property:
     return property(get, doc=f"Deprecated name of :attr:`{new}`.")
 
 
-def renamed_module_names(package: str, table: Mapping[str, tuple[str, str]],
-                         fallback: Callable[[str], Any] | None = None) -> Callable[[str], Any]:
+def renamed_module_names(
+    package: str, table: Mapping[str, tuple[str, str]], fallback: Callable[[str], Any] | None = None
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` for renamed names: ``table`` maps each old name to ``(module,
     new name)``; an old name warns and gives the new object. Other names go to ``fallback``
     (a lazy-import ``__getattr__``), else raise AttributeError."""
@@ -76,8 +83,9 @@ def renamed_module_names(package: str, table: Mapping[str, tuple[str, str]],
     return __getattr__
 
 
-def renamed_keyword(kwargs: dict[str, Any], old: str, new: str, value: Any, where: str,
-                    default: Any = None) -> Any:
+def renamed_keyword(
+    kwargs: dict[str, Any], old: str, new: str, value: Any, where: str, default: Any = None
+) -> Any:
     """The value of keyword ``new`` when ``old`` may still be passed in ``kwargs`` (popped;
     warns). Passing both is an :class:`~ikstack.errors.InputError`."""
     if old not in kwargs:

@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_names(package: str, table: Mapping[str, str],
-               namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_names(
+    package: str, table: Mapping[str, str], namespace: dict[str, Any]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``table`` maps each public name to the module
     that defines it; a name is imported on first access and kept in ``namespace``."""
 

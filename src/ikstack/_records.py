@@ -56,14 +56,16 @@ class Record:
         for fname, dtype, shape in fields:
             if dtype not in _DTYPES:
                 raise ValueError(f"{name}.{fname}: dtype {dtype!r} is not one of F, I, B")
-            if not all(isinstance(d, int) or (isinstance(d, str) and _is_dim_expr(d))
-                       for d in shape):
-                raise ValueError(f"{name}.{fname}: shape {shape!r} holds ints, names and sums "
-                                 "of names only")
+            if not all(
+                isinstance(d, int) or (isinstance(d, str) and _is_dim_expr(d)) for d in shape
+            ):
+                raise ValueError(
+                    f"{name}.{fname}: shape {shape!r} holds ints, names and sums of names only"
+                )
         self.name = name
         self.fields = tuple((f, d, tuple(s)) for f, d, s in fields)
-        self.type: Any = namedtuple(name, [f for f, _, _ in self.fields],  # type: ignore[misc]
-                                    module=module)
+        names = [f for f, _, _ in self.fields]
+        self.type: Any = namedtuple(name, names, module=module)  # type: ignore[misc]
 
     @property
     def dims(self) -> tuple[str, ...]:
@@ -124,8 +126,9 @@ def _match(rec: str, fname: str, shape: tuple, got: tuple[int, ...], dims: dict[
 
 class Packing:
     """Several records carried as ``(fl, il)``: floats in ``fl``; the layout's tag, the
-    dimensions, then ints and bools in ``il``; fields in definition order. :meth:`pack` builds the arrays from record
-    instances; :attr:`unpack` (compiled, ``(fl, il) -> tuple of records``) reads them back."""
+    dimensions, then ints and bools in ``il``; fields in definition order. :meth:`pack` builds
+    the arrays from record instances; :attr:`unpack` (compiled,
+    ``(fl, il) -> tuple of records``) reads them back."""
 
     def __init__(self, *records: Record):
         self.records = records

@@ -52,7 +52,11 @@ def area_of(module: str) -> str | None:
 def enabled() -> bool:
     """False when ``IKSTACK_COMPILE_NOTICE`` is ``0``, ``false``, ``no`` or ``off``."""
     return os.environ.get("IKSTACK_COMPILE_NOTICE", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+        "0",
+        "false",
+        "no",
+        "off",
+    )
 
 
 def _on_start(module: str) -> None:
@@ -65,8 +69,11 @@ def _on_start(module: str) -> None:
         return
     _shown.add(area)
     try:
-        print(f"ikstack: compiling {area} kernels (first run only; cached for later runs)",
-              file=sys.stderr, flush=True)
+        print(
+            f"ikstack: compiling {area} kernels (first run only; cached for later runs)",
+            file=sys.stderr,
+            flush=True,
+        )
     except (OSError, ValueError):  # stderr closed
         pass
 

@@ -76,8 +76,9 @@ class DatasetError(InputError):
         field: the column or key, or None.
     """
 
-    def __init__(self, path: object, message: str, row: int | None = None,
-                 field: str | None = None):
+    def __init__(
+        self, path: object, message: str, row: int | None = None, field: str | None = None
+    ):
         self.path = str(path)
         self.row = row
         self.field = field
@@ -172,9 +173,7 @@ class UnknownRobotError(IKStackError, KeyError):
     def __init__(self, name: str, available: Iterable[str]):
         self.name = name
         self.available = sorted(available)
-        super().__init__(
-            f"unknown robot {name!r}; bundled robots: {', '.join(self.available)}"
-        )
+        super().__init__(f"unknown robot {name!r}; bundled robots: {', '.join(self.available)}")
 
     def __str__(self) -> str:
         return str(self.args[0])

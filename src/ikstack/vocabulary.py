@@ -41,8 +41,7 @@ class Method(StrEnum):
 #: every method :func:`ikstack.solve_ik` and ``ikstack ik --method`` accept
 METHODS: tuple[str, ...] = tuple(m.value for m in Method)
 #: the methods a path job (``ikstack solve``, :mod:`ikstack.jobs`) accepts
-PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value,
-                                 Method.NUMERICAL.value)
+PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value, Method.NUMERICAL.value)
 
 
 class Backend(StrEnum):
@@ -56,8 +55,10 @@ class Backend(StrEnum):
 BACKENDS: tuple[str, ...] = tuple(b.value for b in Backend)
 #: the device kinds, and those each backend runs on (a CUDA device may carry an index)
 DEVICES: tuple[str, ...] = ("cpu", "cuda")
-BACKEND_DEVICES: dict[str, tuple[str, ...]] = {Backend.NUMPY.value: ("cpu",),
-                                               Backend.WARP.value: ("cpu", "cuda")}
+BACKEND_DEVICES: dict[str, tuple[str, ...]] = {
+    Backend.NUMPY.value: ("cpu",),
+    Backend.WARP.value: ("cpu", "cuda"),
+}
 #: one line per backend, for help texts and ``ikstack robots``-style listings
 BACKEND_TEXT: dict[str, str] = {
     Backend.NUMPY.value: "compiled CPU path (numba), always available",

@@ -11,8 +11,14 @@ def unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def chain_from_lines(h: np.ndarray, r: np.ndarray, R_end: np.ndarray, p_end: np.ndarray,
-                     limit: float = 2 * np.pi, name: str = "random") -> Chain:
+def chain_from_lines(
+    h: np.ndarray,
+    r: np.ndarray,
+    R_end: np.ndarray,
+    p_end: np.ndarray,
+    limit: float = 2 * np.pi,
+    name: str = "random",
+) -> Chain:
     """A chain whose joint ``i`` turns about the line ``(h_i, r_i)`` (base frame, zero pose)."""
     n = h.shape[0]
     origins = np.tile(np.eye(4), (n, 1, 1))
@@ -24,10 +30,15 @@ def chain_from_lines(h: np.ndarray, r: np.ndarray, R_end: np.ndarray, p_end: np.
     return Chain(
         joint_names=tuple(f"j{i}" for i in range(n)),
         joint_types=tuple(JointType.REVOLUTE for _ in range(n)),
-        axes=h, origins=origins, T_last_tip=T_last_tip,
-        lower=np.full(n, -limit), upper=np.full(n, limit),
-        velocity_limits=np.full(n, 2.0), acceleration_limits=np.full(n, 10.0),
-        jerk_limits=np.full(n, np.inf), name=name,
+        axes=h,
+        origins=origins,
+        T_last_tip=T_last_tip,
+        lower=np.full(n, -limit),
+        upper=np.full(n, limit),
+        velocity_limits=np.full(n, 2.0),
+        acceleration_limits=np.full(n, 10.0),
+        jerk_limits=np.full(n, np.inf),
+        name=name,
     )
 
 
@@ -39,8 +50,14 @@ def random_rotation(rng: np.random.Generator) -> np.ndarray:
     return q
 
 
-STRUCTURES_6R = ("spherical_wrist", "spherical_two_parallel", "spherical_two_intersecting",
-                 "three_parallel", "spherical_shoulder", "three_parallel_reversed")
+STRUCTURES_6R = (
+    "spherical_wrist",
+    "spherical_two_parallel",
+    "spherical_two_intersecting",
+    "three_parallel",
+    "spherical_shoulder",
+    "three_parallel_reversed",
+)
 
 
 def random_arm(structure: str, rng: np.random.Generator) -> Chain:
@@ -49,7 +66,9 @@ def random_arm(structure: str, rng: np.random.Generator) -> Chain:
     h = unit(rng.normal(size=(n, 3)))
     r = rng.normal(scale=0.3, size=(n, 3))
     if structure.startswith("spherical_wrist") or structure in (
-            "spherical_two_parallel", "spherical_two_intersecting"):
+        "spherical_two_parallel",
+        "spherical_two_intersecting",
+    ):
         r[3] = r[4] = r[5] = rng.normal(scale=0.3, size=3)
     if structure == "spherical_two_parallel":
         h[2] = h[1] * rng.choice([-1.0, 1.0])
@@ -66,8 +85,9 @@ def random_arm(structure: str, rng: np.random.Generator) -> Chain:
     if structure in ("srs", "srs_offset_elbow"):
         r[0] = r[1] = r[2] = rng.normal(scale=0.3, size=3)
         r[4] = r[5] = r[6] = rng.normal(scale=0.3, size=3)
-    return chain_from_lines(h, r, random_rotation(rng), rng.normal(scale=0.3, size=3),
-                            name=structure)
+    return chain_from_lines(
+        h, r, random_rotation(rng), rng.normal(scale=0.3, size=3), name=structure
+    )
 
 
 def singular_along(chain: Chain, joint: int, q: np.ndarray, grid: int = 48) -> np.ndarray:
@@ -109,16 +129,20 @@ def puma560() -> Chain:
     ex, ey, ez = np.eye(3)
     h = np.array([ez, ey, ey, ez, ey, ez])
     wrist = 1.1 * ez + 0.13 * ey + 0.43 * ex
-    r = np.array([0.67 * ez, 0.67 * ez + 0.15 * ey, 0.67 * ez + 0.15 * ey + 0.43 * ex, wrist,
-                  wrist, wrist])
+    r = np.array(
+        [0.67 * ez, 0.67 * ez + 0.15 * ey, 0.67 * ez + 0.15 * ey + 0.43 * ex, wrist, wrist, wrist]
+    )
     d = np.deg2rad
     chain = chain_from_lines(h, r, np.eye(3), r[5] + 0.056 * ez, name="puma560")
-    return chain.replace(lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                         upper=d(np.array([160, 45, 225, 170, 100, 266.0])))
+    return chain.replace(
+        lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
+        upper=d(np.array([160, 45, 225, 170, 100, 266.0])),
+    )
 
 
-def industrial_hp() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None,
-                                       np.ndarray | None]]:
+def industrial_hp() -> dict[
+    str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
+]:
     """Axes ``H`` (6, 3), offsets ``P`` (7, 3) and limits (or None) of published 6R layouts:
     PUMA 560, a KUKA-KR-like arm (joint 5 limited to +-125 deg), and one whose second and third
     axes meet ("second_meet")."""
@@ -126,17 +150,22 @@ def industrial_hp() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None
     Z = np.zeros(3)
     d = np.deg2rad
     return {
-        "puma560": (np.array([EZ, EY, EY, EZ, EY, EZ]),
-                    np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z, Z,
-                              0.056 * EZ]),
-                    d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                    d(np.array([160, 45, 225, 170, 100, 266.0]))),
-        "kuka_kr": (np.array([-EZ, EY, EY, -EX, EY, -EX]),
-                    np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z, Z,
-                              0.215 * EX]),
-                    d(np.array([-185, -140, -120, -350, -125, -350.0])),
-                    d(np.array([185, 140, 168, 350, 125, 350.0]))),
-        "second_meet": (np.array([EZ, EY, EX, EZ, EY, EZ]),
-                        np.array([0.4 * EZ, 0.1 * EX, Z, 0.5 * EX + 0.3 * EZ, Z, Z, 0.1 * EZ]),
-                        None, None),
+        "puma560": (
+            np.array([EZ, EY, EY, EZ, EY, EZ]),
+            np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z, Z, 0.056 * EZ]),
+            d(np.array([-160, -225, -45, -110, -100, -266.0])),
+            d(np.array([160, 45, 225, 170, 100, 266.0])),
+        ),
+        "kuka_kr": (
+            np.array([-EZ, EY, EY, -EX, EY, -EX]),
+            np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z, Z, 0.215 * EX]),
+            d(np.array([-185, -140, -120, -350, -125, -350.0])),
+            d(np.array([185, 140, 168, 350, 125, 350.0])),
+        ),
+        "second_meet": (
+            np.array([EZ, EY, EX, EZ, EY, EZ]),
+            np.array([0.4 * EZ, 0.1 * EX, Z, 0.5 * EX + 0.3 * EZ, Z, Z, 0.1 * EZ]),
+            None,
+            None,
+        ),
     }

@@ -12,29 +12,35 @@ from ikstack.ik.analytic import AnalyticIK, classify
 from ikstack.ik.analytic.geometry import chain_lines
 
 
-@pytest.mark.parametrize("name, family", [
-    ("ur5", "three_parallel"),
-    ("iiwa14", "srs"),
-    ("marvin_left", "srs"),
-    ("panda", "locked_joint7+spherical_shoulder"),
-    ("arx_x5", "three_parallel"),
-])
+@pytest.mark.parametrize(
+    "name, family",
+    [
+        ("ur5", "three_parallel"),
+        ("iiwa14", "srs"),
+        ("marvin_left", "srs"),
+        ("panda", "locked_joint7+spherical_shoulder"),
+        ("arx_x5", "three_parallel"),
+    ],
+)
 def test_bundled_arms_classify_exactly(name, family):
     c = classify(robots.load(name))
     assert c.family == family
     assert not c.needs_near
 
 
-@pytest.mark.parametrize("structure, family", [
-    ("spherical_wrist", "spherical_wrist"),
-    ("spherical_two_parallel", "spherical_wrist"),
-    ("spherical_two_intersecting", "spherical_wrist"),
-    ("three_parallel", "three_parallel"),
-    ("spherical_shoulder", "spherical_shoulder"),
-    ("three_parallel_reversed", "three_parallel_reversed"),
-    ("srs", "srs"),
-    ("locked_last", "locked_joint7+spherical_shoulder"),
-])
+@pytest.mark.parametrize(
+    "structure, family",
+    [
+        ("spherical_wrist", "spherical_wrist"),
+        ("spherical_two_parallel", "spherical_wrist"),
+        ("spherical_two_intersecting", "spherical_wrist"),
+        ("three_parallel", "three_parallel"),
+        ("spherical_shoulder", "spherical_shoulder"),
+        ("three_parallel_reversed", "three_parallel_reversed"),
+        ("srs", "srs"),
+        ("locked_last", "locked_joint7+spherical_shoulder"),
+    ],
+)
 def test_random_arms_with_imposed_structure_classify(structure, family):
     rng = np.random.default_rng(11)
     for _ in range(5):
@@ -43,8 +49,11 @@ def test_random_arms_with_imposed_structure_classify(structure, family):
 
 def test_classification_ignores_names():
     ur5 = robots.load("ur5")
-    renamed = ur5.replace(name="not_a_ur", joint_names=tuple(f"x{i}" for i in range(6)),
-                          link_names=tuple(f"l{i}" for i in range(6)))
+    renamed = ur5.replace(
+        name="not_a_ur",
+        joint_names=tuple(f"x{i}" for i in range(6)),
+        link_names=tuple(f"l{i}" for i in range(6)),
+    )
     assert classify(renamed).family == classify(ur5).family == "three_parallel"
 
 

@@ -35,23 +35,33 @@ def reachable(kernel, **arg_types) -> set[str]:
     fir = run_frontend(kernel.py_func)
     params = inspect.signature(kernel.py_func).parameters
     dead_branch_prune(fir, tuple(arg_types.get(p, types.float64) for p in params))
-    return {st.value.name for blk in fir.blocks.values() for st in blk.body
-            if isinstance(st, ir.Assign) and isinstance(st.value, (ir.Global, ir.FreeVar))}
+    return {
+        st.value.name
+        for blk in fir.blocks.values()
+        for st in blk.body
+        if isinstance(st, ir.Assign) and isinstance(st.value, (ir.Global, ir.FreeVar))
+    }
 
 
 def kernel_types(family) -> dict:
-    return {"fid": types.none if family.kfid is None else typeof(family.kfid),
-            "sgn": types.none if family.ksgn is None else typeof(family.ksgn)}
+    return {
+        "fid": types.none if family.kfid is None else typeof(family.kfid),
+        "sgn": types.none if family.ksgn is None else typeof(family.ksgn),
+    }
 
 
-@pytest.mark.parametrize("arm", ["ur5", "spherical_wrist", "spherical_shoulder",
-                                 "three_parallel_reversed"])
+@pytest.mark.parametrize(
+    "arm", ["ur5", "spherical_wrist", "spherical_shoulder", "three_parallel_reversed"]
+)
 def test_an_arm_reaches_only_its_own_family(arm):
     chain = load(arm) if arm == "ur5" else random_arm(arm, np.random.default_rng(0))
     fam = AnalyticIK(chain).family
     spherical = fam.fid == F6.SPHERICAL
-    own, other = ((SPHERICAL_ONLY, THREE_PARALLEL_ONLY) if spherical
-                  else (THREE_PARALLEL_ONLY, SPHERICAL_ONLY))
+    own, other = (
+        (SPHERICAL_ONLY, THREE_PARALLEL_ONLY)
+        if spherical
+        else (THREE_PARALLEL_ONLY, SPHERICAL_ONLY)
+    )
     for kernel in (F6.solve6, _nearest6.nearest6):
         names = reachable(kernel, **kernel_types(fam))
         assert names & own, (kernel.__name__, sorted(names))

@@ -143,7 +143,7 @@ def test_general_mode_contains_the_closed_form_set_a_little_beyond_a_tangent(erd
     assert general.success.all(), np.flatnonzero(~general.success)
     for i in range(len(T)):
         mine = general.q_all[i][general.valid_all[i]]
-        pe, re = _pin_errors(model, data, fid, mine, np.repeat(T[i:i + 1], len(mine), 0))
+        pe, re = _pin_errors(model, data, fid, mine, np.repeat(T[i : i + 1], len(mine), 0))
         assert pe.max() <= 1e-6 and re.max() <= 1e-6
         ref = closed.q_all[i][closed.valid_all[i]]
         # at a tangent the gate admits a joint-space region about sqrt(1e-6) wide: a
@@ -178,7 +178,8 @@ def test_refining_a_single_target_never_launches_the_thread_pool():
         assert not pool._is_initialized, "thread pool launched"
         print("ok")
     """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=1200
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok" in proc.stdout

@@ -74,7 +74,8 @@ def test_solution_sets_match_eaik_built_from_pinocchio(erd_dir, arm):
         if len(ref):
             e = fk_pin(model, data, fid, ref)
             good = (np.linalg.norm(e[:, :3, 3] - T[i, :3, 3], axis=1) < 1e-6) & (
-                np.abs(e[:, :3, :3] - T[i, :3, :3]).max(axis=(1, 2)) < 1e-6)
+                np.abs(e[:, :3, :3] - T[i, :3, :3]).max(axis=(1, 2)) < 1e-6
+            )
             ref = ref[good]
         mine = ours.q_all[i][ours.valid_all[i]]
         # our answers pass Pinocchio's FK

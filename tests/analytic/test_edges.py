@@ -45,8 +45,7 @@ def layouts() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.n
     rng = np.random.default_rng(31)
     named = industrial_hp()
     out = {k: named[k] for k in ("puma560", "kuka_kr")}
-    for s in ("spherical_wrist", "spherical_two_parallel", "spherical_shoulder",
-              "three_parallel"):
+    for s in ("spherical_wrist", "spherical_two_parallel", "spherical_shoulder", "three_parallel"):
         h = rng.normal(size=(6, 3))
         h /= np.linalg.norm(h, axis=1, keepdims=True)
         r = rng.normal(scale=0.3, size=(6, 3))
@@ -126,7 +125,8 @@ def test_free_joint1_of_a_limited_spherical_wrist_arm_respects_the_limits():
     assert np.abs(ref[:, :3, :3] - T[:, :3, :3]).max() < 1e-6
     assert ik.solve(T, return_all=True).valid_all.any(axis=1).all()
     for i in range(0, len(T), 97):  # each target alone as a path from the middle of the limits
-        assert ik.solve_path(T[i:i + 1]).success.all(), i
+        assert ik.solve_path(T[i : i + 1]).success.all(), i
+
 
 def test_ur5_wrist_singular_targets_match_pinocchio():
     pin = pytest.importorskip("pinocchio")
@@ -221,8 +221,10 @@ def test_rotation_noise_within_the_input_check_is_solved_as_the_nearest_rotation
     assert every.success.all()
 
 
-@pytest.mark.parametrize("name, urdf, frame, samples", [("ur5", "ur5.urdf", "tool0", 128),
-                                                        ("panda", "panda.urdf", "panda_link8", 32)])
+@pytest.mark.parametrize(
+    "name, urdf, frame, samples",
+    [("ur5", "ur5.urdf", "tool0", 128), ("panda", "panda.urdf", "panda_link8", 32)],
+)
 def test_float32_and_noisy_paths_are_solved_as_the_nearest_rotation(name, urdf, frame, samples):
     # the path loop (compiled and frame by frame) solves the nearest rotation like solve():
     # with a rotation tolerance below float32 rounding, and with rotation noise near the input
@@ -237,7 +239,7 @@ def test_float32_and_noisy_paths_are_solved_as_the_nearest_rotation(name, urdf, 
         out = np.empty((len(qq), 4, 4))
         for i, x in enumerate(qq):
             full = np.zeros(model.nq)
-            full[:chain.dof] = x
+            full[: chain.dof] = x
             pin.framesForwardKinematics(model, data, full)
             out[i] = data.oMf[fid].homogeneous
         return out

@@ -38,20 +38,27 @@ def arms():
     rng = np.random.default_rng(5)
     yield "ur5", robots.load("ur5")
     yield "meeting", three_parallel_meeting(rng)
-    for s in ("spherical_two_parallel", "spherical_wrist", "three_parallel",
-              "spherical_shoulder", "three_parallel_reversed", "spherical_two_intersecting"):
+    for s in (
+        "spherical_two_parallel",
+        "spherical_wrist",
+        "three_parallel",
+        "spherical_shoulder",
+        "three_parallel_reversed",
+        "spherical_two_intersecting",
+    ):
         yield s, random_arm(s, rng)
 
 
-OPTIONS = {"default": {}, "weights_step": {"weights": [3.0, 0.5, 1.0, 0.0, 2.0, 1.0],
-                                           "max_joint_step": 2.5},
-           # unequal weights on every joint: the parallel joints' weighted-sum bound
-           "weights": {"weights": [0.7, 2.0, 0.3, 1.5, 1.0, 0.4]}}
+OPTIONS = {
+    "default": {},
+    "weights_step": {"weights": [3.0, 0.5, 1.0, 0.0, 2.0, 1.0], "max_joint_step": 2.5},
+    # unequal weights on every joint: the parallel joints' weighted-sum bound
+    "weights": {"weights": [0.7, 2.0, 0.3, 1.5, 1.0, 0.4]},
+}
 
 
 @pytest.mark.parametrize("options", list(OPTIONS))
-@pytest.mark.parametrize("name, chain", list(arms()), ids=lambda v: v if isinstance(v, str)
-                         else "")
+@pytest.mark.parametrize("name, chain", list(arms()), ids=lambda v: v if isinstance(v, str) else "")
 def test_fused_batch_and_single_calls_equal_the_general_path(name, chain, options):
     """Bit for bit: the fused kernel expands only the branches that can hold the nearest
     valid candidate, and must still select what the full enumeration selects."""
@@ -87,8 +94,10 @@ def test_fused_batch_successes_are_certified_and_failures_limit_projected():
     assert np.all(ok[r.success])
     assert np.all(np.isfinite(r.q))
     assert np.all(chain.within_limits(r.q[~r.success]))
-    assert set(np.unique(r.status[~r.success])) <= {int(IKStatus.UNREACHABLE),
-                                                    int(IKStatus.JOINT_LIMITS)}
+    assert set(np.unique(r.status[~r.success])) <= {
+        int(IKStatus.UNREACHABLE),
+        int(IKStatus.JOINT_LIMITS),
+    }
 
 
 def test_fused_batch_rejects_bad_targets_like_the_general_path():

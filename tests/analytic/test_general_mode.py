@@ -29,11 +29,17 @@ def in_limit(chain, rng, n):
     return rng.uniform(lo, hi, (n, chain.dof))
 
 
-@pytest.mark.parametrize("name, general, mode", [
-    ("rizon4", True, "general"), ("rizon4s", True, "general"), ("ur5", False, "strict"),
-    ("panda", False, "strict"), ("scara", False, None),
-    ("planar2", False, None),
-])
+@pytest.mark.parametrize(
+    "name, general, mode",
+    [
+        ("rizon4", True, "general"),
+        ("rizon4s", True, "general"),
+        ("ur5", False, "strict"),
+        ("panda", False, "strict"),
+        ("scara", False, None),
+        ("planar2", False, None),
+    ],
+)
 def test_classify_offers_the_general_mode_only_without_a_closed_form(name, general, mode):
     c = classify(robots.load(name))
     assert c.general is general
@@ -92,11 +98,14 @@ def test_general_mode_contains_every_closed_form_solution(name):
     closed = AnalyticIK(chain).solve(T, return_all=True)
     general = AnalyticIK(chain, mode="general").solve(T, return_all=True)
     assert general.method == "analytic:general6r"
-    found = ((wrapped_gap(closed.q_all, general.q_all) < 1e-6)
-             & general.valid_all[:, None, :]).any(axis=2)
+    found = ((wrapped_gap(closed.q_all, general.q_all) < 1e-6) & general.valid_all[:, None, :]).any(
+        axis=2
+    )
     missed = closed.valid_all & ~found
-    assert not missed.any(), (f"{int(missed.sum())} of {int(closed.valid_all.sum())} closed-form "
-                              f"solutions missed, in {int(missed.any(axis=1).sum())} targets")
+    assert not missed.any(), (
+        f"{int(missed.sum())} of {int(closed.valid_all.sum())} closed-form "
+        f"solutions missed, in {int(missed.any(axis=1).sum())} targets"
+    )
     # no two certified slots hold one solution
     same = (wrapped_gap(general.q_all, general.q_all) < 1e-6) & np.triu(np.ones((16, 16), bool), 1)
     assert not (same & general.valid_all[:, :, None] & general.valid_all[:, None, :]).any()
@@ -107,8 +116,9 @@ def test_general_mode_path_is_continuous_and_search_is_selectable(rizon):
     rng = np.random.default_rng(4)
     q0 = in_limit(chain, rng, 1)[0]
     t = np.linspace(0.0, 1.0, 25)[:, None]
-    qp = np.clip(q0 + 0.15 * np.sin(2 * np.pi * t + np.arange(7)), chain.lower + 0.05,
-                 chain.upper - 0.05)
+    qp = np.clip(
+        q0 + 0.15 * np.sin(2 * np.pi * t + np.arange(7)), chain.lower + 0.05, chain.upper - 0.05
+    )
     T = chain.fk(qp)
     r = ik.solve_path(T, qp[0])
     assert r.method == "analytic:locked7r"
@@ -146,8 +156,12 @@ def test_solve_ik_auto_keeps_rizon4_numerical_and_analytic_general_is_explicit()
 def test_cli_ik_all_lists_the_algebraic_solutions_of_rizon4(capsys):
     chain = robots.load("rizon4")
     p, quat = to_pose(chain.fk(chain.middle() + 0.2))
-    assert main(["ik", "--robot", "rizon4", "--pose", *map(str, p), *map(str, quat), "--all",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["ik", "--robot", "rizon4", "--pose", *map(str, p), *map(str, quat), "--all", "--json"]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "analytic:locked7r" and out["success"]
     assert len(out["solutions"]) >= 2

@@ -32,6 +32,7 @@ N = 100  # singular configurations per arm (each also moved by every nonzero off
 def urdf_from_hp(H: np.ndarray, P: np.ndarray) -> str:
     """A URDF of the revolute chain with axes ``H`` and offsets ``P`` (zero configuration,
     every frame aligned with the base), tip link ``tool``."""
+
     def v(x: np.ndarray) -> str:
         return " ".join(repr(float(c)) for c in x)
 
@@ -40,9 +41,13 @@ def urdf_from_hp(H: np.ndarray, P: np.ndarray) -> str:
         f'<joint name="joint{i + 1}" type="revolute"><parent link="l{i}"/>'
         f'<child link="l{i + 1}"/><origin xyz="{v(P[i])}" rpy="0 0 0"/>'
         f'<axis xyz="{v(H[i])}"/><limit lower="-7" upper="7" effort="1" velocity="1"/>'
-        f'</joint>' for i in range(6))
-    tool = (f'<joint name="tool_joint" type="fixed"><parent link="l6"/><child link="tool"/>'
-            f'<origin xyz="{v(P[6])}" rpy="0 0 0"/></joint>')
+        f"</joint>"
+        for i in range(6)
+    )
+    tool = (
+        f'<joint name="tool_joint" type="fixed"><parent link="l6"/><child link="tool"/>'
+        f'<origin xyz="{v(P[6])}" rpy="0 0 0"/></joint>'
+    )
     return f'<robot name="hp">{links}{joints}{tool}</robot>'
 
 
@@ -84,8 +89,9 @@ def singular_targets(chain, fk, rng: np.random.Generator) -> tuple[np.ndarray, n
     q = rng.uniform(lo, hi, (N, 6))
     q[:, 4] = 0.0
     rows = [q] + [singular_along(chain, j, rng.uniform(lo, hi, (N // 4, 6))) for j in (1, 2)]
-    q = np.concatenate([r + np.eye(6)[j] * off for r, j in zip(rows, (4, 1, 2), strict=True)
-                        for off in OFFSETS])
+    q = np.concatenate(
+        [r + np.eye(6)[j] * off for r, j in zip(rows, (4, 1, 2), strict=True) for off in OFFSETS]
+    )
     q = q[chain.within_limits(q)]
     T = fk(q)
     seeds = rng.uniform(lo, hi, (len(q), 6))
@@ -100,8 +106,9 @@ def distance(ik: AnalyticIK, q: np.ndarray, seed: np.ndarray) -> np.ndarray:
     return np.sum(ik.weights * (q - s) ** 2, axis=-1)
 
 
-def disagreements(ik: AnalyticIK, seeds: np.ndarray, q: np.ndarray, success: np.ndarray,
-                  status: np.ndarray, every) -> list:
+def disagreements(
+    ik: AnalyticIK, seeds: np.ndarray, q: np.ndarray, success: np.ndarray, status: np.ndarray, every
+) -> list:
     """Rows where ``solve``'s answer (``q``, ``success``, ``status``) is not ``every``'s
     nearest valid slot."""
     bad = []
@@ -133,18 +140,24 @@ def test_solve_returns_the_nearest_valid_slot_of_return_all_at_singularities(nam
         every = ik.solve(Tt, return_all=True)
         batch = ik.solve(Tt)
         problems[f"{np.dtype(dtype).name} middle"] = disagreements(
-            ik, middle, batch.q, batch.success, batch.status, every)
+            ik, middle, batch.q, batch.success, batch.status, every
+        )
         every = ik.solve(Tt, seeds, return_all=True)
         batch = ik.solve(Tt, seeds)
         # one target per call: the single-target fast path (float64) and the general path
         single = [ik.solve(Tt[i], seeds[i]) for i in range(len(T))]
-        answers = {"batch": (batch.q, batch.success, batch.status),
-                   "single": (np.concatenate([s.q for s in single]),
-                              np.concatenate([s.success for s in single]),
-                              np.concatenate([s.status for s in single]))}
+        answers = {
+            "batch": (batch.q, batch.success, batch.status),
+            "single": (
+                np.concatenate([s.q for s in single]),
+                np.concatenate([s.success for s in single]),
+                np.concatenate([s.status for s in single]),
+            ),
+        }
         for how, (q, ok, status) in answers.items():
-            problems[f"{np.dtype(dtype).name} {how}"] = disagreements(ik, seeds, q, ok, status,
-                                                                      every)
+            problems[f"{np.dtype(dtype).name} {how}"] = disagreements(
+                ik, seeds, q, ok, status, every
+            )
             assert ok.mean() >= 0.99, (dtype, how, np.bincount(status))
             F = fk(q[ok])
             tol = 1e-6 if dtype is np.float64 else 2e-6
@@ -176,7 +189,9 @@ def test_an_elbow_straight_by_round_off_is_decided_by_the_nearest_kernel_itself(
     qq, pe, re = np.empty((n, 6)), np.empty(n), np.empty(n)
     code = np.empty(n, dtype=np.int64)
     fl, il = ik._pack6  # the 6R family's packing
-    _single_target.six_batch(seeds, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, qq, pe, re, code, False)
+    _single_target.six_batch(
+        seeds, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, qq, pe, re, code, False
+    )
     assert (code == _single_target.DONE).all(), np.flatnonzero(code != _single_target.DONE)
     r = ik.solve(T, seeds)
     every = ik.solve(T, seeds, return_all=True)

@@ -31,8 +31,12 @@ def test_verdict_is_the_certificates_at_the_boundary(rtol: float) -> None:
     c = rng.uniform(1e-3, 1.0, size=4000)
     # y within a few ulp of the boundary c tan(rtol), then further out on both sides
     tr = math.tan(rtol) if rtol < math.pi / 2 else 1.0
-    rel = np.concatenate([rng.integers(-64, 65, size=2000) * np.finfo(float).eps,
-                          rng.choice([-1.0, 1.0], size=2000) * 10.0 ** rng.uniform(-15, 0, 2000)])
+    rel = np.concatenate(
+        [
+            rng.integers(-64, 65, size=2000) * np.finfo(float).eps,
+            rng.choice([-1.0, 1.0], size=2000) * 10.0 ** rng.uniform(-15, 0, 2000),
+        ]
+    )
     y = np.abs(c * tr * (1.0 + rel))
     # and exact boundary angles: y, c of the tolerance itself and its neighbours
     t = np.nextafter(rtol, np.array([0.0, np.inf, 0.0]))

@@ -66,8 +66,12 @@ def test_one_analytic_solver_shared_by_threads_gives_the_serial_answers():
     want_path = ik.solve_path(path)
     assert 0 < want_batch.success.sum() < len(T)  # the bound decides some rows
     assert not want_path.success[:40].any() and want_path.success[40:].all()
-    jobs = [lambda: ("b", ik.solve(T, S)), lambda: ("p", ik.solve_path(path)),
-            lambda: ("b", ik.solve(T, S)), lambda: ("p", ik.solve_path(path))]
+    jobs = [
+        lambda: ("b", ik.solve(T, S)),
+        lambda: ("p", ik.solve_path(path)),
+        lambda: ("b", ik.solve(T, S)),
+        lambda: ("p", ik.solve_path(path)),
+    ]
     for results in _race(jobs):
         for kind, r in results:
             _same(r, want_batch if kind == "b" else want_path)
@@ -113,21 +117,27 @@ def test_path_step_bound_is_an_argument():
     chain, _, _, path = _srs_case()
     ik = AnalyticIK(chain, num_samples=4, max_joint_step=0.3)
     for step in (0.05, None):
-        _same(ik.solve_path(path, max_joint_step=step),
-              AnalyticIK(chain, num_samples=4, max_joint_step=step).solve_path(path))
+        _same(
+            ik.solve_path(path, max_joint_step=step),
+            AnalyticIK(chain, num_samples=4, max_joint_step=step).solve_path(path),
+        )
     assert ik.max_joint_step == 0.3
-    _same(ik.solve_path(path), AnalyticIK(chain, num_samples=4, max_joint_step=0.3)
-          .solve_path(path))
+    _same(
+        ik.solve_path(path), AnalyticIK(chain, num_samples=4, max_joint_step=0.3).solve_path(path)
+    )
     with pytest.raises(InputError, match="max_joint_step"):
         ik.solve_path(path, max_joint_step=-1.0)
     with pytest.raises(InputError, match="mode='general'"):
         ik.solve_path(path, search="fixed")
 
 
-@pytest.mark.parametrize("build", [
-    lambda c: AnalyticIK(c),
-    lambda c: LevenbergMarquardt(c),
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda c: AnalyticIK(c),
+        lambda c: LevenbergMarquardt(c),
+    ],
+)
 def test_solvers_are_immutable_once_built(build):
     solver = build(robots.load("ur5"))
     with pytest.raises(AttributeError, match="immutable"):

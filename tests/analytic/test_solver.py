@@ -27,13 +27,16 @@ def ur5_ik():
     return AnalyticIK(robots.load("ur5"))
 
 
-@pytest.mark.parametrize("name, mode, samples", [
-    ("ur5", "strict", 128),
-    ("iiwa14", "strict", 32),
-    ("panda", "strict", 64),
-    ("marvin_left", "near", 32),
-    ("arx_x5", "near", 128),
-])
+@pytest.mark.parametrize(
+    "name, mode, samples",
+    [
+        ("ur5", "strict", 128),
+        ("iiwa14", "strict", 32),
+        ("panda", "strict", 64),
+        ("marvin_left", "near", 32),
+        ("arx_x5", "near", 128),
+    ],
+)
 def test_round_trip_recovers_every_in_limit_target(name, mode, samples):
     chain = robots.load(name)
     rng = np.random.default_rng(1)
@@ -143,19 +146,24 @@ def test_joint_limits_status_when_every_branch_is_outside():
     chain = robots.load("ur5")
     q = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
     T = chain.fk(q)
-    narrow = chain.with_limits(lower=q - 1e-3 + np.array([0, 0, 0, 0, 0, 0.5]),
-                               upper=q + 1e-3 + np.array([0, 0, 0, 0, 0, 0.5]))
+    narrow = chain.with_limits(
+        lower=q - 1e-3 + np.array([0, 0, 0, 0, 0, 0.5]),
+        upper=q + 1e-3 + np.array([0, 0, 0, 0, 0, 0.5]),
+    )
     r = AnalyticIK(narrow).solve(T)
     assert not r.success[0] and r.status[0] == IKStatus.JOINT_LIMITS
 
 
-@pytest.mark.parametrize("name, q", [
-    ("ur5", [0.3, -1.2, 1.0, -0.7, 0.0, 0.4]),  # wrist axes 4 and 6 aligned
-    ("ur5", [0.3, -1.2, 0.0, -0.7, 1.0, 0.4]),  # elbow stretched
-    ("iiwa14", [0.3, 0.5, 0.2, 0.0, 0.4, 0.6, 0.1]),  # elbow stretched
-    ("iiwa14", [0.3, 0.0, 0.2, 0.9, 0.4, 0.0, 0.1]),  # shoulder and wrist aligned
-    ("panda", [0.3, 0.2, 0.2, -1.5, 0.4, 0.0, 0.1]),
-])
+@pytest.mark.parametrize(
+    "name, q",
+    [
+        ("ur5", [0.3, -1.2, 1.0, -0.7, 0.0, 0.4]),  # wrist axes 4 and 6 aligned
+        ("ur5", [0.3, -1.2, 0.0, -0.7, 1.0, 0.4]),  # elbow stretched
+        ("iiwa14", [0.3, 0.5, 0.2, 0.0, 0.4, 0.6, 0.1]),  # elbow stretched
+        ("iiwa14", [0.3, 0.0, 0.2, 0.9, 0.4, 0.0, 0.1]),  # shoulder and wrist aligned
+        ("panda", [0.3, 0.2, 0.2, -1.5, 0.4, 0.0, 0.1]),
+    ],
+)
 def test_singular_configurations_give_finite_certified_representatives(name, q):
     chain = robots.load(name)
     q = np.asarray(q)
@@ -268,17 +276,20 @@ def industrial_layouts():
     z = np.zeros(3)
     return {
         # shoulder axes meeting and upper arm parallel to forearm axis (PUMA)
-        "puma": (np.array([ez, ey, ey, ez, ey, ez]),
-                 np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z,
-                           0.056 * ez])),
+        "puma": (
+            np.array([ez, ey, ey, ez, ey, ez]),
+            np.array([0.67 * ez, 0.15 * ey, 0.43 * ex, 0.43 * ez - 0.02 * ey, z, z, 0.056 * ez]),
+        ),
         # shoulder offset, axes 2 and 3 parallel (KUKA KR / IRB 6640)
-        "kuka_kr": (np.array([-ez, ey, ey, -ex, ey, -ex]),
-                    np.array([0.675 * ez, 0.35 * ex, 1.15 * ez, -0.041 * ez + 1.2 * ex, z, z,
-                              0.215 * ex])),
+        "kuka_kr": (
+            np.array([-ez, ey, ey, -ex, ey, -ex]),
+            np.array([0.675 * ez, 0.35 * ex, 1.15 * ez, -0.041 * ez + 1.2 * ex, z, z, 0.215 * ex]),
+        ),
         # axes 2 and 3 meeting
-        "second_meet": (np.array([ez, ey, ex, ez, ey, ez]),
-                        np.array([0.4 * ez, 0.1 * ex, z, 0.5 * ex + 0.3 * ez, z, z,
-                                  0.1 * ez])),
+        "second_meet": (
+            np.array([ez, ey, ex, ez, ey, ez]),
+            np.array([0.4 * ez, 0.1 * ex, z, 0.5 * ex + 0.3 * ez, z, z, 0.1 * ez]),
+        ),
     }
 
 
@@ -303,8 +314,9 @@ def test_coupled_joint_constraint_is_respected_by_the_selection():
     q = np.array([0.3, -1.2, 1.0, -0.7, 1.1, 0.4])
     T = ur5.fk(q)
     # q3 <= 0 only: the truth (the nearest branch, q3 = 1.0) breaks the rule
-    rule = LinearJointConstraint(A=np.array([[0, 0, 1.0, 0, 0, 0]]), b=np.array([0.0]),
-                                 name="elbow_down")
+    rule = LinearJointConstraint(
+        A=np.array([[0, 0, 1.0, 0, 0, 0]]), b=np.array([0.0]), name="elbow_down"
+    )
     chain = ur5.with_constraints([rule])
     r = AnalyticIK(chain).solve(T, q0=q)
     assert r.success[0] and r.q[0, 2] <= 0.0

@@ -110,8 +110,12 @@ def test_sp5_recovers_known_triple(rng):
     p0 = mv(rot(k2, t2), p2 + mv(rot(k3, t3), p3)) - mv(rot(k1, t1), p1)
     r = sp.sp5(p0, p1, p2, p3, k1, k2, k3)
     assert np.all(r.count >= 1) and np.all(r.count <= 4)
-    err = np.nanmin(angdiff(r.theta[0], t1[:, None]) + angdiff(r.theta[1], t2[:, None])
-                    + angdiff(r.theta[2], t3[:, None]), axis=1)
+    err = np.nanmin(
+        angdiff(r.theta[0], t1[:, None])
+        + angdiff(r.theta[1], t2[:, None])
+        + angdiff(r.theta[2], t3[:, None]),
+        axis=1,
+    )
     assert err.max() < 1e-7
     # every returned triple is an exact solution
     for j in range(4):
@@ -128,10 +132,12 @@ def test_sp6_recovers_known_pair_and_every_pair_is_exact(rng):
     t1, t2 = rng.uniform(-np.pi, np.pi, (2, N))
 
     def lhs(a, b):
-        e1 = (np.einsum("ni,ni->n", H[:, 0], mv(rot(K[:, 0], a), P[:, 0]))
-              + np.einsum("ni,ni->n", H[:, 1], mv(rot(K[:, 1], b), P[:, 1])))
-        e2 = (np.einsum("ni,ni->n", H[:, 2], mv(rot(K[:, 2], a), P[:, 2]))
-              + np.einsum("ni,ni->n", H[:, 3], mv(rot(K[:, 3], b), P[:, 3])))
+        e1 = np.einsum("ni,ni->n", H[:, 0], mv(rot(K[:, 0], a), P[:, 0])) + np.einsum(
+            "ni,ni->n", H[:, 1], mv(rot(K[:, 1], b), P[:, 1])
+        )
+        e2 = np.einsum("ni,ni->n", H[:, 2], mv(rot(K[:, 2], a), P[:, 2])) + np.einsum(
+            "ni,ni->n", H[:, 3], mv(rot(K[:, 3], b), P[:, 3])
+        )
         return e1, e2
 
     d1, d2 = lhs(t1, t2)
@@ -199,19 +205,47 @@ def test_fast_arc_tangent_is_within_two_ulp_of_libm_everywhere():
             out[i] = fatan2(y[i], x[i])
 
     rng = np.random.default_rng(11)
-    y = np.concatenate([rng.normal(size=200_000), rng.normal(size=1000) * 1e-300,
-                        np.ones(17), -np.arange(17) / 16.0, np.arange(17) / 16.0 + 1e-17])
-    x = np.concatenate([rng.normal(size=200_000), rng.normal(size=1000) * 1e300,
-                        np.arange(17) / 16.0, -np.ones(17), np.ones(17)])
+    y = np.concatenate(
+        [
+            rng.normal(size=200_000),
+            rng.normal(size=1000) * 1e-300,
+            np.ones(17),
+            -np.arange(17) / 16.0,
+            np.arange(17) / 16.0 + 1e-17,
+        ]
+    )
+    x = np.concatenate(
+        [
+            rng.normal(size=200_000),
+            rng.normal(size=1000) * 1e300,
+            np.arange(17) / 16.0,
+            -np.ones(17),
+            np.ones(17),
+        ]
+    )
     out = np.empty_like(y)
     run(y, x, out)
     ref = np.arctan2(y, x)
     ulp = np.abs(out - ref) / np.spacing(np.maximum(np.abs(ref), np.finfo(float).tiny))
     assert ulp.max() <= 2.0
     assert np.all(np.sign(out) == np.sign(ref))  # the branch cut stays where atan2 has it
-    special = [(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0), (1.0, 0.0), (1.0, -0.0),
-               (-1.0, -0.0), (0.0, -1.0), (-0.0, -1.0), (math.inf, 1.0), (1.0, -math.inf),
-               (-math.inf, -math.inf), (math.nan, 1.0), (1.0, math.nan), (5e-324, 1.0)]
+    special = [
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+        (-0.0, -0.0),
+        (1.0, 0.0),
+        (1.0, -0.0),
+        (-1.0, -0.0),
+        (0.0, -1.0),
+        (-0.0, -1.0),
+        (math.inf, 1.0),
+        (1.0, -math.inf),
+        (-math.inf, -math.inf),
+        (math.nan, 1.0),
+        (1.0, math.nan),
+        (5e-324, 1.0),
+    ]
     ys = np.array([a for a, _ in special])
     xs = np.array([b for _, b in special])
     out = np.empty_like(ys)
@@ -219,7 +253,8 @@ def test_fast_arc_tangent_is_within_two_ulp_of_libm_everywhere():
     for (a, b), got in zip(special, out, strict=True):
         want = math.atan2(a, b)
         assert (math.isnan(got) and math.isnan(want)) or (
-            got == want and math.copysign(1.0, got) == math.copysign(1.0, want)), (a, b)
+            got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+        ), (a, b)
 
 
 def test_sp2_first_is_sp2_where_its_callers_read_it():

@@ -69,14 +69,17 @@ def test_iiwa14_srs_swivel_sampling_equals_the_cpu_path():
     _assert_parity(load("iiwa14"), "srs", num_samples=16)
 
 
-@pytest.mark.parametrize("structure,family", [
-    ("spherical_wrist", "spherical_wrist"),  # subproblem 5 (general position variant)
-    ("spherical_two_parallel", "spherical_wrist"),
-    ("spherical_two_intersecting", "spherical_wrist"),
-    ("spherical_shoulder", "spherical_shoulder"),  # the chain read backwards
-    ("three_parallel_reversed", "three_parallel_reversed"),
-    ("srs_offset_elbow", "srs"),
-])
+@pytest.mark.parametrize(
+    "structure,family",
+    [
+        ("spherical_wrist", "spherical_wrist"),  # subproblem 5 (general position variant)
+        ("spherical_two_parallel", "spherical_wrist"),
+        ("spherical_two_intersecting", "spherical_wrist"),
+        ("spherical_shoulder", "spherical_shoulder"),  # the chain read backwards
+        ("three_parallel_reversed", "three_parallel_reversed"),
+        ("srs_offset_elbow", "srs"),
+    ],
+)
 def test_random_structured_arms_equal_the_cpu_path(structure, family):
     _assert_parity(random_arm(structure, np.random.default_rng(7)), family, num_samples=8)
 
@@ -193,8 +196,11 @@ def test_fast_arc_tangent_equals_the_cpu_kernels_bit_for_bit():
     wp = warp()
 
     @wp.kernel
-    def run_warp(y: wp.array(dtype=wp.float64), x: wp.array(dtype=wp.float64),
-                 out: wp.array(dtype=wp.float64)):
+    def run_warp(
+        y: wp.array(dtype=wp.float64),
+        x: wp.array(dtype=wp.float64),
+        out: wp.array(dtype=wp.float64),
+    ):
         i = wp.tid()
         out[i] = _gen_tuple_math.fatan2(y[i], x[i])
 
@@ -208,9 +214,16 @@ def test_fast_arc_tangent_equals_the_cpu_kernels_bit_for_bit():
     x = np.concatenate([rng.normal(size=20_000), np.ones(17), [-1.0, -1.0, -1e300]])
     dev = device("cpu")
     out = wp.zeros(len(y), dtype=wp.float64, device=dev)
-    wp.launch(run_warp, dim=len(y), inputs=[wp.array(y, dtype=wp.float64, device=dev),
-                                            wp.array(x, dtype=wp.float64, device=dev), out],
-              device=dev)
+    wp.launch(
+        run_warp,
+        dim=len(y),
+        inputs=[
+            wp.array(y, dtype=wp.float64, device=dev),
+            wp.array(x, dtype=wp.float64, device=dev),
+            out,
+        ],
+        device=dev,
+    )
     ref = np.empty_like(y)
     run_cpu(y, x, ref)
     got = out.numpy()

@@ -56,14 +56,17 @@ def _rows(r, keep):
     return type(r)(**fields)
 
 
-@pytest.mark.parametrize("name,opts", [
-    ("ur5", {}),
-    ("ur5", {"weights": [3.0, 2.0, 1.0, 0.5, 0.5, 0.1], "max_joint_step": 1.5}),
-    ("iiwa14", {"num_samples": 8}),
-    ("iiwa14", {"num_samples": 8, "max_joint_step": 2.0}),
-    ("panda", {"num_samples": 8, "weights": [1, 1, 1, 1, 1, 1, 4.0]}),
-    ("arx_x5", {}),
-])
+@pytest.mark.parametrize(
+    "name,opts",
+    [
+        ("ur5", {}),
+        ("ur5", {"weights": [3.0, 2.0, 1.0, 0.5, 0.5, 0.1], "max_joint_step": 1.5}),
+        ("iiwa14", {"num_samples": 8}),
+        ("iiwa14", {"num_samples": 8, "max_joint_step": 2.0}),
+        ("panda", {"num_samples": 8, "weights": [1, 1, 1, 1, 1, 1, 4.0]}),
+        ("arx_x5", {}),
+    ],
+)
 def test_device_selection_equals_the_cpu_path(name, opts):
     chain = load(name)
     T, seed = _targets(chain)
@@ -71,18 +74,26 @@ def test_device_selection_equals_the_cpu_path(name, opts):
     assert w.device_selection
     c = AnalyticIK(chain, **opts)
     for return_all in (False, True):
-        _same(w.solve(T, seed, return_all=return_all), c.solve(T, seed, return_all=return_all),
-              return_all)
+        _same(
+            w.solve(T, seed, return_all=return_all),
+            c.solve(T, seed, return_all=return_all),
+            return_all,
+        )
 
 
-@pytest.mark.parametrize("structure", ["spherical_wrist", "spherical_shoulder",
-                                       "three_parallel_reversed", "srs_offset_elbow"])
+@pytest.mark.parametrize(
+    "structure",
+    ["spherical_wrist", "spherical_shoulder", "three_parallel_reversed", "srs_offset_elbow"],
+)
 def test_random_arms_select_on_the_device_like_the_cpu_path(structure):
     chain = random_arm(structure, np.random.default_rng(11))
     opts = {"num_samples": 8, "weights": np.linspace(2.0, 0.5, chain.dof), "max_joint_step": 2.5}
     T, seed = _targets(chain)
-    _same(WarpAnalyticIK(chain, **opts).solve(T, seed, return_all=True),
-          AnalyticIK(chain, **opts).solve(T, seed, return_all=True), True)
+    _same(
+        WarpAnalyticIK(chain, **opts).solve(T, seed, return_all=True),
+        AnalyticIK(chain, **opts).solve(T, seed, return_all=True),
+        True,
+    )
 
 
 def test_failure_statuses_limits_and_step_are_decided_as_on_the_cpu():
@@ -98,8 +109,7 @@ def test_failure_statuses_limits_and_step_are_decided_as_on_the_cpu():
 
 
 def test_device_certification_agrees_with_certify_on_every_success():
-    for name, opts in (("ur5", {}), ("iiwa14", {"num_samples": 8}),
-                       ("panda", {"num_samples": 8})):
+    for name, opts in (("ur5", {}), ("iiwa14", {"num_samples": 8}), ("panda", {"num_samples": 8})):
         chain = load(name)
         T, seed = _targets(chain, seed=8)
         w = WarpAnalyticIK(chain, **opts)
@@ -117,10 +127,13 @@ def test_device_certification_agrees_with_certify_on_every_success():
         _same(rh, r)
 
 
-@pytest.mark.parametrize("name,opts", [
-    ("marvin_left", {"num_samples": 8}),  # SRS with a coupled joint-6/7 constraint
-    ("marvin_right", {"num_samples": 8, "max_joint_step": 1.0}),
-])
+@pytest.mark.parametrize(
+    "name,opts",
+    [
+        ("marvin_left", {"num_samples": 8}),  # SRS with a coupled joint-6/7 constraint
+        ("marvin_right", {"num_samples": 8, "max_joint_step": 1.0}),
+    ],
+)
 def test_coupled_constraints_are_gated_on_the_device_like_the_cpu_path(name, opts):
     chain = load(name)
     T, seed = _targets(chain, 120)
@@ -140,8 +153,14 @@ def test_linear_constraints_and_undecidable_rows_match_the_cpu_path():
     base = load("ur5")
     # joint 1 at most 0.5 (targets built exactly on that bound: too close to call on the
     # device, so those rows go to the host), joints 2 + 3 at most 1
-    chain = dataclasses.replace(base, constraints=[LinearJointConstraint(
-        np.array([[1.0, 0, 0, 0, 0, 0], [0, 1.0, 1.0, 0, 0, 0]]), np.array([0.5, 1.0]))])
+    chain = dataclasses.replace(
+        base,
+        constraints=[
+            LinearJointConstraint(
+                np.array([[1.0, 0, 0, 0, 0, 0], [0, 1.0, 1.0, 0, 0, 0]]), np.array([0.5, 1.0])
+            )
+        ],
+    )
     rng = np.random.default_rng(2)
     Q = chain.random_q(rng, N)
     Q[:20, 0] = 0.5
@@ -149,8 +168,11 @@ def test_linear_constraints_and_undecidable_rows_match_the_cpu_path():
     w, c = WarpAnalyticIK(chain), AnalyticIK(chain)
     assert w.device_selection
     for return_all in (False, True):
-        _same(w.solve(T, seed, return_all=return_all), c.solve(T, seed, return_all=return_all),
-              return_all)
+        _same(
+            w.solve(T, seed, return_all=return_all),
+            c.solve(T, seed, return_all=return_all),
+            return_all,
+        )
 
 
 def test_near_mode_selects_on_the_host():
@@ -176,11 +198,14 @@ def _path(chain, frames=40):
     return path, q0
 
 
-@pytest.mark.parametrize("name,opts", [
-    ("ur5", {"max_joint_step": 0.3}),
-    ("iiwa14", {"num_samples": 8, "max_joint_step": 0.5}),
-    ("panda", {"num_samples": 8}),
-])
+@pytest.mark.parametrize(
+    "name,opts",
+    [
+        ("ur5", {"max_joint_step": 0.3}),
+        ("iiwa14", {"num_samples": 8, "max_joint_step": 0.5}),
+        ("panda", {"num_samples": 8}),
+    ],
+)
 def test_device_path_in_one_launch_equals_the_cpu_path(name, opts):
     chain = load(name)
     path, q0 = _path(chain)

@@ -44,8 +44,9 @@ def _pin_fk_from_hp(H, P):
     model = pin.Model()
     parent = 0
     for i in range(6):
-        parent = model.addJoint(parent, pin.JointModelRevoluteUnaligned(*H[i]),
-                                pin.SE3(np.eye(3), P[i]), f"j{i + 1}")
+        parent = model.addJoint(
+            parent, pin.JointModelRevoluteUnaligned(*H[i]), pin.SE3(np.eye(3), P[i]), f"j{i + 1}"
+        )
     data = model.createData()
     tip = pin.SE3(np.eye(3), P[6])
 
@@ -62,8 +63,13 @@ def _kuka_kr():
     H = np.array([-EZ, EY, EY, -EX, EY, -EX])
     P = np.array([0.675 * EZ, 0.35 * EX, 1.15 * EZ, -0.041 * EZ + 1.2 * EX, Z3, Z3, 0.215 * EX])
     d = np.deg2rad
-    chain = chain_from_hp(H, P, lower=d(np.array([-185, -140, -120, -350, -125, -350.0])),
-                          upper=d(np.array([185, 140, 168, 350, 125, 350.0])), name="kuka_kr")
+    chain = chain_from_hp(
+        H,
+        P,
+        lower=d(np.array([-185, -140, -120, -350, -125, -350.0])),
+        upper=d(np.array([185, 140, 168, 350, 125, 350.0])),
+        name="kuka_kr",
+    )
     return chain, _pin_fk_from_hp(H, P)
 
 
@@ -71,14 +77,22 @@ def _puma560():
     H = np.array([EZ, EY, EY, EZ, EY, EZ])
     P = np.array([0.67 * EZ, 0.15 * EY, 0.43 * EX, 0.43 * EZ - 0.02 * EY, Z3, Z3, 0.056 * EZ])
     d = np.deg2rad
-    chain = chain_from_hp(H, P, lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
-                          upper=d(np.array([160, 45, 225, 170, 100, 266.0])), name="puma560")
+    chain = chain_from_hp(
+        H,
+        P,
+        lower=d(np.array([-160, -225, -45, -110, -100, -266.0])),
+        upper=d(np.array([160, 45, 225, 170, 100, 266.0])),
+        name="puma560",
+    )
     return chain, _pin_fk_from_hp(H, P)
 
 
 def _pin_fk_urdf(text_or_path, chain):
-    model = (pin.buildModelFromXML(text_or_path) if isinstance(text_or_path, str)
-             else pin.buildModelFromUrdf(str(text_or_path)))
+    model = (
+        pin.buildModelFromXML(text_or_path)
+        if isinstance(text_or_path, str)
+        else pin.buildModelFromUrdf(str(text_or_path))
+    )
     data = model.createData()
     fid = model.getFrameId(chain.tip)
     idx = [model.joints[model.getJointId(n)].idx_q for n in chain.joint_names]
@@ -120,8 +134,10 @@ def _meets(pin_fk, q, T, tol=1e-6):
     R = np.asarray(T[:3, :3], dtype=np.float64)
     dev = np.abs(R.T @ R - np.eye(3)).max()
     F = pin_fk(q)
-    return (np.linalg.norm(F[:3, 3] - np.asarray(T[:3, 3], np.float64)) <= tol
-            and np.abs(F[:3, :3] - R).max() <= tol + 3.0 * dev)
+    return (
+        np.linalg.norm(F[:3, 3] - np.asarray(T[:3, 3], np.float64)) <= tol
+        and np.abs(F[:3, :3] - R).max() <= tol + 3.0 * dev
+    )
 
 
 def _assert_strict_parity(chain, pin_fk, T, **opts):
@@ -260,8 +276,7 @@ def _random_hp(structure, seed):
 
 
 @pytest.mark.parametrize("structure", ["spherical_wrist", "three_parallel"])
-def test_general_position_arms_at_singularities_match_the_cpu_path_to_root_conditioning(
-        structure):
+def test_general_position_arms_at_singularities_match_the_cpu_path_to_root_conditioning(structure):
     # subproblems 5 and 6 (quartic roots: near-real pairs resolved at the extremum, monotone
     # polish) at singular targets: a double root's position is conditioned like sqrt(eps), and
     # the two paths' libm rounding may split it into a close pair on one side only, so slots

@@ -50,12 +50,15 @@ def _same_as_cpu(chain, T, opts):
     return rc
 
 
-@pytest.mark.parametrize("name,opts", [
-    ("panda", {"max_iterations": 8, "max_restarts": 20}),  # restarts on most targets
-    ("ur5", {"max_iterations": 8, "max_restarts": 20, "limits": 1}),  # clamped steps
-    ("iiwa14", {"damping": "sugihara", "limits": 2, "max_iterations": 10}),  # no limits
-    ("ur5", {"mask": "position", "max_iterations": 10}),  # 3 rows, 6 joints: task-space step
-])
+@pytest.mark.parametrize(
+    "name,opts",
+    [
+        ("panda", {"max_iterations": 8, "max_restarts": 20}),  # restarts on most targets
+        ("ur5", {"max_iterations": 8, "max_restarts": 20, "limits": 1}),  # clamped steps
+        ("iiwa14", {"damping": "sugihara", "limits": 2, "max_iterations": 10}),  # no limits
+        ("ur5", {"mask": "position", "max_iterations": 10}),  # 3 rows, 6 joints: task-space step
+    ],
+)
 def test_matches_the_cpu_path_target_by_target(name, opts):
     chain, T = sampled_targets(name, 120, seed=5)
     _same_as_cpu(chain, T, opts)
@@ -123,7 +126,8 @@ def test_the_helper_takes_q0_and_rng_and_their_old_names_warn():
         old = wn.solve(chain, T, seed=guess, rng_seed=3, max_iterations=8)
     assert sorted(str(w.message).split(" is ")[0] for w in got) == [
         "ikstack.backends.warp.numerical.solve(rng_seed=...)",
-        "ikstack.backends.warp.numerical.solve(seed=...)"]
+        "ikstack.backends.warp.numerical.solve(seed=...)",
+    ]
     assert np.array_equal(new.q, old.q) and np.array_equal(new.status, old.status)
     with pytest.raises(InputError, match="both 'seed' and 'q0'"):
         wn.solve(chain, T, q0=guess, seed=guess)

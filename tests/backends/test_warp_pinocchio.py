@@ -14,8 +14,10 @@ pin = pytest.importorskip("pinocchio")
 from ikstack.backends.warp import numerical as wn  # noqa: E402
 from ikstack.backends.warp.analytic import WarpAnalyticIK  # noqa: E402
 
-CASES = [("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0"),
-         ("panda_description/urdf/panda.urdf", "panda_link0", "panda_link8")]
+CASES = [
+    ("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0"),
+    ("panda_description/urdf/panda.urdf", "panda_link0", "panda_link8"),
+]
 
 
 def _arm(erd_dir, rel, base, tip):
@@ -42,8 +44,7 @@ def _arm(erd_dir, rel, base, tip):
 
 def _reaches(pin_fk, q, T, tol=1e-6):
     F = pin_fk(q)
-    return (np.linalg.norm(F[:3, 3] - T[:3, 3]) <= tol
-            and np.abs(F[:3, :3] - T[:3, :3]).max() <= tol)
+    return np.linalg.norm(F[:3, 3] - T[:3, 3]) <= tol and np.abs(F[:3, :3] - T[:3, :3]).max() <= tol
 
 
 @pytest.mark.parametrize("rel,base,tip", CASES)

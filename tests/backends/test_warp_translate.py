@@ -13,10 +13,12 @@ from ikstack.backends.warp._translate import MODULES, TranslateError, Translator
 def test_generated_modules_match_their_cpu_source():
     """Editing one side only (the CPU kernel or a generated file) fails here; the fix is
     ``python -m ikstack.backends.warp._translate``."""
-    stale = [str(p) for p, text in generate_all().items()
-             if not p.exists() or p.read_text() != text]
-    assert not stale, "regenerate with `python -m ikstack.backends.warp._translate`: " \
-        + ", ".join(stale)
+    stale = [
+        str(p) for p, text in generate_all().items() if not p.exists() or p.read_text() != text
+    ]
+    assert not stale, "regenerate with `python -m ikstack.backends.warp._translate`: " + ", ".join(
+        stale
+    )
     assert len(generate_all()) == len(MODULES)
 
 
@@ -26,16 +28,19 @@ def _tr(src: str, sigs: dict[str, str]) -> str:
 
 
 def _body(code: str, name: str) -> str:
-    return code[code.index(f"def {name}("):]
+    return code[code.index(f"def {name}(") :]
 
 
 def test_literals_are_float64_and_constant_expressions_fold_in_double():
-    code = _tr("""
+    code = _tr(
+        """
         import math
         K = 16
         def f(x):
             return x * (1.0 / 3.0) + 2.0 * math.pi * x + x / K
-        """, {"f": "x:f"})
+        """,
+        {"f": "x:f"},
+    )
     body = _body(code, "f")
     assert f"F({1.0 / 3.0!r})" in body  # not 1.0 / 3.0, which Warp folds in float32
     assert f"F({2.0 * 3.141592653589793!r})" in body
@@ -44,13 +49,16 @@ def test_literals_are_float64_and_constant_expressions_fold_in_double():
 
 
 def test_types_vectors_and_builtins():
-    code = _tr("""
+    code = _tr(
+        """
         import math
         def g(a, b, n):
             s = max(1.0, a[0], n)
             m = (a[0], a[1], a[2], b, b, b, b, b, b)
             return (s * m[4], abs(b), math.hypot(b, s))
-        """, {"g": "a:v3 b:f n:i"})
+        """,
+        {"g": "a:v3 b:f n:i"},
+    )
     body = _body(code, "g")
     assert "def g(a: wp.vec3d, b: wp.float64, n: int):" in body
     assert "wp.max(wp.max(F(1.0), a[0]), F(n))" in body  # Python's left fold, ints converted
@@ -59,7 +67,9 @@ def test_types_vectors_and_builtins():
 
 
 def test_branch_bound_names_are_declared_before_the_branch_and_ints_stay_mutable():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def h(x, n):
             cnt = 0
             for i in range(n):
@@ -70,7 +80,11 @@ def test_branch_bound_names_are_declared_before_the_branch_and_ints_stay_mutable
                 cnt += 1
             a, b = (y, x) if x > 1.0 else (x, y)
             return cnt, a, b
-        """, {"h": "x:f n:i"}), "h")
+        """,
+            {"h": "x:f n:i"},
+        ),
+        "h",
+    )
     lines = [ln.strip() for ln in body.splitlines()]
     assert "cnt = int(0)" in lines  # a literal int is a constant in a Warp loop otherwise
     assert lines.index("y = F(0.0)") < lines.index("if x > F(0.0):")
@@ -79,20 +93,28 @@ def test_branch_bound_names_are_declared_before_the_branch_and_ints_stay_mutable
 
 
 def test_complex_arithmetic_lowers_onto_the_primitives():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def c(a, z):
             w = complex(a) * z / 3.0 + 1j
             if w == 0:
                 return 0.0
             return abs(w ** 0.5) + w.real
-        """, {"c": "a:f z:c"}), "c")
+        """,
+            {"c": "a:f z:c"},
+        ),
+        "c",
+    )
     assert "w = cdiv(cmul(cre(a), z), cre(F(3.0))) + wp.vec2d(F(0.0), F(1.0))" in body
     assert "if ceq(w, cre(F(0.0))):" in body
     assert "return cabs(cpow(w, F(0.5))) + w[0]" in body
 
 
 def test_results_of_other_functions_are_typed_and_unpacked():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def two(x):
             return x, 2 * x
         def pair(x):
@@ -101,14 +123,20 @@ def test_results_of_other_functions_are_typed_and_unpacked():
             a, b = two(x)
             n, v = pair(a)
             return v[1] + b + n
-        """, {"two": "x:f", "pair": "x:f", "use": "x:f"}), "use")
+        """,
+            {"two": "x:f", "pair": "x:f", "use": "x:f"},
+        ),
+        "use",
+    )
     assert "_t1 = two(x)" in body and "a = _t1[0]" in body  # a float pair is a vector
     assert "n, v = pair(a)" in body
     assert "return v[1] + b + F(n)" in body
 
 
 def test_arrays_and_matrices_index_as_on_the_cpu():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def rows(q, idx, A, T):
             g = 0.0
             for m in range(A.shape[0]):
@@ -116,16 +144,24 @@ def test_arrays_and_matrices_index_as_on_the_cpu():
                 if g > 1.0:
                     return -1
             return 1
-        """, {"rows": "q:a1f idx:a2i A:a2f T:m44"}), "rows")
-    assert "def rows(q: wp.array(dtype=wp.float64), idx: wp.array2d(dtype=wp.int32), " \
+        """,
+            {"rows": "q:a1f idx:a2i A:a2f T:m44"},
+        ),
+        "rows",
+    )
+    assert (
+        "def rows(q: wp.array(dtype=wp.float64), idx: wp.array2d(dtype=wp.int32), "
         "A: wp.array2d(dtype=wp.float64), T: wp.mat44d):" in body
+    )
     assert "for m in range(A.shape[0]):" in body
     assert "g = g + (q[idx[m, 0]] * A[m, 1] + T[0, 3])" in body  # `+=` adds the whole side
     assert "return -1" in body
 
 
 def test_names_rebound_to_another_type_in_separate_branches_become_separate_variables():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def pick(var, x):
             if var == 0:
                 t = (x, x, x, x)
@@ -138,7 +174,11 @@ def test_names_rebound_to_another_type_in_separate_branches_become_separate_vari
                 s = t[0]
             wp, _ = t[0], 1.0
             return s + wp
-        """, {"pick": "var:i x:f"}), "pick")
+        """,
+            {"pick": "var:i x:f"},
+        ),
+        "pick",
+    )
     lines = [ln.strip() for ln in body.splitlines()]
     # declared first (Warp has no branch scopes), one variable per type
     assert lines[1:4] == ["t = wp.vec4d()", "t_1 = wp.vec2d()", "s = F(0.0)"]
@@ -148,31 +188,45 @@ def test_names_rebound_to_another_type_in_separate_branches_become_separate_vari
 
 
 def test_stores_into_arrays_and_loops_over_a_tuple_of_numbers():
-    body = _body(_tr("""
+    body = _body(
+        _tr(
+            """
         def fill(out, n, x):
             for sign in (1.0, -1.0):
                 if n < out.shape[0]:
                     out[n] = sign * x
                     n += 1
             return n
-        """, {"fill": "out:a1f n:i x:f"}), "fill")
+        """,
+            {"fill": "out:a1f n:i x:f"},
+        ),
+        "fill",
+    )
     lines = [ln.strip() for ln in body.splitlines()]
     assert "for _k1 in range(2):" in lines
     assert "sign = wp.where(_k1 == 0, F(1.0), F(-1.0))" in lines
     assert "out[n] = sign * x" in lines
 
 
-@pytest.mark.parametrize("src, what", [
-    ("def f(x):\n    return [x]\n", "List"),
-    ("def f(x):\n    y = x.shape\n    return y\n", "attribute"),
-    ("def f(x):\n    return 0 < x < 1.0\n", "chained"),
-    ("def f(x):\n    for i in x:\n        pass\n    return x\n", "range"),
-    ("def f(x):\n    return g(x)\n", "g is neither"),
-    ("def f(x):\n    if x > 0.0:\n        y = 1\n    else:\n        y = (x, x)\n    return y\n",
-     "unknown name y"),  # bound to two types by the two branches: unusable after them
-    ("def f(x):\n    y = 1.0\n    if x > 0.0:\n        y = (x, x)\n    return x\n",
-     "changes type"),
-])
+@pytest.mark.parametrize(
+    "src, what",
+    [
+        ("def f(x):\n    return [x]\n", "List"),
+        ("def f(x):\n    y = x.shape\n    return y\n", "attribute"),
+        ("def f(x):\n    return 0 < x < 1.0\n", "chained"),
+        ("def f(x):\n    for i in x:\n        pass\n    return x\n", "range"),
+        ("def f(x):\n    return g(x)\n", "g is neither"),
+        (
+            "def f(x):\n    if x > 0.0:\n        y = 1\n"
+            "    else:\n        y = (x, x)\n    return y\n",
+            "unknown name y",
+        ),  # bound to two types by the two branches: unusable after them
+        (
+            "def f(x):\n    y = 1.0\n    if x > 0.0:\n        y = (x, x)\n    return x\n",
+            "changes type",
+        ),
+    ],
+)
 def test_outside_the_subset_is_an_error_naming_the_line(src, what):
     with pytest.raises(TranslateError, match=what) as e:
         _tr(src, {"f": "x:f"})

@@ -34,8 +34,9 @@ def q0() -> dict[str, np.ndarray]:
     return {k: np.radians(v) for k, v in Q0_DEG.items()}
 
 
-def reachable_chunk(arms, H: int, reach_m: float = 0.02, turn_deg: float = 5.0,
-                    t0: float = 0.0) -> ChunkRequest:
+def reachable_chunk(
+    arms, H: int, reach_m: float = 0.02, turn_deg: float = 5.0, t0: float = 0.0
+) -> ChunkRequest:
     """H TCP knots per arm along a small smooth move from the start pose (FK of q0)."""
     from ikstack.spatial import rotvec_to_matrix
 

@@ -44,12 +44,14 @@ class ChunkComparison:
 class Side:
     """ikstack's decoder with a recorder on every QP substep, next to the reference."""
 
-    def __init__(self, policy: str, ik_kw: dict[str, Any] | None = None,
-                 ref_kw: dict[str, Any] | None = None):
+    def __init__(
+        self, policy: str, ik_kw: dict[str, Any] | None = None, ref_kw: dict[str, Any] | None = None
+    ):
         self.arms = {s: load(f"marvin_{s}_taccap") for s in ("left", "right")}
         cfg = DiffQPConfig(lag_policy=policy, **(ik_kw or {}))
-        self.decoder = ChunkDecoder([ArmSpec(s, c, "diff", cfg) for s, c in self.arms.items()],
-                                    INTERVAL_S)
+        self.decoder = ChunkDecoder(
+            [ArmSpec(s, c, "diff", cfg) for s, c in self.arms.items()], INTERVAL_S
+        )
         self.records: dict[str, list[np.ndarray]] = {s: [] for s in self.arms}
         self.targets: dict[str, list[np.ndarray]] = {s: [] for s in self.arms}
         for s, dec in self.decoder.decoders.items():
@@ -63,16 +65,20 @@ class Side:
                 return r
 
             dec.qp.step_trusted = spy  # type: ignore[method-assign]
-        self.ref = {s: ref.RefDiffIK(s, ref.RefConfig(lag_policy=policy, **(ref_kw or {})))
-                    for s in self.arms}
+        self.ref = {
+            s: ref.RefDiffIK(s, ref.RefConfig(lag_policy=policy, **(ref_kw or {})))
+            for s in self.arms
+        }
         self.policy = policy
 
-    def compare(self, kind: str, chunk: dict[str, tuple[np.ndarray, np.ndarray]]
-                ) -> ChunkComparison:
+    def compare(
+        self, kind: str, chunk: dict[str, tuple[np.ndarray, np.ndarray]]
+    ) -> ChunkComparison:
         for r in (*self.records.values(), *self.targets.values()):
             r.clear()
-        req = ChunkRequest({s: T for s, (_, T) in chunk.items()},
-                           {s: q for s, (q, _) in chunk.items()})
+        req = ChunkRequest(
+            {s: T for s, (_, T) in chunk.items()}, {s: q for s, (q, _) in chunk.items()}
+        )
         t0 = time.perf_counter()
         out = self.decoder.decode(req)
         t1 = time.perf_counter()
@@ -83,8 +89,11 @@ class Side:
         worst_dq, n_sub, worst_lag, worst_tg, binding = 0.0, 0, 0.0, 0.0, False
         for s in chunk:
             f = fails.get(s)
-            ik_v[s] = ("ok", -1, -1) if f is None else (REASON_NAMES.get(f.reason, f.reason),
-                                                        f.knot, f.substep)
+            ik_v[s] = (
+                ("ok", -1, -1)
+                if f is None
+                else (REASON_NAMES.get(f.reason, f.reason), f.knot, f.substep)
+            )
             r = refs[s]
             ref_v[s] = (r.reason, r.knot, r.substep)
             mine = self.records[s]
@@ -97,8 +106,9 @@ class Side:
             tg = self.targets[s]
             m = min(len(tg), len(r.targets))
             if m:
-                worst_tg = max(worst_tg, float(np.abs(np.array(tg[:m])
-                                                      - np.array(r.targets[:m])).max()))
+                worst_tg = max(
+                    worst_tg, float(np.abs(np.array(tg[:m]) - np.array(r.targets[:m])).max())
+                )
             binding |= r.max_j67_gap_deg > -self.ref[s].j67_margin - 0.05
             n_sub += n
             lag = out.metadata["diff_ik_lag"][s]
@@ -106,5 +116,18 @@ class Side:
             if r.ok and f is None:
                 worst_lag = max(worst_lag, abs(lag["worst_position_mm"] - r.worst_lag_mm))
         agree = ik_v == ref_v and all(a == b for a, b in exc.values())
-        return ChunkComparison(kind, self.policy, agree, ik_v, ref_v, worst_dq, n_sub,
-                               worst_lag, worst_tg, exc, binding, t1 - t0, t2 - t1)
+        return ChunkComparison(
+            kind,
+            self.policy,
+            agree,
+            ik_v,
+            ref_v,
+            worst_dq,
+            n_sub,
+            worst_lag,
+            worst_tg,
+            exc,
+            binding,
+            t1 - t0,
+            t2 - t1,
+        )

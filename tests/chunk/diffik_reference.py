@@ -38,8 +38,15 @@ from scipy.spatial.transform import Rotation
 # ---------------------------------------------------------------- the published arm
 #: modified DH rows: alpha [deg], a [mm], d [mm], theta offset [deg]; each link
 #: Rx(alpha) Tx(a) Rz(theta_offset + q) Tz(d)
-DH_ROWS = ((0, 0, 174.5, 0), (90, 0, 0, 0), (-90, 0, 287, 0), (90, 18, 0, 180),
-           (90, 18, 314, 180), (90, 0, 0, 90), (90, 0, 0, 90))
+DH_ROWS = (
+    (0, 0, 174.5, 0),
+    (90, 0, 0, 0),
+    (-90, 0, 287, 0),
+    (90, 18, 0, 180),
+    (90, 18, 314, 180),
+    (90, 0, 0, 90),
+    (90, 0, 0, 90),
+)
 #: the static flange row (not a joint)
 FLANGE_ROW = (90, 0, 95, 90)
 LOWER_DEG = np.array([-170.0, -120, -170, -145, -170, -60, -90])
@@ -48,8 +55,12 @@ RIGHT_J6_DEG = 58.0
 VMAX_RAD_S = 0.904779
 KINEMATIC_MARGIN_DEG = 5.0
 #: J6/J7 interference rows b(q6) = a0 q6^2 + a1 q6 + a2 [deg], keyed by (q6 >= 0, q7 >= 0)
-J67_ROWS = {(True, True): (0.0, -1.025, 110.5), (False, True): (0.0, 1.025, 110.5),
-            (False, False): (0.0, -1.025, -110.5), (True, False): (0.0, 1.025, -110.5)}
+J67_ROWS = {
+    (True, True): (0.0, -1.025, 110.5),
+    (False, True): (0.0, 1.025, 110.5),
+    (False, False): (0.0, -1.025, -110.5),
+    (True, False): (0.0, 1.025, -110.5),
+}
 #: TacCap mount on the flange: xyz [m], URDF rpy [rad] (fixed axes x, y, z)
 TOOL_XYZ = (-0.01575, 0.0, 0.0505)
 TOOL_RPY = (math.pi, -math.pi / 2, 0.0)
@@ -66,10 +77,14 @@ def _link(alpha_deg: float, a_mm: float, d_mm: float, theta_deg: float) -> np.nd
     al, th = math.radians(alpha_deg), math.radians(theta_deg)
     ca, sa, ct, st = math.cos(al), math.sin(al), math.cos(th), math.sin(th)
     a, d = a_mm / 1000.0, d_mm / 1000.0
-    return np.array([[ct, -st, 0.0, a],
-                     [st * ca, ct * ca, -sa, -sa * d],
-                     [st * sa, ct * sa, ca, ca * d],
-                     [0.0, 0.0, 0.0, 1.0]])
+    return np.array(
+        [
+            [ct, -st, 0.0, a],
+            [st * ca, ct * ca, -sa, -sa * d],
+            [st * sa, ct * sa, ca, ca * d],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    )
 
 
 def flange_fk_jacobian(q_rad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +128,8 @@ def j67_gap_deg(q_deg: np.ndarray) -> float:
 def euler_residual_deg(R_target: np.ndarray, R_actual: np.ndarray) -> float:
     """Largest wrapped difference of SciPy's extrinsic-xyz Euler angles [deg]."""
     actual, target = Rotation.from_matrix(np.stack([R_actual, R_target])).as_euler(
-        "xyz", degrees=True)
+        "xyz", degrees=True
+    )
     e = actual - target
     return float(np.max(np.abs((e + 180.0) % 360.0 - 180.0)))
 
@@ -184,8 +200,11 @@ class RefDiffIK:
         self.cfg = RefConfig() if config is None else config
         self.lo, self.hi = limits_deg(side)
         c = self.cfg
-        self.margin = KINEMATIC_MARGIN_DEG if c.limit_margin_deg is None \
+        self.margin = (
+            KINEMATIC_MARGIN_DEG
+            if c.limit_margin_deg is None
             else max(KINEMATIC_MARGIN_DEG, c.limit_margin_deg)
+        )
         self.j67_margin = self.margin if c.j67_margin_deg is None else c.j67_margin_deg
         self.vmax = math.degrees(VMAX_RAD_S)
         self.weights = np.ones(7) if c.nullspace_weights is None else np.array(c.nullspace_weights)
@@ -204,7 +223,7 @@ class RefDiffIK:
             w = self.weights[i]
             if band is None:
                 mid, span = (self.lo[i] + self.hi[i]) / 2, self.hi[i] - self.lo[i]
-                g[i] = w * 2 * (q_deg[i] - mid) / span ** 2 / 14
+                g[i] = w * 2 * (q_deg[i] - mid) / span**2 / 14
                 continue
             d_lo, d_hi = q_deg[i] - self.lo[i], self.hi[i] - q_deg[i]
             m = min(d_lo, d_hi)
@@ -246,8 +265,17 @@ class RefDiffIK:
             P_csc = sp.csc_matrix((_upper_values(P), (_P_ROWS, _P_COLS)), shape=(7, 7))
             A_csc = sp.csc_matrix((Ax, _A_ROWS, _A_PTR), shape=(8, 7))
             self.problem = osqp.OSQP()
-            self.problem.setup(P=P_csc, q=lin, A=A_csc, l=l_all, u=u_all, verbose=False,
-                               polishing=False, warm_starting=True, **c.osqp_settings)
+            self.problem.setup(
+                P=P_csc,
+                q=lin,
+                A=A_csc,
+                l=l_all,
+                u=u_all,
+                verbose=False,
+                polishing=False,
+                warm_starting=True,
+                **c.osqp_settings,
+            )
         else:
             self.problem.update(Px=_upper_values(P), q=lin, l=l_all, u=u_all, Ax=Ax)
         self.problem.warm_start(x=self.prev_velocity)
@@ -304,8 +332,13 @@ class RefArmDecode:
     max_j67_gap_deg: float = -math.inf  # closest approach to the J6/J7 edge after a substep
 
 
-def decode_arm(solver: RefDiffIK, q0_rad: np.ndarray, T_tcp: np.ndarray, interval_s: float,
-               validation_dt_s: float = 0.004) -> RefArmDecode:
+def decode_arm(
+    solver: RefDiffIK,
+    q0_rad: np.ndarray,
+    T_tcp: np.ndarray,
+    interval_s: float,
+    validation_dt_s: float = 0.004,
+) -> RefArmDecode:
     """Decode one arm's chunk of TCP targets from the measured joints ``q0_rad``."""
     solver.reset()
     tool_inv = np.linalg.inv(tool_transform())
@@ -350,8 +383,9 @@ def _rotz_about(axis: np.ndarray, angle_rad: float) -> np.ndarray:
     return Rotation.from_rotvec(axis / np.linalg.norm(axis) * angle_rad).as_matrix()
 
 
-def random_start(rng: np.random.Generator, side: str, gap_range: tuple[float, float],
-                 clear_deg: float = 8.0) -> np.ndarray:
+def random_start(
+    rng: np.random.Generator, side: str, gap_range: tuple[float, float], clear_deg: float = 8.0
+) -> np.ndarray:
     """Random joints [rad] at least ``clear_deg`` inside every margin-shrunk limit, with the J6/J7
     gap (``|q7| + 1.025 |q6| - 110.5``) drawn from ``gap_range`` [deg]."""
     lo, hi = limits_deg(side)
@@ -368,8 +402,9 @@ def random_start(rng: np.random.Generator, side: str, gap_range: tuple[float, fl
             return np.radians(q)
 
 
-def _line(T0: np.ndarray, H: int, shift_m: np.ndarray, turn_axis: np.ndarray,
-          turn_rad: float) -> np.ndarray:
+def _line(
+    T0: np.ndarray, H: int, shift_m: np.ndarray, turn_axis: np.ndarray, turn_rad: float
+) -> np.ndarray:
     s = np.arange(1, H + 1) / H
     out = np.repeat(T0[None], H, axis=0)
     for k in range(H):
@@ -383,8 +418,9 @@ def _unit(rng: np.random.Generator) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def random_arm_chunk(rng: np.random.Generator, side: str, kind: str, H: int = 16
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def random_arm_chunk(
+    rng: np.random.Generator, side: str, kind: str, H: int = 16
+) -> tuple[np.ndarray, np.ndarray]:
     """``(q0 [rad], T_tcp (H, 4, 4))`` for one arm and one chunk kind.
 
     nominal: a small straight move (<= 3 cm, <= 8 deg); lag: a fast one (10-25 cm, 10-40 deg),
@@ -411,19 +447,33 @@ def random_arm_chunk(rng: np.random.Generator, side: str, kind: str, H: int = 16
             j = int(rng.choice([1, 3, 4]))
             into = rng.uniform(0.01, 0.18) if rng.random() < 0.5 else rng.uniform(0.3, 2.0)
             qd = np.degrees(q0)
-            qd[j] = (hi[j] - KINEMATIC_MARGIN_DEG + into) if rng.random() < 0.5 \
+            qd[j] = (
+                (hi[j] - KINEMATIC_MARGIN_DEG + into)
+                if rng.random() < 0.5
                 else (lo[j] + KINEMATIC_MARGIN_DEG - into)
+            )
             q0 = np.radians(qd)
         T0 = tcp_fk(q0)
-        return q0, _line(T0, H, 0.01 * _unit(rng) * rng.uniform(0, 1), _unit(rng),
-                         math.radians(rng.uniform(0, 3)))
+        return q0, _line(
+            T0,
+            H,
+            0.01 * _unit(rng) * rng.uniform(0, 1),
+            _unit(rng),
+            math.radians(rng.uniform(0, 3)),
+        )
     q0 = random_start(rng, side, (-40.0, -10.0))
     T0 = tcp_fk(q0)
     if kind == "lag":
-        return q0, _line(T0, H, rng.uniform(0.10, 0.25) * _unit(rng), _unit(rng),
-                         math.radians(rng.uniform(10, 40)))
-    T = _line(T0, H, rng.uniform(0.0, 0.03) * _unit(rng), _unit(rng),
-              math.radians(rng.uniform(0, 8)))
+        return q0, _line(
+            T0,
+            H,
+            rng.uniform(0.10, 0.25) * _unit(rng),
+            _unit(rng),
+            math.radians(rng.uniform(10, 40)),
+        )
+    T = _line(
+        T0, H, rng.uniform(0.0, 0.03) * _unit(rng), _unit(rng), math.radians(rng.uniform(0, 8))
+    )
     if kind == "jump":
         k = int(rng.integers(0, H))
         T[k, :3, 3] += rng.uniform(0.05, 0.30) * _unit(rng)
@@ -438,6 +488,7 @@ def random_chunks(seed: int, count: int, H: int = 16) -> list[tuple[str, dict]]:
     out = []
     for i in range(count):
         kind = KINDS[i % len(KINDS)]
-        out.append((kind, {side: random_arm_chunk(rng, side, kind, H)
-                           for side in ("left", "right")}))
+        out.append(
+            (kind, {side: random_arm_chunk(rng, side, kind, H) for side in ("left", "right")})
+        )
     return out

@@ -79,7 +79,8 @@ def test_each_segment_is_split_into_substeps_of_the_actual_duration(taccap_arms,
     first = fk(arms["left"], req.q_observed["left"])
     mid = calls[0][0] @ tool
     assert np.linalg.norm(mid[:3, 3] - first[:3, 3]) == pytest.approx(
-        np.linalg.norm(req.T_base_tcp["left"][0][:3, 3] - first[:3, 3]) / 3, rel=1e-9)
+        np.linalg.norm(req.T_base_tcp["left"][0][:3, 3] - first[:3, 3]) / 3, rel=1e-9
+    )
 
 
 def test_whole_chunk_is_rejected_when_only_the_last_knot_of_the_second_arm_fails(taccap_arms):
@@ -91,8 +92,11 @@ def test_whole_chunk_is_rejected_when_only_the_last_knot_of_the_second_arm_fails
     bad = ChunkRequest(T, req.q_observed, req.t0)
     out = dec.decode(bad)
     assert not out.success and out.q == {}
-    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == \
-        ("right", H - 1, "tracking_lag")
+    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == (
+        "right",
+        H - 1,
+        "tracking_lag",
+    )
     assert [f.arm for f in out.failures] == ["right"]
     assert "right" in str(out.rejection) and f"knot {H - 1}" in str(out.rejection)
     with pytest.raises(InputError, match="rejected"):
@@ -118,9 +122,11 @@ def test_each_chunk_starts_from_the_observed_state_with_a_fresh_solver(taccap_ar
 
 
 def test_timeline_commit_drops_expired_rows_and_starts_at_the_first_row_at_or_after_start(
-        taccap_arms):
+    taccap_arms,
+):
     out = ChunkDecoder(diff_specs(taccap_arms), INTERVAL).decode(
-        reachable_chunk(taccap_arms, 6, t0=10.0))
+        reachable_chunk(taccap_arms, 6, t0=10.0)
+    )
     seg = commit_to_timeline(out, 10.0 + 2 * INTERVAL)  # exactly the second row's time
     assert seg.first_row == 1 and seg.times.shape == (5,)
     np.testing.assert_array_equal(seg.q["left"], out.q["left"][1:])
@@ -165,16 +171,30 @@ class FakeAnalyticIK:
                 jumpy = qk.copy()
                 jumpy[0] += math.radians(30.0)  # a far branch (wrong pose too)
                 qa = np.array([jumpy, qk])[None]
-                return IKResult(jumpy[None], np.array([True]), np.zeros(1), np.zeros(1),
-                                np.zeros(1, dtype=np.int64), "fake", q_all=qa,
-                                valid_all=np.array([[True, True]]))
+                return IKResult(
+                    jumpy[None],
+                    np.array([True]),
+                    np.zeros(1),
+                    np.zeros(1),
+                    np.zeros(1, dtype=np.int64),
+                    "fake",
+                    q_all=qa,
+                    valid_all=np.array([[True, True]]),
+                )
         q = np.asarray(q0)[:1]
-        return IKResult(q, np.array([False]), np.ones(1), np.ones(1), np.ones(1, dtype=np.int64),
-                        "fake", q_all=q[None], valid_all=np.array([[False]]))
+        return IKResult(
+            q,
+            np.array([False]),
+            np.ones(1),
+            np.ones(1),
+            np.ones(1, dtype=np.int64),
+            "fake",
+            q_all=q[None],
+            valid_all=np.array([[False]]),
+        )
 
 
-def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap_arms,
-                                                                          monkeypatch):
+def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap_arms, monkeypatch):
     chain = taccap_arms["left"]
     qs = q0()["left"] + np.outer(np.arange(1, 6), np.radians([0.3, -0.2, 0.1, 0.2, 0.1, 0.1, -0.1]))
     T = fk(chain, qs)
@@ -207,8 +227,9 @@ def test_analytic_backend_with_the_real_solver_decodes_a_reachable_chunk(taccap_
     out = prof.decoder().decode(req)
     assert out.success, out.rejection
     for name, chain in taccap_arms.items():
-        err = np.linalg.norm(fk(chain, out.q[name])[:, :3, 3] - req.T_base_tcp[name][:, :3, 3],
-                             axis=1)
+        err = np.linalg.norm(
+            fk(chain, out.q[name])[:, :3, 3] - req.T_base_tcp[name][:, :3, 3], axis=1
+        )
         assert err.max() < 1e-4
         steps = np.abs(np.diff(np.vstack([req.q_observed[name], out.q[name]]), axis=0))
         assert steps.max() <= math.radians(1.8)
@@ -276,8 +297,11 @@ def test_parallel_decode_rejects_atomically_when_one_worker_fails(parallel_decod
     bad_q["right"][3] = np.radians(58.0)  # J4 inside its margin: an empty box at knot 0
     out = dec.decode(ChunkRequest(req.T_base_tcp, bad_q))
     assert not out.success and out.q == {}
-    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == \
-        ("right", 0, "qp_infeasible")
+    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == (
+        "right",
+        0,
+        "qp_infeasible",
+    )
     with pytest.raises(InputError):
         dec.decode(ChunkRequest(req.T_base_tcp, {"left": [0.0] * 6, "right": bad_q["right"]}))
     assert dec.decode(req).success  # the workers still serve after errors

@@ -34,11 +34,16 @@ def test_the_reference_imports_no_ikstack_code():
     tree = ast.parse((HERE / "diffik_reference.py").read_text())
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    assert names and not [m for m in names if m.split(".")[0] not in
-                          ("__future__", "math", "dataclasses", "numpy", "osqp", "scipy")]
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import diffik_reference; "
-            "bad = [m for m in sys.modules if m.split('.')[0] == 'ikstack']; "
-            "assert not bad, bad")
+    assert names and not [
+        m
+        for m in names
+        if m.split(".")[0] not in ("__future__", "math", "dataclasses", "numpy", "osqp", "scipy")
+    ]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import diffik_reference; "
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'ikstack']; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code, str(HERE)], check=True, timeout=120)
 
 
@@ -61,8 +66,10 @@ def test_the_references_geometry_and_rotations_agree_with_ikstack_and_scipy():
 @pytest.fixture(scope="module")
 def sweep():
     chunks = ref.random_chunks(seed=20261201, count=24)
-    return {policy: [Side(policy).compare(kind, c) for kind, c in chunks]
-            for policy in ("abort", "report")}
+    return {
+        policy: [Side(policy).compare(kind, c) for kind, c in chunks]
+        for policy in ("abort", "report")
+    }
 
 
 @pytest.mark.parametrize("policy", ["abort", "report"])
@@ -117,16 +124,25 @@ def test_a_step_starting_inside_the_inherited_j67_buffer_is_infeasible(j67_margi
 def _rotations(rng: np.random.Generator, n: int) -> np.ndarray:
     R = Rotation.random(n, random_state=rng).as_matrix()
     # and some at or near the gimbal lock of the extrinsic xyz angles (pitch +-90 deg)
-    lock = Rotation.from_euler("xyz", np.column_stack([
-        rng.uniform(-180, 180, 40), np.repeat([90.0, -90.0], 20) + rng.choice(
-            [0.0, 1e-9, -1e-9, 1e-6, -1e-6, 1e-3, -1e-3, 0.05], 40), rng.uniform(-180, 180, 40)]),
-        degrees=True).as_matrix()
+    lock = Rotation.from_euler(
+        "xyz",
+        np.column_stack(
+            [
+                rng.uniform(-180, 180, 40),
+                np.repeat([90.0, -90.0], 20)
+                + rng.choice([0.0, 1e-9, -1e-9, 1e-6, -1e-6, 1e-3, -1e-3, 0.05], 40),
+                rng.uniform(-180, 180, 40),
+            ]
+        ),
+        degrees=True,
+    ).as_matrix()
     return np.concatenate([R, lock])
 
 
 def _scipy_residual(Rt: np.ndarray, R: np.ndarray) -> float:
-    e = (Rotation.from_matrix(R).as_euler("xyz", degrees=True)
-         - Rotation.from_matrix(Rt).as_euler("xyz", degrees=True))
+    e = Rotation.from_matrix(R).as_euler("xyz", degrees=True) - Rotation.from_matrix(Rt).as_euler(
+        "xyz", degrees=True
+    )
     return float(np.abs((e + 180.0) % 360.0 - 180.0).max())
 
 
@@ -163,7 +179,8 @@ def test_a_steps_euler_residual_and_guard_follow_scipy():
     T[:3, :3] = Rotation.from_rotvec([0, 0, np.radians(3.0)]).as_matrix() @ T[:3, :3]
     for guard in (0.5, 5.0):
         r = OsqpQPSolver(arm, DiffQPConfig(max_lag_deg=guard, lag_policy="report")).step(
-            q, T, 0.004)
+            q, T, 0.004
+        )
         reached = ref.flange_fk_jacobian(r.q)[0]  # the reference's own FK of the reached joints
         want = _scipy_residual(T[:3, :3], reached[:3, :3])
         assert r.euler_residual_deg == pytest.approx(want, abs=1e-9)
@@ -171,8 +188,7 @@ def test_a_steps_euler_residual_and_guard_follow_scipy():
     # a target exactly at the gimbal lock (extrinsic pitch 90 deg): SciPy's own split of angles
     T_lock = T.copy()
     T_lock[:3, :3] = Rotation.from_euler("xyz", [20.0, 90.0, 0.0], degrees=True).as_matrix()
-    r = OsqpQPSolver(arm, DiffQPConfig(max_lag_deg=1.0, lag_policy="report")).step(
-        q, T_lock, 0.004)
+    r = OsqpQPSolver(arm, DiffQPConfig(max_lag_deg=1.0, lag_policy="report")).step(q, T_lock, 0.004)
     reached = ref.flange_fk_jacobian(r.q)[0]
     with pytest.warns(UserWarning, match="Gimbal lock"):
         want = _scipy_residual(T_lock[:3, :3], reached[:3, :3])
@@ -190,9 +206,20 @@ def test_osqp_runs_with_its_defaults_as_the_port_does():
     qp.reset()
     qp.step(q, T, 0.004)
     got = qp._prob.settings
-    for name in ("eps_abs", "eps_rel", "max_iter", "scaling", "adaptive_rho",
-                 "adaptive_rho_interval", "rho", "sigma", "alpha", "check_termination",
-                 "eps_prim_inf", "eps_dual_inf"):
+    for name in (
+        "eps_abs",
+        "eps_rel",
+        "max_iter",
+        "scaling",
+        "adaptive_rho",
+        "adaptive_rho_interval",
+        "rho",
+        "sigma",
+        "alpha",
+        "check_termination",
+        "eps_prim_inf",
+        "eps_dual_inf",
+    ):
         assert getattr(got, name) == getattr(defaults.settings, name), name
     assert (got.polishing, got.warm_starting, got.verbose) == (0, 1, 0)
     tight = OsqpQPSolver(arm, DiffQPConfig(eps_abs=1e-9, eps_rel=1e-9, max_iter=20000))

@@ -67,22 +67,25 @@ def test_config_reference_is_expanded_relative_to_the_referring_file(tmp_path):
     assert c.source == str((tmp_path / "embodiment/arm/shared.yaml").resolve())
 
 
-@pytest.mark.parametrize("shared,field", [
-    ("w_pos: 1.0\nbogus: 3\n", "bogus"),
-    ("w_rot: .nan\n", "w_rot"),
-    ("lam: -1.0\n", "lam"),
-    ("nullspace_weights: [1, 1, 1, 1, 1, 1]\n", "nullspace_weights"),
-    ("nullspace_weights: [1, 1, 1, 1, 1, 1, -2]\n", "nullspace_weights"),
-    ("limit_margin_deg: 3.0\n", "limit_margin_deg"),
-    ("max_lag_mm: 0\n", "max_lag_mm"),
-    ("max_lag_mm: -5\n", "max_lag_mm"),
-    ("lag_policy: ignore\n", "lag_policy"),
-    ("max_velocity: 1.0\n", "max_velocity"),
-    ("coupled_margin_deg: -1\n", "coupled_margin_deg"),
-    ("j67_margin_deg: 0\n", "j67_margin_deg"),
-    ("j67_margin_deg: 2.0\ncoupled_margin_deg: 2.0\n", "j67_margin_deg"),
-    ("j67_margin: 2.0\n", "j67_margin"),
-])
+@pytest.mark.parametrize(
+    "shared,field",
+    [
+        ("w_pos: 1.0\nbogus: 3\n", "bogus"),
+        ("w_rot: .nan\n", "w_rot"),
+        ("lam: -1.0\n", "lam"),
+        ("nullspace_weights: [1, 1, 1, 1, 1, 1]\n", "nullspace_weights"),
+        ("nullspace_weights: [1, 1, 1, 1, 1, 1, -2]\n", "nullspace_weights"),
+        ("limit_margin_deg: 3.0\n", "limit_margin_deg"),
+        ("max_lag_mm: 0\n", "max_lag_mm"),
+        ("max_lag_mm: -5\n", "max_lag_mm"),
+        ("lag_policy: ignore\n", "lag_policy"),
+        ("max_velocity: 1.0\n", "max_velocity"),
+        ("coupled_margin_deg: -1\n", "coupled_margin_deg"),
+        ("j67_margin_deg: 0\n", "j67_margin_deg"),
+        ("j67_margin_deg: 2.0\ncoupled_margin_deg: 2.0\n", "j67_margin_deg"),
+        ("j67_margin: 2.0\n", "j67_margin"),
+    ],
+)
 def test_every_invalid_field_is_an_error_naming_the_field_and_the_file(tmp_path, shared, field):
     p = make(tmp_path, shared)
     with pytest.raises(ConfigError) as exc:
@@ -93,8 +96,10 @@ def test_every_invalid_field_is_an_error_naming_the_field_and_the_file(tmp_path,
 
 def test_velocity_limits_come_only_from_the_arm_model(tmp_path):
     p = make(tmp_path, "w_pos: 1.0\n")
-    text = p.read_text().replace("left: {robot: marvin_left_taccap}",
-                                 "left: {robot: marvin_left_taccap, velocity_limits: 2.0}")
+    text = p.read_text().replace(
+        "left: {robot: marvin_left_taccap}",
+        "left: {robot: marvin_left_taccap, velocity_limits: 2.0}",
+    )
     p.write_text(text)
     with pytest.raises(ConfigError, match="motion limits"):
         load_profile(p)
@@ -102,13 +107,20 @@ def test_velocity_limits_come_only_from_the_arm_model(tmp_path):
 
 def test_a_conflict_between_a_file_and_its_reference_is_an_error(tmp_path):
     write(tmp_path / "embodiment/arm/shared.yaml", "max_lag_mm: 5.0\n")
-    p = write(tmp_path / "experiments/exp.yaml", EXPERIMENT.format(extra="").replace(
-        "config: ../embodiment/arm/shared.yaml",
-        "config: ../embodiment/arm/shared.yaml\n  max_lag_mm: 4.0"))
+    p = write(
+        tmp_path / "experiments/exp.yaml",
+        EXPERIMENT.format(extra="").replace(
+            "config: ../embodiment/arm/shared.yaml",
+            "config: ../embodiment/arm/shared.yaml\n  max_lag_mm: 4.0",
+        ),
+    )
     with pytest.raises(ConfigError) as exc:
         load_profile(p)
-    assert "max_lag_mm" in str(exc.value) and "exp.yaml" in str(exc.value) \
+    assert (
+        "max_lag_mm" in str(exc.value)
+        and "exp.yaml" in str(exc.value)
         and "shared.yaml" in str(exc.value)
+    )
     # the same value in both places is not a conflict
     p.write_text(p.read_text().replace("max_lag_mm: 4.0", "max_lag_mm: 5.0"))
     assert load_profile(p).arms[0].diff_config.max_lag_mm == 5.0
@@ -116,20 +128,26 @@ def test_a_conflict_between_a_file_and_its_reference_is_an_error(tmp_path):
 
 def test_a_per_arm_override_that_contradicts_the_shared_tuning_is_an_error(tmp_path):
     p = make(tmp_path, "lam: 0.001\n")
-    p.write_text(p.read_text().replace(
-        "left: {robot: marvin_left_taccap}",
-        "left: {robot: marvin_left_taccap, diff_ik: {lam: 0.01}}"))
+    p.write_text(
+        p.read_text().replace(
+            "left: {robot: marvin_left_taccap}",
+            "left: {robot: marvin_left_taccap, diff_ik: {lam: 0.01}}",
+        )
+    )
     with pytest.raises(ConfigError, match="lam"):
         load_profile(p)
 
 
-@pytest.mark.parametrize("edit,field", [
-    (("action_interval_s: 0.05", "action_interval_s: -0.05"), "action_interval_s"),
-    (("ik_backend: diff", "ik_backend: numeric"), "ik_backend"),
-    (("name: exp", "name: exp\nspeed: 3"), "speed"),
-    (("marvin_left_taccap", "marvin_leftt"), "robot"),
-    (("name: exp", "name: exp\nik_validation_dt_s: 0"), "ik_validation_dt_s"),
-])
+@pytest.mark.parametrize(
+    "edit,field",
+    [
+        (("action_interval_s: 0.05", "action_interval_s: -0.05"), "action_interval_s"),
+        (("ik_backend: diff", "ik_backend: numeric"), "ik_backend"),
+        (("name: exp", "name: exp\nspeed: 3"), "speed"),
+        (("marvin_left_taccap", "marvin_leftt"), "robot"),
+        (("name: exp", "name: exp\nik_validation_dt_s: 0"), "ik_validation_dt_s"),
+    ],
+)
 def test_top_level_fields_are_validated_strictly(tmp_path, edit, field):
     p = make(tmp_path, "w_pos: 1.0\n")
     p.write_text(p.read_text().replace(*edit))
@@ -181,20 +199,38 @@ def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
 
     block = yaml.safe_load(PORT_BLOCK)["policy"]["adapter"]
     assert set(block["diff_ik"]) == {
-        "w_pos", "w_rot", "lam", "limit_margin_deg", "j67_margin_deg", "mu_nullspace",
-        "nullspace_activation_deg", "nullspace_weights", "max_lag_mm", "max_lag_deg",
-        "lag_policy"}
+        "w_pos",
+        "w_rot",
+        "lam",
+        "limit_margin_deg",
+        "j67_margin_deg",
+        "mu_nullspace",
+        "nullspace_activation_deg",
+        "nullspace_weights",
+        "max_lag_mm",
+        "max_lag_deg",
+        "lag_policy",
+    }
     # as a referenced file (the block's text, dedented) ...
     p = make(tmp_path, _port_diff_ik_text())
     # ... and inline in a profile, next to the port's ik_backend and ik_validation_dt_s
-    inline = write(tmp_path / "inline.yaml", "name: inline\naction_interval_s: 0.0333333333333\n"
-                   "arms:\n  left: {robot: marvin_left_taccap}\n"
-                   + "\n".join(line[4:] for line in PORT_BLOCK.splitlines()[2:]) + "\n")
+    inline = write(
+        tmp_path / "inline.yaml",
+        "name: inline\naction_interval_s: 0.0333333333333\n"
+        "arms:\n  left: {robot: marvin_left_taccap}\n"
+        + "\n".join(line[4:] for line in PORT_BLOCK.splitlines()[2:])
+        + "\n",
+    )
     for path in (p, inline):
         prof = load_profile(path)
         c = prof.arms[0].diff_config
-        assert (c.w_pos, c.w_rot, c.lam, c.mu_nullspace, c.max_lag_mm) == \
-            (1.0, 1.0, 1e-3, 1000.0, 5.0)
+        assert (c.w_pos, c.w_rot, c.lam, c.mu_nullspace, c.max_lag_mm) == (
+            1.0,
+            1.0,
+            1e-3,
+            1000.0,
+            5.0,
+        )
         assert c.limit_margin_deg is None and c.coupled_margin_deg is None
         assert c.nullspace_activation_deg == 25.0 and c.nullspace_weights is None
         assert c.max_lag_deg is None and c.lag_policy.value == "report"

@@ -74,9 +74,16 @@ def test_joint_limit_cost_gradient_matches_finite_differences_in_both_forms():
     w = np.array([1, 2, 1, 1, 0.5, 1, 3.0])
     for band in (25.0, None):
         c, g = joint_limit_cost(q, lo, hi, w, band)
-        fd = np.array([(joint_limit_cost(q + e, lo, hi, w, band)[0]
-                        - joint_limit_cost(q - e, lo, hi, w, band)[0]) / 2e-6
-                       for e in np.eye(7) * 1e-6])
+        fd = np.array(
+            [
+                (
+                    joint_limit_cost(q + e, lo, hi, w, band)[0]
+                    - joint_limit_cost(q - e, lo, hi, w, band)[0]
+                )
+                / 2e-6
+                for e in np.eye(7) * 1e-6
+            ]
+        )
         np.testing.assert_allclose(g, fd, atol=1e-9)
         assert c > 0
     # band form: joints outside their band contribute nothing; the factor is 1/(2 n) = 1/14
@@ -93,8 +100,12 @@ def _reference_qp(arm, q, T_t, dt, margin_deg=5.0, cm_deg=5.0):
     Tf, J = OsqpQPSolver(arm).flange_fk_jacobian(q)
     Jm = J.copy()
     Jm[:3] *= 1000 * D
-    v = np.concatenate([1000 * (T_t[:3, 3] - Tf[:3, 3]),
-                        np.degrees(so3.log(T_t[:3, :3] @ Tf[:3, :3].T))]) / dt
+    v = (
+        np.concatenate(
+            [1000 * (T_t[:3, 3] - Tf[:3, 3]), np.degrees(so3.log(T_t[:3, :3] @ Tf[:3, :3].T))]
+        )
+        / dt
+    )
     W = np.eye(6)
     lo, hi = np.degrees(arm.lower), np.degrees(arm.upper)
     _, grad = joint_limit_cost(np.degrees(q), lo, hi, None, 25.0)
@@ -129,8 +140,9 @@ def test_built_qp_matches_the_published_equations_in_every_j6_j7_quadrant(marvin
     np.testing.assert_allclose(data.upper, ub, rtol=1e-12)
     np.testing.assert_allclose(data.G[0], G, atol=1e-12)
     assert data.h[0] == pytest.approx(h, rel=1e-12)
-    _, grad = joint_limit_cost(np.degrees(q), np.degrees(marvin_left.lower),
-                               np.degrees(marvin_left.upper), None, 25.0)
+    _, grad = joint_limit_cost(
+        np.degrees(q), np.degrees(marvin_left.lower), np.degrees(marvin_left.upper), None, 25.0
+    )
     assert grad[0] != 0.0  # the band is active on joint 1
 
 
@@ -165,16 +177,19 @@ def test_step_integrates_the_callers_duration_uncapped_and_floored_at_a_microsec
     assert qp.step(q, T, 0.004).dt == 0.004
 
 
-@pytest.mark.parametrize("bad,err", [
-    (dict(q=[0.0] * 6), ShapeError),
-    (dict(q=[0.0] * 6 + [np.nan]), NonFiniteError),
-    (dict(T="scaled"), NotRigidTransformError),
-    (dict(T="nan"), NonFiniteError),
-    (dict(T="shape"), ShapeError),
-    (dict(dt=np.nan), InputError),
-    (dict(dt=-0.004), InputError),
-    (dict(dt="4ms"), InputError),
-])
+@pytest.mark.parametrize(
+    "bad,err",
+    [
+        (dict(q=[0.0] * 6), ShapeError),
+        (dict(q=[0.0] * 6 + [np.nan]), NonFiniteError),
+        (dict(T="scaled"), NotRigidTransformError),
+        (dict(T="nan"), NonFiniteError),
+        (dict(T="shape"), ShapeError),
+        (dict(dt=np.nan), InputError),
+        (dict(dt=-0.004), InputError),
+        (dict(dt="4ms"), InputError),
+    ],
+)
 def test_invalid_step_inputs_raise_named_errors(marvin_left, bad, err):
     q = np.radians(Q0_DEG["left"])
     T = fk(marvin_left, q)
@@ -191,11 +206,15 @@ def test_invalid_step_inputs_raise_named_errors(marvin_left, bad, err):
 
 
 def test_invalid_configs_name_the_field():
-    for kw, field in ((dict(w_pos=-1.0), "w_pos"), (dict(lam=np.inf), "lam"),
-                      (dict(max_lag_mm=0.0), "max_lag_mm"), (dict(lag_policy="warn"), "lag_policy"),
-                      (dict(nullspace_weights=[1, -1, 1, 1, 1, 1, 1]), "nullspace_weights"),
-                      (dict(coupled_margin_deg=0.0), "coupled_margin_deg"),
-                      (dict(qp_solver="cvx"), "qp_solver")):
+    for kw, field in (
+        (dict(w_pos=-1.0), "w_pos"),
+        (dict(lam=np.inf), "lam"),
+        (dict(max_lag_mm=0.0), "max_lag_mm"),
+        (dict(lag_policy="warn"), "lag_policy"),
+        (dict(nullspace_weights=[1, -1, 1, 1, 1, 1, 1]), "nullspace_weights"),
+        (dict(coupled_margin_deg=0.0), "coupled_margin_deg"),
+        (dict(qp_solver="cvx"), "qp_solver"),
+    ):
         with pytest.raises(ConfigError, match=field):
             DiffQPConfig(**kw)
 
@@ -205,8 +224,9 @@ def test_margin_below_the_kinematic_margin_and_wrong_weight_count_are_refused(ma
         OsqpQPSolver(marvin_left, DiffQPConfig(limit_margin_deg=4.0))
     with pytest.raises(ConfigError, match="one finite non-negative weight per joint"):
         OsqpQPSolver(marvin_left, DiffQPConfig(nullspace_weights=[1.0] * 6))
-    assert OsqpQPSolver(marvin_left, DiffQPConfig(limit_margin_deg=8.0)).limit_margin == \
-        pytest.approx(8 * D)
+    assert OsqpQPSolver(
+        marvin_left, DiffQPConfig(limit_margin_deg=8.0)
+    ).limit_margin == pytest.approx(8 * D)
 
 
 # ---------------------------------------------------------------- failures and post-checks
@@ -272,8 +292,11 @@ def test_qp_row_keeps_the_coupled_constraint_with_its_buffer(marvin_left):
     free = OsqpQPSolver(marvin_left.with_constraints([]), cfg).step(q, T, 0.03)
     assert con.residual(free.q)[0] > -math.radians(1.0)  # without the row: inside the buffer
     tight = DiffQPConfig(lag_policy="report", coupled_margin_deg=1.0, eps_abs=1e-9, eps_rel=1e-9)
-    for solver, c, tol in ((OsqpQPSolver, cfg, 1e-4), (OsqpQPSolver, tight, 1e-7),
-                           (ActiveSetQPSolver, cfg, 1e-7)):
+    for solver, c, tol in (
+        (OsqpQPSolver, cfg, 1e-4),
+        (OsqpQPSolver, tight, 1e-7),
+        (ActiveSetQPSolver, cfg, 1e-7),
+    ):
         r = solver(marvin_left, c).step(q, T, 0.03)
         assert r.success
         assert con.residual(r.q)[0] == pytest.approx(-math.radians(1.0), abs=tol)
@@ -285,11 +308,13 @@ def test_tracking_lag_under_both_policies_and_euler_guard(marvin_left):
     ab = OsqpQPSolver(marvin_left, DiffQPConfig(max_lag_deg=0.5)).step(q, T, 0.004)
     assert ab.status == StepStatus.TRACKING_LAG and ab.lag_exceeded
     rep = OsqpQPSolver(marvin_left, DiffQPConfig(max_lag_deg=0.5, lag_policy="report")).step(
-        q, T, 0.004)
+        q, T, 0.004
+    )
     assert rep.success and rep.lag_exceeded
     Tf = OsqpQPSolver(marvin_left).flange_fk_jacobian(rep.q)[0]
-    e = (Rotation.from_matrix(Tf[:3, :3]).as_euler("xyz", degrees=True)
-         - Rotation.from_matrix(T[:3, :3]).as_euler("xyz", degrees=True))
+    e = Rotation.from_matrix(Tf[:3, :3]).as_euler("xyz", degrees=True) - Rotation.from_matrix(
+        T[:3, :3]
+    ).as_euler("xyz", degrees=True)
     assert rep.euler_residual_deg == pytest.approx(np.abs((e + 180) % 360 - 180).max(), rel=1e-9)
     assert rep.position_residual_m * 1000 < 5.0
     ok = OsqpQPSolver(marvin_left, DiffQPConfig(max_lag_deg=5.0)).step(q, T, 0.004)
@@ -338,8 +363,17 @@ def test_tight_osqp_and_active_set_solvers_agree_on_single_steps(marvin_left, ma
 def test_generic_request_honours_inequality_rows(marvin_left):
     rng = np.random.default_rng(1)
     J = rng.normal(size=(6, 7))
-    req = DiffIKRequest(J, rng.normal(size=6), np.zeros(7), -np.ones(7), np.ones(7), np.zeros(7),
-                        damping=0.05, A_ineq=np.ones((1, 7)), b_ineq=np.array([-0.5]))
+    req = DiffIKRequest(
+        J,
+        rng.normal(size=6),
+        np.zeros(7),
+        -np.ones(7),
+        np.ones(7),
+        np.zeros(7),
+        damping=0.05,
+        A_ineq=np.ones((1, 7)),
+        b_ineq=np.array([-0.5]),
+    )
     a = OsqpQPSolver(marvin_left, DiffQPConfig(eps_abs=1e-9, eps_rel=1e-9)).solve(req)
     b = ActiveSetQPSolver(marvin_left).solve(req)
     assert a.success and b.success and OsqpQPSolver.supports_inequalities

@@ -18,15 +18,31 @@ def write_chunk(path, step=0.002, horizon=16):
         chain = load(f"marvin_{arm}_taccap")
         T0 = chain.fk(q0)
         arrays[f"T_base_tcp_{arm}"] = np.stack(
-            [T0 @ make_transform(np.eye(3), [step * k, 0.5 * step * k, 0]) for k in range(1, horizon + 1)])
+            [
+                T0 @ make_transform(np.eye(3), [step * k, 0.5 * step * k, 0])
+                for k in range(1, horizon + 1)
+            ]
+        )
         arrays[f"q_observed_{arm}"] = q0
     np.savez(path, **arrays)
 
 
 def test_decode_accepts_a_reachable_chunk_and_writes_knots(tmp_path, capsys):
     write_chunk(tmp_path / "c.npz")
-    assert main(["decode", str(tmp_path / "c.npz"), "--profile", "marvin_bimanual_diff",
-                 "-o", str(tmp_path / "out"), "--json"]) == 0
+    assert (
+        main(
+            [
+                "decode",
+                str(tmp_path / "c.npz"),
+                "--profile",
+                "marvin_bimanual_diff",
+                "-o",
+                str(tmp_path / "out"),
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["ok"] and summary["horizon"] == 16
     with np.load(tmp_path / "out.npz") as z:
@@ -56,8 +72,19 @@ diff_ik:
 def test_decode_rejects_a_chunk_that_outruns_the_lag_guard_with_exit_code_1(tmp_path, capsys):
     write_chunk(tmp_path / "c.npz", step=0.2)
     (tmp_path / "p.yaml").write_text(PROFILE_ABORT)
-    assert main(["decode", str(tmp_path / "c.npz"), "--profile", str(tmp_path / "p.yaml"),
-                 "-o", str(tmp_path / "out")]) == 1
+    assert (
+        main(
+            [
+                "decode",
+                str(tmp_path / "c.npz"),
+                "--profile",
+                str(tmp_path / "p.yaml"),
+                "-o",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 1
+    )
     out = capsys.readouterr().out
     assert "REJECTED" in out and "tracking_lag" in out
     with np.load(tmp_path / "out.npz") as z:
@@ -74,8 +101,19 @@ def test_human_output_shows_each_arms_worst_residual_and_exceedances(tmp_path, c
     # the bundled profile reports lag (lag_policy: report): a fast chunk is accepted, and the
     # human output must say how far each arm lagged, not just "accepted"
     write_chunk(tmp_path / "c.npz", step=0.02)
-    assert main(["decode", str(tmp_path / "c.npz"), "--profile", "marvin_bimanual_diff",
-                 "-o", str(tmp_path / "out")]) == 0
+    assert (
+        main(
+            [
+                "decode",
+                str(tmp_path / "c.npz"),
+                "--profile",
+                "marvin_bimanual_diff",
+                "-o",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     meta = json.loads((tmp_path / "out.json").read_text())["metadata"]["diff_ik_lag"]
     assert "accepted" in out

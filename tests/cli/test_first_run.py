@@ -17,20 +17,28 @@ ROOT = Path(__file__).resolve().parents[2]
 def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
     import os
 
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, **env}, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 def test_help_and_import_load_neither_numba_nor_a_kernel():
-    code = ("import sys\n"
-            "import ikstack\n"
-            "from ikstack.cli.main import build_parser\n"
-            "build_parser()\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('numba', 'numpy', 'scipy', 'ikstack') and not m.startswith(('ikstack.cli', "
-            "'ikstack.errors', 'ikstack._lazy', 'ikstack.vocabulary', 'ikstack.jobs.options', "
-            "'ikstack.jobs.cli_support')) "
-            "and m not in ('ikstack', 'ikstack.jobs')))\n")
+    code = (
+        "import sys\n"
+        "import ikstack\n"
+        "from ikstack.cli.main import build_parser\n"
+        "build_parser()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numba', 'numpy', 'scipy', 'ikstack') and not m.startswith(('ikstack.cli', "
+        "'ikstack.errors', 'ikstack._lazy', 'ikstack.vocabulary', 'ikstack.jobs.options', "
+        "'ikstack.jobs.cli_support')) "
+        "and m not in ('ikstack', 'ikstack.jobs')))\n"
+    )
     p = _fresh(code)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
@@ -55,14 +63,16 @@ def test_lazy_names_of_the_package_resolve():
 
 
 def test_compile_notice_names_the_area_once_and_can_be_silenced(tmp_path):
-    code = ("import numpy as np\n"
-            "from numba import njit\n"
-            "import ikstack.spatial\n"  # installs the listener
-            "src = 'def twice(x):\\n    return 2.0 * x\\n'\n"
-            "ns = {'__name__': 'ikstack.servo.fake'}\n"
-            "exec(src, ns)\n"
-            "f = njit(ns['twice'])\n"
-            "f(1.0); f(np.ones(2)); f(np.int64(3))\n")
+    code = (
+        "import numpy as np\n"
+        "from numba import njit\n"
+        "import ikstack.spatial\n"  # installs the listener
+        "src = 'def twice(x):\\n    return 2.0 * x\\n'\n"
+        "ns = {'__name__': 'ikstack.servo.fake'}\n"
+        "exec(src, ns)\n"
+        "f = njit(ns['twice'])\n"
+        "f(1.0); f(np.ones(2)); f(np.int64(3))\n"
+    )
     p = _fresh(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ikstack: compiling")]
@@ -81,8 +91,13 @@ def test_area_of_takes_the_longest_prefix():
 def test_warmup_runs_every_path_of_a_robot(capsys):
     assert main(["warmup", "--robot", "planar2"]) == 0
     out = capsys.readouterr().out
-    for label in ("kinematics", "solve_ik, one pose", "solve_ik, batch", "path solver",
-                  "servo step"):
+    for label in (
+        "kinematics",
+        "solve_ik, one pose",
+        "solve_ik, batch",
+        "path solver",
+        "servo step",
+    ):
         assert f"planar2: {label}" in out
 
 

@@ -30,16 +30,35 @@ NEEDS = {
 #: commands without a model: their positional arguments
 NO_MODEL = {"robots": [], "decode": ["c.npz", "--profile", "p.yaml"]}
 #: commands with machine output (``--json`` a flag printing JSON on stdout)
-JSON_COMMANDS = ("fk", "ik", "solve", "validate", "servo-demo", "decode", "robots", "warmup",
-                 "export")
+JSON_COMMANDS = (
+    "fk",
+    "ik",
+    "solve",
+    "validate",
+    "servo-demo",
+    "decode",
+    "robots",
+    "warmup",
+    "export",
+)
 #: command -> the options whose angles ``--deg`` turns into degrees
-DEG = {"fk": ["--q", "10"], "ik": ["--seed", "10"], "servo-demo": ["--target-q", "10"],
-       "solve": ["--max-joint-step", "10"]}
+DEG = {
+    "fk": ["--q", "10"],
+    "ik": ["--seed", "10"],
+    "servo-demo": ["--target-q", "10"],
+    "solve": ["--max-joint-step", "10"],
+}
 
 MODELS = [
     (["--robot", "ur5"], {"robot": "ur5"}),
-    (["--urdf", "arm.urdf", "--base", "b", "--tip", "t"], {"urdf": "arm.urdf", "base": "b", "tip": "t"}),
-    (["--mjcf", "arm.xml", "--base", "b", "--tip", "t"], {"mjcf": "arm.xml", "base": "b", "tip": "t"}),
+    (
+        ["--urdf", "arm.urdf", "--base", "b", "--tip", "t"],
+        {"urdf": "arm.urdf", "base": "b", "tip": "t"},
+    ),
+    (
+        ["--mjcf", "arm.xml", "--base", "b", "--tip", "t"],
+        {"mjcf": "arm.xml", "base": "b", "tip": "t"},
+    ),
 ]
 
 
@@ -86,9 +105,16 @@ def test_deg_wherever_angles_go_in(command):
     assert args.deg is True
 
 
-@pytest.mark.parametrize("command,flag", [("solve", "-o"), ("solve", "--output"),
-                                          ("decode", "-o"), ("decode", "--output"),
-                                          ("decode", "--out")])
+@pytest.mark.parametrize(
+    "command,flag",
+    [
+        ("solve", "-o"),
+        ("solve", "--output"),
+        ("decode", "-o"),
+        ("decode", "--output"),
+        ("decode", "--out"),
+    ],
+)
 def test_o_is_output_everywhere(command, flag):
     pos = NEEDS.get(command, NO_MODEL.get(command, []))
     pos = [a for a in pos if a not in ("-o", "out")]
@@ -128,8 +154,9 @@ def run_json(argv, capsys):
 def test_fk_with_mjcf_and_deg_matches_the_planar_formula(tmp_path, capsys):
     path = tmp_path / "planar.xml"
     path.write_text(PLANAR_MJCF)
-    code, out = run_json(["fk", "--mjcf", str(path), "--tip", "tool", "--q", "30", "45", "--deg",
-                          "--json"], capsys)
+    code, out = run_json(
+        ["fk", "--mjcf", str(path), "--tip", "tool", "--q", "30", "45", "--deg", "--json"], capsys
+    )
     a, b = math.radians(30), math.radians(45)
     want = [0.4 * math.cos(a) + 0.3 * math.cos(a + b), 0.4 * math.sin(a) + 0.3 * math.sin(a + b), 0]
     assert code == 0
@@ -140,8 +167,9 @@ def test_fk_with_mjcf_and_deg_matches_the_planar_formula(tmp_path, capsys):
 def test_fk_urdf_and_robot_agree_and_human_output_is_mm(capsys):
     q = ["0.1", "-0.5", "0.7", "-1.0", "0.4", "0.2"]
     _, by_name = run_json(["fk", "--robot", "ur5", "--q", *q, "--json"], capsys)
-    _, by_file = run_json(["fk", "--urdf", str(data_path("ur5.urdf")), "--tip", "tool0", "--q",
-                           *q, "--json"], capsys)
+    _, by_file = run_json(
+        ["fk", "--urdf", str(data_path("ur5.urdf")), "--tip", "tool0", "--q", *q, "--json"], capsys
+    )
     np.testing.assert_allclose(by_file["position_m"], by_name["position_m"], atol=1e-12)
     assert main(["fk", "--robot", "ur5", "--q", *q]) == 0
     text = capsys.readouterr().out
@@ -161,9 +189,22 @@ def pose_of(robot, q):
 def test_ik_json_keys_carry_units_and_deg_seed_is_radians(capsys):
     q = [0.3, -0.4, 0.2, -1.5, 0.1, 1.2, 0.4]
     pose = pose_of("iiwa14", q)
-    code, out = run_json(["ik", "--robot", "iiwa14", "--pose", *pose, "--seed",
-                          *[str(math.degrees(v)) for v in q], "--deg", "--method", "numerical",
-                          "--json"], capsys)
+    code, out = run_json(
+        [
+            "ik",
+            "--robot",
+            "iiwa14",
+            "--pose",
+            *pose,
+            "--seed",
+            *[str(math.degrees(v)) for v in q],
+            "--deg",
+            "--method",
+            "numerical",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0 and out["success"]
     assert out["position_error_m"] < 1e-5 and out["rotation_error_rad"] < 1e-5
     # seeded at the answer (given in degrees), the solver stays there
@@ -207,8 +248,9 @@ def test_validate_old_spellings_still_work_with_a_note(tmp_path, capsys):
 
 
 def test_solve_json_prints_the_summary_in_si_with_unit_keys(tmp_path, capsys):
-    code, out = run_json(["solve", "sample:ur5", "-o", str(tmp_path / "o"), "--workers", "1",
-                          "--json"], capsys)
+    code, out = run_json(
+        ["solve", "sample:ur5", "-o", str(tmp_path / "o"), "--workers", "1", "--json"], capsys
+    )
     written = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert code == 0 and out["success_rate"] == written["success_rate"] == 1.0
     assert out["worst_position_error_m"] == written["worst_position_error"] < 1e-9

@@ -61,6 +61,24 @@ def test_ik_solves_a_reachable_pose_on_every_bundled_arm(name, capsys):
 
 
 def test_ik_unreachable_pose_exits_1_with_a_reason(capsys):
-    assert main(["ik", "--robot", "ur5", "--pose", "5", "0", "0", "1", "0", "0", "0",
-                 "--method", "numerical"]) == 1
+    assert (
+        main(
+            [
+                "ik",
+                "--robot",
+                "ur5",
+                "--pose",
+                "5",
+                "0",
+                "0",
+                "1",
+                "0",
+                "0",
+                "0",
+                "--method",
+                "numerical",
+            ]
+        )
+        == 1
+    )
     assert "FAILED" in capsys.readouterr().out

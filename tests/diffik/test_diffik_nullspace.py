@@ -50,7 +50,13 @@ def test_posture_term_wraps_continuous_joints_and_centering_skips_unbounded():
     d = joint_difference(chain, [3.1, 0.0], [-3.1, 0.0])
     assert np.isclose(d[0], 6.2 - 2 * np.pi)
     J = np.zeros((0, 2))  # no task: the projector is the identity
-    p = preferred_velocity(chain, J, np.array([-3.1, 1.0]), posture=np.array([3.1, 1.0]),
-                           nullspace_gain=1.0, joint_centering_gain=0.5)
+    p = preferred_velocity(
+        chain,
+        J,
+        np.array([-3.1, 1.0]),
+        posture=np.array([3.1, 1.0]),
+        nullspace_gain=1.0,
+        joint_centering_gain=0.5,
+    )
     assert np.isclose(p[0], 6.2 - 2 * np.pi)  # the short way round, no centering pull
     assert np.isclose(p[1], 0.5 * (0.0 - 1.0))  # bounded joint: centered toward 0

@@ -71,8 +71,9 @@ def bvls_reference(J, t, p, lam, lo, hi):
     free = ~fixed
     if free.any():
         b_free = b - A[:, fixed] @ lo[fixed]
-        x[free] = lsq_linear(A[:, free], b_free, bounds=(lo[free], hi[free]), method="bvls",
-                             tol=1e-14).x
+        x[free] = lsq_linear(
+            A[:, free], b_free, bounds=(lo[free], hi[free]), method="bvls", tol=1e-14
+        ).x
     return np.clip(x, lo, hi)
 
 
@@ -110,9 +111,18 @@ def test_box_qp_matches_osqp_active_set(capfd):
         x, state, code, _ = solve_box_qp(H, g, lo, hi)
         assert code == 0
         prob = osqp.OSQP()
-        prob.setup(sp.csc_matrix(np.triu(H)), g, sp.identity(n, format="csc"),
-                   np.where(np.isfinite(lo), lo, -1e30), np.where(np.isfinite(hi), hi, 1e30),
-                   eps_abs=1e-11, eps_rel=1e-11, polishing=True, verbose=False, max_iter=200000)
+        prob.setup(
+            sp.csc_matrix(np.triu(H)),
+            g,
+            sp.identity(n, format="csc"),
+            np.where(np.isfinite(lo), lo, -1e30),
+            np.where(np.isfinite(hi), hi, 1e30),
+            eps_abs=1e-11,
+            eps_rel=1e-11,
+            polishing=True,
+            verbose=False,
+            max_iter=200000,
+        )
         ref = np.clip(prob.solve(raise_error=False).x, lo, hi)
         assert active_set(x, lo, hi) == active_set(ref, lo, hi)
         # OSQP's first-order iterate is less accurate on ill-conditioned H; ours is no worse
@@ -131,7 +141,8 @@ def test_box_qp_past_its_iteration_cap_reports_failure_not_an_iterate():
         lo, hi = -0.05 * np.ones(n), 0.05 * np.ones(n)
         full = BoxQPSolver().solve(DiffIKRequest(J, t, np.zeros(n), lo, hi, np.zeros(n), 1e-3))
         capped = BoxQPSolver(max_iterations=1).solve(
-            DiffIKRequest(J, t, np.zeros(n), lo, hi, np.zeros(n), 1e-3))
+            DiffIKRequest(J, t, np.zeros(n), lo, hi, np.zeros(n), 1e-3)
+        )
         assert full.success
         if full.iterations > 1:
             failures += 1
@@ -145,19 +156,39 @@ def test_box_qp_past_its_iteration_cap_reports_failure_not_an_iterate():
 
 def test_box_qp_reports_an_empty_box_and_a_nonconvex_problem():
     J = np.array([[1.0, 1.0]])
-    res = BoxQPSolver().solve(DiffIKRequest(J, np.ones(1), np.zeros(2), np.array([0.0, 1.0]),
-                                            np.array([1.0, 0.5]), np.zeros(2), 1e-3))
+    res = BoxQPSolver().solve(
+        DiffIKRequest(
+            J,
+            np.ones(1),
+            np.zeros(2),
+            np.array([0.0, 1.0]),
+            np.array([1.0, 0.5]),
+            np.zeros(2),
+            1e-3,
+        )
+    )
     assert not res.success and "empty" in res.message
-    res = BoxQPSolver().solve(DiffIKRequest(J, np.ones(1), np.zeros(2), -np.ones(2), np.ones(2),
-                                            np.zeros(2), 0.0))
+    res = BoxQPSolver().solve(
+        DiffIKRequest(J, np.ones(1), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2), 0.0)
+    )
     assert not res.success and "positive definite" in res.message
 
 
 def test_box_qp_refuses_inequality_rows():
     J = np.eye(2)
-    res = BoxQPSolver().solve(DiffIKRequest(J, np.ones(2), np.zeros(2), -np.ones(2), np.ones(2),
-                                            np.zeros(2), 1e-3, A_ineq=np.ones((1, 2)),
-                                            b_ineq=np.ones(1)))
+    res = BoxQPSolver().solve(
+        DiffIKRequest(
+            J,
+            np.ones(2),
+            np.zeros(2),
+            -np.ones(2),
+            np.ones(2),
+            np.zeros(2),
+            1e-3,
+            A_ineq=np.ones((1, 2)),
+            b_ineq=np.ones(1),
+        )
+    )
     assert not res.success and "inequality" in res.message
 
 
@@ -169,8 +200,9 @@ def test_dls_equals_the_closed_form_inside_the_box():
         t = rng.normal(size=m) * 0.01
         p = rng.normal(size=n) * 0.01
         lam = 0.05
-        res = DLSVelocitySolver().solve(DiffIKRequest(J, t, np.zeros(n), -10 * np.ones(n),
-                                                       10 * np.ones(n), p, lam))
+        res = DLSVelocitySolver().solve(
+            DiffIKRequest(J, t, np.zeros(n), -10 * np.ones(n), 10 * np.ones(n), p, lam)
+        )
         ref = p + J.T @ np.linalg.solve(J @ J.T + lam**2 * np.eye(m), t - J @ p)
         assert res.success
         assert np.allclose(res.dq, ref, atol=1e-12)
@@ -182,15 +214,17 @@ def test_dls_equals_the_closed_form_inside_the_box():
 def test_dls_scales_into_the_box_keeping_direction():
     J = np.eye(3)
     t = np.array([2.0, 1.0, 0.5])
-    res = DLSVelocitySolver().solve(DiffIKRequest(J, t, np.zeros(3), -np.ones(3), np.ones(3),
-                                                   np.zeros(3), 1e-6))
+    res = DLSVelocitySolver().solve(
+        DiffIKRequest(J, t, np.zeros(3), -np.ones(3), np.ones(3), np.zeros(3), 1e-6)
+    )
     assert np.allclose(res.dq / np.linalg.norm(res.dq), t / np.linalg.norm(t))
     assert np.isclose(np.max(np.abs(res.dq)), 1.0)
     # a box that excludes zero clips that joint and still scales the rest
     lo = np.array([-1.0, 0.2, -1.0])
     hi = np.array([1.0, 0.3, 1.0])
-    res = DLSVelocitySolver().solve(DiffIKRequest(J, np.array([2.0, 0.0, 1.0]), np.zeros(3), lo,
-                                                   hi, np.zeros(3), 1e-6))
+    res = DLSVelocitySolver().solve(
+        DiffIKRequest(J, np.array([2.0, 0.0, 1.0]), np.zeros(3), lo, hi, np.zeros(3), 1e-6)
+    )
     assert np.all(res.dq >= lo - 1e-15) and np.all(res.dq <= hi + 1e-15)
     assert np.isclose(res.dq[1], 0.2)
 
@@ -198,11 +232,13 @@ def test_dls_scales_into_the_box_keeping_direction():
 def test_requests_with_bad_shapes_or_nan_raise_named_errors():
     J = np.eye(2)
     with pytest.raises(ShapeError, match="task"):
-        BoxQPSolver().solve(DiffIKRequest(J, np.ones(3), np.zeros(2), -np.ones(2), np.ones(2),
-                                          np.zeros(2)))
+        BoxQPSolver().solve(
+            DiffIKRequest(J, np.ones(3), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2))
+        )
     with pytest.raises(NonFiniteError, match="jacobian"):
-        DLSVelocitySolver().solve(DiffIKRequest(J * np.nan, np.ones(2), np.zeros(2),
-                                                 -np.ones(2), np.ones(2), np.zeros(2)))
+        DLSVelocitySolver().solve(
+            DiffIKRequest(J * np.nan, np.ones(2), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2))
+        )
 
 
 def test_as_result_turns_wrong_shapes_and_nan_into_failures():
@@ -216,8 +252,12 @@ def test_as_result_turns_wrong_shapes_and_nan_into_failures():
         def solve(self, request):
             return request.task[: request.jacobian.shape[1]]
 
-    out = as_result(Plain().solve(DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2),
-                                                np.ones(2), np.zeros(2))), 2)
+    out = as_result(
+        Plain().solve(
+            DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2))
+        ),
+        2,
+    )
     assert isinstance(out, DiffIKResult) and out.success
 
 
@@ -226,8 +266,11 @@ def test_a_result_says_why_with_a_step_status():
 
     assert DiffIKResult(np.zeros(2)).status is StepStatus.OK
     gave_up = DiffIKResult(np.zeros(2), False, "gave up", 4)  # no status given: did not solve
-    assert (gave_up.success, gave_up.status, gave_up.message) == (False, StepStatus.QP_INFEASIBLE,
-                                                                  "gave up")
+    assert (gave_up.success, gave_up.status, gave_up.message) == (
+        False,
+        StepStatus.QP_INFEASIBLE,
+        "gave up",
+    )
     assert DiffIKResult(np.zeros(2), False, status="qp_failed").status is StepStatus.QP_FAILED
     with pytest.raises(InputError, match="success=True with status 'qp_failed'"):
         DiffIKResult(np.zeros(2), True, status=StepStatus.QP_FAILED)
@@ -241,7 +284,15 @@ def test_a_result_says_why_with_a_step_status():
     req = DiffIKRequest(J, np.ones(2), np.zeros(2), -np.ones(2), np.ones(2), np.zeros(2), 0.0)
     r = DLSVelocitySolver().solve(req)
     assert not r.success and r.status is StepStatus.QP_FAILED and "singular" in r.message
-    rows = DiffIKRequest(np.eye(2), np.ones(2), np.zeros(2), -np.ones(2), np.ones(2),
-                         np.zeros(2), A_ineq=np.ones((1, 2)), b_ineq=np.ones(1))
+    rows = DiffIKRequest(
+        np.eye(2),
+        np.ones(2),
+        np.zeros(2),
+        -np.ones(2),
+        np.ones(2),
+        np.zeros(2),
+        A_ineq=np.ones((1, 2)),
+        b_ineq=np.ones(1),
+    )
     r = BoxQPSolver().solve(rows)
     assert not r.success and r.status is StepStatus.QP_INFEASIBLE

@@ -61,4 +61,4 @@ def test_the_warp_block_runs_on_a_gpu(monkeypatch):
         pytest.skip("the Warp block asks for CUDA; this machine has no GPU")
     todo = blocks()
     last = max(i for i, b in enumerate(todo) if is_warp(b))
-    run_blocks([b for b in todo[:last + 1]], monkeypatch)
+    run_blocks([b for b in todo[: last + 1]], monkeypatch)

@@ -26,11 +26,18 @@ def test_ikresult_trusted_covers_every_field_and_equals_the_constructor():
     names = [f.name for f in dataclasses.fields(IKResult)]
     assert _params(IKResult._trusted) == names
     rng = np.random.default_rng(0)
-    values = dict(q=rng.normal(size=(3, 6)), success=np.array([True, False, True]),
-                  position_error=rng.random(3), rotation_error=rng.random(3),
-                  status=np.array([0, int(IKStatus.UNREACHABLE), 0]), method="analytic:x",
-                  iterations=np.zeros(3, np.int64), restarts=np.ones(3, np.int64),
-                  q_all=rng.normal(size=(3, 8, 6)), valid_all=rng.random((3, 8)) > 0.5)
+    values = dict(
+        q=rng.normal(size=(3, 6)),
+        success=np.array([True, False, True]),
+        position_error=rng.random(3),
+        rotation_error=rng.random(3),
+        status=np.array([0, int(IKStatus.UNREACHABLE), 0]),
+        method="analytic:x",
+        iterations=np.zeros(3, np.int64),
+        restarts=np.ones(3, np.int64),
+        q_all=rng.normal(size=(3, 8, 6)),
+        valid_all=rng.random((3, 8)) > 0.5,
+    )
     fast = IKResult._trusted(**values)
     slow = IKResult(**values)
     assert type(fast) is IKResult
@@ -43,11 +50,18 @@ def test_ikresult_trusted_covers_every_field_and_equals_the_constructor():
 
 def test_ikresult_reshaped_keeps_every_field():
     n = 6
-    r = IKResult(q=np.arange(n * 2.0).reshape(n, 2), success=np.ones(n, bool),
-                 position_error=np.zeros(n), rotation_error=np.zeros(n),
-                 status=np.zeros(n, np.int64), method="m", iterations=np.arange(n),
-                 restarts=np.zeros(0, np.int64), q_all=np.zeros((n, 4, 2)),
-                 valid_all=np.ones((n, 4), bool))
+    r = IKResult(
+        q=np.arange(n * 2.0).reshape(n, 2),
+        success=np.ones(n, bool),
+        position_error=np.zeros(n),
+        rotation_error=np.zeros(n),
+        status=np.zeros(n, np.int64),
+        method="m",
+        iterations=np.arange(n),
+        restarts=np.zeros(0, np.int64),
+        q_all=np.zeros((n, 4, 2)),
+        valid_all=np.ones((n, 4), bool),
+    )
     s = r.reshaped((2, 3))
     assert s.q.shape == (2, 3, 2) and s.success.shape == (2, 3)
     assert s.iterations.shape == (2, 3) and s.restarts.shape == (0,)
@@ -60,8 +74,19 @@ def test_servo_result_trusted_covers_every_field_and_equals_the_constructor():
     expected = fields[:1] + [f.name for f in dataclasses.fields(Reference)] + fields[2:]
     assert _params(ServoResult._trusted) == expected
     q, dq = np.arange(7.0), np.ones(7)
-    args = (Action.HOLD, q, dq, ServoStatus.STALE_COMMAND | ServoStatus.JERK_RELAXED, "why",
-            0.1, 0.2, 3.0, 0.4, 0.5, 6)
+    args = (
+        Action.HOLD,
+        q,
+        dq,
+        ServoStatus.STALE_COMMAND | ServoStatus.JERK_RELAXED,
+        "why",
+        0.1,
+        0.2,
+        3.0,
+        0.4,
+        0.5,
+        6,
+    )
     fast = ServoResult._trusted(*args)
     slow = ServoResult(args[0], Reference(q, dq), *args[3:])
     assert type(fast) is ServoResult and type(fast.reference) is Reference

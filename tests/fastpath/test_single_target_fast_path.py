@@ -45,9 +45,15 @@ def targets(chain, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     return T, seeds
 
 
-@pytest.mark.parametrize("robot, mode, n", [("ur5", "strict", 2000), ("iiwa14", "strict", 1000),
-                                            ("panda", "strict", 300),
-                                            ("marvin_left", "near", 1000)])
+@pytest.mark.parametrize(
+    "robot, mode, n",
+    [
+        ("ur5", "strict", 2000),
+        ("iiwa14", "strict", 1000),
+        ("panda", "strict", 300),
+        ("marvin_left", "near", 1000),
+    ],
+)
 def test_analytic_single_target_equals_batch_of_one(robot: str, mode: str, n: int) -> None:
     chain = robots.load(robot)
     rng = np.random.default_rng(7)
@@ -57,7 +63,7 @@ def test_analytic_single_target_equals_batch_of_one(robot: str, mode: str, n: in
     for i in range(n):
         seed = None if i % 3 == 0 else seeds[i]
         fast = ik.solve(T[i], q0=seed)
-        general = ik.solve(T[i:i + 1], q0=None if seed is None else seed[None])
+        general = ik.solve(T[i : i + 1], q0=None if seed is None else seed[None])
         assert_identical(fast, general)
         solved += int(fast.success[0])
     assert 0 < solved < n  # both reachable and unreachable targets were exercised
@@ -69,13 +75,14 @@ def test_analytic_fast_path_respects_max_joint_step() -> None:
     ik = AnalyticIK(chain, max_joint_step=0.3)
     T, seeds = targets(chain, 300, rng)
     for i in range(300):
-        assert_identical(ik.solve(T[i], q0=seeds[i]), ik.solve(T[i:i + 1], q0=seeds[i]))
+        assert_identical(ik.solve(T[i], q0=seeds[i]), ik.solve(T[i : i + 1], q0=seeds[i]))
 
 
 NUMERICAL = {
     "lm": lambda c: LevenbergMarquardt(c, max_restarts=3),
-    "lm_sugihara_clamp": lambda c: LevenbergMarquardt(c, damping="sugihara", max_restarts=2,
-                                                      limits=LimitMode.CLAMP_STEP),
+    "lm_sugihara_clamp": lambda c: LevenbergMarquardt(
+        c, damping="sugihara", max_restarts=2, limits=LimitMode.CLAMP_STEP
+    ),
     "dls_position": lambda c: DampedLeastSquaresIK(c, max_restarts=2, mask="position"),
 }
 
@@ -91,7 +98,7 @@ def test_numerical_single_target_equals_batch_of_one(robot: str, config: str) ->
     for i in range(100):
         seed = None if i % 2 else seeds[i]
         fast = ik.solve(T[i], q0=seed)
-        general = ik.solve(T[i:i + 1], q0=None if seed is None else seed[None])
+        general = ik.solve(T[i : i + 1], q0=None if seed is None else seed[None])
         assert_identical(fast, general)
         solved += int(fast.success[0])
     assert 0 < solved < 100
@@ -119,7 +126,8 @@ def test_compiled_certify_matches_the_numpy_gate_on_every_row(robot: str) -> Non
     np.testing.assert_allclose(re[good], ang, rtol=1e-6, atol=1e-15)
     assert not ok[~good].any() and np.isinf(pe[~good]).all()
     lim = chain.within_limits(np.where(good[:, None], q, 0.0)) & chain.constraints_satisfied(
-        np.where(good[:, None], q, 0.0))
+        np.where(good[:, None], q, 0.0)
+    )
     assert np.array_equal(ok, good & (pe <= 1e-6) & (re <= 1e-6) & lim)
     pe2, re2 = fk_errors(chain, q[good][:5], T[good][:5])
     assert np.array_equal(pe2, pe[good][:5]) and np.array_equal(re2, re[good][:5])
@@ -189,9 +197,17 @@ def test_fast_result_object_is_an_ordinary_ikresult() -> None:
         r.method = "x"  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("structure", ["spherical_wrist", "spherical_two_parallel",
-                                       "spherical_two_intersecting", "three_parallel",
-                                       "spherical_shoulder", "three_parallel_reversed"])
+@pytest.mark.parametrize(
+    "structure",
+    [
+        "spherical_wrist",
+        "spherical_two_parallel",
+        "spherical_two_intersecting",
+        "three_parallel",
+        "spherical_shoulder",
+        "three_parallel_reversed",
+    ],
+)
 def test_analytic_fast_path_on_random_arms_of_every_6r_structure(structure: str) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analytic"))
     from analytic_arms import random_arm
@@ -202,8 +218,9 @@ def test_analytic_fast_path_on_random_arms_of_every_6r_structure(structure: str)
     T, seeds = targets(chain, 200, rng)
     for i in range(200):
         seed = None if i % 4 == 0 else seeds[i]
-        assert_identical(ik.solve(T[i], q0=seed),
-                         ik.solve(T[i:i + 1], q0=None if seed is None else seed[None]))
+        assert_identical(
+            ik.solve(T[i], q0=seed), ik.solve(T[i : i + 1], q0=None if seed is None else seed[None])
+        )
 
 
 @pytest.mark.parametrize("solver", ["analytic", "numerical"])

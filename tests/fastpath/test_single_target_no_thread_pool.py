@@ -55,7 +55,8 @@ CASES = {
 @pytest.mark.parametrize("group", sorted(CASES))
 def test_single_target_calls_never_launch_the_thread_pool(group):
     code = f"CASES = {CASES[group]!r}\n" + SCRIPT
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=1200
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "True" in proc.stdout

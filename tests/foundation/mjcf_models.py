@@ -90,8 +90,7 @@ def urdf_to_mjcf(urdf: Path, out: Path) -> Path:
     import mujoco
 
     text = urdf.read_text(encoding="utf-8")
-    ext = ('<mujoco><compiler boundmass="0.01" boundinertia="0.0001" fusestatic="false"/>'
-           '</mujoco>')
+    ext = '<mujoco><compiler boundmass="0.01" boundinertia="0.0001" fusestatic="false"/></mujoco>'
     text = re.sub(r"(<robot[^>]*>)", lambda m: m.group(1) + ext, text, count=1)
     model = mujoco.MjModel.from_xml_string(text)
     mujoco.mj_saveLastXML(str(out), model)
@@ -134,8 +133,10 @@ def max_fk_gap(chain, path: Path, base: str | None, tip: str, n: int, seed: int)
     model = mujoco.MjModel.from_xml_path(str(path))
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
-    adr = [int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)])
-           for j in chain.joint_names]
+    adr = [
+        int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)])
+        for j in chain.joint_names
+    ]
     worst = 0.0
     for _ in range(n):
         data.qpos[:] = model.qpos0 + rng.uniform(-0.5, 0.5, model.nq)

@@ -58,18 +58,39 @@ def test_fk_bad_input_is_a_clear_error_with_exit_code_2(capsys):
 
 def test_fk_on_a_urdf_file(capsys):
     urdf = ROOT / "examples" / "planar2.urdf"
-    assert main(["fk", "--urdf", str(urdf), "--base", "base", "--tip", "tool", "--q", "0", "0",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "fk",
+                "--urdf",
+                str(urdf),
+                "--base",
+                "base",
+                "--tip",
+                "tool",
+                "--q",
+                "0",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["position"] == pytest.approx([1.0, 0.0, 0.0])
 
 
 def test_console_script_runs_as_a_module():
-    out = subprocess.run([sys.executable, "-m", "ikstack.cli.main", "robots"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "ikstack.cli.main", "robots"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "ur5" in out.stdout
 
 
-@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("[0-9][0-9]_*.py")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "example", sorted((ROOT / "examples").glob("[0-9][0-9]_*.py")), ids=lambda p: p.name
+)
 def test_numbered_examples_run(example, capsys):
     runpy.run_path(str(example), run_name="__main__")

@@ -38,7 +38,10 @@ def test_chain_joint_index_warns():
     chain = robots.load("ur5")
     with pytest.warns(IKStackDeprecationWarning, match="joint_index"):
         assert chain.joint_index(chain.joint_names[2]) == 2
-    with pytest.warns(IKStackDeprecationWarning), pytest.raises(ikstack.InputError, match="unknown joint"):
+    with (
+        pytest.warns(IKStackDeprecationWarning),
+        pytest.raises(ikstack.InputError, match="unknown joint"),
+    ):
         chain.joint_index("nope")
 
 

@@ -26,7 +26,7 @@ def _pin_q(model, chain, q: np.ndarray) -> np.ndarray:
     for k, name in enumerate(chain.joint_names):
         jm = model.joints[model.getJointId(name)]
         if jm.nq == 2:  # unbounded revolute: (cos, sin)
-            out[jm.idx_q:jm.idx_q + 2] = np.cos(q[k]), np.sin(q[k])
+            out[jm.idx_q : jm.idx_q + 2] = np.cos(q[k]), np.sin(q[k])
         else:
             out[jm.idx_q] = q[k]
     return out
@@ -36,7 +36,9 @@ def _last_body_frame(model) -> str:
     return [f.name for f in model.frames if f.type == pin.FrameType.BODY][-1]
 
 
-@pytest.mark.parametrize("rel,base,frame", CASES, ids=[f"{c[0].split('/')[0]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    "rel,base,frame", CASES, ids=[f"{c[0].split('/')[0]}-{c[2]}" for c in CASES]
+)
 def test_from_pinocchio_matches_pinocchio_fk(erd_dir, rel, base, frame) -> None:
     model = pin.buildModelFromUrdf(str(erd_dir / rel))
     frame = frame or _last_body_frame(model)

@@ -43,8 +43,9 @@ def test_menagerie_ur5e_matches_mujoco() -> None:
 
 
 @pytest.mark.parametrize("label,urdf,tip", BUNDLED_URDFS, ids=[b[1] for b in BUNDLED_URDFS])
-def test_mjcf_converted_by_mujoco_matches_mujoco(tmp_path: Path, label: str, urdf: str,
-                                                 tip: str) -> None:
+def test_mjcf_converted_by_mujoco_matches_mujoco(
+    tmp_path: Path, label: str, urdf: str, tip: str
+) -> None:
     path = urdf_to_mjcf(data_path(urdf), tmp_path / (Path(urdf).stem + ".xml"))
     chain = load_mjcf(path, tip=tip)
     assert max_fk_gap(chain, path, None, tip, 100, 3) < TOL
@@ -53,8 +54,13 @@ def test_mjcf_converted_by_mujoco_matches_mujoco(tmp_path: Path, label: str, urd
 def test_hand_written_mjcf_with_sites(hand_written: Path) -> None:
     chain = load_mjcf(hand_written, tip="tool")
     assert chain.joint_names == ("j1", "j2", "j2b", "slide", "roll")
-    assert chain.joint_types == (JointType.REVOLUTE, JointType.REVOLUTE, JointType.REVOLUTE,
-                                 JointType.PRISMATIC, JointType.CONTINUOUS)
+    assert chain.joint_types == (
+        JointType.REVOLUTE,
+        JointType.REVOLUTE,
+        JointType.REVOLUTE,
+        JointType.PRISMATIC,
+        JointType.CONTINUOUS,
+    )
     np.testing.assert_allclose(chain.lower[:3], np.radians([-150, -150, -60]), atol=1e-15)
     np.testing.assert_allclose(chain.upper[3], 0.1)
     assert chain.link_names == ("l1", "l2", "l2", "l3", "l4")
@@ -88,8 +94,11 @@ def test_errors_name_what_is_wrong(hand_written: Path, tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="no hinge or slide joint between 'l1' and 'l1'"):
         load_mjcf(hand_written, base="l1", tip="l1")
     bad = tmp_path / "bad.xml"
-    bad.write_text("<mujoco><worldbody><body name='a'><joint type='hinge' axis='0 0 0'/>"
-                   "</body></worldbody></mujoco>", encoding="utf-8")
+    bad.write_text(
+        "<mujoco><worldbody><body name='a'><joint type='hinge' axis='0 0 0'/>"
+        "</body></worldbody></mujoco>",
+        encoding="utf-8",
+    )
     with pytest.raises(ModelError, match=r"bad\.xml: MuJoCo cannot compile it"):
         load_mjcf(bad)
     with pytest.raises(ModelError, match="no such file"):

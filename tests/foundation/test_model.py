@@ -79,7 +79,7 @@ class TestUrdfLoader:
         assert chain.joint_names == ("j1", "j3")
 
     def test_malformed_xml_reports_the_parser_line(self):
-        bad = two_link().replace("<link name=\"l1\"/>", "<link name=\"l1\">")
+        bad = two_link().replace('<link name="l1"/>', '<link name="l1">')
         with pytest.raises(URDFError, match="line"):
             ikstack.load_urdf(bad, "base", "tool")
 
@@ -87,7 +87,8 @@ class TestUrdfLoader:
         bad = two_link().replace(
             '<limit lower="-1" upper="1" velocity="2" effort="1"/></joint>\n'
             '  <joint name="fixed_mid"',
-            '</joint>\n  <joint name="fixed_mid"')
+            '</joint>\n  <joint name="fixed_mid"',
+        )
         with pytest.raises(URDFError, match="j1.*no <limit>"):
             ikstack.load_urdf(bad, "base", "tool")
 
@@ -127,6 +128,7 @@ class TestChain:
 
     def test_with_tcp_rejects_a_non_rigid_tool(self):
         from ikstack import NotRigidTransformError
+
         with pytest.raises(NotRigidTransformError):
             load("ur5").with_tcp(np.diag([2.0, 1, 1, 1]))
 
@@ -162,7 +164,9 @@ class TestCoupledConstraint:
         expected = np.abs(np.degrees(q[:, 6])) + 1.025 * np.abs(np.degrees(q[:, 5])) <= 110.5
         assert np.array_equal(c.satisfied(q), expected)
         g = c.residual(q)[:, 0]
-        assert np.allclose(np.degrees(g), np.abs(np.degrees(q[:, 6])) + 1.025 * np.abs(np.degrees(q[:, 5])) - 110.5)
+        assert np.allclose(
+            np.degrees(g), np.abs(np.degrees(q[:, 6])) + 1.025 * np.abs(np.degrees(q[:, 5])) - 110.5
+        )
 
     def test_linearization_matches_finite_differences_in_each_quadrant(self):
         c = load("marvin_left").constraints[0]
@@ -216,13 +220,27 @@ class TestDH:
             T[0, 3], T[2, 3] = x, z
             return T
 
-        rows = [(0, 0, 174.5, 0), (90, 0, 0, 0), (-90, 0, 287, 0), (90, 18, 0, 180),
-                (90, 18, 314, 180), (90, 0, 0, 90), (90, 0, 0, 90), (90, 0, 95, 90)]
+        rows = [
+            (0, 0, 174.5, 0),
+            (90, 0, 0, 0),
+            (-90, 0, 287, 0),
+            (90, 18, 0, 180),
+            (90, 18, 314, 180),
+            (90, 0, 0, 90),
+            (90, 0, 0, 90),
+            (90, 0, 95, 90),
+        ]
         q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.3, 0.2])
         T = np.eye(4)
         for i, (al, a, d, th) in enumerate(rows):
             qi = q[i] if i < 7 else 0.0
-            T = T @ rx(math.radians(al)) @ tr(a / 1000, 0) @ rz(math.radians(th) + qi) @ tr(0, d / 1000)
+            T = (
+                T
+                @ rx(math.radians(al))
+                @ tr(a / 1000, 0)
+                @ rz(math.radians(th) + qi)
+                @ tr(0, d / 1000)
+            )
         assert np.allclose(fk(marvin_dh("left"), q), T, atol=1e-14)
 
     def test_ur5_standard_dh_equals_its_urdf_up_to_constant_frames(self):
@@ -248,8 +266,20 @@ class TestDH:
 
 class TestBundledRobots:
     def test_catalog_has_the_promised_models(self):
-        expected = {"planar2", "ur5", "panda", "panda_hand", "iiwa14", "marvin_left",
-                    "marvin_right", "rizon4", "rizon4s", "arx_x5", "scara", "parallel_gripper"}
+        expected = {
+            "planar2",
+            "ur5",
+            "panda",
+            "panda_hand",
+            "iiwa14",
+            "marvin_left",
+            "marvin_right",
+            "rizon4",
+            "rizon4s",
+            "arx_x5",
+            "scara",
+            "parallel_gripper",
+        }
         assert expected <= set(names())
 
     @pytest.mark.parametrize("name", names())
@@ -277,6 +307,7 @@ class TestBundledRobots:
 
     def test_planar2_example_file_matches_the_bundled_model(self):
         from pathlib import Path
+
         ex = Path(__file__).resolve().parents[2] / "examples" / "planar2.urdf"
         chain = ikstack.load_urdf(ex, base="base", tip="tool", acceleration_limits=[3.0, 3.0])
         assert np.allclose(fk(chain, [0.7, -0.7]), fk(load("planar2"), [0.7, -0.7]))

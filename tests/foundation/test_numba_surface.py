@@ -15,8 +15,16 @@ import ikstack
 
 SRC = Path(ikstack.__file__).parent
 #: modules of numba's implementation (code generation, typing, array internals)
-INTERNAL = ("numba.core", "numba.np", "numba.cpython", "numba.extending", "numba.typed.typeddict",
-            "numba.misc", "numba.parfors", "llvmlite")
+INTERNAL = (
+    "numba.core",
+    "numba.np",
+    "numba.cpython",
+    "numba.extending",
+    "numba.typed.typeddict",
+    "numba.misc",
+    "numba.parfors",
+    "llvmlite",
+)
 #: module -> the internal modules it may import
 ALLOWED = {"compile_notice.py": {"numba.core.event", "numba.core"}}
 

@@ -22,8 +22,18 @@ from ikstack.ik.analytic import _single_target as A1
 from ikstack.ik.numerical import _kernels as NK
 from ikstack.ik.numerical import _single_target as N1
 
-R1 = Record("Rec1", __name__, [("x", F, ("n", 3)), ("k", I, ("n",)), ("t", F, ()),
-                              ("flag", B, ()), ("m", B, ("n",)), ("c", I, ())])
+R1 = Record(
+    "Rec1",
+    __name__,
+    [
+        ("x", F, ("n", 3)),
+        ("k", I, ("n",)),
+        ("t", F, ()),
+        ("flag", B, ()),
+        ("m", B, ("n",)),
+        ("c", I, ()),
+    ],
+)
 R2 = Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",)), ("e", F, (0,))])
 Rec1, Rec2 = R1.type, R2.type  # bound under their names, as numba's cache needs
 PK = Packing(R1, R2)
@@ -38,12 +48,13 @@ def _roundtrip(fl, il):
 def _random(rec: Record, dims: dict[str, int], rng: np.random.Generator):
     vals = {}
     for name, dtype, shape in rec.fields:
-        size = tuple(d if isinstance(d, int) else sum(dims[t.strip()] for t in d.split("+"))
-                     for d in shape)
+        size = tuple(
+            d if isinstance(d, int) else sum(dims[t.strip()] for t in d.split("+")) for d in shape
+        )
         if dtype == F:
             v = rng.normal(size=size) * 10.0 ** rng.integers(-300, 300, size=size)
         elif dtype == I:
-            v = rng.integers(-2**62, 2**62, size=size)
+            v = rng.integers(-(2**62), 2**62, size=size)
         else:
             v = rng.random(size) < 0.5
         vals[name] = v if shape else v.item() if hasattr(v, "item") else v
@@ -100,8 +111,9 @@ def test_an_unpack_of_another_layout_refuses_the_arrays():
     _roundtrip(fl, il)  # its own layout: fine
 
 
-_unpack_other = Packing(R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)),
-                                                      ("z", F, ("n + m",))])).unpack
+_unpack_other = Packing(
+    R1, Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",))])
+).unpack
 
 
 @njit(cache=False)
@@ -112,8 +124,16 @@ def _roundtrip_other(fl, il):
 def test_record_types_pickle_by_reference():
     """numba's cache pickles a kernel's argument types: each record type must be the
     module-level name it claims."""
-    for rec in (_data.CHAIN, _data.CONSTRAINTS, _data.GATE, NK.SETTINGS, A1.SELECT, A1.FAMILY6,
-                R1, R2):
+    for rec in (
+        _data.CHAIN,
+        _data.CONSTRAINTS,
+        _data.GATE,
+        NK.SETTINGS,
+        A1.SELECT,
+        A1.FAMILY6,
+        R1,
+        R2,
+    ):
         assert pickle.loads(pickle.dumps(rec.type)) is rec.type
 
 
@@ -121,12 +141,14 @@ def _solver_values(rec: Record, dims: dict[str, int], rng: np.random.Generator):
     return _random(rec, dims, rng)
 
 
-@pytest.mark.parametrize("packing", [N1.PACKING, A1.PACKING, A1.PACKING6],
-                         ids=["numerical", "analytic", "analytic6"])
+@pytest.mark.parametrize(
+    "packing", [N1.PACKING, A1.PACKING, A1.PACKING6], ids=["numerical", "analytic", "analytic6"]
+)
 def test_the_solvers_layouts_round_trip(packing):
     rng = np.random.default_rng(5)
-    dims = {d: int(v) for d, v in zip(packing.dims, rng.integers(1, 5, len(packing.dims)),
-                                      strict=True)}
+    dims = {
+        d: int(v) for d, v in zip(packing.dims, rng.integers(1, 5, len(packing.dims)), strict=True)
+    }
     if "dof" in dims and A1.FAMILY6 in packing.records:
         dims["dof"] = 6
     recs = [_solver_values(r, dims, rng) for r in packing.records]

@@ -35,8 +35,12 @@ def unit(v):
 
 
 angles = st.one_of(
-    st.floats(0.0, 1e-9), st.floats(1e-9, 1e-4), st.floats(0.0, np.pi),
-    st.floats(np.pi - 1e-4, np.pi), st.just(np.pi), st.just(0.0),
+    st.floats(0.0, 1e-9),
+    st.floats(1e-9, 1e-4),
+    st.floats(0.0, np.pi),
+    st.floats(np.pi - 1e-4, np.pi),
+    st.just(np.pi),
+    st.just(0.0),
 )
 
 

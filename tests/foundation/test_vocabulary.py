@@ -25,8 +25,9 @@ def _exception_classes_outside_errors() -> list[str]:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef):
-                bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")
-                         for b in node.bases]
+                bases = [
+                    b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+                ]
                 if any(b.endswith(("Error", "Exception")) for b in bases):
                     found.append(f"{path.relative_to(SRC)}:{node.name}")
     return found
@@ -36,13 +37,16 @@ def test_every_error_class_is_defined_in_errors_py():
     assert _exception_classes_outside_errors() == []
 
 
-@pytest.mark.parametrize("module, name", [
-    ("ikstack.jobs.path", "SolverUnavailableError"),
-    ("ikstack.jobs.episode", "DatasetError"),
-    ("ikstack.jobs", "SolverUnavailableError"),
-    ("ikstack.jobs", "DatasetError"),
-    ("ikstack.backends.warp.runtime", "DeviceUnavailableError"),
-])
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("ikstack.jobs.path", "SolverUnavailableError"),
+        ("ikstack.jobs.episode", "DatasetError"),
+        ("ikstack.jobs", "SolverUnavailableError"),
+        ("ikstack.jobs", "DatasetError"),
+        ("ikstack.backends.warp.runtime", "DeviceUnavailableError"),
+    ],
+)
 def test_errors_moved_to_errors_py_keep_their_old_import_location(module, name):
     try:
         mod = importlib.import_module(module)
@@ -107,15 +111,18 @@ def test_solve_ik_takes_a_method_enum():
 # ---------------------------------------------------------------- renamed names: old warns
 
 
-@pytest.mark.parametrize("module, old, new", [
-    ("ikstack", "DampedLeastSquares", "DLSVelocitySolver"),
-    ("ikstack.diffik", "DampedLeastSquares", "DLSVelocitySolver"),
-    ("ikstack.diffik.dls", "DampedLeastSquares", "DLSVelocitySolver"),
-    ("ikstack.ik.numerical", "DampedLeastSquares", "DampedLeastSquaresIK"),
-    ("ikstack.ik.numerical.dls", "DampedLeastSquares", "DampedLeastSquaresIK"),
-    ("ikstack.diffik", "StepReason", "StepStatus"),
-    ("ikstack.diffik.qp_config", "StepReason", "StepStatus"),
-])
+@pytest.mark.parametrize(
+    "module, old, new",
+    [
+        ("ikstack", "DampedLeastSquares", "DLSVelocitySolver"),
+        ("ikstack.diffik", "DampedLeastSquares", "DLSVelocitySolver"),
+        ("ikstack.diffik.dls", "DampedLeastSquares", "DLSVelocitySolver"),
+        ("ikstack.ik.numerical", "DampedLeastSquares", "DampedLeastSquaresIK"),
+        ("ikstack.ik.numerical.dls", "DampedLeastSquares", "DampedLeastSquaresIK"),
+        ("ikstack.diffik", "StepReason", "StepStatus"),
+        ("ikstack.diffik.qp_config", "StepReason", "StepStatus"),
+    ],
+)
 def test_a_renamed_module_name_warns_and_is_the_new_object(module, old, new):
     mod = importlib.import_module(module)
     with pytest.warns(IKStackDeprecationWarning, match=new):
@@ -159,17 +166,31 @@ def test_a_deprecation_warning_points_at_the_line_that_uses_the_old_name():
     with pytest.warns(IKStackDeprecationWarning) as got:
         LevenbergMarquardt(ur5, seed=7)
         from ikstack.diffik import DampedLeastSquares  # noqa: F401
+
         ikstack.solve_ik(ur5, T, seed=guess, method="numerical")
     assert len(got) == 3
     assert {(Path(w.filename), w.lineno) for w in got} == {
-        (Path(__file__), got[0].lineno), (Path(__file__), got[0].lineno + 1),
-        (Path(__file__), got[0].lineno + 2)}
+        (Path(__file__), got[0].lineno),
+        (Path(__file__), got[0].lineno + 1),
+        (Path(__file__), got[0].lineno + 2),
+    }
     assert issubclass(IKStackDeprecationWarning, DeprecationWarning)
 
 
-@pytest.mark.parametrize("module", ["ikstack", "ikstack.ik", "ikstack.ik.analytic",
-                                    "ikstack.ik.numerical", "ikstack.diffik", "ikstack.servo",
-                                    "ikstack.chunk", "ikstack.jobs", "ikstack.validate"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "ikstack",
+        "ikstack.ik",
+        "ikstack.ik.analytic",
+        "ikstack.ik.numerical",
+        "ikstack.diffik",
+        "ikstack.servo",
+        "ikstack.chunk",
+        "ikstack.jobs",
+        "ikstack.validate",
+    ],
+)
 def test_a_star_import_takes_no_deprecated_name(module):
     import warnings
 
@@ -183,14 +204,27 @@ def test_ik_result_has_success_status_and_message():
 
     from ikstack.ik import IKResult, IKStatus
 
-    r = IKResult(q=np.zeros((3, 2)), success=np.array([True, False, False]),
-                 position_error=np.zeros(3), rotation_error=np.zeros(3),
-                 status=np.array([0, 5, 3]), method="test")
+    r = IKResult(
+        q=np.zeros((3, 2)),
+        success=np.array([True, False, False]),
+        position_error=np.zeros(3),
+        rotation_error=np.zeros(3),
+        status=np.array([0, 5, 3]),
+        method="test",
+    )
     assert IKStatus.UNREACHABLE.reason == r.reason(1)
-    assert r.message == ("1 of 3 targets solved; failed: 1 no solution within the joint "
-                         "limits, 1 no candidate met the FK tolerances (target out of reach?)")
-    ok = IKResult(q=np.zeros((1, 2)), success=np.array([True]), position_error=np.zeros(1),
-                  rotation_error=np.zeros(1), status=np.array([0]), method="test")
+    assert r.message == (
+        "1 of 3 targets solved; failed: 1 no solution within the joint "
+        "limits, 1 no candidate met the FK tolerances (target out of reach?)"
+    )
+    ok = IKResult(
+        q=np.zeros((1, 2)),
+        success=np.array([True]),
+        position_error=np.zeros(1),
+        rotation_error=np.zeros(1),
+        status=np.array([0]),
+        method="test",
+    )
     assert ok.message == "all 1 target solved and certified by FK"
 
 
@@ -248,8 +282,16 @@ def test_servo_result_success_and_rotation_error():
 def test_validate_target_result_success_and_rotation_error_with_old_names_warning():
     from ikstack.validate.report import CheckStatus, TargetResult
 
-    t = TargetResult(index=0, q_sample=[0.0], position=[0.0, 0.0, 0.0], success=True,
-                     position_error=1e-4, rotation_error_deg=0.5, iterations=7, q_final=[0.1])
+    t = TargetResult(
+        index=0,
+        q_sample=[0.0],
+        position=[0.0, 0.0, 0.0],
+        success=True,
+        position_error=1e-4,
+        rotation_error_deg=0.5,
+        iterations=7,
+        q_final=[0.1],
+    )
     assert t.status is CheckStatus.PASS and t.message == "reached in 7 iterations"
     assert _warns_once(lambda: t.reached) is True
     assert _warns_once(lambda: t.orientation_error_deg) == 0.5
@@ -261,8 +303,17 @@ def test_servo_trace_rotation_error_with_old_name_warning():
     from ikstack.servo.demo import ServoTrace
 
     z = np.zeros(2)
-    tr = ServoTrace(z, np.zeros((2, 1)), np.zeros((2, 1)), z, np.array([0.0, 0.5]),
-                    np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64), z, ())
+    tr = ServoTrace(
+        z,
+        np.zeros((2, 1)),
+        np.zeros((2, 1)),
+        z,
+        np.array([0.0, 0.5]),
+        np.zeros(2, dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+        z,
+        (),
+    )
     assert tr.rotation_error[-1] == 0.5
     assert _warns_once(lambda: tr.orientation_error)[-1] == 0.5
 
@@ -304,8 +355,9 @@ def test_solver_methods_take_q0_and_seed_still_works_with_a_warning():
     ik = AnalyticIK(ur5)
     assert np.array_equal(ik.solve(T, q0=guess).q, _warns_once(lambda: ik.solve(T, seed=guess)).q)
     path = np.stack([T, T])
-    assert np.array_equal(ik.solve_path(path, q0=guess).q,
-                          _warns_once(lambda: ik.solve_path(path, seed=guess)).q)
+    assert np.array_equal(
+        ik.solve_path(path, q0=guess).q, _warns_once(lambda: ik.solve_path(path, seed=guess)).q
+    )
     lm = LevenbergMarquardt(ur5)
     assert np.array_equal(lm.solve(T, q0=guess).q, _warns_once(lambda: lm.solve(T, seed=guess)).q)
 
@@ -356,6 +408,7 @@ def test_numerical_settings_are_a_config_passed_whole_or_as_keywords():
     with pytest.raises(InputError, match="NumericalConfig"):
         LevenbergMarquardt(ur5, config={"max_restarts": 3})
     import ikstack.ik.numerical as numerical
+
     assert _warns_once(lambda: numerical.NumericalOptions) is NumericalConfig
 
 
@@ -366,8 +419,9 @@ def test_analytic_settings_are_a_config_and_modes_an_enum():
     from ikstack.ik.analytic import AnalyticConfig, AnalyticIK, AnalyticMode
 
     ur5, T, guess = _ur5_target()
-    via_config = AnalyticIK(ur5, config=AnalyticConfig(mode=AnalyticMode.STRICT,
-                                                       max_joint_step=2.0))
+    via_config = AnalyticIK(
+        ur5, config=AnalyticConfig(mode=AnalyticMode.STRICT, max_joint_step=2.0)
+    )
     via_keywords = AnalyticIK(ur5, mode="strict", max_joint_step=2.0)
     assert via_config.max_joint_step == via_keywords.max_joint_step == 2.0
     assert via_config.mode == "strict"
@@ -429,6 +483,7 @@ def test_chunk_decode_method_is_method_and_backend_warns():
     assert old.method is DecodeMethod.DIFF
     import ikstack.chunk as chunk
     import ikstack.chunk.arm_decoder as arm_decoder
+
     assert _warns_once(lambda: chunk.AnalyticSettings) is AnalyticDecodeConfig
     assert _warns_once(lambda: arm_decoder.AnalyticSettings) is AnalyticDecodeConfig
 
@@ -454,6 +509,7 @@ def test_model_check_runs_against_fk_models_and_the_backend_names_warn():
     assert _warns_once(lambda: validate.load_backend("ur5", engine="ikstack")).name == "ur5"
     assert validate.load_fk_model("ur5", kinematics="ikstack").name == "ur5"
     import ikstack.validate.backends as old_module
+
     assert _warns_once(lambda: old_module.ChainFK) is validate.ChainFK
     assert _warns_once(lambda: old_module.FKBackend) is validate.FKModel
 
@@ -474,8 +530,9 @@ def test_the_algebraic_solvers_take_q0_and_seed_still_works_with_a_warning():
     lk = LockedJoint7R(rizon, num_locks=4)
     assert np.array_equal(lk.solve(Tr, q).q, _warns_once(lambda: lk.solve(Tr, seed=q)).q)
     path = np.stack([Tr, Tr])
-    assert np.array_equal(lk.solve_path(path, q).q,
-                          _warns_once(lambda: lk.solve_path(path, seed=q)).q)
+    assert np.array_equal(
+        lk.solve_path(path, q).q, _warns_once(lambda: lk.solve_path(path, seed=q)).q
+    )
     with pytest.raises(InputError, match="needs q0"):
         lk.solve_path(path)
 
@@ -487,8 +544,11 @@ def test_solve_summary_success_with_the_old_name_warning_and_both_json_keys():
     from ikstack.jobs import SolveSummary
 
     fields = {f.name: f for f in dataclasses.fields(SolveSummary)}
-    args = {n: (0 if f.type in ("int", "float") else "x") for n, f in fields.items()
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    args = {
+        n: (0 if f.type in ("int", "float") else "x")
+        for n, f in fields.items()
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
     s = SolveSummary(**args, success=False)
     assert s.success is False and _warns_once(lambda: s.ok) is False
     d = json.loads(s.to_json())

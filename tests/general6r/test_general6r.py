@@ -24,24 +24,35 @@ from ikstack.spatial import se3, so3
 def random_6r(seed: int, continuous: bool = False) -> Chain:
     """A 6R arm with random axes, origins and tool: no special geometry."""
     rng = np.random.default_rng(seed)
-    origins = np.stack([se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
-                        for _ in range(6)])
+    origins = np.stack(
+        [
+            se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
+            for _ in range(6)
+        ]
+    )
     kind = JointType.CONTINUOUS if continuous else JointType.REVOLUTE
-    return Chain(joint_names=tuple(f"j{i}" for i in range(6)), joint_types=(kind,) * 6,
-                 axes=rng.normal(size=(6, 3)), origins=origins,
-                 T_last_tip=se3.make_transform(so3.exp(rng.normal(size=3)),
-                                               0.1 * rng.normal(size=3)),
-                 lower=-np.pi * np.ones(6), upper=np.pi * np.ones(6),
-                 velocity_limits=np.ones(6), acceleration_limits=np.ones(6),
-                 jerk_limits=np.ones(6), name=f"random6r-{seed}")
+    return Chain(
+        joint_names=tuple(f"j{i}" for i in range(6)),
+        joint_types=(kind,) * 6,
+        axes=rng.normal(size=(6, 3)),
+        origins=origins,
+        T_last_tip=se3.make_transform(so3.exp(rng.normal(size=3)), 0.1 * rng.normal(size=3)),
+        lower=-np.pi * np.ones(6),
+        upper=np.pi * np.ones(6),
+        velocity_limits=np.ones(6),
+        acceleration_limits=np.ones(6),
+        jerk_limits=np.ones(6),
+        name=f"random6r-{seed}",
+    )
 
 
 def wrapped_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(np.angle(np.exp(1j * (a - b)))).max(axis=-1)
 
 
-def multistart_solutions(chain: Chain, T: np.ndarray, rng: np.random.Generator,
-                         starts: int = 400, iters: int = 60) -> np.ndarray:
+def multistart_solutions(
+    chain: Chain, T: np.ndarray, rng: np.random.Generator, starts: int = 400, iters: int = 60
+) -> np.ndarray:
     """Independent reference: damped Gauss-Newton from many random starts, deduplicated."""
     q = rng.uniform(-np.pi, np.pi, size=(starts, 6))
     for _ in range(iters):
@@ -91,8 +102,9 @@ def test_solution_sets_match_an_independent_multistart_search(seed):
         # every reference solution is one of ours, and ours are distinct real solutions
         for s in ref:
             assert wrapped_distance(ours, s).min() < 1e-5
-        distinct = [s for i, s in enumerate(ours)
-                    if all(wrapped_distance(s, t) > 1e-5 for t in ours[:i])]
+        distinct = [
+            s for i, s in enumerate(ours) if all(wrapped_distance(s, t) > 1e-5 for t in ours[:i])
+        ]
         assert len(distinct) == len(ref)
         assert len(ref) % 2 == 0 and 2 <= len(ref) <= 16
 
@@ -261,8 +273,26 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     left = np.empty((K, 14, 27))
     chart = np.empty(K, dtype=np.int64)
     zero = np.zeros(1, dtype=np.int64)
-    PN.prepare_serial(EN.conditioned(T), zero, zero, g.P, g.Ei, g.shift, g.left, EN.PHI,
-                      EL.VINV, EL._GRID, M, S, pinv, q0, Pp, Wp, left, chart)
+    PN.prepare_serial(
+        EN.conditioned(T),
+        zero,
+        zero,
+        g.P,
+        g.Ei,
+        g.shift,
+        g.left,
+        EN.PHI,
+        EL.VINV,
+        EL._GRID,
+        M,
+        S,
+        pinv,
+        q0,
+        Pp,
+        Wp,
+        left,
+        chart,
+    )
     hidden = (g.shift + 2) % 6  # the eigenvalue joint
     truth = q[0, hidden]
     LU = np.empty((12, 12))
@@ -279,11 +309,18 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
 def test_a_chain_whose_elimination_is_always_singular_is_refused_at_construction():
     # six parallel axes: a redundant planar arm, no isolated solutions
     origins = np.stack([se3.make_transform(np.eye(3), [0.2, 0.0, 0.0]) for _ in range(6)])
-    chain = Chain(joint_names=tuple(f"j{i}" for i in range(6)),
-                  joint_types=(JointType.REVOLUTE,) * 6, axes=np.tile([0.0, 0.0, 1.0], (6, 1)),
-                  origins=origins, T_last_tip=np.eye(4), lower=-np.pi * np.ones(6),
-                  upper=np.pi * np.ones(6), velocity_limits=np.ones(6),
-                  acceleration_limits=np.ones(6), jerk_limits=np.ones(6))
+    chain = Chain(
+        joint_names=tuple(f"j{i}" for i in range(6)),
+        joint_types=(JointType.REVOLUTE,) * 6,
+        axes=np.tile([0.0, 0.0, 1.0], (6, 1)),
+        origins=origins,
+        T_last_tip=np.eye(4),
+        lower=-np.pi * np.ones(6),
+        upper=np.pi * np.ones(6),
+        velocity_limits=np.ones(6),
+        acceleration_limits=np.ones(6),
+        jerk_limits=np.ones(6),
+    )
     with pytest.raises(UnsupportedGeometryError, match="singular for every"):
         General6R(chain)
 
@@ -301,8 +338,9 @@ def test_candidates_keep_the_chain_kinematic_margin():
 
     margin = 0.3
     base = random_6r(5)
-    chain = dataclasses.replace(base, lower=-2.0 * np.ones(6), upper=2.0 * np.ones(6),
-                                kinematic_margin=margin)
+    chain = dataclasses.replace(
+        base, lower=-2.0 * np.ones(6), upper=2.0 * np.ones(6), kinematic_margin=margin
+    )
     q = np.random.default_rng(6).uniform(-2.0, 2.0, size=(60, 6))
     q_all, valid = General6R(chain).candidates(fk(chain, q))
     good = q_all[valid]

@@ -25,11 +25,19 @@ def gn_frame(chain, T, seed):
     """Solve targets ``T (K, 4, 4)`` from seeds ``(K, dof)`` or None, one row at a time."""
     CALLS["n"] += 1
     if len(T) > 1:
-        rows = [_gn_one(chain, T[k:k + 1], None if seed is None else seed[k:k + 1])
-                for k in range(len(T))]
-        return IKResult(*(np.concatenate([getattr(r, f) for r in rows]) for f in (
-            "q", "success", "position_error", "rotation_error", "status")), "standin_gn",
-            np.zeros(len(T), dtype=np.int64), np.zeros(len(T), dtype=np.int64))
+        rows = [
+            _gn_one(chain, T[k : k + 1], None if seed is None else seed[k : k + 1])
+            for k in range(len(T))
+        ]
+        return IKResult(
+            *(
+                np.concatenate([getattr(r, f) for r in rows])
+                for f in ("q", "success", "position_error", "rotation_error", "status")
+            ),
+            "standin_gn",
+            np.zeros(len(T), dtype=np.int64),
+            np.zeros(len(T), dtype=np.int64),
+        )
     return _gn_one(chain, T, seed)
 
 

@@ -76,9 +76,14 @@ def test_npz_accepts_4x4_matrices(tmp_path):
 def _solved(n=15, dof=6, seed=1):
     rng = np.random.default_rng(seed)
     return SolvedEpisode(
-        np.cumsum(rng.uniform(0.001, 0.1, n)), tuple(f"j{i}" for i in range(dof)),
-        rng.normal(size=(n, dof)), rng.random(n) > 0.3, rng.random(n) * 1e-9,
-        rng.random(n) * 1e-8, rng.integers(0, 8, n).astype(np.int64))
+        np.cumsum(rng.uniform(0.001, 0.1, n)),
+        tuple(f"j{i}" for i in range(dof)),
+        rng.normal(size=(n, dof)),
+        rng.random(n) > 0.3,
+        rng.random(n) * 1e-9,
+        rng.random(n) * 1e-8,
+        rng.integers(0, 8, n).astype(np.int64),
+    )
 
 
 @pytest.mark.parametrize("fmt", ["csv", "npz", "parquet"])

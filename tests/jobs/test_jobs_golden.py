@@ -72,8 +72,16 @@ def _write_inputs(folder, robot):
     for k, (n, (t, q)) in enumerate(_joint_paths(robot).items()):
         T = fk(chain, q)
         p, quat = to_pose(T)
-        cols = {"timestamp": t, "x": p[:, 0], "y": p[:, 1], "z": p[:, 2], "qw": quat[:, 0],
-                "qx": quat[:, 1], "qy": quat[:, 2], "qz": quat[:, 3]}
+        cols = {
+            "timestamp": t,
+            "x": p[:, 0],
+            "y": p[:, 1],
+            "z": p[:, 2],
+            "qw": quat[:, 0],
+            "qx": quat[:, 1],
+            "qy": quat[:, 2],
+            "qz": quat[:, 3],
+        }
         sub = folder / f"part{k}"
         sub.mkdir(parents=True)
         with (sub / "csv_ep.csv").open("w") as f:
@@ -102,10 +110,10 @@ def _combined(digests):
 
 
 GOLDEN: dict[tuple[str, bool], str] = {
-    ('ur5', False): '9f8277585164b7a444894e63a8975df8f45aff5cb4268a927e9c0529df80d471',
-    ('ur5', True): '5d884fa3f7fdd2de7102250c1b8807a9a9b730444f3868bd49190d21363cb778',
-    ('panda', False): '1a7e0534c2e931bc2172e2977be26959939b35918005ee91529c2d4146265f11',
-    ('panda', True): '7fc46b034d2d15ac0ab451e66684432e8956fd4d3aa8164b64a548337afbe43d',
+    ("ur5", False): "9f8277585164b7a444894e63a8975df8f45aff5cb4268a927e9c0529df80d471",
+    ("ur5", True): "5d884fa3f7fdd2de7102250c1b8807a9a9b730444f3868bd49190d21363cb778",
+    ("panda", False): "1a7e0534c2e931bc2172e2977be26959939b35918005ee91529c2d4146265f11",
+    ("panda", True): "7fc46b034d2d15ac0ab451e66684432e8956fd4d3aa8164b64a548337afbe43d",
 }
 #: the pyarrow release whose Parquet bytes the digests hold
 PINNED_PYARROW = "26.0.1"
@@ -116,8 +124,10 @@ def _same_parquet_writer():
     import pyarrow
 
     if pyarrow.__version__ != PINNED_PYARROW:
-        pytest.skip(f"Parquet bytes were pinned with pyarrow {PINNED_PYARROW}; "
-                    f"this is {pyarrow.__version__}")
+        pytest.skip(
+            f"Parquet bytes were pinned with pyarrow {PINNED_PYARROW}; "
+            f"this is {pyarrow.__version__}"
+        )
 
 
 @pytest.mark.parametrize("robot", ["ur5", "panda"])
@@ -155,8 +165,16 @@ def waiting_factory(config):
         r = inner(T_path, seed)
         if not here:
             mark.touch()
-        return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
-                        f"replay@{os.getpid()}", r.iterations, r.restarts)
+        return IKResult(
+            r.q,
+            r.success,
+            r.position_error,
+            r.rotation_error,
+            r.status,
+            f"replay@{os.getpid()}",
+            r.iterations,
+            r.restarts,
+        )
 
     return solve
 
@@ -172,8 +190,13 @@ def test_pool_workers_share_the_episodes_and_write_the_same_bytes(tmp_path, monk
     solvers = {e["method"] for e in two.per_episode}
     assert f"replay@{os.getpid()}" in solvers  # this process works too ...
     assert len(solvers) == 2  # ... and so does the spawned worker
-    run_job(tmp_path / "in", tmp_path / "one", SolveConfig(
-        load("ur5"), path_solver_factory=replay_factory), workers=1, progress=Progress.silent())
+    run_job(
+        tmp_path / "in",
+        tmp_path / "one",
+        SolveConfig(load("ur5"), path_solver_factory=replay_factory),
+        workers=1,
+        progress=Progress.silent(),
+    )
     assert _digests(tmp_path / "two") == _digests(tmp_path / "one")
     assert _combined(_digests(tmp_path / "one")) == GOLDEN[("ur5", False)]
 

@@ -33,8 +33,11 @@ def _quiet():
 
 
 def _outputs(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "summary.json"}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "summary.json"
+    }
 
 
 def test_solved_joints_reproduce_the_poses_under_pinocchio(ur5_sample, tmp_path):
@@ -73,8 +76,7 @@ def test_rerun_skips_converted_episodes_unless_overwrite(ur5_sample, tmp_path):
     assert (forced.converted, forced.skipped) == (3, 0)
 
 
-def test_with_fail_fast_a_bad_episode_stops_the_job_naming_file_row_and_field(ur5_sample,
-                                                                              tmp_path):
+def test_with_fail_fast_a_bad_episode_stops_the_job_naming_file_row_and_field(ur5_sample, tmp_path):
     bad = ur5_sample / "episode_001.csv"
     lines = bad.read_text().splitlines()
     cells = lines[51].split(",")
@@ -114,7 +116,8 @@ def test_a_killed_run_leaves_only_complete_outputs_and_resumes(ur5_sample, tmp_p
         "from ikstack.jobs import SolveConfig, run_job, Progress\n"
         "from ikstack.robots import load\n"
         f"run_job({str(ur5_sample)!r}, {str(out)!r}, SolveConfig(load('ur5'), "
-        "path_solver_factory=slow_factory), workers=1, progress=Progress.silent())\n")
+        "path_solver_factory=slow_factory), workers=1, progress=Progress.silent())\n"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(HERE)]))
     proc = subprocess.Popen([sys.executable, "-c", script], env=env)
     try:

@@ -21,6 +21,7 @@ def test_this_process_solves_a_short_path_before_the_pool_starts(monkeypatch):
     def spy_solver(config):
         def solve(T, seed):
             events.append(("solve", T.shape, T.flags.c_contiguous, T.dtype, seed))
+
         return solve
 
     def fake_pool(*args, **kwargs):

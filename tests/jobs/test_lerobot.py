@@ -66,16 +66,22 @@ def make_dataset(root: Path) -> dict[int, np.ndarray]:
         pose = _pin_poses(q)
         grip = rng.uniform(0, 1, (n, 1))
         state = np.hstack([pose, grip]).astype(np.float32)
-        tables.append(pa.table({
-            "observation.state": pa.array(list(state), type=pa.list_(pa.float32())),
-            "action": pa.array(list(rng.normal(size=(n, 7)).astype(np.float32)),
-                               type=pa.list_(pa.float32())),
-            "timestamp": pa.array(np.arange(n, dtype=np.float32) / 30),
-            "frame_index": pa.array(np.arange(n, dtype=np.int64)),
-            "episode_index": pa.array(np.full(n, e, dtype=np.int64)),
-            "index": pa.array(np.arange(start, start + n, dtype=np.int64)),
-            "task_index": pa.array(np.zeros(n, dtype=np.int64)),
-        }))
+        tables.append(
+            pa.table(
+                {
+                    "observation.state": pa.array(list(state), type=pa.list_(pa.float32())),
+                    "action": pa.array(
+                        list(rng.normal(size=(n, 7)).astype(np.float32)),
+                        type=pa.list_(pa.float32()),
+                    ),
+                    "timestamp": pa.array(np.arange(n, dtype=np.float32) / 30),
+                    "frame_index": pa.array(np.arange(n, dtype=np.int64)),
+                    "episode_index": pa.array(np.full(n, e, dtype=np.int64)),
+                    "index": pa.array(np.arange(start, start + n, dtype=np.int64)),
+                    "task_index": pa.array(np.zeros(n, dtype=np.int64)),
+                }
+            )
+        )
         start += n
     first = pa.concat_tables(tables[:2])
     perm = np.concatenate([np.arange(FRAMES[0]), FRAMES[0] + rng.permutation(FRAMES[1])])
@@ -83,14 +89,22 @@ def make_dataset(root: Path) -> dict[int, np.ndarray]:
     meta = {"huggingface": json.dumps({"info": {"features": {}}})}
     (root / "data" / "chunk-000").mkdir(parents=True)
     pq.write_table(first.replace_schema_metadata(meta), root / "data/chunk-000/file-000.parquet")
-    pq.write_table(tables[2].replace_schema_metadata(meta),
-                   root / "data/chunk-000/file-001.parquet")
+    pq.write_table(
+        tables[2].replace_schema_metadata(meta), root / "data/chunk-000/file-001.parquet"
+    )
     (root / "meta").mkdir()
-    info = {"codebase_version": "v3.0", "robot_type": "ur5", "fps": 30,
-            "total_episodes": 3, "total_frames": int(sum(FRAMES)),
-            "data_path": "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet",
-            "features": {"observation.state": {"dtype": "float32", "shape": [8]},
-                         "action": {"dtype": "float32", "shape": [7]}}}
+    info = {
+        "codebase_version": "v3.0",
+        "robot_type": "ur5",
+        "fps": 30,
+        "total_episodes": 3,
+        "total_frames": int(sum(FRAMES)),
+        "data_path": "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet",
+        "features": {
+            "observation.state": {"dtype": "float32", "shape": [8]},
+            "action": {"dtype": "float32", "shape": [7]},
+        },
+    }
     (root / "meta/info.json").write_text(json.dumps(info))
     (root / "meta/tasks.jsonl").write_text('{"task_index": 0, "task": "wave"}\n')
     (root / "videos").mkdir()
@@ -99,8 +113,23 @@ def make_dataset(root: Path) -> dict[int, np.ndarray]:
 
 
 def _solve(inp: Path, out: Path, *extra: str) -> int:
-    return main(["solve", "--robot", "ur5", str(inp), "-o", str(out), "--workers", "1",
-                 "--pose-columns", SPEC, "--quat-order", "xyzw", *extra])
+    return main(
+        [
+            "solve",
+            "--robot",
+            "ur5",
+            str(inp),
+            "-o",
+            str(out),
+            "--workers",
+            "1",
+            "--pose-columns",
+            SPEC,
+            "--quat-order",
+            "xyzw",
+            *extra,
+        ]
+    )
 
 
 def test_lerobot_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -137,8 +166,9 @@ def test_lerobot_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert (out / "data/chunk-000/file-001.parquet").read_bytes() == before
 
 
-def test_lerobot_errors_name_the_problem(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_lerobot_errors_name_the_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     inp, out = tmp_path / "ds", tmp_path / "out"
     make_dataset(inp)
     base = ["solve", "--robot", "ur5", str(inp), "-o", str(out), "--workers", "1"]
@@ -155,5 +185,7 @@ def test_lerobot_errors_name_the_problem(tmp_path: Path,
     assert not (out / "data").exists()
     with pytest.raises(InputError, match="index 8 is outside"):
         parse_pose_columns("a[0:3],a[5:10]", "wxyz", {"a": 8})
-    assert parse_pose_columns("x,y,z,b[0:4]", "xyzw", {"x": 0, "y": 0, "z": 0, "b": 4}
-                              ).label(3) == "b[0]"
+    assert (
+        parse_pose_columns("x,y,z,b[0:4]", "xyzw", {"x": 0, "y": 0, "z": 0, "b": 4}).label(3)
+        == "b[0]"
+    )

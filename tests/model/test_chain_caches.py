@@ -124,8 +124,9 @@ def test_derived_chains_never_use_their_parents_derived_data(method):
     tool[:3, :3] = Rotation.from_rotvec([0.3, -0.2, 0.5]).as_matrix()
     tool[:3, 3] = [0.02, -0.05, 0.15]
     child = parent.with_tcp(tool)
-    np.testing.assert_allclose(fk(child, q), np.stack([plain_fk(child, qi) for qi in q]),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        fk(child, q), np.stack([plain_fk(child, qi) for qi in q]), atol=1e-12
+    )
     for qi in q:
         T = plain_fk(child, qi)
         r = solve_ik(child, T, method=method)

@@ -27,11 +27,31 @@ from ikstack.model.chain_file import chain_from_text, chain_to_text
 
 def assert_same(a: Chain, b: Chain) -> None:
     """Every field equal, floats bit for bit."""
-    for name in ("joint_names", "joint_types", "link_names", "base", "tip", "tcp_name", "role",
-                 "name", "source", "notes", "kinematic_margin"):
+    for name in (
+        "joint_names",
+        "joint_types",
+        "link_names",
+        "base",
+        "tip",
+        "tcp_name",
+        "role",
+        "name",
+        "source",
+        "notes",
+        "kinematic_margin",
+    ):
         assert getattr(a, name) == getattr(b, name), name
-    for name in ("axes", "origins", "T_last_tip", "T_tip_tcp", "lower", "upper",
-                 "velocity_limits", "acceleration_limits", "jerk_limits"):
+    for name in (
+        "axes",
+        "origins",
+        "T_last_tip",
+        "T_tip_tcp",
+        "lower",
+        "upper",
+        "velocity_limits",
+        "acceleration_limits",
+        "jerk_limits",
+    ):
         x, y = getattr(a, name), getattr(b, name)
         assert x.shape == y.shape and np.array_equal(x, y), name
         assert np.array_equal(np.signbit(x), np.signbit(y)), name
@@ -41,8 +61,12 @@ def assert_same(a: Chain, b: Chain) -> None:
         if isinstance(c, LinearJointConstraint):
             assert np.array_equal(c.A, d.A) and np.array_equal(c.b, d.b)
         else:
-            assert (c.joint_i, c.joint_j, c.rows, c.description) == \
-                (d.joint_i, d.joint_j, d.rows, d.description)
+            assert (c.joint_i, c.joint_j, c.rows, c.description) == (
+                d.joint_i,
+                d.joint_j,
+                d.rows,
+                d.description,
+            )
 
 
 @pytest.mark.parametrize("name", robots.names())
@@ -87,16 +111,27 @@ def chains(draw) -> Chain:
         A = np.array([[draw(finite) for _ in range(n)] for _ in range(draw(st.integers(1, 3)))])
         cons.append(LinearJointConstraint(A, np.array([draw(finite) for _ in A]), name="lin"))
     if n >= 2 and draw(st.booleans()):
-        cons.append(QuadrantPolynomialConstraint.abs_sum(0, n - 1, draw(st.floats(0, 3)),
-                                                         draw(st.floats(0.1, 3)), name="quad"))
+        cons.append(
+            QuadrantPolynomialConstraint.abs_sum(
+                0, n - 1, draw(st.floats(0, 3)), draw(st.floats(0.1, 3)), name="quad"
+            )
+        )
     chain = Chain(
-        joint_names=tuple(f"j{i}" for i in range(n)), joint_types=tuple(types), axes=axes,
-        origins=np.array(origins), T_last_tip=origins[-1], lower=lo, upper=hi,
+        joint_names=tuple(f"j{i}" for i in range(n)),
+        joint_types=tuple(types),
+        axes=axes,
+        origins=np.array(origins),
+        T_last_tip=origins[-1],
+        lower=lo,
+        upper=hi,
         velocity_limits=np.array([draw(rate) for _ in range(n)]),
         acceleration_limits=np.array([draw(rate) for _ in range(n)]),
-        jerk_limits=np.array([draw(rate) for _ in range(n)]), constraints=tuple(cons),
-        kinematic_margin=draw(st.floats(0, 0.2)), name=draw(st.sampled_from(["", "arm x"])),
-        notes=("a note",) if draw(st.booleans()) else ())
+        jerk_limits=np.array([draw(rate) for _ in range(n)]),
+        constraints=tuple(cons),
+        kinematic_margin=draw(st.floats(0, 0.2)),
+        name=draw(st.sampled_from(["", "arm x"])),
+        notes=("a note",) if draw(st.booleans()) else (),
+    )
     if draw(st.booleans()):
         chain = chain.with_tcp(origins[0], "tool")
     return chain
@@ -109,8 +144,13 @@ def test_random_chains_round_trip_exactly(chain):
 
 
 def test_dh_chain_round_trips_with_its_fk(tmp_path):
-    chain = from_dh([[0.1, 0.0, 0.2, 0.5], [0.0, 0.3, 0.4, -1.0]], "standard",
-                    joint_types=["revolute", "prismatic"], lower=[-1, 0], upper=[1, 0.3])
+    chain = from_dh(
+        [[0.1, 0.0, 0.2, 0.5], [0.0, 0.3, 0.4, -1.0]],
+        "standard",
+        joint_types=["revolute", "prismatic"],
+        lower=[-1, 0],
+        upper=[1, 0.3],
+    )
     chain.to_file(tmp_path / "dh.chain")
     back = Chain.from_file(tmp_path / "dh.chain")
     q = np.array([0.4, 0.1])
@@ -145,13 +185,23 @@ BAD = [
     (8, J1.replace("revolute", "rotary") + " -3 3 2 3 inf", 8, "type", "'rotary'"),
     (8, f"{J1} -3 3 0 3 inf", 8, "velocity", "must be positive"),
     (8, f"{J1} -3 3 2 nan inf", 8, "acceleration", "NaN"),
-    (8, J1.replace("0 0 0 1 0 0", "0 0 0 1 0.5 0", 1) + " -3 3 2 3 inf", 8, "origin.r00",
-     "orthonormal"),
+    (
+        8,
+        J1.replace("0 0 0 1 0 0", "0 0 0 1 0.5 0", 1) + " -3 3 2 3 inf",
+        8,
+        "origin.r00",
+        "orthonormal",
+    ),
     (8, J1.replace("l1 0 0 0", "l1 0 0 inf", 1) + " -3 3 2 3 inf", 8, "origin.z", "finite"),
     (8, J1[:-1] + "0 -3 3 2 3 inf", 8, "axis.x", "zero"),
     (8, f"{J1} 3 -3 2 3 inf", 8, "upper", "upper < lower"),
-    (9, "joint j1 continuous l2 0.5 0 0 1 0 0 0 1 0 0 0 1 0 0 1 -inf inf 2 3 inf", 9, "name",
-     "named twice"),
+    (
+        9,
+        "joint j1 continuous l2 0.5 0 0 1 0 0 0 1 0 0 0 1 0 0 1 -inf inf 2 3 inf",
+        9,
+        "name",
+        "named twice",
+    ),
     (5, "tip", 5, "tip", "one name"),
     (6, "role arms", 6, "role", "'arm' or 'gripper'"),
     (7, "margin -1", 7, "margin", ">= 0"),
@@ -163,12 +213,27 @@ BAD = [
     (12, "constraint linear sum 1 2.5", 12, "", "a linear row has 2 coefficients"),
     (12, "constraint linear sum 1 x 2.5", 12, "a1", "expected a number, got 'x'"),
     (12, "constraint cubic sum 1 1 2.5", 12, "kind", "unknown constraint kind 'cubic'"),
-    (14, f"{QUAD} 5 1 1 0 -1 2 1 0 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0", 14, "j",
-     "joint index 5 does not exist"),
-    (14, f"{QUAD} 1 2 1 0 -1 2 1 0 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0", 14, "row1.i_nonneg",
-     "0 or 1"),
-    (14, f"{QUAD} 1 1 1 0 -1 2 1 1 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0", 14, "row2.i_nonneg",
-     "same sign quadrant"),
+    (
+        14,
+        f"{QUAD} 5 1 1 0 -1 2 1 0 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0",
+        14,
+        "j",
+        "joint index 5 does not exist",
+    ),
+    (
+        14,
+        f"{QUAD} 1 2 1 0 -1 2 1 0 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0",
+        14,
+        "row1.i_nonneg",
+        "0 or 1",
+    ),
+    (
+        14,
+        f"{QUAD} 1 1 1 0 -1 2 1 1 1 0 1 2 1 0 0 0 -1 -2 0 1 0 0 1 -2 0",
+        14,
+        "row2.i_nonneg",
+        "same sign quadrant",
+    ),
     (14, f"{QUAD} 1 1 1 0 -1 2 1", 14, "", "needs 28 values"),
 ]
 
@@ -183,8 +248,9 @@ def test_the_hand_written_file_reads():
     assert not c.constraints_satisfied(np.array([0.5, 1.6]))
 
 
-@pytest.mark.parametrize("line,text,want_line,field,says", BAD,
-                         ids=[f"{b[3] or 'count'}-{i}" for i, b in enumerate(BAD)])
+@pytest.mark.parametrize(
+    "line,text,want_line,field,says", BAD, ids=[f"{b[3] or 'count'}-{i}" for i, b in enumerate(BAD)]
+)
 def test_malformed_files_name_the_line_and_field(line, text, want_line, field, says, tmp_path):
     rows = GOOD.splitlines()
     if text is None:
@@ -243,19 +309,35 @@ def test_export_cli_writes_a_file_that_reads_back(tmp_path, capsys):
     assert_same(robots.load("marvin_left"), Chain.from_file(path))
     urdf = robots.data_path("planar2.urdf")
     path2 = tmp_path / "p.chain"
-    code, out, err = run_cli(["export", "--urdf", str(urdf), "--base", "base", "--tip", "tool",
-                              "-o", str(path2), "--json"], capsys)
+    code, out, err = run_cli(
+        [
+            "export",
+            "--urdf",
+            str(urdf),
+            "--base",
+            "base",
+            "--tip",
+            "tool",
+            "-o",
+            str(path2),
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert '"dof": 2' in out
     assert Chain.from_file(path2).dof == 2
 
 
-@pytest.mark.parametrize("argv,code,says", [
-    (["--robot", "nope"], 2, "unknown robot 'nope'"),
-    (["--robot", "ur5", "-o", "{tmp}/x.yaml"], 2, "not .yaml"),
-    (["--robot", "ur5", "-o", "{tmp}/no/such/dir/x.chain"], 4, "cannot write"),
-    (["--robot", "ur5", "--urdf", "a.urdf", "-o", "{tmp}/x.chain"], 2, "--urdf"),
-])
+@pytest.mark.parametrize(
+    "argv,code,says",
+    [
+        (["--robot", "nope"], 2, "unknown robot 'nope'"),
+        (["--robot", "ur5", "-o", "{tmp}/x.yaml"], 2, "not .yaml"),
+        (["--robot", "ur5", "-o", "{tmp}/no/such/dir/x.chain"], 4, "cannot write"),
+        (["--robot", "ur5", "--urdf", "a.urdf", "-o", "{tmp}/x.chain"], 2, "--urdf"),
+    ],
+)
 def test_export_cli_errors_are_one_line(argv, code, says, tmp_path, capsys):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     if "-o" not in argv:

@@ -18,16 +18,28 @@ pin = pytest.importorskip("pinocchio")
 def native_chain(chain: ikstack.Chain):
     """The C++ chain of a Python one, from its arrays."""
     return native.Chain.from_arrays(
-        list(chain.joint_names), [t.name.lower() for t in chain.joint_types], chain.origins,
-        chain.axes, list(chain.lower), list(chain.upper), list(chain.velocity_limits),
-        list(chain.acceleration_limits), list(chain.jerk_limits), T_last_tip=chain.T_last_tip,
-        T_tip_tcp=chain.T_tip_tcp, name=chain.name)
+        list(chain.joint_names),
+        [t.name.lower() for t in chain.joint_types],
+        chain.origins,
+        chain.axes,
+        list(chain.lower),
+        list(chain.upper),
+        list(chain.velocity_limits),
+        list(chain.acceleration_limits),
+        list(chain.jerk_limits),
+        T_last_tip=chain.T_last_tip,
+        T_tip_tcp=chain.T_tip_tcp,
+        name=chain.name,
+    )
 
 
-@pytest.mark.parametrize("rel,base,tip", [
-    ("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0"),
-    ("panda_description/urdf/panda.urdf", "panda_link0", "panda_hand_tcp"),
-])
+@pytest.mark.parametrize(
+    "rel,base,tip",
+    [
+        ("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0"),
+        ("panda_description/urdf/panda.urdf", "panda_link0", "panda_hand_tcp"),
+    ],
+)
 def test_fk_and_jacobian_match_pinocchio(erd_dir, rel, base, tip):
     path = erd_dir / rel
     chain = ikstack.load_urdf(path, base, tip)
@@ -70,8 +82,9 @@ def test_bad_input_is_an_ikstack_error_naming_the_problem():
     with pytest.raises(InputError, match="bad.chain:1"):
         native.Chain.from_string("not a chain file\n", "bad.chain")
     with pytest.raises(InputError, match="joint type 'hinge'"):
-        native.Chain.from_arrays(["a"], ["hinge"], np.eye(4)[None], np.array([[0, 0, 1.0]]),
-                                 T_last_tip=np.eye(4))
+        native.Chain.from_arrays(
+            ["a"], ["hinge"], np.eye(4)[None], np.array([[0, 0, 1.0]]), T_last_tip=np.eye(4)
+        )
 
 
 def test_damped_least_squares_matches_the_closed_form():

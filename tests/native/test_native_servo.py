@@ -51,24 +51,33 @@ class Scripted(DifferentialIK):
             return np.full(n, np.nan)
         if self.behaviour == "fail":
             return DiffIKResult(np.zeros(n), False, "gave up", 4)
-        return DiffIKResult(J.T @ np.linalg.solve(J @ J.T + 1e-4 * np.eye(len(t)), t), True,
-                            "ok", 1)
+        return DiffIKResult(
+            J.T @ np.linalg.solve(J @ J.T + 1e-4 * np.eye(len(t)), t), True, "ok", 1
+        )
 
 
 def planar(solver, generator=None):
     chain = robots.load("planar2")
-    servo = Servo(chain, ServoConfig(task_axes=(0, 1), max_linear_speed=0.5),
-                  differential_ik=solver, motion_generator=generator, kernel="native")
+    servo = Servo(
+        chain,
+        ServoConfig(task_axes=(0, 1), max_linear_speed=0.5),
+        differential_ik=solver,
+        motion_generator=generator,
+        kernel="native",
+    )
     T = chain.fk(Q0 + np.array([0.2, -0.3]))
     return chain, servo, T
 
 
-@pytest.mark.parametrize("behaviour,reason", [
-    ("raise", "Scripted raised RuntimeError: boom"),
-    ("shape", "Scripted: solver returned shape (2, 2); expected (2,)"),
-    ("nan", "Scripted: solver returned non-finite velocities"),
-    ("fail", "Scripted: gave up"),
-])
+@pytest.mark.parametrize(
+    "behaviour,reason",
+    [
+        ("raise", "Scripted raised RuntimeError: boom"),
+        ("shape", "Scripted: solver returned shape (2, 2); expected (2,)"),
+        ("nan", "Scripted: solver returned non-finite velocities"),
+        ("fail", "Scripted: gave up"),
+    ],
+)
 def test_a_failing_python_solver_latches_solver_error_until_reset(behaviour, reason):
     chain, servo, T = planar(Scripted(behaviour))
     r = servo.step(JointState(Q0, np.zeros(2), 0), PoseCommand(T, 0), 0.01, 0)
@@ -83,8 +92,9 @@ def test_a_failing_python_solver_latches_solver_error_until_reset(behaviour, rea
     servo.differential_ik.behaviour = "ok"
     servo.reset()
     assert not servo.faulted
-    r = servo.step(JointState(Q0, np.zeros(2), 2 * 10**7), PoseCommand(T, 2 * 10**7), 0.01,
-                   2 * 10**7)
+    r = servo.step(
+        JointState(Q0, np.zeros(2), 2 * 10**7), PoseCommand(T, 2 * 10**7), 0.01, 2 * 10**7
+    )
     assert r.action == Action.TRACK and not r.status & ServoStatus.SOLVER_ERROR
 
 
@@ -137,8 +147,9 @@ def test_threads_stepping_servos_with_python_solvers_finish_with_their_own_resul
         # one servo from two threads: the lock serializes them; every answer stays valid
         try:
             for _k in range(300):
-                r = servo.step(JointState(Q0, np.zeros(2), 10**12), PoseCommand(T, 10**12),
-                               0.01, 10**12)
+                r = servo.step(
+                    JointState(Q0, np.zeros(2), 10**12), PoseCommand(T, 10**12), 0.01, 10**12
+                )
                 assert np.all(np.isfinite(r.reference.q))
         except BaseException as exc:
             errors.append(exc)

@@ -16,8 +16,9 @@ def test_benchmark_quick_run_writes_a_table_and_json(tmp_path, capsys):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = tmp_path / "bench.json"
-    result = mod.main(["--quick", "--n", "6", "--ikpy-n", "1", "--arms", "iiwa14",
-                       "--out", str(out)])
+    result = mod.main(
+        ["--quick", "--n", "6", "--ikpy-n", "1", "--arms", "iiwa14", "--out", str(out)]
+    )
     data = json.loads(out.read_text())
     assert data["arms"]["iiwa14"]["n"] == 6
     ik = data["arms"]["iiwa14"]["ikstack"]

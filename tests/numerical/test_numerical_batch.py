@@ -70,8 +70,9 @@ def test_an_answer_violating_the_coupling_is_a_failed_search_never_a_success():
     res = LevenbergMarquardt(chain, max_restarts=100).solve(T, q0=q_bad)
     assert res.success[0] and res.restarts[0] >= 1
     assert chain.constraints_satisfied(res.q).all()
-    batch = LevenbergMarquardt(chain, max_restarts=100).solve(np.repeat(T[None], 70, axis=0),
-                                                             q0=q_bad)
+    batch = LevenbergMarquardt(chain, max_restarts=100).solve(
+        np.repeat(T[None], 70, axis=0), q0=q_bad
+    )
     np.testing.assert_array_equal(batch.q[0], res.q[0])
     assert batch.success.all()
 
@@ -89,5 +90,6 @@ def test_a_search_that_never_records_an_iterate_answers_the_seed_projected_onto_
         res = solver.solve(np.repeat(T, batch, axis=0), q0=seed)
         assert not res.success.any()
         assert (res.status == IKStatus.JOINT_LIMITS).all()
-        np.testing.assert_array_equal(res.q, np.repeat(np.clip(seed, chain.lower, chain.upper)[None],
-                                                       batch, axis=0))
+        np.testing.assert_array_equal(
+            res.q, np.repeat(np.clip(seed, chain.lower, chain.upper)[None], batch, axis=0)
+        )

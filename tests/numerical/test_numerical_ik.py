@@ -12,8 +12,17 @@ from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt, Limit
 from ikstack.kinematics import fk
 from ikstack.spatial import make_transform, pose_error, rotvec_to_matrix
 
-ARMS = ["ur5", "panda", "panda_hand", "iiwa14", "marvin_left", "marvin_right", "rizon4",
-        "rizon4s", "arx_x5"]
+ARMS = [
+    "ur5",
+    "panda",
+    "panda_hand",
+    "iiwa14",
+    "marvin_left",
+    "marvin_right",
+    "rizon4",
+    "rizon4s",
+    "arx_x5",
+]
 
 
 def _targets(chain, n, seed=0):
@@ -106,7 +115,7 @@ def test_large_batch_runs_the_parallel_path_with_the_serial_answers():
     _, T = _targets(chain, 130, seed=8)
     solver = LevenbergMarquardt(chain)
     whole = solver.solve(T)  # >= PARALLEL_THRESHOLD
-    parts = [solver.solve(T[i:i + 10]) for i in range(0, 130, 10)]
+    parts = [solver.solve(T[i : i + 10]) for i in range(0, 130, 10)]
     np.testing.assert_array_equal(whole.q, np.concatenate([p.q for p in parts]))
 
 

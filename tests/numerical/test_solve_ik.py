@@ -33,9 +33,14 @@ class _FakeAnalytic:
         _FakeAnalytic.calls.append((self.chain.name, self.mode))
         T = np.asarray(T).reshape(-1, 4, 4)
         n = T.shape[0]
-        return IKResult(q=np.zeros((n, self.chain.dof)), success=np.zeros(n, bool),
-                        position_error=np.zeros(n), rotation_error=np.zeros(n),
-                        status=np.full(n, IKStatus.UNREACHABLE), method=f"analytic:fake-{self.mode}")
+        return IKResult(
+            q=np.zeros((n, self.chain.dof)),
+            success=np.zeros(n, bool),
+            position_error=np.zeros(n),
+            rotation_error=np.zeros(n),
+            status=np.full(n, IKStatus.UNREACHABLE),
+            method=f"analytic:fake-{self.mode}",
+        )
 
 
 def _install_fake(monkeypatch, family_of):
@@ -87,8 +92,10 @@ def test_method_analytic_on_an_unsupported_chain_raises_naming_the_alternative(m
         solve_ik(chain, T, method="analytic")
 
 
-@pytest.mark.parametrize("method, expected", [("numerical", "numerical:lm"), ("lm", "numerical:lm"),
-                                              ("dls", "numerical:dls")])
+@pytest.mark.parametrize(
+    "method, expected",
+    [("numerical", "numerical:lm"), ("lm", "numerical:lm"), ("dls", "numerical:dls")],
+)
 def test_numerical_methods_select_their_step(method, expected):
     chain, T = _target("panda", seed=3)
     seed = chain.clip(np.zeros(chain.dof))

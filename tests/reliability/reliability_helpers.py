@@ -39,8 +39,9 @@ def solved_factory(config):
         r = inner(T_path, seed)
         n = len(T_path)
         z = np.zeros(n)
-        return IKResult(r.q, np.ones(n, dtype=bool), z, z.copy(),
-                        np.zeros(n, dtype=np.int64), "solved")
+        return IKResult(
+            r.q, np.ones(n, dtype=bool), z, z.copy(), np.zeros(n, dtype=np.int64), "solved"
+        )
 
     return path
 
@@ -58,6 +59,7 @@ def slow_factory(config):
 
 def raising_factory(config):
     """A path solver that fails in the worker with an unexpected error."""
+
     def path(T_path, seed):
         raise RuntimeError(f"boom from worker {os.getpid()}")
 
@@ -75,7 +77,7 @@ def group_processes(pgid: int) -> list[tuple[int, str]]:
             cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         state, pgrp = fields[0], int(fields[2])
         if pgrp == pgid and state not in ("Z", "X"):
             out.append((int(d.name), cmd))
@@ -92,7 +94,7 @@ def children_of(pid: int) -> list[int]:
             stat = (d / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
             out.append(int(d.name))
     return out
@@ -100,5 +102,8 @@ def children_of(pid: int) -> list[int]:
 
 def outputs(folder: Path) -> dict[str, bytes]:
     """Every episode output below ``folder`` (not the summary), by relative path."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "summary.json"}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "summary.json"
+    }

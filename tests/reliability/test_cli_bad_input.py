@@ -31,8 +31,13 @@ def _chunk(path: Path, q_right: object) -> Path:
 
 
 def _files(tmp: Path) -> dict[str, Path]:
-    f = {"random": tmp / "random.npz", "text_q": tmp / "text_q.npz", "episode": tmp / "ep" / "e.csv",
-         "bad_profile": tmp / "bad.yaml", "a_file": tmp / "a_file"}
+    f = {
+        "random": tmp / "random.npz",
+        "text_q": tmp / "text_q.npz",
+        "episode": tmp / "ep" / "e.csv",
+        "bad_profile": tmp / "bad.yaml",
+        "a_file": tmp / "a_file",
+    }
     f["random"].write_bytes(np.random.default_rng(0).bytes(3000))
     _chunk(f["text_q"], np.array(["zero"] * 7))
     f["pickled"] = tmp / "pickled.npy"
@@ -48,20 +53,36 @@ def _files(tmp: Path) -> dict[str, Path]:
 BAD = [
     ("no_command_option", ["fk", "--bogus"], 2, ["--bogus"]),
     ("fk_text_q", ["fk", "--robot", "ur5", "--q", "a", "b"], 2, ["--q", "'a'"]),
-    ("fk_nan_q", ["fk", "--robot", "ur5", "--q", "1", "2", "3", "4", "5", "nan"], 2,
-     ["--q", "nan"]),
+    (
+        "fk_nan_q",
+        ["fk", "--robot", "ur5", "--q", "1", "2", "3", "4", "5", "nan"],
+        2,
+        ["--q", "nan"],
+    ),
     ("fk_wrong_count", ["fk", "--robot", "ur5", "--q", "1", "2"], 2, ["--q", "2 values"]),
     ("fk_no_model", ["fk"], 2, ["--robot", "--urdf"]),
     ("fk_two_models", ["fk", "--robot", "ur5", "--urdf", "x.urdf"], 2, ["--robot", "--urdf"]),
     ("fk_unknown_robot", ["fk", "--robot", "ur6"], 2, ["'ur6'"]),
     ("fk_missing_urdf", ["fk", "--urdf", "{tmp}/none.urdf"], 2, ["none.urdf"]),
     ("fk_urdf_is_random", ["fk", "--urdf", "{random}"], 2, ["random.npz", "line"]),
-    ("ik_zero_quaternion", ["ik", "--robot", "ur5", "--pose", "0.4", "0", "0.4", "0", "0", "0",
-                            "0"], 2, ["--pose", "quaternion"]),
-    ("ik_nan_pose", ["ik", "--robot", "ur5", "--pose", "nan", "0", "0.4", "1", "0", "0", "0"],
-     2, ["--pose", "nan"]),
-    ("ik_text_pose", ["ik", "--robot", "ur5", "--pose", "x", "0", "0.4", "1", "0", "0", "0"],
-     2, ["--pose", "'x'"]),
+    (
+        "ik_zero_quaternion",
+        ["ik", "--robot", "ur5", "--pose", "0.4", "0", "0.4", "0", "0", "0", "0"],
+        2,
+        ["--pose", "quaternion"],
+    ),
+    (
+        "ik_nan_pose",
+        ["ik", "--robot", "ur5", "--pose", "nan", "0", "0.4", "1", "0", "0", "0"],
+        2,
+        ["--pose", "nan"],
+    ),
+    (
+        "ik_text_pose",
+        ["ik", "--robot", "ur5", "--pose", "x", "0", "0.4", "1", "0", "0", "0"],
+        2,
+        ["--pose", "'x'"],
+    ),
     ("ik_short_pose", ["ik", "--robot", "ur5", "--pose", "0.4", "0"], 2, ["--pose"]),
     ("ik_seed_count", ["ik", "--robot", "ur5", *POSE, "--seed", "1", "2"], 2, ["--seed"]),
     ("ik_seed_inf", ["ik", "--robot", "ur5", *POSE, "--seed", *["inf"] * 6], 2, ["--seed"]),
@@ -72,53 +93,135 @@ BAD = [
     ("servo_steps_zero", ["servo-demo", "--robot", "ur5", "--steps", "0"], 2, ["--steps"]),
     ("servo_every_zero", ["servo-demo", "--robot", "ur5", "--every", "0"], 2, ["--every"]),
     ("servo_offset_inf", ["servo-demo", "--robot", "ur5", "--offset", "inf"], 2, ["--offset"]),
-    ("servo_target_count", ["servo-demo", "--robot", "ur5", "--target-q", "1"], 2,
-     ["--target-q"]),
-    ("ik_seed_count_deg", ["ik", "--robot", "ur5", "--pose", "0.3", "0.1", "0.4", "1", "0", "0",
-                           "0", "--deg", "--seed", "10"], 2, ["--seed"]),
+    ("servo_target_count", ["servo-demo", "--robot", "ur5", "--target-q", "1"], 2, ["--target-q"]),
+    (
+        "ik_seed_count_deg",
+        [
+            "ik",
+            "--robot",
+            "ur5",
+            "--pose",
+            "0.3",
+            "0.1",
+            "0.4",
+            "1",
+            "0",
+            "0",
+            "0",
+            "--deg",
+            "--seed",
+            "10",
+        ],
+        2,
+        ["--seed"],
+    ),
     ("fk_q_count_deg", ["fk", "--robot", "ur5", "--deg", "--q", "10"], 2, ["--q"]),
-    ("servo_target_count_deg", ["servo-demo", "--robot", "ur5", "--deg", "--target-q", "1"],
-     2, ["--target-q"]),
+    (
+        "servo_target_count_deg",
+        ["servo-demo", "--robot", "ur5", "--deg", "--target-q", "1"],
+        2,
+        ["--target-q"],
+    ),
     ("servo_bad_solver", ["servo-demo", "--robot", "ur5", "--solver", "x"], 2, ["--solver"]),
     ("validate_unknown", ["validate", "ur6"], 2, ["'ur6'"]),
     ("validate_random_urdf", ["validate", "{random}", "--no-progress"], 2, ["random.npz"]),
     ("validate_targets_zero", ["validate", "ur5", "--targets", "0"], 2, ["0"]),
     ("validate_damping_nan", ["validate", "ur5", "--damping", "nan"], 2, ["damping"]),
     ("robots_unknown", ["robots", "ur6"], 2, ["'ur6'"]),
-    ("decode_random_file", ["decode", "{random}", "--profile", "marvin_bimanual_diff"], 2,
-     ["random.npz", "not a .npz"]),
-    ("decode_npy_pickle", ["decode", "{pickled}", "--profile", "marvin_bimanual_diff"], 2,
-     ["pickled.npy"]),
-    ("decode_text_joint", ["decode", "{text_q}", "--profile", "marvin_bimanual_diff"], 2,
-     ["text_q.npz", "'q_observed_right'"]),
-    ("decode_missing_file", ["decode", "{tmp}/none.npz", "--profile", "marvin_bimanual_diff"],
-     2, ["none.npz"]),
+    (
+        "decode_random_file",
+        ["decode", "{random}", "--profile", "marvin_bimanual_diff"],
+        2,
+        ["random.npz", "not a .npz"],
+    ),
+    (
+        "decode_npy_pickle",
+        ["decode", "{pickled}", "--profile", "marvin_bimanual_diff"],
+        2,
+        ["pickled.npy"],
+    ),
+    (
+        "decode_text_joint",
+        ["decode", "{text_q}", "--profile", "marvin_bimanual_diff"],
+        2,
+        ["text_q.npz", "'q_observed_right'"],
+    ),
+    (
+        "decode_missing_file",
+        ["decode", "{tmp}/none.npz", "--profile", "marvin_bimanual_diff"],
+        2,
+        ["none.npz"],
+    ),
     ("decode_unknown_profile", ["decode", "{text_q}", "--profile", "nosuch"], 2, ["'nosuch'"]),
-    ("decode_broken_profile", ["decode", "{text_q}", "--profile", "{bad_profile}"], 2,
-     ["bad.yaml"]),
+    (
+        "decode_broken_profile",
+        ["decode", "{text_q}", "--profile", "{bad_profile}"],
+        2,
+        ["bad.yaml"],
+    ),
     ("solve_no_input", ["solve", "--robot", "ur5", "-o", "{tmp}/out"], 2, ["INPUT"]),
     ("solve_no_output", ["solve", "--robot", "ur5", "sample:ur5"], 2, ["-o"]),
     ("solve_unknown_sample", ["solve", "sample:ur6", "-o", "{tmp}/out"], 2, ["'ur6'"]),
-    ("solve_robot_mismatch", ["solve", "--robot", "panda", "sample:ur5", "-o", "{tmp}/out"], 2,
-     ["sample:ur5", "panda", "--force-robot"]),
-    ("solve_urdf_mismatch", ["solve", "--urdf", "{tmp}/x.urdf", "sample:ur5", "-o",
-                             "{tmp}/out"], 2, ["sample:ur5", "--urdf"]),
-    ("solve_min_success", ["solve", "sample:ur5", "-o", "{tmp}/out", "--min-success", "1.5"],
-     2, ["--min-success"]),
-    ("solve_workers_zero", ["solve", "sample:ur5", "-o", "{tmp}/out", "--workers", "0"], 2,
-     ["workers"]),
-    ("solve_step_nan", ["solve", "sample:ur5", "-o", "{tmp}/out", "--max-joint-step", "nan"],
-     2, ["max_joint_step"]),
-    ("solve_missing_input", ["solve", "--robot", "ur5", "{tmp}/none", "-o", "{tmp}/out"], 2,
-     ["none"]),
-    ("solve_unknown_suffix", ["solve", "--robot", "ur5", "{bad_profile}", "-o", "{tmp}/out"], 2,
-     [".yaml"]),
-    ("solve_output_is_file", ["solve", "--robot", "ur5", "{episode}", "-o", "{a_file}"], 2,
-     ["a_file"]),
-    ("solve_output_is_input", ["solve", "--robot", "ur5", "{tmp}/ep", "-o", "{tmp}/ep"], 2,
-     ["differ"]),
-    ("solve_base_with_robot", ["solve", "--robot", "ur5", "--base", "b", "{episode}", "-o",
-                               "{tmp}/out"], 2, ["--base"]),
+    (
+        "solve_robot_mismatch",
+        ["solve", "--robot", "panda", "sample:ur5", "-o", "{tmp}/out"],
+        2,
+        ["sample:ur5", "panda", "--force-robot"],
+    ),
+    (
+        "solve_urdf_mismatch",
+        ["solve", "--urdf", "{tmp}/x.urdf", "sample:ur5", "-o", "{tmp}/out"],
+        2,
+        ["sample:ur5", "--urdf"],
+    ),
+    (
+        "solve_min_success",
+        ["solve", "sample:ur5", "-o", "{tmp}/out", "--min-success", "1.5"],
+        2,
+        ["--min-success"],
+    ),
+    (
+        "solve_workers_zero",
+        ["solve", "sample:ur5", "-o", "{tmp}/out", "--workers", "0"],
+        2,
+        ["workers"],
+    ),
+    (
+        "solve_step_nan",
+        ["solve", "sample:ur5", "-o", "{tmp}/out", "--max-joint-step", "nan"],
+        2,
+        ["max_joint_step"],
+    ),
+    (
+        "solve_missing_input",
+        ["solve", "--robot", "ur5", "{tmp}/none", "-o", "{tmp}/out"],
+        2,
+        ["none"],
+    ),
+    (
+        "solve_unknown_suffix",
+        ["solve", "--robot", "ur5", "{bad_profile}", "-o", "{tmp}/out"],
+        2,
+        [".yaml"],
+    ),
+    (
+        "solve_output_is_file",
+        ["solve", "--robot", "ur5", "{episode}", "-o", "{a_file}"],
+        2,
+        ["a_file"],
+    ),
+    (
+        "solve_output_is_input",
+        ["solve", "--robot", "ur5", "{tmp}/ep", "-o", "{tmp}/ep"],
+        2,
+        ["differ"],
+    ),
+    (
+        "solve_base_with_robot",
+        ["solve", "--robot", "ur5", "--base", "b", "{episode}", "-o", "{tmp}/out"],
+        2,
+        ["--base"],
+    ),
 ]
 
 
@@ -166,9 +269,18 @@ def test_exit_codes_are_documented_in_every_help():
 
 def _run(*argv, env=None):
     env = dict(os.environ, PYTHONPATH=str(SRC), **(env or {}))
-    return subprocess.run([sys.executable, "-c", "from ikstack.cli.main import main; "
-                           "import sys; sys.exit(main())", *argv], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from ikstack.cli.main import main; import sys; sys.exit(main())",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_a_real_process_exits_with_the_code_and_only_debug_prints_a_traceback(files):
@@ -182,8 +294,7 @@ def test_a_real_process_exits_with_the_code_and_only_debug_prints_a_traceback(fi
     assert r.returncode == 2 and r.stderr.count("\n") == 1
 
 
-def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_with_debug(monkeypatch,
-                                                                            capsys):
+def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_with_debug(monkeypatch, capsys):
     import ikstack.kinematics as kinematics
 
     def broken(*a, **k):
@@ -198,8 +309,9 @@ def test_an_unexpected_error_is_one_line_exit_70_and_a_traceback_with_debug(monk
 
 
 def test_a_non_unit_pose_quaternion_is_normalised_with_a_note(capsys):
-    assert main(["ik", "--robot", "ur5", "--pose", "0.4", "0.1", "0.4", "2", "0", "0", "0",
-                 "--json"]) in (0, 1)
+    assert main(
+        ["ik", "--robot", "ur5", "--pose", "0.4", "0.1", "0.4", "2", "0", "0", "0", "--json"]
+    ) in (0, 1)
     err = capsys.readouterr().err
     assert "note: --pose quaternion (2 0 0 0) has norm 2; normalised" in err
 
@@ -210,8 +322,14 @@ def test_fk_refuses_strings_and_complex_numbers():
     from ikstack.robots import load
 
     chain = load("ur5")
-    for bad in (["a"] * 6, ["0.1"] * 6, [1 + 2j] * 6, np.ones(6, dtype=complex),
-                np.array(["1"] * 6), [[0.1] * 6, [0.2] * 5]):
+    for bad in (
+        ["a"] * 6,
+        ["0.1"] * 6,
+        [1 + 2j] * 6,
+        np.ones(6, dtype=complex),
+        np.array(["1"] * 6),
+        [[0.1] * 6, [0.2] * 5],
+    ):
         for f in (fk, jacobian):
             with pytest.raises(InputError):
                 f(chain, bad)

@@ -54,7 +54,8 @@ def test_corrupted_episode_is_a_dataset_error_naming_file_row_and_field(case, tm
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_solve_on_a_corrupted_episode_writes_no_output_and_exits_1_with_one_line(
-        case, tmp_path, capsys, standin_solver):
+    case, tmp_path, capsys, standin_solver
+):
     cid, name, write, row, field, words = case
     path = write_case(tmp_path / "in", name, write())
     out = tmp_path / "out"
@@ -64,19 +65,28 @@ def test_solve_on_a_corrupted_episode_writes_no_output_and_exits_1_with_one_line
     assert [p.name for p in out.iterdir()] == ["summary.json"]  # no output, no partial file
     summary = json.loads((out / "summary.json").read_text())
     (err,) = summary["episode_errors"]
-    assert (err["file"], err["row"], err["field"], err["type"]) == (str(path), row, field,
-                                                                    "DatasetError")
+    assert (err["file"], err["row"], err["field"], err["type"]) == (
+        str(path),
+        row,
+        field,
+        "DatasetError",
+    )
     assert summary["failed_episodes"] == [path.stem] and not summary["ok"]
     assert f"episode {path.stem} failed: {err['message']}" in cap.out
 
 
-def test_fail_fast_stops_at_the_first_bad_episode_with_exit_code_2(tmp_path, capsys,
-                                                                   standin_solver):
+def test_fail_fast_stops_at_the_first_bad_episode_with_exit_code_2(
+    tmp_path, capsys, standin_solver
+):
     cid, name, write, row, field, words = CASES[0]
     path = write_case(tmp_path / "in", name, write())
     out = tmp_path / "out"
-    assert main(["solve", "--robot", "ur5", str(path), "-o", str(out), "--workers", "1",
-                 "--fail-fast"]) == 2
+    assert (
+        main(
+            ["solve", "--robot", "ur5", str(path), "-o", str(out), "--workers", "1", "--fail-fast"]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"row {row}" in err[0] and str(path) in err[0]
     assert not (out / "summary.json").exists() and outputs(out) == {}
@@ -86,8 +96,12 @@ def test_the_whole_corpus_in_one_folder_converts_the_good_episodes(tmp_path):
     inp = tmp_path / "in"
     for cid, name, write, *_ in CASES:
         write_case(inp, f"{cid}.{name.rsplit('.', 1)[1]}", write())
-    good = write_case(inp, "zz_good.csv", "timestamp,x,y,z,qw,qx,qy,qz\n" + "".join(
-        ",".join(f"{v:.9f}" for v in r) + "\n" for r in good_rows()))
+    good = write_case(
+        inp,
+        "zz_good.csv",
+        "timestamp,x,y,z,qw,qx,qy,qz\n"
+        + "".join(",".join(f"{v:.9f}" for v in r) + "\n" for r in good_rows()),
+    )
     out = tmp_path / "out"
     config = SolveConfig(load("ur5"), path_solver_factory=middle_factory)
     s = run_job(inp, out, config, workers=1, progress=Progress.silent(), min_success=0.0)

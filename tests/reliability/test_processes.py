@@ -37,7 +37,7 @@ def _episodes(folder: Path, n: int, frames: int = 20) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     src = sorted(sample_path("ur5").glob("*.csv"))[0].read_text().splitlines()
     for k in range(n):
-        rows = src[1 + k: 1 + k + frames]
+        rows = src[1 + k : 1 + k + frames]
         (folder / f"ep{k:02d}.csv").write_text("\n".join([src[0], *rows]) + "\n")
     return folder
 
@@ -55,7 +55,8 @@ def _start_job(inp: Path, out: Path, workers: int = 2) -> subprocess.Popen:
         "from ikstack.robots import load\n"
         f"run_job({str(inp)!r}, {str(out)!r}, SolveConfig(load('ur5'), "
         f"path_solver_factory=slow_factory), workers={workers}, progress=Progress.silent(), "
-        "min_success=0.0)\n")
+        "min_success=0.0)\n"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(HERE)]))
     return subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True)
 
@@ -66,8 +67,11 @@ def _wait_mid_run(proc: subprocess.Popen, out: Path) -> None:
     while True:
         assert proc.poll() is None, "the job ended before it could be killed"
         assert time.monotonic() < deadline, "the job never got going"
-        workers = [p for p in children_of(proc.pid)
-                   if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        workers = [
+            p
+            for p in children_of(proc.pid)
+            if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()
+        ]
         if workers and len(outputs(out)) >= 2:
             return
         time.sleep(0.05)
@@ -82,8 +86,9 @@ def _wait_group_gone(pgid: int, seconds: float = 30.0) -> list[tuple[int, str]]:
     return left
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(),
-                    reason="finding a job's processes reads /proc (Linux)")
+@pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="finding a job's processes reads /proc (Linux)"
+)
 @pytest.mark.parametrize("target", ["parent", "group"])
 def test_kill_9_mid_run_leaves_no_process_and_the_rerun_equals_a_clean_run(tmp_path, target):
     inp = _episodes(tmp_path / "in", 24)
@@ -118,8 +123,10 @@ def test_kill_9_mid_run_leaves_no_process_and_the_rerun_equals_a_clean_run(tmp_p
 @pytest.fixture
 def solver(monkeypatch):
     """Set the job's default path solver to a stand-in factory."""
+
     def use(factory):
         monkeypatch.setattr(jobs_path, "default_path_solver_factory", factory)
+
     return use
 
 
@@ -142,15 +149,18 @@ def test_one_bad_episode_among_good_ones_does_not_stop_the_job(tmp_path, capsys,
     assert "episode ep02 failed" in text and "1 failed" in text
     # --fail-fast: today's behaviour, the job stops at the bad episode with its error
     out2 = tmp_path / "out2"
-    assert main(["solve", "--robot", "ur5", str(inp), "-o", str(out2), "--workers", "1",
-                 "--fail-fast"]) == 2
+    assert (
+        main(
+            ["solve", "--robot", "ur5", str(inp), "-o", str(out2), "--workers", "1", "--fail-fast"]
+        )
+        == 2
+    )
     assert "row 4" in capsys.readouterr().err
     assert sorted(outputs(out2)) == ["ep00.csv", "ep01.csv"]
     assert not (out2 / "summary.json").exists()
 
 
-def test_min_success_sets_the_exit_code_from_the_share_of_solved_frames(tmp_path, capsys,
-                                                                        solver):
+def test_min_success_sets_the_exit_code_from_the_share_of_solved_frames(tmp_path, capsys, solver):
     inp = _episodes(tmp_path / "in", 2)
     solver(middle_factory)  # no frame solved
     args = ["solve", "--robot", "ur5", str(inp), "--workers", "1"]
@@ -161,15 +171,28 @@ def test_min_success_sets_the_exit_code_from_the_share_of_solved_frames(tmp_path
     assert main([*args, "-o", str(tmp_path / "c"), "--min-success", "0.99"]) == 0
 
 
-def test_a_sample_is_solved_with_its_own_robot_and_a_mismatch_needs_force(tmp_path, capsys,
-                                                                         solver):
+def test_a_sample_is_solved_with_its_own_robot_and_a_mismatch_needs_force(tmp_path, capsys, solver):
     solver(solved_factory)
     assert main(["solve", "sample:ur5", "-o", str(tmp_path / "a"), "--workers", "1"]) == 0
     assert json.loads((tmp_path / "a" / "summary.json").read_text())["robot"] == "ur5"
     assert main(["solve", "--robot", "panda", "sample:ur5", "-o", str(tmp_path / "b")]) == 2
     assert "--force-robot" in capsys.readouterr().err and not (tmp_path / "b").exists()
-    assert main(["solve", "--robot", "panda", "sample:ur5", "-o", str(tmp_path / "c"),
-                 "--workers", "1", "--force-robot"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--robot",
+                "panda",
+                "sample:ur5",
+                "-o",
+                str(tmp_path / "c"),
+                "--workers",
+                "1",
+                "--force-robot",
+            ]
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["dof"] == 7
 
 
@@ -211,7 +234,8 @@ def _worker_breaks_factory(config):
     def path(T_path, seed):
         deadline = time.monotonic() + 120
         while not Path(os.environ["IKSTACK_TEST_MARKER"]).exists() and (
-                time.monotonic() < deadline):
+            time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         # the worker touches the marker just before it raises: give its error time to arrive
         # (this process takes every batch otherwise, and ends workers still starting)
@@ -227,8 +251,10 @@ def test_the_parallel_decoder_names_a_killed_arm_and_starts_a_fresh_worker():
     prof = load_profile(bundled_profile_path("marvin_bimanual_diff"))
     import numpy as np
 
-    q0 = {"left": np.radians([10.0, 30.0, 0.0, -60.0, 0.0, 20.0, 10.0]),
-          "right": np.radians([-10.0, 30.0, 0.0, -60.0, 0.0, -20.0, -10.0])}
+    q0 = {
+        "left": np.radians([10.0, 30.0, 0.0, -60.0, 0.0, 20.0, 10.0]),
+        "right": np.radians([-10.0, 30.0, 0.0, -60.0, 0.0, -20.0, -10.0]),
+    }
     arms = {a.name: a.chain for a in prof.arms}
     req = ChunkRequest({k: np.stack([arms[k].fk(q0[k])] * 4) for k in arms}, q0)
     with prof.parallel_decoder() as dec:
@@ -259,10 +285,27 @@ def test_warp_backend_runs_in_two_worker_processes(tmp_path):
     inp = _episodes(tmp_path / "in", 2, frames=10)
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    r = subprocess.run([sys.executable, "-c", "from ikstack.cli.main import main; import sys; "
-                        "sys.exit(main())", "solve", "--robot", "ur5", str(inp), "-o", str(out),
-                        "--backend", "warp", "--workers", "2"],
-                       capture_output=True, text=True, env=env, timeout=900)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from ikstack.cli.main import main; import sys; sys.exit(main())",
+            "solve",
+            "--robot",
+            "ur5",
+            str(inp),
+            "-o",
+            str(out),
+            "--backend",
+            "warp",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     s = json.loads((out / "summary.json").read_text())
     assert s["frames_solved"] == 20 and s["workers"] == 2

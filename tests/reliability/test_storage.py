@@ -30,13 +30,18 @@ from ikstack.jobs.formats import PARTIAL_SUFFIX, atomic_write
 def tmpfs(where: Path, size: str, read_only: bool = False):
     """A small tmpfs mounted at ``where`` (skips the test when this machine cannot mount)."""
     if os.geteuid() != 0:
-        pytest.skip("mounting a small filesystem needs root (and root ignores chmod, so a "
-                    "plain read-only folder would not be read-only for it)")
+        pytest.skip(
+            "mounting a small filesystem needs root (and root ignores chmod, so a "
+            "plain read-only folder would not be read-only for it)"
+        )
     if shutil.which("mount") is None:
         pytest.skip("no mount command on this machine")
     where.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
     try:
@@ -55,7 +60,7 @@ def episodes(tmp_path):
     inp.mkdir()
     src = sorted(sample_path("ur5").glob("*.csv"))[0].read_text().splitlines()
     for k in range(4):
-        (inp / f"ep{k}.csv").write_text("\n".join([src[0], *src[1 + 10 * k: 41 + 10 * k]]) + "\n")
+        (inp / f"ep{k}.csv").write_text("\n".join([src[0], *src[1 + 10 * k : 41 + 10 * k]]) + "\n")
     return inp
 
 
@@ -73,12 +78,12 @@ def _one_error_line(capsys, command: str) -> str:
     return lines[0]
 
 
-def test_solve_into_a_read_only_folder_is_one_line_exit_4(tmp_path, episodes, capsys,
-                                                           standin_solver):
+def test_solve_into_a_read_only_folder_is_one_line_exit_4(
+    tmp_path, episodes, capsys, standin_solver
+):
     with tmpfs(tmp_path / "ro", "1m", read_only=True) as mnt:
         for out in (mnt / "out", mnt / "new" / "out"):
-            rc = main(["solve", "--robot", "ur5", str(episodes), "-o", str(out),
-                       "--workers", "1"])
+            rc = main(["solve", "--robot", "ur5", str(episodes), "-o", str(out), "--workers", "1"])
             line = _one_error_line(capsys, "solve")
             assert rc == EXIT_STORAGE
             assert "Read-only file system" in line and str(mnt) in line
@@ -97,22 +102,55 @@ def test_decode_and_validate_into_a_read_only_folder_exit_4(tmp_path, capsys):
         arrays[f"q_observed_{arm}"] = q0
     np.savez(chunk, **arrays)
     with tmpfs(tmp_path / "ro", "1m", read_only=True) as mnt:
-        rc = main(["decode", str(chunk), "--profile", "marvin_bimanual_diff", "-o",
-                   str(mnt / "out" / "decoded")])
+        rc = main(
+            [
+                "decode",
+                str(chunk),
+                "--profile",
+                "marvin_bimanual_diff",
+                "-o",
+                str(mnt / "out" / "decoded"),
+            ]
+        )
         line = _one_error_line(capsys, "decode")
         assert rc == EXIT_STORAGE and "Read-only file system" in line and str(mnt) in line
-        rc = main(["validate", "ur5", "--targets", "1", "--no-progress", "--json",
-                   str(mnt / "out" / "report.json")])
+        rc = main(
+            [
+                "validate",
+                "ur5",
+                "--targets",
+                "1",
+                "--no-progress",
+                "--json",
+                str(mnt / "out" / "report.json"),
+            ]
+        )
         capsys.readouterr()  # the table went to stdout before the write failed
         assert rc == EXIT_STORAGE
         assert list((mnt / "out").iterdir()) == []
 
 
 def test_a_full_disk_stops_the_job_with_one_line_and_only_complete_outputs(
-        tmp_path, episodes, capsys, standin_solver):
+    tmp_path, episodes, capsys, standin_solver
+):
     clean = tmp_path / "clean"
-    assert main(["solve", "--robot", "ur5", str(episodes), "-o", str(clean), "--workers", "1",
-                 "--min-success", "0"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--robot",
+                "ur5",
+                str(episodes),
+                "-o",
+                str(clean),
+                "--workers",
+                "1",
+                "--min-success",
+                "0",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     one = len((clean / "ep0.csv").read_bytes())
     with tmpfs(tmp_path / "full", "64k") as mnt:
@@ -123,8 +161,20 @@ def test_a_full_disk_stops_the_job_with_one_line_and_only_complete_outputs(
             except OSError:
                 pass
         out = mnt / "out"
-        rc = main(["solve", "--robot", "ur5", str(episodes), "-o", str(out), "--workers", "1",
-                   "--min-success", "0"])
+        rc = main(
+            [
+                "solve",
+                "--robot",
+                "ur5",
+                str(episodes),
+                "-o",
+                str(out),
+                "--workers",
+                "1",
+                "--min-success",
+                "0",
+            ]
+        )
         line = _one_error_line(capsys, "solve")
         assert rc == EXIT_STORAGE and "No space left on device" in line and str(out) in line
         assert not list(out.rglob(f"*{PARTIAL_SUFFIX}"))
@@ -135,8 +185,23 @@ def test_a_full_disk_stops_the_job_with_one_line_and_only_complete_outputs(
             assert data == (clean / name).read_bytes()
             assert len(read_solved(out / name)) == 40
         filler.unlink()
-        assert main(["solve", "--robot", "ur5", str(episodes), "-o", str(out),
-                     "--workers", "1", "--min-success", "0"]) == 0
+        assert (
+            main(
+                [
+                    "solve",
+                    "--robot",
+                    "ur5",
+                    str(episodes),
+                    "-o",
+                    str(out),
+                    "--workers",
+                    "1",
+                    "--min-success",
+                    "0",
+                ]
+            )
+            == 0
+        )
         assert outputs(out) == outputs(clean)
         assert json.loads((out / "summary.json").read_text())["skipped"] == len(written)
 

@@ -48,17 +48,20 @@ def test_unknown_or_unconnected_base_and_tip_are_named(case):
 
 @pytest.mark.parametrize("case", CASES[::4], ids=[c[0] for c in CASES[::4]])
 def test_every_command_taking_a_urdf_answers_with_one_line_and_writes_nothing(
-        case, tmp_path, capsys):
+    case, tmp_path, capsys
+):
     cid, content, err, words = case
     path = write_case(tmp_path, f"{cid}.urdf", content)
     episodes = tmp_path / "episodes"
     write_case(episodes, "e.csv", "timestamp,x,y,z,qw,qx,qy,qz\n0,0.4,0,0.4,1,0,0,0\n")
     out = tmp_path / "out"
-    for argv in (["fk", "--urdf", str(path)], ["ik", "--urdf", str(path), "--pose",
-                                                "0.4", "0", "0.4", "1", "0", "0", "0"],
-                 ["servo-demo", "--urdf", str(path), "--steps", "2"],
-                 ["validate", str(path), "--no-progress"],
-                 ["solve", "--urdf", str(path), str(episodes), "-o", str(out)]):
+    for argv in (
+        ["fk", "--urdf", str(path)],
+        ["ik", "--urdf", str(path), "--pose", "0.4", "0", "0.4", "1", "0", "0", "0"],
+        ["servo-demo", "--urdf", str(path), "--steps", "2"],
+        ["validate", str(path), "--no-progress"],
+        ["solve", "--urdf", str(path), str(episodes), "-o", str(out)],
+    ):
         assert main(argv) == 2, argv
         cap = capsys.readouterr()
         lines = cap.err.strip().splitlines()
@@ -69,8 +72,7 @@ def test_every_command_taking_a_urdf_answers_with_one_line_and_writes_nothing(
 
 
 def test_a_latin1_urdf_that_declares_its_encoding_loads(tmp_path):
-    text = ('<?xml version="1.0" encoding="ISO-8859-1"?>\n'
-            + good().replace('"l3"', '"l3_\xe9"'))
+    text = '<?xml version="1.0" encoding="ISO-8859-1"?>\n' + good().replace('"l3"', '"l3_\xe9"')
     path = tmp_path / "latin.urdf"
     path.write_bytes(text.encode("latin-1"))
     chain = load_urdf(path)

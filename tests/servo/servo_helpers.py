@@ -21,8 +21,9 @@ def arm(name: str):
         return robots.load("ur5").with_limits(acceleration=UR5_ACC), ServoConfig()
     if name == "panda":
         panda = robots.load("panda").with_limits(acceleration=PANDA_ACC)
-        return panda, ServoConfig(nullspace_gain=0.5, nullspace_reference=panda.middle(),
-                                  joint_centering_gain=0.1)
+        return panda, ServoConfig(
+            nullspace_gain=0.5, nullspace_reference=panda.middle(), joint_centering_gain=0.1
+        )
     raise KeyError(name)
 
 

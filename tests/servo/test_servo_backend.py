@@ -40,7 +40,9 @@ def test_numba_warns_and_runs_the_same_kernel(monkeypatch):
     got = _answer(s, chain)
     assert got.action == ref.action and np.array_equal(got.reference.q, ref.reference.q)
     monkeypatch.setenv("IKSTACK_SERVO", "numba")
-    with pytest.warns(IKStackDeprecationWarning, match="IKSTACK_SERVO environment variable 'numba'"):
+    with pytest.warns(
+        IKStackDeprecationWarning, match="IKSTACK_SERVO environment variable 'numba'"
+    ):
         assert type(Servo(chain, cfg)) is Servo
 
 
@@ -61,4 +63,3 @@ def test_other_backends_are_refused(monkeypatch):
         Servo(chain, cfg)
     with pytest.raises(InputError, match="kernel must be 'native'; got 'fortran'"):
         Servo(chain, cfg, kernel="fortran")
-

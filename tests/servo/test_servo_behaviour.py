@@ -70,8 +70,9 @@ def test_stale_or_missing_command_halts_within_acceleration_limits_then_holds(ki
     chain, cfg = arm("planar2")
     servo = Servo(chain, cfg, differential_ik=BoxQPSolver())
     q = np.array([0.3, 1.2])
-    q, dq, _ = run(chain, servo, q, [lambda now: TwistCommand([0.3, 0.2, 0, 0, 0, 0], "base", now)]
-                   * 40)
+    q, dq, _ = run(
+        chain, servo, q, [lambda now: TwistCommand([0.3, 0.2, 0, 0, 0, 0], "base", now)] * 40
+    )
     assert np.max(np.abs(dq)) > 0.3  # moving fast
     last = 40 * TICK
     if kind == "stale":
@@ -95,8 +96,9 @@ def test_invalid_input_is_rejected_with_a_message_and_a_safe_reference():
     servo = Servo(chain, cfg)
     q = np.array([0.3, 1.2])
     T = chain.fk(q)
-    q1, dq1, _ = run(chain, servo, q, [lambda now: TwistCommand([0.2, 0, 0, 0, 0, 0], "base", now)]
-                     * 20)
+    q1, dq1, _ = run(
+        chain, servo, q, [lambda now: TwistCommand([0.2, 0, 0, 0, 0, 0], "base", now)] * 20
+    )
     now = 20 * TICK
     bad_T = T.copy()
     bad_T[0, 0] = 2.0
@@ -105,8 +107,11 @@ def test_invalid_input_is_rejected_with_a_message_and_a_safe_reference():
         (JointState(np.zeros(3), np.zeros(3), now + TICK), PoseCommand(T, now), "q"),
         (JointState(q1, dq1, now + TICK), PoseCommand(bad_T, now), "rigid"),
         (JointState(q1, dq1, now + TICK), PoseCommand(T, now + 5 * TICK), "future"),
-        (JointState(np.array([3.5, 0.0]), np.zeros(2), now + TICK), PoseCommand(T, now),
-         "outside its hard limits"),
+        (
+            JointState(np.array([3.5, 0.0]), np.zeros(2), now + TICK),
+            PoseCommand(T, now),
+            "outside its hard limits",
+        ),
         (JointState(q1, dq1, now + TICK), TwistCommand(np.zeros(6), "world", now), "frame"),
         (JointState(q1, dq1, now + TICK), "go left", "unknown command"),
         (JointState(q1, dq1, 5), PoseCommand(T, 0), "backwards"),
@@ -151,22 +156,24 @@ def test_a_failing_python_solver_latches_solver_error_until_reset(mode):
     solver = Faulty("ok")
     servo = Servo(chain, cfg, differential_ik=solver)
     target = chain.fk(np.array([0.2, 1.0]))
-    q, dq, _ = run(chain, servo, np.array([0.8, 0.6]),
-                   [lambda now: PoseCommand(target, now)] * 15)
+    q, dq, _ = run(chain, servo, np.array([0.8, 0.6]), [lambda now: PoseCommand(target, now)] * 15)
     assert np.max(np.abs(dq)) > 0
     solver.mode = mode
-    q, dq, res = run(chain, servo, q, [lambda now: PoseCommand(target, now)] * 3, start=15 * TICK,
-                     dq=dq)
+    q, dq, res = run(
+        chain, servo, q, [lambda now: PoseCommand(target, now)] * 3, start=15 * TICK, dq=dq
+    )
     assert res[0].status & S.SOLVER_ERROR and "solver error" in res[0].message
     solver.mode = "ok"  # the solver recovers; the fault stays latched
-    q, dq, res = run(chain, servo, q, [lambda now: PoseCommand(target, now)] * 60,
-                     start=18 * TICK, dq=dq)
+    q, dq, res = run(
+        chain, servo, q, [lambda now: PoseCommand(target, now)] * 60, start=18 * TICK, dq=dq
+    )
     assert all(r.status & S.SOLVER_ERROR for r in res)
     assert res[-1].action == Action.HOLD and servo.faulted
     servo.reset()
     assert not servo.faulted
-    q, dq, res = run(chain, servo, q, [lambda now: PoseCommand(target, now)] * 300,
-                     start=78 * TICK, dq=dq)
+    q, dq, res = run(
+        chain, servo, q, [lambda now: PoseCommand(target, now)] * 300, start=78 * TICK, dq=dq
+    )
     assert not res[-1].status & S.SOLVER_ERROR
     assert res[-1].status & S.GOAL_REACHED
 
@@ -215,8 +222,12 @@ def test_goal_reached_keeps_tracking_while_nullspace_motion_continues():
 def test_jog_respects_position_limits_with_braking():
     chain, cfg = arm("planar2")
     servo = Servo(chain, cfg)
-    q, dq, res = run(chain, servo, np.array([2.5, 0.0]),
-                     [lambda now: JointJogCommand(np.array([2.0, 0.0]), now)] * 200)
+    q, dq, res = run(
+        chain,
+        servo,
+        np.array([2.5, 0.0]),
+        [lambda now: JointJogCommand(np.array([2.0, 0.0]), now)] * 200,
+    )
     assert q[0] <= chain.upper[0] - cfg.joint_limit_margin + 1e-9
     assert any(r.status & S.JOINT_BOUND for r in res)
     assert res[-1].action == Action.HOLD
@@ -248,8 +259,12 @@ def test_tool_frame_twist_is_rotated_into_the_base_frame():
     b = Servo(chain, cfg, differential_ik=DLSVelocitySolver())
     tw = np.array([0.05, 0.0, 0.02, 0.0, 0.1, 0.0])
     ra = a.step(JointState(q, np.zeros(6), 1), TwistCommand(tw, "tool", 1), DT, 1)
-    rb = b.step(JointState(q, np.zeros(6), 1),
-                TwistCommand(np.concatenate([R @ tw[:3], R @ tw[3:]]), "base", 1), DT, 1)
+    rb = b.step(
+        JointState(q, np.zeros(6), 1),
+        TwistCommand(np.concatenate([R @ tw[:3], R @ tw[3:]]), "base", 1),
+        DT,
+        1,
+    )
     assert np.allclose(ra.reference.dq, rb.reference.dq, atol=1e-12)
 
 

@@ -42,10 +42,32 @@ def _events(chain, rng, steps):
     now = 10_000_000
     out = []
     for _ in range(steps):
-        kind = rng.choice(["pose", "pose", "pose", "pose", "jump", "twist", "jog", "none",
-                           "stale", "nan_q", "back_now", "back_stamp", "outside", "bad_T",
-                           "list_q", "readonly", "fortran_T", "np_stamp", "float_now",
-                           "future", "bad_dt", "int_dt"])
+        kind = rng.choice(
+            [
+                "pose",
+                "pose",
+                "pose",
+                "pose",
+                "jump",
+                "twist",
+                "jog",
+                "none",
+                "stale",
+                "nan_q",
+                "back_now",
+                "back_stamp",
+                "outside",
+                "bad_T",
+                "list_q",
+                "readonly",
+                "fortran_T",
+                "np_stamp",
+                "float_now",
+                "future",
+                "bad_dt",
+                "int_dt",
+            ]
+        )
         now += int(rng.integers(1, 3)) * 1_000_000
         out.append((str(kind), now, rng.normal(size=6), T0))
     return out
@@ -106,8 +128,9 @@ def _drive(servo, chain, seed, steps):
     return answers
 
 
-@pytest.mark.parametrize("solver_cls, python_cls", [(DLSVelocitySolver, PythonDLS),
-                                                     (BoxQPSolver, PythonBoxQP)])
+@pytest.mark.parametrize(
+    "solver_cls, python_cls", [(DLSVelocitySolver, PythonDLS), (BoxQPSolver, PythonBoxQP)]
+)
 @pytest.mark.parametrize("name", ["panda", "ur5"])
 def test_fast_path_and_public_interface_give_identical_references(name, solver_cls, python_cls):
     chain, cfg = arm(name)
@@ -121,9 +144,12 @@ def test_fast_path_and_public_interface_give_identical_references(name, solver_c
         assert (ra.action, ra.status, ra.message) == (rb.action, rb.status, rb.message), k
         assert np.array_equal(ra.reference.q, rb.reference.q), k
         assert np.array_equal(ra.reference.dq, rb.reference.dq), k
-        assert (ra.condition_number, ra.position_error, ra.task_residual,
-                ra.solver_iterations) == (rb.condition_number, rb.position_error,
-                                          rb.task_residual, rb.solver_iterations), k
+        assert (ra.condition_number, ra.position_error, ra.task_residual, ra.solver_iterations) == (
+            rb.condition_number,
+            rb.position_error,
+            rb.task_residual,
+            rb.solver_iterations,
+        ), k
         assert type(ra.task_residual) is float and type(ra.solver_iterations) is int
         for f in fields(ServoResult):  # every field set, with the same type on both paths
             assert type(getattr(ra, f.name)) is type(getattr(rb, f.name)), f.name
@@ -146,10 +172,14 @@ def test_dls_damping_floor_applies_on_the_fast_path():
     T = chain.fk(q)
     T[:3, 3] += [0.05, 0.0, 0.0]
     answers = []
-    for solver in (DLSVelocitySolver(min_damping=0.5), PythonDLS(min_damping=0.5),
-                   DLSVelocitySolver()):
+    for solver in (
+        DLSVelocitySolver(min_damping=0.5),
+        PythonDLS(min_damping=0.5),
+        DLSVelocitySolver(),
+    ):
         r = Servo(chain, cfg, differential_ik=solver).step(
-            JointState(q, np.zeros(chain.dof), 0), PoseCommand(T, 0), 0.001, 0)
+            JointState(q, np.zeros(chain.dof), 0), PoseCommand(T, 0), 0.001, 0
+        )
         answers.append(r.reference.dq)
     assert np.array_equal(answers[0], answers[1])
     assert not np.allclose(answers[0], answers[2])

@@ -75,8 +75,7 @@ def run_sequence(name, solver_cls, seed, events, dt):
         if kind == "pose_jump":
             target = chain.fk(chain.random_q(r))
         elif kind == "pose_near":
-            target = chain.fk(np.clip(q + r.normal(size=chain.dof) * 0.1, chain.lower,
-                                      chain.upper))
+            target = chain.fk(np.clip(q + r.normal(size=chain.dof) * 0.1, chain.lower, chain.upper))
         for _ in range(repeat):
             now += tick
             if kind in ("pose_jump", "pose_near"):
@@ -102,15 +101,18 @@ def run_sequence(name, solver_cls, seed, events, dt):
     return seen
 
 
-SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @pytest.mark.parametrize("name", ["planar2", "ur5", "panda"])
 @pytest.mark.parametrize("solver_cls", [BoxQPSolver, DLSVelocitySolver])
 def test_every_reference_is_finite_and_within_all_limits(name, solver_cls):
     @SETTINGS
-    @given(seed=st.integers(0, 2**31 - 1), events=SEQUENCE, dt=st.sampled_from([0.001, 0.004, 0.01]))
+    @given(
+        seed=st.integers(0, 2**31 - 1), events=SEQUENCE, dt=st.sampled_from([0.001, 0.004, 0.01])
+    )
     def prop(seed, events, dt):
         run_sequence(name, solver_cls, seed, events, dt)
 

@@ -56,7 +56,9 @@ def check(chain, acc, basis_q, basis_dq, res, dt, tol=1e-9):
     assert np.all(np.isfinite(q)) and np.all(np.isfinite(dq))
     assert np.all(q >= chain.lower - tol) and np.all(q <= chain.upper + tol)
     assert np.all(np.abs(dq) <= chain.velocity_limits * (1 + tol) + tol)
-    assert np.all(np.abs(dq - basis_dq) <= acc * dt * (1 + 1e-9) + tol), (dq - basis_dq) / (acc * dt)
+    assert np.all(np.abs(dq - basis_dq) <= acc * dt * (1 + 1e-9) + tol), (dq - basis_dq) / (
+        acc * dt
+    )
     assert np.all(np.abs(q - basis_q - dq * dt) <= 1e-6)  # no jump
     if chain.name.startswith("marvin"):
         assert diamond_deg(q) <= 110.5 + 1e-7
@@ -241,17 +243,23 @@ def random_state(chain, rng, band):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(robot=st.sampled_from(["marvin_left", "marvin_right", "panda"]),
-       solver=st.sampled_from(["dls", "boxqp"]),
-       events=st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 2**32 - 1)),
-                       min_size=5, max_size=25))
+@given(
+    robot=st.sampled_from(["marvin_left", "marvin_right", "panda"]),
+    solver=st.sampled_from(["dls", "boxqp"]),
+    events=st.lists(
+        st.tuples(st.sampled_from(KINDS), st.integers(0, 2**32 - 1)), min_size=5, max_size=25
+    ),
+)
 def test_every_reference_is_safe_under_random_sequences(robot, solver, events):
     chain = robots.load(robot)
     acc = MARVIN_ACC if robot.startswith("marvin") else PANDA_ACC
     if robot == "panda":
         chain = chain.with_limits(acceleration=PANDA_ACC)
-    servo = Servo(chain, ServoConfig(), differential_ik=BoxQPSolver() if solver == "boxqp"
-                  else DLSVelocitySolver())
+    servo = Servo(
+        chain,
+        ServoConfig(),
+        differential_ik=BoxQPSolver() if solver == "boxqp" else DLSVelocitySolver(),
+    )
     n = chain.dof
     vmax = chain.velocity_limits
     q, dq = random_state(chain, np.random.default_rng(events[0][1]), False), np.zeros(n)
@@ -290,9 +298,13 @@ def test_every_reference_is_safe_under_random_sequences(robot, solver, events):
                 state_q, state_dq = random_state(chain, rng, True), np.zeros(n)
             command = None
             if cmd is not None:
-                command = (JointJogCommand(cmd[1], cstamp) if cmd[0] == "jog" else
-                           TwistCommand(cmd[1], "base", cstamp) if cmd[0] == "twist" else
-                           PoseCommand(cmd[1], cstamp))
+                command = (
+                    JointJogCommand(cmd[1], cstamp)
+                    if cmd[0] == "jog"
+                    else TwistCommand(cmd[1], "base", cstamp)
+                    if cmd[0] == "twist"
+                    else PoseCommand(cmd[1], cstamp)
+                )
             res = servo.step(JointState(state_q, state_dq, stamp), command, DT, now)
             usable = np.all(np.isfinite(state_q))
             check(chain, acc, state_q if usable else q, state_dq if usable else dq, res, DT)

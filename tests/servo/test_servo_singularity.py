@@ -44,8 +44,9 @@ def test_planar_arm_decelerates_and_halts_pushing_into_the_stretched_singularity
     for solver in (BoxQPSolver(), DLSVelocitySolver()):
         servo = Servo(chain, cfg, differential_ik=solver)
         q0 = np.array([0.0, 0.8])
-        q, dq, res = drive(chain, servo, q0,
-                           lambda now, q: TwistCommand([0.3, 0.0, 0, 0, 0, 0], "base", now), 800)
+        q, dq, res = drive(
+            chain, servo, q0, lambda now, q: TwistCommand([0.3, 0.0, 0, 0, 0, 0], "base", now), 800
+        )
         seen = flags_seen(res)
         assert seen & S.SINGULARITY_DECELERATE
         assert seen & S.SINGULARITY_HALT
@@ -55,8 +56,9 @@ def test_planar_arm_decelerates_and_halts_pushing_into_the_stretched_singularity
         assert max(kappas) < 31.0  # braked in time: stopped short of the halt threshold
         assert abs(q[1]) > 0.05
         # commanded out (toward the base): allowed even though kappa is above the threshold
-        q2, _, res2 = drive(chain, servo, q,
-                            lambda now, q: TwistCommand([-0.3, 0.0, 0, 0, 0, 0], "base", now), 150)
+        q2, _, res2 = drive(
+            chain, servo, q, lambda now, q: TwistCommand([-0.3, 0.0, 0, 0, 0, 0], "base", now), 150
+        )
         assert flags_seen(res2) & S.SINGULARITY_LEAVING
         assert res2[-1].condition_number < res[-1].condition_number
         assert np.linalg.norm(chain.fk(q2)[:2, 3]) < np.linalg.norm(chain.fk(q)[:2, 3]) - 0.02

@@ -79,8 +79,9 @@ def test_every_target_matches_plain_dls_from_the_zero_pose_on_pinocchio(file, ti
         assert t.success == reached, (t.index, t.iterations, its)
 
 
-@pytest.mark.parametrize("file, tip", [("ur5.urdf", "tool0"), ("panda.urdf", "panda_link8"),
-                                       ("iiwa14.urdf", None)])
+@pytest.mark.parametrize(
+    "file, tip", [("ur5.urdf", "tool0"), ("panda.urdf", "panda_link8"), ("iiwa14.urdf", None)]
+)
 def test_both_engines_start_from_the_same_neutral_pose_and_agree(file, tip):
     pytest.importorskip("mujoco")
     from ikstack.validate import MujocoFK

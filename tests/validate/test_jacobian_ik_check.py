@@ -32,8 +32,9 @@ STRETCHED = ("panda", "panda_hand")
 
 
 def _erd_root():
-    hits = glob.glob(f"{sys.prefix}/lib/python3*/site-packages/cmeel.prefix/share/"
-                     "example-robot-data/robots")
+    hits = glob.glob(
+        f"{sys.prefix}/lib/python3*/site-packages/cmeel.prefix/share/example-robot-data/robots"
+    )
     return hits[0] if hits else None
 
 
@@ -113,8 +114,13 @@ def test_fk_that_ignores_a_joint_fails_naming_the_joint():
         q[3] = 0.0
         return fk(chain, q)
 
-    be = CallableFK(fk_ignoring_joint4, chain.lower, chain.upper, neutral=chain.middle(),
-                    joint_names=chain.joint_names)
+    be = CallableFK(
+        fk_ignoring_joint4,
+        chain.lower,
+        chain.upper,
+        neutral=chain.middle(),
+        joint_names=chain.joint_names,
+    )
     report = check_jacobian_ik(be)
     assert report.status == CheckStatus.FAIL
     assert "iiwa_joint_4" in report.reason
@@ -152,9 +158,18 @@ def test_scara_targets_lie_on_an_fk_reach_ring():
 
 def test_every_default_is_an_option_and_bad_options_are_named():
     chain = robots.load("ur5")
-    report = check_jacobian_ik(chain, num_targets=3, max_iterations=40, damping=0.1,
-                               position_tolerance=0.01, rotation_tolerance_deg=5.0,
-                               min_pass_rate=0.3, eps=1e-6, rng=4, neutral=np.zeros(6))
+    report = check_jacobian_ik(
+        chain,
+        num_targets=3,
+        max_iterations=40,
+        damping=0.1,
+        position_tolerance=0.01,
+        rotation_tolerance_deg=5.0,
+        min_pass_rate=0.3,
+        eps=1e-6,
+        rng=4,
+        neutral=np.zeros(6),
+    )
     assert report.config["num_targets"] == 3 and len(report.targets) == 3
     assert report.config["neutral"] == [0.0] * 6
     assert all(t.iterations <= 40 for t in report.targets)
@@ -213,13 +228,20 @@ def test_a_stretched_neutral_pose_fails_plain_dls_and_a_step_clamp_is_reported(n
 
 def test_chain_backend_default_neutral_is_zero_clipped_into_the_limits():
     chain = robots.load("panda")
-    np.testing.assert_array_equal(ChainFK(chain).neutral,
-                                  np.clip(np.zeros(7), chain.lower, chain.upper))
+    np.testing.assert_array_equal(
+        ChainFK(chain).neutral, np.clip(np.zeros(7), chain.lower, chain.upper)
+    )
 
 
 # ----------------------------------------------------------------------------- MuJoCo backend
-@pytest.mark.parametrize("name, file, ee", [("panda", "panda.urdf", "panda_link8"),
-                                            ("ur5", "ur5.urdf", None), ("scara", "scara.urdf", None)])
+@pytest.mark.parametrize(
+    "name, file, ee",
+    [
+        ("panda", "panda.urdf", "panda_link8"),
+        ("ur5", "ur5.urdf", None),
+        ("scara", "scara.urdf", None),
+    ],
+)
 def test_mujoco_kinematics_of_bundled_urdfs_match_ikstack_and_pass(name, file, ee):
     pytest.importorskip("mujoco")
     from ikstack.validate import MujocoFK
@@ -263,9 +285,14 @@ def test_mujoco_loads_mjcf(tmp_path):
     assert report.distinct_targets >= 2 and report.passed
 
 
-@pytest.mark.parametrize("file, tip", [("ur_description/urdf/ur5_robot.urdf", "tool0"),
-                                       ("ur_description/urdf/ur10_robot.urdf", "tool0"),
-                                       ("panda_description/urdf/panda.urdf", "panda_hand")])
+@pytest.mark.parametrize(
+    "file, tip",
+    [
+        ("ur_description/urdf/ur5_robot.urdf", "tool0"),
+        ("ur_description/urdf/ur10_robot.urdf", "tool0"),
+        ("panda_description/urdf/panda.urdf", "panda_hand"),
+    ],
+)
 def test_check_passes_on_example_robot_data_urdfs(file, tip):
     root = _erd_root()
     if root is None:

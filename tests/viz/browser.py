@@ -41,13 +41,26 @@ class Browser:
             raise RuntimeError("no chromium on PATH")
         self._dir = tempfile.mkdtemp(prefix="ikstack-chromium-")
         self.proc = subprocess.Popen(
-            [exe, "--headless=new", "--no-sandbox", "--no-first-run", "--disable-extensions",
-             "--disable-dev-shm-usage", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-             "--ignore-gpu-blocklist", "--disable-features=BackForwardCache",
-             "--remote-debugging-address=127.0.0.1",
-             "--remote-debugging-port=0", f"--user-data-dir={self._dir}",
-             f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                exe,
+                "--headless=new",
+                "--no-sandbox",
+                "--no-first-run",
+                "--disable-extensions",
+                "--disable-dev-shm-usage",
+                "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader",
+                "--ignore-gpu-blocklist",
+                "--disable-features=BackForwardCache",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self._dir}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         port_file = Path(self._dir) / "DevToolsActivePort"
         end = time.monotonic() + 60
         while not port_file.exists() or not port_file.read_text().strip():
@@ -65,8 +78,10 @@ class Browser:
         self.ws = connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=20)
         self._id = 0
         self.call("Page.enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def call(self, method: str, params: dict | None = None, timeout: float = 60.0) -> dict:
         self._id += 1
@@ -115,8 +130,9 @@ class Browser:
             Path(save).write_bytes(data)
         return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
-    def settle(self, seconds: float = 1.0, path: str | os.PathLike[str] | None = None
-               ) -> np.ndarray:
+    def settle(
+        self, seconds: float = 1.0, path: str | os.PathLike[str] | None = None
+    ) -> np.ndarray:
         """Screenshots until two in a row agree (the scene finished updating), the last one
         (also saved to ``path`` when given)."""
         prev = self.screenshot()
@@ -148,8 +164,9 @@ class Browser:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
-def hue_mask(img: np.ndarray, lo_deg: float, hi_deg: float, min_sat: float = 0.35,
-             min_val: float = 0.25) -> np.ndarray:
+def hue_mask(
+    img: np.ndarray, lo_deg: float, hi_deg: float, min_sat: float = 0.35, min_val: float = 0.25
+) -> np.ndarray:
     """Pixels whose hue lies in [lo, hi] degrees and that are saturated and bright enough."""
     rgb = img.astype(np.float64) / 255.0
     mx, mn = rgb.max(axis=2), rgb.min(axis=2)

@@ -19,28 +19,30 @@ def _frames(chain, q):
     return np.concatenate([np.eye(4)[None], fk_links(chain, q)[:-1]])
 
 
-@pytest.mark.parametrize("rel,base,tip,expect", [
-    ("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0", 7),
-    ("panda_description/urdf/panda.urdf", "panda_link0", "panda_hand_tcp", 9),
-])
-def test_urdf_meshes_sit_where_pinocchio_places_them(erd_dir: Path, rel, base, tip,
-                                                     expect) -> None:
+@pytest.mark.parametrize(
+    "rel,base,tip,expect",
+    [
+        ("ur_description/urdf/ur5_robot.urdf", "base_link", "tool0", 7),
+        ("panda_description/urdf/panda.urdf", "panda_link0", "panda_hand_tcp", 9),
+    ],
+)
+def test_urdf_meshes_sit_where_pinocchio_places_them(erd_dir: Path, rel, base, tip, expect) -> None:
     pin = pytest.importorskip("pinocchio")
     path = erd_dir / rel
     chain = load_urdf(path, base, tip)
     meshes, failed = urdf_meshes(chain, path)
     assert failed == [] and len(meshes) == expect
     model = pin.buildModelFromUrdf(str(path))
-    geom = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.VISUAL,
-                                 package_dirs=[str(erd_dir.parent.parent)])
+    geom = pin.buildGeomFromUrdf(
+        model, str(path), pin.GeometryType.VISUAL, package_dirs=[str(erd_dir.parent.parent)]
+    )
     data, gdata = model.createData(), pin.GeometryData(geom)
     q = chain.random_q(np.random.default_rng(2))
     qp = pin.neutral(model)
     for k, name in enumerate(chain.joint_names):
         qp[model.joints[model.getJointId(name)].idx_q] = q[k]
     pin.updateGeometryPlacements(model, data, geom, gdata, qp)
-    placed = {geom.geometryObjects[i].name: gdata.oMg[i].homogeneous
-              for i in range(geom.ngeoms)}
+    placed = {geom.geometryObjects[i].name: gdata.oMg[i].homogeneous for i in range(geom.ngeoms)}
     T_world_base = data.oMf[model.getFrameId(base)].homogeneous
     frames = _frames(chain, q)
     for m in meshes:
@@ -62,7 +64,7 @@ def test_mjcf_meshes_sit_where_mujoco_places_them() -> None:
     mujoco.mj_kinematics(model, data)
     frames = _frames(chain, q)
     for m in meshes:
-        g = int(m.name[len("geom"):])
+        g = int(m.name[len("geom") :])
         T = np.eye(4)
         T[:3, :3] = data.geom_xmat[g].reshape(3, 3)
         T[:3, 3] = data.geom_xpos[g]
@@ -79,7 +81,8 @@ def test_capsules_join_joint_origins(erd_dir: Path) -> None:
         v, f = capsule_mesh(s.start, s.end, 0.02)
         assert f.max() < len(v)
         d = np.linalg.norm(np.cross(v - s.start, s.end - s.start), axis=1) / np.linalg.norm(
-            s.end - s.start)
+            s.end - s.start
+        )
         assert np.all(d <= 0.02 + 1e-12)  # within the radius of the axis line
     # the last capsule ends at the TCP, computed here by the chain's own FK of the tip
     assert np.allclose(ends[-1], chain.fk(q)[:3, 3], atol=1e-12)

@@ -23,13 +23,16 @@ def _legend(ax) -> list[str]:
 
 def test_solve_plot_writes_one_png_per_episode(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["solve", "--robot", "ur5", "sample:ur5", "-o", str(out), "--workers", "1",
-                 "--plot"]) == 0
+    assert (
+        main(["solve", "--robot", "ur5", "sample:ur5", "-o", str(out), "--workers", "1", "--plot"])
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     pngs = sorted((out / "plots").glob("*.png"))
     assert len(pngs) == summary["episodes"] == 3
-    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000
-               for p in pngs)
+    assert all(
+        p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000 for p in pngs
+    )
 
 
 def test_episode_plot_legends_name_joints_and_mark_failures() -> None:
@@ -39,8 +42,15 @@ def test_episode_plot_legends_name_joints_and_mark_failures() -> None:
     n = 20
     ok = np.ones(n, dtype=bool)
     ok[5] = False
-    s = SolvedEpisode(np.arange(n) / 10.0, chain.joint_names, np.zeros((n, 6)), ok,
-                      np.full(n, 1e-9), np.full(n, 1e-8), np.zeros(n, dtype=np.int64))
+    s = SolvedEpisode(
+        np.arange(n) / 10.0,
+        chain.joint_names,
+        np.zeros((n, 6)),
+        ok,
+        np.full(n, 1e-9),
+        np.full(n, 1e-8),
+        np.zeros(n, dtype=np.int64),
+    )
     fig = plot_solved_episode(s, title="ep")
     ax_q, ax_e = fig.axes
     assert _legend(ax_q) == list(chain.joint_names)

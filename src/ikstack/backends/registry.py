@@ -8,9 +8,11 @@ from typing import Any
 from ikstack.errors import InputError
 from ikstack.vocabulary import BACKEND_DEVICES, BACKEND_TEXT
 
-#: backend name -> (devices it accepts, what it is); the names are :data:`ikstack.vocabulary.BACKENDS`
+#: backend name -> (devices it accepts, what it is); the names are
+#: :data:`ikstack.vocabulary.BACKENDS`
 BACKENDS: dict[str, tuple[tuple[str, ...], str]] = {
-    name: (devices, BACKEND_TEXT[name]) for name, devices in BACKEND_DEVICES.items()}
+    name: (devices, BACKEND_TEXT[name]) for name, devices in BACKEND_DEVICES.items()
+}
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,9 @@ class Timing:
         return {k: v * 1e6 for k, v in asdict(self).items() if k != "samples"}
 
 
-def time_per_call(fn: Callable[[], Any], *, samples: int = 2000, inner: int = 1,
-                  warmup: int = 50, per: int = 1) -> Timing:
+def time_per_call(
+    fn: Callable[[], Any], *, samples: int = 2000, inner: int = 1, warmup: int = 50, per: int = 1
+) -> Timing:
     """Time ``fn`` ``samples`` times (each sample runs it ``inner`` times).
 
     ``per`` divides each time further (e.g. the batch size, for time per item).
@@ -55,8 +56,13 @@ def time_per_call(fn: Callable[[], Any], *, samples: int = 2000, inner: int = 1,
         for _ in range(inner):
             fn()
         out[i] = (clock() - t0) / (inner * per)
-    return Timing(float(np.median(out)), float(np.percentile(out, 95)),
-                  float(np.percentile(out, 99)), float(out.mean()), samples)
+    return Timing(
+        float(np.median(out)),
+        float(np.percentile(out, 95)),
+        float(np.percentile(out, 99)),
+        float(out.mean()),
+        samples,
+    )
 
 
 def versions(packages: Sequence[str]) -> dict[str, str | None]:
@@ -81,27 +87,39 @@ def machine_info() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version()}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
 
 
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """A plain-text table of ``rows`` restricted to ``columns`` (floats to 4 significant)."""
+
     def fmt(v: Any) -> str:
         if isinstance(v, float):
             return f"{v:.4g}"
         return "-" if v is None else str(v)
+
     cells = [[fmt(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c)
-              for i, c in enumerate(columns)]
+    widths = [
+        max(len(c), *(len(row[i]) for row in cells)) if cells else len(c)
+        for i, c in enumerate(columns)
+    ]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
     return "\n".join(lines)
 
 
-def write_report(name: str, payload: dict[str, Any], folder: str | Path | None = None,
-                 packages: Sequence[str] = ("ikstack", "numpy", "numba")) -> Path:
+def write_report(
+    name: str,
+    payload: dict[str, Any],
+    folder: str | Path | None = None,
+    packages: Sequence[str] = ("ikstack", "numpy", "numba"),
+) -> Path:
     """Write ``payload`` with machine and version info to ``<folder>/<name>.json``.
 
     A smoke run (``payload["quick"]`` true) goes to ``<name>-quick.json`` instead, so it never
@@ -111,8 +129,13 @@ def write_report(name: str, payload: dict[str, Any], folder: str | Path | None =
     folder.mkdir(parents=True, exist_ok=True)
     if payload.get("quick"):
         name = f"{name}-quick"
-    doc = {"benchmark": name, "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-           "machine": machine_info(), "versions": versions(packages), **payload}
+    doc = {
+        "benchmark": name,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": machine_info(),
+        "versions": versions(packages),
+        **payload,
+    }
     path = folder / f"{name}.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=2, default=_default))

@@ -52,5 +52,6 @@ __all__ = [
 ]
 
 #: names renamed in this release, kept one release (they warn)
-__getattr__ = renamed_module_names(__name__, {
-    "AnalyticSettings": ("ikstack.chunk", "AnalyticDecodeConfig")})
+__getattr__ = renamed_module_names(
+    __name__, {"AnalyticSettings": ("ikstack.chunk", "AnalyticDecodeConfig")}
+)

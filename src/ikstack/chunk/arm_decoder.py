@@ -84,11 +84,17 @@ class ArmDecoder:
         ConfigError: an unknown method, a bad substep, or (analytic) no analytic solver.
     """
 
-    def __init__(self, name: str, chain: Chain, method: str = DecodeMethod.ANALYTIC,
-                 diff_config: DiffQPConfig | None = None,
-                 analytic: AnalyticDecodeConfig | None = None,
-                 ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S, *,
-                 backend: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        chain: Chain,
+        method: str = DecodeMethod.ANALYTIC,
+        diff_config: DiffQPConfig | None = None,
+        analytic: AnalyticDecodeConfig | None = None,
+        ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S,
+        *,
+        backend: str | None = None,
+    ):
         self.name = name
         self.chain = chain
         if backend is not None:
@@ -97,10 +103,15 @@ class ArmDecoder:
         if method not in ("diff", "analytic"):
             raise ConfigError(f"ik_backend must be 'analytic' or 'diff'; got {method!r}")
         method = DecodeMethod(method)
-        if not (isinstance(ik_validation_dt_s, (int, float)) and math.isfinite(ik_validation_dt_s)
-                and ik_validation_dt_s > 0):
-            raise ConfigError(f"ik_validation_dt_s must be a positive number of seconds; got "
-                              f"{ik_validation_dt_s!r}")
+        if not (
+            isinstance(ik_validation_dt_s, (int, float))
+            and math.isfinite(ik_validation_dt_s)
+            and ik_validation_dt_s > 0
+        ):
+            raise ConfigError(
+                f"ik_validation_dt_s must be a positive number of seconds; got "
+                f"{ik_validation_dt_s!r}"
+            )
         self.method = method
         self.ik_validation_dt_s = float(ik_validation_dt_s)
         self.diff_config = diff_config or DiffQPConfig()
@@ -117,14 +128,20 @@ class ArmDecoder:
         except ImportError as exc:
             raise ConfigError(
                 "ik_backend 'analytic' needs ikstack.ik.analytic.AnalyticIK, which is not "
-                f"available in this installation ({exc}); use ik_backend: diff") from None
+                f"available in this installation ({exc}); use ik_backend: diff"
+            ) from None
         self.ik = AnalyticIK(self.chain, mode=self.analytic.mode)
         s = self.analytic
-        lm = self.chain.kinematic_margin if s.limit_margin_deg is None \
+        lm = (
+            self.chain.kinematic_margin
+            if s.limit_margin_deg is None
             else math.radians(s.limit_margin_deg)
+        )
         if lm < self.chain.kinematic_margin - 1e-12:
-            raise ConfigError(f"analytic_ik.limit_margin_deg {s.limit_margin_deg} is below the "
-                              "arm's kinematic margin")
+            raise ConfigError(
+                f"analytic_ik.limit_margin_deg {s.limit_margin_deg} is below the "
+                "arm's kinematic margin"
+            )
         self.analytic_margin = lm
 
     backend = renamed_attribute("backend", "method")
@@ -191,9 +208,16 @@ class ArmDecoder:
                 steps += 1
                 if not r.success:
                     out[k:] = q
-                    return ArmDecodeResult(self.name, False, out, k, j,
-                                           DecodeStatus(r.status.value),
-                                           r.message, LagStats(worst_p, worst_e, exceed, steps))
+                    return ArmDecodeResult(
+                        self.name,
+                        False,
+                        out,
+                        k,
+                        j,
+                        DecodeStatus(r.status.value),
+                        r.message,
+                        LagStats(worst_p, worst_e, exceed, steps),
+                    )
                 worst_p = max(worst_p, r.position_residual_m * 1000.0)
                 worst_e = max(worst_e, r.euler_residual_deg)
                 exceed += int(r.lag_exceeded)
@@ -209,14 +233,22 @@ class ArmDecoder:
         out = np.empty((H, ch.dof))
         branch = math.radians(s.branch_check_deg)
         for k in range(H):
-            res = self.ik.solve(T[k:k + 1], q[None, :], return_all=True)
+            res = self.ik.solve(T[k : k + 1], q[None, :], return_all=True)
             cands = [np.asarray(res.q[0], dtype=np.float64)]
             if res.q_all is not None and res.valid_all is not None:
-                cands += [np.asarray(c, dtype=np.float64)
-                          for c in np.asarray(res.q_all)[0][np.asarray(res.valid_all)[0]]]
+                cands += [
+                    np.asarray(c, dtype=np.float64)
+                    for c in np.asarray(res.q_all)[0][np.asarray(res.valid_all)[0]]
+                ]
             C = np.array(cands)
-            fk_ok, _, _ = certify(ch, C, T[k], s.position_tolerance_m,
-                                  math.radians(s.rotation_tolerance_deg), check_constraints=False)
+            fk_ok, _, _ = certify(
+                ch,
+                C,
+                T[k],
+                s.position_tolerance_m,
+                math.radians(s.rotation_tolerance_deg),
+                check_constraints=False,
+            )
             lim_ok = ch.within_limits(C, tol=1e-9, margin=self.analytic_margin)
             con_ok = ch.constraints_satisfied(C) if ch.constraints else np.ones(len(C), bool)
             valid = fk_ok & lim_ok & con_ok
@@ -230,9 +262,13 @@ class ArmDecoder:
                     pick = int(ok[np.argmin(jump[ok])])
             if pick < 0:
                 if valid.any():
-                    reason, msg = "branch_jump", (
-                        f"every valid solution jumps more than {s.branch_check_deg} deg "
-                        f"(smallest {math.degrees(float(jump[valid].min())):.3f} deg)")
+                    reason, msg = (
+                        "branch_jump",
+                        (
+                            f"every valid solution jumps more than {s.branch_check_deg} deg "
+                            f"(smallest {math.degrees(float(jump[valid].min())):.3f} deg)"
+                        ),
+                    )
                 elif (fk_ok & ~lim_ok).any():
                     reason, msg = "joint_limit", "solutions leave the margin-adjusted limits"
                 elif (fk_ok & lim_ok & ~con_ok).any():
@@ -246,5 +282,6 @@ class ArmDecoder:
         return ArmDecodeResult(self.name, True, out)
 
 
-__getattr__ = renamed_module_names(__name__, {"AnalyticSettings": (__name__,
-                                                                   "AnalyticDecodeConfig")})
+__getattr__ = renamed_module_names(
+    __name__, {"AnalyticSettings": (__name__, "AnalyticDecodeConfig")}
+)

@@ -50,16 +50,27 @@ class ArmSpec:
 
     def build(self) -> ArmDecoder:
         """The arm's decoder."""
-        return ArmDecoder(self.name, self.chain, self.method, self.diff_config, self.analytic,
-                          self.ik_validation_dt_s)
+        return ArmDecoder(
+            self.name,
+            self.chain,
+            self.method,
+            self.diff_config,
+            self.analytic,
+            self.ik_validation_dt_s,
+        )
 
 
 def check_interval(action_interval_s: float) -> float:
     """``action_interval_s`` as a positive float [s] (ConfigError otherwise)."""
-    if isinstance(action_interval_s, bool) or not isinstance(action_interval_s, (int, float)) \
-            or not math.isfinite(action_interval_s) or action_interval_s <= 0:
-        raise ConfigError(f"action_interval_s must be a positive number of seconds; got "
-                          f"{action_interval_s!r}")
+    if (
+        isinstance(action_interval_s, bool)
+        or not isinstance(action_interval_s, (int, float))
+        or not math.isfinite(action_interval_s)
+        or action_interval_s <= 0
+    ):
+        raise ConfigError(
+            f"action_interval_s must be a positive number of seconds; got {action_interval_s!r}"
+        )
     return float(action_interval_s)
 
 
@@ -67,25 +78,36 @@ def check_request(request: ChunkRequest, arm_names: Sequence[str]) -> int:
     """Validate a request against the arms; return H."""
     H = request.horizon()
     if set(request.T_base_tcp) != set(arm_names):
-        raise InputError(f"the chunk has arms {sorted(request.T_base_tcp)}; the decoder has "
-                         f"{sorted(arm_names)}")
+        raise InputError(
+            f"the chunk has arms {sorted(request.T_base_tcp)}; the decoder has {sorted(arm_names)}"
+        )
     return H
 
 
-def merge_results(request: ChunkRequest, results: Mapping[str, ArmDecodeResult],
-                  arm_order: Sequence[str], action_interval_s: float,
-                  backends: Mapping[str, str]) -> DecodedChunk:
+def merge_results(
+    request: ChunkRequest,
+    results: Mapping[str, ArmDecodeResult],
+    arm_order: Sequence[str],
+    action_interval_s: float,
+    backends: Mapping[str, str],
+) -> DecodedChunk:
     """Merge per-arm results atomically: any failure rejects the whole chunk."""
     H = request.horizon()
     times = request.t0 + action_interval_s * np.arange(1, H + 1, dtype=np.float64)
     failures = tuple(
-        ChunkRejection(a, results[a].failed_knot, results[a].failed_substep, results[a].status,
-                       results[a].message)
-        for a in arm_order if not results[a].success)
+        ChunkRejection(
+            a,
+            results[a].failed_knot,
+            results[a].failed_substep,
+            results[a].status,
+            results[a].message,
+        )
+        for a in arm_order
+        if not results[a].success
+    )
     meta = {
         "ik_backend": {a: backends[a] for a in arm_order},
-        "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order
-                        if backends[a] == "diff"},
+        "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order if backends[a] == "diff"},
         "action_interval_s": action_interval_s,
         "horizon": H,
     }
@@ -118,9 +140,16 @@ class ChunkDecoder:
     def decode(self, request: ChunkRequest) -> DecodedChunk:
         """Decode every arm from the request's observed state; accept or reject as one."""
         check_request(request, self.arm_names)
-        results = {name: self.decoders[name].decode(request.q_observed[name],
-                                                    request.T_base_tcp[name],
-                                                    self.action_interval_s)
-                   for name in self.arm_names}
-        return merge_results(request, results, self.arm_names, self.action_interval_s,
-                             {s.name: s.method for s in self.specs})
+        results = {
+            name: self.decoders[name].decode(
+                request.q_observed[name], request.T_base_tcp[name], self.action_interval_s
+            )
+            for name in self.arm_names
+        }
+        return merge_results(
+            request,
+            results,
+            self.arm_names,
+            self.action_interval_s,
+            {s.name: s.method for s in self.specs},
+        )

@@ -38,18 +38,22 @@ def read_chunk(path: str | Path, arm_names: tuple[str, ...]) -> ChunkRequest:
         raise InputError(f"cannot read chunk file {path}: {exc.strerror or exc}") from None
     except (ValueError, EOFError, zipfile.BadZipFile) as exc:
         why = "pickled data, never loaded" if "pickle" in str(exc) else str(exc)
-        raise InputError(f"chunk file {path} is not a .npz archive of numeric arrays "
-                         f"({why})") from None
+        raise InputError(
+            f"chunk file {path} is not a .npz archive of numeric arrays ({why})"
+        ) from None
     for key, arr in data.items():
         if arr.dtype.kind not in "biuf":
-            raise InputError(f"chunk file {path}: array {key!r} has dtype {arr.dtype}; "
-                             "real numbers are required")
+            raise InputError(
+                f"chunk file {path}: array {key!r} has dtype {arr.dtype}; real numbers are required"
+            )
     T, q = {}, {}
     for arm in arm_names:
         for key in (f"T_base_tcp_{arm}", f"q_observed_{arm}"):
             if key not in data:
-                raise InputError(f"chunk file {path} has no array {key!r}; arrays present: "
-                                 f"{', '.join(sorted(data)) or 'none'}")
+                raise InputError(
+                    f"chunk file {path} has no array {key!r}; arrays present: "
+                    f"{', '.join(sorted(data)) or 'none'}"
+                )
         T[arm] = data[f"T_base_tcp_{arm}"].astype(np.float64)
         q[arm] = data[f"q_observed_{arm}"].astype(np.float64)
     t0 = float(data["t0"]) if "t0" in data else 0.0
@@ -63,12 +67,19 @@ def summarize(chunk: DecodedChunk) -> dict[str, Any]:
         "horizon": int(chunk.times.shape[0]),
         "t_first": float(chunk.times[0]) if chunk.times.size else None,
         "t_last": float(chunk.times[-1]) if chunk.times.size else None,
-        "rejection": None if chunk.rejection is None else {
-            "arm": chunk.rejection.arm, "knot": chunk.rejection.knot,
-            "substep": chunk.rejection.substep, "reason": str(chunk.rejection.reason),
-            "message": chunk.rejection.message},
-        "failures": [{"arm": f.arm, "knot": f.knot, "substep": f.substep, "reason": str(f.reason)}
-                     for f in chunk.failures],
+        "rejection": None
+        if chunk.rejection is None
+        else {
+            "arm": chunk.rejection.arm,
+            "knot": chunk.rejection.knot,
+            "substep": chunk.rejection.substep,
+            "reason": str(chunk.rejection.reason),
+            "message": chunk.rejection.message,
+        },
+        "failures": [
+            {"arm": f.arm, "knot": f.knot, "substep": f.substep, "reason": str(f.reason)}
+            for f in chunk.failures
+        ],
         "metadata": chunk.metadata,
     }
 
@@ -85,8 +96,9 @@ def _atomic_write(path: Path, write: Any) -> None:
             os.unlink(tmp)
 
 
-def decode_file(profile_path: str | Path, chunk_npz_path: str | Path,
-                out_prefix: str | Path) -> dict[str, Any]:
+def decode_file(
+    profile_path: str | Path, chunk_npz_path: str | Path, out_prefix: str | Path
+) -> dict[str, Any]:
     """Decode a chunk file with a profile; write ``<out_prefix>.npz`` and ``.json``.
 
     Returns:
@@ -111,9 +123,12 @@ def decode_file(profile_path: str | Path, chunk_npz_path: str | Path,
             np.savez(fh, **arrays)
 
     summary = summarize(chunk)
-    summary.update(profile=str(profile.path), profile_name=profile.name,
-                   chunk=str(chunk_npz_path),
-                   outputs={"npz": str(npz_path), "json": str(json_path)})
+    summary.update(
+        profile=str(profile.path),
+        profile_name=profile.name,
+        chunk=str(chunk_npz_path),
+        outputs={"npz": str(npz_path), "json": str(json_path)},
+    )
 
     def write_json(tmp: str) -> None:
         Path(tmp).write_text(json.dumps(summary, indent=2, default=str) + "\n")

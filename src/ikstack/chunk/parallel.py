@@ -74,8 +74,9 @@ class PendingChunk:
                 kind, job, payload = conn.recv()
         except (EOFError, OSError):
             self._owner._dead.add(name)
-            self._error = WorkerError(f"the decode worker of arm {name!r} died (a fresh one "
-                                      "starts on the next chunk)")
+            self._error = WorkerError(
+                f"the decode worker of arm {name!r} died (a fresh one starts on the next chunk)"
+            )
             return
         if job != self.job:
             self._error = WorkerError(f"arm {name!r} answered job {job}; expected {self.job}")
@@ -111,8 +112,13 @@ class PendingChunk:
             if self._error is not None:
                 raise self._error
             o = self._owner
-            self._merged = merge_results(self.request, self._results, o.arm_names,
-                                         o.action_interval_s, {s.name: s.method for s in o.specs})
+            self._merged = merge_results(
+                self.request,
+                self._results,
+                o.arm_names,
+                o.action_interval_s,
+                {s.name: s.method for s in o.specs},
+            )
         return self._merged
 
 
@@ -133,8 +139,9 @@ class ParallelChunkDecoder:
         ConfigError: a worker could not build its arm's decoder (the message says why).
     """
 
-    def __init__(self, arms: Sequence[ArmSpec], action_interval_s: float,
-                 start_method: str = "spawn"):
+    def __init__(
+        self, arms: Sequence[ArmSpec], action_interval_s: float, start_method: str = "spawn"
+    ):
         names = [a.name for a in arms]
         if not names or len(set(names)) != len(names):
             raise ConfigError(f"arm names must be unique and at least one; got {names}")
@@ -159,8 +166,9 @@ class ParallelChunkDecoder:
 
     def _start(self, spec: ArmSpec) -> None:
         parent, child = self._ctx.Pipe()
-        p = self._ctx.Process(target=_worker_main, args=(child, spec), daemon=True,
-                              name=f"ikstack-decode-{spec.name}")
+        p = self._ctx.Process(
+            target=_worker_main, args=(child, spec), daemon=True, name=f"ikstack-decode-{spec.name}"
+        )
         p.start()
         child.close()
         self._conns[spec.name] = parent
@@ -183,8 +191,10 @@ class ParallelChunkDecoder:
             if name not in self._dead:
                 if not self._procs[name].is_alive():
                     self._dead.add(name)
-                    raise WorkerError(f"the decode worker of arm {name!r} died (a fresh one "
-                                      "starts on the next chunk)")
+                    raise WorkerError(
+                        f"the decode worker of arm {name!r} died (a fresh one "
+                        "starts on the next chunk)"
+                    )
                 continue
             old = self._procs[name]
             if old.is_alive():
@@ -210,12 +220,19 @@ class ParallelChunkDecoder:
         self._job += 1
         for name in self.arm_names:
             try:
-                self._conns[name].send((self._job, request.q_observed[name],
-                                        request.T_base_tcp[name], self.action_interval_s))
+                self._conns[name].send(
+                    (
+                        self._job,
+                        request.q_observed[name],
+                        request.T_base_tcp[name],
+                        self.action_interval_s,
+                    )
+                )
             except (OSError, ValueError):  # the worker died since the check above
                 self._dead.add(name)
-                raise WorkerError(f"the decode worker of arm {name!r} died (a fresh one starts "
-                                  "on the next chunk)") from None
+                raise WorkerError(
+                    f"the decode worker of arm {name!r} died (a fresh one starts on the next chunk)"
+                ) from None
         self._pending = PendingChunk(self, request, self._job)
         return self._pending
 

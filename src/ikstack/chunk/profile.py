@@ -42,13 +42,31 @@ from ikstack.errors import ConfigError, IKStackError
 from ikstack.robots import data_path
 from ikstack.robots import load as load_robot
 
-_TOP = ("name", "action_interval_s", "ik_backend", "ik_validation_dt_s", "arms", "diff_ik",
-        "analytic_ik")
+_TOP = (
+    "name",
+    "action_interval_s",
+    "ik_backend",
+    "ik_validation_dt_s",
+    "arms",
+    "diff_ik",
+    "analytic_ik",
+)
 _ARM = ("robot", "kinematic_margin_deg", "diff_ik")
-_ANALYTIC = ("branch_check_deg", "position_tolerance_m", "rotation_tolerance_deg",
-             "limit_margin_deg", "mode")
-_VELOCITY_KEYS = ("max_velocity", "velocity_limits", "velocity_limit", "max_velocity_rad_s",
-                  "vmax", "joint_velocity_limits")
+_ANALYTIC = (
+    "branch_check_deg",
+    "position_tolerance_m",
+    "rotation_tolerance_deg",
+    "limit_margin_deg",
+    "mode",
+)
+_VELOCITY_KEYS = (
+    "max_velocity",
+    "velocity_limits",
+    "velocity_limit",
+    "max_velocity_rad_s",
+    "vmax",
+    "joint_velocity_limits",
+)
 
 
 @dataclass(frozen=True)
@@ -108,16 +126,18 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _expand(node: dict[str, Any], file: Path, where: str, stack: tuple[Path, ...]
-            ) -> tuple[dict[str, Any], dict[str, Path]]:
+def _expand(
+    node: dict[str, Any], file: Path, where: str, stack: tuple[Path, ...]
+) -> tuple[dict[str, Any], dict[str, Path]]:
     """Merge ``config:`` references into ``node``; return values and the file of each key."""
     out: dict[str, Any] = {}
     src: dict[str, Path] = {}
     if "config" in node:
         ref = node["config"]
         if not isinstance(ref, str) or not ref:
-            raise ConfigError(f"{where}.config in {file}: must be a relative or absolute path; "
-                              f"got {ref!r}")
+            raise ConfigError(
+                f"{where}.config in {file}: must be a relative or absolute path; got {ref!r}"
+            )
         target = (file.parent / ref).resolve()
         if target in stack:
             raise ConfigError(f"{where}.config in {file}: circular reference to {target}")
@@ -129,7 +149,8 @@ def _expand(node: dict[str, Any], file: Path, where: str, stack: tuple[Path, ...
         if key in out and out[key] != val:
             raise ConfigError(
                 f"{where}.{key}: {file} sets {val!r} but its referenced {src[key]} sets "
-                f"{out[key]!r}; remove one of the two")
+                f"{out[key]!r}; remove one of the two"
+            )
         out[key] = val
         src[key] = file
     return out, src
@@ -143,16 +164,20 @@ def _number(value: Any, field: str, file: Path, *, positive: bool = True) -> flo
     return float(value)
 
 
-def _check_keys(node: Mapping[str, Any], allowed: tuple[str, ...], where: str,
-                src: Mapping[str, Path] | Path) -> None:
+def _check_keys(
+    node: Mapping[str, Any], allowed: tuple[str, ...], where: str, src: Mapping[str, Path] | Path
+) -> None:
     for key in node:
         f = src if isinstance(src, Path) else src[key]
         if key in _VELOCITY_KEYS:
-            raise ConfigError(f"{where}.{key} in {f}: velocity limits are not a profile setting; "
-                              "they come from the arm's motion limits (the robot model)")
+            raise ConfigError(
+                f"{where}.{key} in {f}: velocity limits are not a profile setting; "
+                "they come from the arm's motion limits (the robot model)"
+            )
         if key not in allowed:
-            raise ConfigError(f"{where}.{key} in {f}: unknown field; valid fields: "
-                              f"{', '.join(allowed)}")
+            raise ConfigError(
+                f"{where}.{key} in {f}: unknown field; valid fields: {', '.join(allowed)}"
+            )
 
 
 def _diff_config(values: dict[str, Any], src: dict[str, Path], where: str) -> DiffQPConfig:
@@ -163,8 +188,10 @@ def _diff_config(values: dict[str, Any], src: dict[str, Path], where: str) -> Di
         if alias not in values:
             continue
         if name in values:
-            raise ConfigError(f"{where}.{alias} in {src[alias]}: the same setting as {name} "
-                              f"(in {src[name]}); give only one of the two")
+            raise ConfigError(
+                f"{where}.{alias} in {src[alias]}: the same setting as {name} "
+                f"(in {src[name]}); give only one of the two"
+            )
         values[name], src[name] = values.pop(alias), src.pop(alias)
         written[name] = alias
     for key, val in values.items():  # one field at a time, so the error names its own file
@@ -181,8 +208,9 @@ def _diff_config(values: dict[str, Any], src: dict[str, Path], where: str) -> Di
     try:
         return DiffQPConfig(**values, source=", ".join(sorted({str(p) for p in src.values()})))
     except ConfigError as exc:
-        raise ConfigError(f"{where} in {', '.join(sorted({str(p) for p in src.values()}))}: "
-                          f"{_why(exc)}") from None
+        raise ConfigError(
+            f"{where} in {', '.join(sorted({str(p) for p in src.values()}))}: {_why(exc)}"
+        ) from None
 
 
 def _why(exc: ConfigError) -> str:
@@ -210,23 +238,27 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
     if not isinstance(name, str):
         raise ConfigError(f"name in {src_of('name')}: must be a string; got {name!r}")
     if "action_interval_s" not in top:
-        raise ConfigError(f"action_interval_s in {file}: required (the policy's fixed action "
-                          "interval in seconds)")
+        raise ConfigError(
+            f"action_interval_s in {file}: required (the policy's fixed action interval in seconds)"
+        )
     interval = _number(top["action_interval_s"], "action_interval_s", src_of("action_interval_s"))
     backend = top.get("ik_backend", "analytic")
     if backend not in ("analytic", "diff"):
-        raise ConfigError(f"ik_backend in {src_of('ik_backend')}: must be 'analytic' or 'diff'; "
-                          f"got {backend!r}")
-    sub_dt = _number(top.get("ik_validation_dt_s", DEFAULT_IK_VALIDATION_DT_S),
-                     "ik_validation_dt_s", src_of("ik_validation_dt_s"))
+        raise ConfigError(
+            f"ik_backend in {src_of('ik_backend')}: must be 'analytic' or 'diff'; got {backend!r}"
+        )
+    sub_dt = _number(
+        top.get("ik_validation_dt_s", DEFAULT_IK_VALIDATION_DT_S),
+        "ik_validation_dt_s",
+        src_of("ik_validation_dt_s"),
+    )
     shared_diff: dict[str, Any] = {}
     shared_src: dict[str, Path] = {}
     if "diff_ik" in top:
         node = top["diff_ik"]
         if not isinstance(node, dict):
             raise ConfigError(f"diff_ik in {src_of('diff_ik')}: must be a mapping")
-        shared_diff, shared_src = _expand(node, src_of("diff_ik"), "diff_ik",
-                                          (src_of("diff_ik"),))
+        shared_diff, shared_src = _expand(node, src_of("diff_ik"), "diff_ik", (src_of("diff_ik"),))
     analytic = AnalyticDecodeConfig()
     if "analytic_ik" in top:
         node = top["analytic_ik"]
@@ -248,8 +280,9 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
         analytic = AnalyticDecodeConfig(**kw)
     arms_node = top.get("arms")
     if not isinstance(arms_node, dict) or not arms_node:
-        raise ConfigError(f"arms in {src_of('arms')}: required, a mapping of arm name to "
-                          "{robot: NAME}")
+        raise ConfigError(
+            f"arms in {src_of('arms')}: required, a mapping of arm name to {{robot: NAME}}"
+        )
     specs = []
     for arm, anode in arms_node.items():
         where = f"arms.{arm}"
@@ -265,25 +298,32 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
         except IKStackError as exc:
             raise ConfigError(f"{where}.robot in {asrc['robot']}: {exc}") from None
         if "kinematic_margin_deg" in avals:
-            km = _number(avals["kinematic_margin_deg"], f"{where}.kinematic_margin_deg",
-                         asrc["kinematic_margin_deg"], positive=False)
+            km = _number(
+                avals["kinematic_margin_deg"],
+                f"{where}.kinematic_margin_deg",
+                asrc["kinematic_margin_deg"],
+                positive=False,
+            )
             if math.radians(km) < chain.kinematic_margin - 1e-12:
                 raise ConfigError(
                     f"{where}.kinematic_margin_deg in {asrc['kinematic_margin_deg']}: {km} deg is "
                     f"below the arm's kinematic margin {math.degrees(chain.kinematic_margin):.6g}"
-                    " deg (it may be raised, never lowered)")
+                    " deg (it may be raised, never lowered)"
+                )
             chain = chain.replace(kinematic_margin=math.radians(km))
         dvals, dsrc = dict(shared_diff), dict(shared_src)
         if "diff_ik" in avals:
             if not isinstance(avals["diff_ik"], dict):
                 raise ConfigError(f"{where}.diff_ik in {asrc['diff_ik']}: must be a mapping")
-            over, osrc = _expand(avals["diff_ik"], asrc["diff_ik"], f"{where}.diff_ik",
-                                 (asrc["diff_ik"],))
+            over, osrc = _expand(
+                avals["diff_ik"], asrc["diff_ik"], f"{where}.diff_ik", (asrc["diff_ik"],)
+            )
             for key, val in over.items():
                 if key in dvals and dvals[key] != val:
                     raise ConfigError(
                         f"{where}.diff_ik.{key}: {osrc[key]} sets {val!r} but the shared diff_ik "
-                        f"in {dsrc[key]} sets {dvals[key]!r}; remove one of the two")
+                        f"in {dsrc[key]} sets {dvals[key]!r}; remove one of the two"
+                    )
                 dvals[key], dsrc[key] = val, osrc[key]
         cfg = _diff_config(dvals, dsrc, f"{where}.diff_ik" if "diff_ik" in avals else "diff_ik")
         _check_against_chain(cfg, chain, dsrc, where)
@@ -296,10 +336,12 @@ def _check_against_chain(cfg: DiffQPConfig, chain: Any, src: dict[str, Path], wh
         raise ConfigError(
             f"diff_ik.nullspace_weights in {src['nullspace_weights']}: "
             f"{len(cfg.nullspace_weights)} weights for arm {where.split('.')[-1]!r} with "
-            f"{chain.dof} joints; give exactly one finite non-negative weight per joint")
+            f"{chain.dof} joints; give exactly one finite non-negative weight per joint"
+        )
     km = math.degrees(chain.kinematic_margin)
     if cfg.limit_margin_deg is not None and cfg.limit_margin_deg < km - 1e-9:
         raise ConfigError(
             f"diff_ik.limit_margin_deg in {src['limit_margin_deg']}: {cfg.limit_margin_deg} deg "
             f"is below arm {where.split('.')[-1]!r}'s kinematic margin {km:.6g} deg (it may be "
-            "raised, never lowered)")
+            "raised, never lowered)"
+        )

@@ -39,15 +39,19 @@ class ChunkRequest:
 
     def horizon(self) -> int:
         """H, the number of knots (checked equal across arms)."""
-        hs = {name: int(np.shape(T)[0]) if np.ndim(T) == 3 else -1
-              for name, T in self.T_base_tcp.items()}
+        hs = {
+            name: int(np.shape(T)[0]) if np.ndim(T) == 3 else -1
+            for name, T in self.T_base_tcp.items()
+        }
         if not hs:
             raise InputError("a chunk request needs at least one arm")
         if len(set(hs.values())) != 1 or -1 in hs.values():
             raise InputError(f"every arm needs (H, 4, 4) targets with the same H; got {hs}")
         if set(self.q_observed) != set(self.T_base_tcp):
-            raise InputError(f"q_observed has arms {sorted(self.q_observed)} but targets have "
-                             f"{sorted(self.T_base_tcp)}")
+            raise InputError(
+                f"q_observed has arms {sorted(self.q_observed)} but targets have "
+                f"{sorted(self.T_base_tcp)}"
+            )
         if not math.isfinite(self.t0):
             raise InputError(f"t0 must be finite; got {self.t0}")
         return next(iter(hs.values()))
@@ -72,10 +76,12 @@ class LagStats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values."""
-        return {"worst_position_mm": self.worst_position_mm,
-                "worst_euler_deg": None if math.isnan(self.worst_euler_deg)
-                else self.worst_euler_deg,
-                "exceedances": self.exceedances, "steps": self.steps}
+        return {
+            "worst_position_mm": self.worst_position_mm,
+            "worst_euler_deg": None if math.isnan(self.worst_euler_deg) else self.worst_euler_deg,
+            "exceedances": self.exceedances,
+            "steps": self.steps,
+        }
 
 
 class DecodeMethod(StrEnum):
@@ -133,10 +139,15 @@ class ArmDecodeResult:
 
     def __repr__(self) -> str:
         """A one-line summary (``q`` is an attribute)."""
-        where = "" if self.success else (f" at knot {self.failed_knot}"
-                                         f" (substep {self.failed_substep}): {self.message}")
-        return (f"ArmDecodeResult({self.arm!r}, {'ok' if self.success else self.status}, "
-                f"{len(self.q)} knots{where})")
+        where = (
+            ""
+            if self.success
+            else (f" at knot {self.failed_knot} (substep {self.failed_substep}): {self.message}")
+        )
+        return (
+            f"ArmDecodeResult({self.arm!r}, {'ok' if self.success else self.status}, "
+            f"{len(self.q)} knots{where})"
+        )
 
 
 @dataclass(frozen=True)
@@ -151,9 +162,11 @@ class ChunkRejection:
     message: str
 
     def __str__(self) -> str:
-        return (f"chunk rejected: arm {self.arm!r}, knot {self.knot}"
-                + (f" (substep {self.substep})" if self.substep >= 0 else "")
-                + f": {self.reason} ({self.message})")
+        return (
+            f"chunk rejected: arm {self.arm!r}, knot {self.knot}"
+            + (f" (substep {self.substep})" if self.substep >= 0 else "")
+            + f": {self.reason} ({self.message})"
+        )
 
 
 @dataclass(frozen=True)
@@ -194,8 +207,9 @@ class DecodedChunk:
         """A one-line summary (the knots are attributes)."""
         arms = ", ".join(self.q) or "no arms"
         state = "accepted" if self.success else f"REJECTED ({self.rejection})"
-        return (f"DecodedChunk({state}; {len(self.times)} knots; arms {arms}; "
-                f"chunk_id {self.chunk_id})")
+        return (
+            f"DecodedChunk({state}; {len(self.times)} knots; arms {arms}; chunk_id {self.chunk_id})"
+        )
 
 
 @dataclass(frozen=True)
@@ -227,5 +241,6 @@ def commit_to_timeline(chunk: DecodedChunk, start_s: float) -> TimelineSegment:
     if not chunk.success:
         raise InputError(f"a rejected chunk cannot be committed ({chunk.rejection})")
     first = int(np.searchsorted(chunk.times, start_s - TIME_TOL_S, side="left"))
-    return TimelineSegment(chunk.times[first:].copy(),
-                           {arm: q[first:].copy() for arm, q in chunk.q.items()}, first)
+    return TimelineSegment(
+        chunk.times[first:].copy(), {arm: q[first:].copy() for arm, q in chunk.q.items()}, first
+    )

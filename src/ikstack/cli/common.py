@@ -31,15 +31,21 @@ def add_chain_arguments(p: argparse.ArgumentParser, *, required_hint: str = "") 
 
 def add_json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
     """``--json``: a flag on every command, machine output (SI units) on stdout."""
-    p.add_argument("--json", action="store_true",
-                   help=f"print {what} as JSON on stdout (SI units: m, rad, s; keys carry "
-                        "the unit, e.g. position_error_m)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print {what} as JSON on stdout (SI units: m, rad, s; keys carry "
+        "the unit, e.g. position_error_m)",
+    )
 
 
 def add_deg_flag(p: argparse.ArgumentParser, options: str) -> None:
     """``--deg``: the angles given in ``options`` are in degrees (revolute joints)."""
-    p.add_argument("--deg", action="store_true",
-                   help=f"{options} in degrees (revolute joints; prismatic stay in m)")
+    p.add_argument(
+        "--deg",
+        action="store_true",
+        help=f"{options} in degrees (revolute joints; prismatic stay in m)",
+    )
 
 
 def angles_in(values: Any, args: argparse.Namespace, chain: Chain, option: str) -> Any:
@@ -52,8 +58,10 @@ def angles_in(values: Any, args: argparse.Namespace, chain: Chain, option: str) 
 
     q = np.asarray(values, dtype=float)
     if q.shape != (chain.dof,):
-        raise InputError(f"{option} has {q.size} values; {chain.name or 'the chain'} has "
-                         f"{chain.dof} joints ({', '.join(chain.joint_names)})")
+        raise InputError(
+            f"{option} has {q.size} values; {chain.name or 'the chain'} has "
+            f"{chain.dof} joints ({', '.join(chain.joint_names)})"
+        )
     if getattr(args, "deg", False):
         q = np.where(chain.is_revolute, np.radians(q), q)
     return q
@@ -63,8 +71,14 @@ def joints_text(chain: Chain, q: Any) -> str:
     """Joint values for human output: revolute in deg, prismatic in mm, each with its unit."""
     import numpy as np
 
-    return "[" + ", ".join(f"{np.degrees(v):+.3f} deg" if rev else f"{v * 1e3:+.3f} mm"
-                           for v, rev in zip(q, chain.is_revolute, strict=True)) + "]"
+    return (
+        "["
+        + ", ".join(
+            f"{np.degrees(v):+.3f} deg" if rev else f"{v * 1e3:+.3f} mm"
+            for v, rev in zip(q, chain.is_revolute, strict=True)
+        )
+        + "]"
+    )
 
 
 def model_given(args: argparse.Namespace) -> list[str]:
@@ -79,26 +93,35 @@ def chain_from_args(args: argparse.Namespace) -> Chain:
 
     given = model_given(args)
     if len(given) > 1:
-        raise InputError(f"give one of --robot, --urdf or --mjcf; got "
-                         f"{', '.join('--' + g for g in given)}")
+        raise InputError(
+            f"give one of --robot, --urdf or --mjcf; got {', '.join('--' + g for g in given)}"
+        )
     if getattr(args, "robot", None):
         if getattr(args, "base", None) or getattr(args, "tip", None):
-            raise InputError("--base/--tip go with --urdf or --mjcf; a bundled robot has its "
-                             "own chain")
+            raise InputError(
+                "--base/--tip go with --urdf or --mjcf; a bundled robot has its own chain"
+            )
         return robots.load(args.robot)
     if getattr(args, "urdf", None):
         return load_urdf(args.urdf, args.base, args.tip)
     if getattr(args, "mjcf", None):
         return load_mjcf(args.mjcf, args.base, args.tip)
-    raise InputError(f"choose a model: --robot NAME ({', '.join(robots.names())}), "
-                     "--urdf FILE or --mjcf FILE")
+    raise InputError(
+        f"choose a model: --robot NAME ({', '.join(robots.names())}), --urdf FILE or --mjcf FILE"
+    )
 
 
-def check_numbers(args: argparse.Namespace, *, positive: tuple[str, ...] = (),
-                  finite: tuple[str, ...] = (), at_least_one: tuple[str, ...] = ()) -> None:
+def check_numbers(
+    args: argparse.Namespace,
+    *,
+    positive: tuple[str, ...] = (),
+    finite: tuple[str, ...] = (),
+    at_least_one: tuple[str, ...] = (),
+) -> None:
     """Raise :class:`InputError` naming the first option (``--dt``) whose value is not finite,
     not > 0 (``positive``) or below 1 (``at_least_one``, counts). Lists are checked entry by
     entry; None (not given) passes."""
+
     def flag(dest: str) -> str:
         return "--" + dest.replace("_", "-")
 

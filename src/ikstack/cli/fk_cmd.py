@@ -18,12 +18,19 @@ from ikstack.cli.common import (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("fk", help="forward kinematics of a configuration",
-                       description="Pose of the TCP (or tip) for joint positions q.")
+    p = sub.add_parser(
+        "fk",
+        help="forward kinematics of a configuration",
+        description="Pose of the TCP (or tip) for joint positions q.",
+    )
     add_chain_arguments(p)
-    p.add_argument("--q", nargs="+", type=float, metavar="Q",
-                   help="joint positions [rad or m; deg with --deg]; default: middle of the "
-                        "limits")
+    p.add_argument(
+        "--q",
+        nargs="+",
+        type=float,
+        metavar="Q",
+        help="joint positions [rad or m; deg with --deg]; default: middle of the limits",
+    )
     add_deg_flag(p, "--q")
     add_json_flag(p, "the pose")
     return p
@@ -48,9 +55,20 @@ def run(args: argparse.Namespace) -> int:
     within = bool(chain.within_limits(q))
     if args.json:
         # SI, unit-suffixed keys; q in rad or m; "position" is the previous release's name
-        print_json({"robot": chain.name, "frame": chain.tcp_frame, "base": chain.base,
-                    "q": q, "T_base_tcp": T, "position_m": p, "position": p,
-                    "quat_wxyz": quat, "jacobian_condition": cond, "within_limits": within})
+        print_json(
+            {
+                "robot": chain.name,
+                "frame": chain.tcp_frame,
+                "base": chain.base,
+                "q": q,
+                "T_base_tcp": T,
+                "position_m": p,
+                "position": p,
+                "quat_wxyz": quat,
+                "jacobian_condition": cond,
+                "within_limits": within,
+            }
+        )
         return 0
     eul = np.degrees(matrix_to_euler_xyz(T[:3, :3]))
     print(f"{chain.name}: {chain.base} -> {chain.tcp_frame}")

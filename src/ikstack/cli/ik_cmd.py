@@ -31,24 +31,43 @@ SHOWN = 8
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("ik", help="inverse kinematics of a pose",
-                       description="Joint solutions reaching a TCP pose, each certified by FK.")
+    p = sub.add_parser(
+        "ik",
+        help="inverse kinematics of a pose",
+        description="Joint solutions reaching a TCP pose, each certified by FK.",
+    )
     add_chain_arguments(p)
-    p.add_argument("--pose", nargs=7, type=float, required=True,
-                   metavar=("X", "Y", "Z", "QW", "QX", "QY", "QZ"),
-                   help="target position [m] and quaternion (w, x, y, z) in the base frame")
-    p.add_argument("--seed", nargs="+", type=float,
-                   help="seed joints [rad or m; deg with --deg]; default mid-limits")
+    p.add_argument(
+        "--pose",
+        nargs=7,
+        type=float,
+        required=True,
+        metavar=("X", "Y", "Z", "QW", "QX", "QY", "QZ"),
+        help="target position [m] and quaternion (w, x, y, z) in the base frame",
+    )
+    p.add_argument(
+        "--seed",
+        nargs="+",
+        type=float,
+        help="seed joints [rad or m; deg with --deg]; default mid-limits",
+    )
     add_deg_flag(p, "--seed")
-    p.add_argument("--method", default="auto",
-                   help="auto (analytic where the family allows, else numerical), "
-                        + ", ".join(m for m in METHODS if m != "auto"))
-    p.add_argument("--all", action="store_true",
-                   help="the whole valid solution set (analytic: closed form, or the algebraic "
-                        "general mode for 6R/7R arms without one), summarised with the first "
-                        f"{SHOWN} rows; --json lists every solution")
-    p.add_argument("--every-row", action="store_true",
-                   help="with --all: print every solution, not the summary")
+    p.add_argument(
+        "--method",
+        default="auto",
+        help="auto (analytic where the family allows, else numerical), "
+        + ", ".join(m for m in METHODS if m != "auto"),
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="the whole valid solution set (analytic: closed form, or the algebraic "
+        "general mode for 6R/7R arms without one), summarised with the first "
+        f"{SHOWN} rows; --json lists every solution",
+    )
+    p.add_argument(
+        "--every-row", action="store_true", help="with --all: print every solution, not the summary"
+    )
     add_json_flag(p)
     return p
 
@@ -63,7 +82,8 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
     if mode is None:
         raise UnsupportedGeometryError(
             f"--all lists the analytic solution set, and no analytic mode covers "
-            f"{chain.name or 'this chain'}: {c.reason}")
+            f"{chain.name or 'this chain'}: {c.reason}"
+        )
     solver = AnalyticIK(chain, mode=mode)
     return solver.solve(T[None], q0=seed, return_all=True)
 
@@ -81,8 +101,11 @@ def pose_target(pose: list[float]) -> np.ndarray:
         raise InputError("--pose quaternion (QW QX QY QZ) is zero; give a rotation, e.g. 1 0 0 0")
     if abs(norm - 1.0) > 1e-9:
         shown = " ".join(f"{v:g}" for v in quat)
-        print(f"ikstack ik: note: --pose quaternion ({shown}) has norm {norm:.9g}; normalised "
-              "to unit length", file=sys.stderr)
+        print(
+            f"ikstack ik: note: --pose quaternion ({shown}) has norm {norm:.9g}; normalised "
+            "to unit length",
+            file=sys.stderr,
+        )
     return from_pose(pose[:3], quat / norm)
 
 
@@ -105,16 +128,31 @@ def run(args: argparse.Namespace) -> int:
         valid = res.q_all[0][res.valid_all[0]]
         if len(valid):
             pe, re = fk_errors(chain, valid, T)
-            sols = [{"q": q, "position_error_m": float(a), "rotation_error_rad": float(b),
-                     "position_error": float(a), "rotation_error": float(b)}
-                    for q, a, b in zip(valid, pe, re, strict=True)]
+            sols = [
+                {
+                    "q": q,
+                    "position_error_m": float(a),
+                    "rotation_error_rad": float(b),
+                    "position_error": float(a),
+                    "rotation_error": float(b),
+                }
+                for q, a, b in zip(valid, pe, re, strict=True)
+            ]
     pe0, re0 = float(res.position_error[0]), float(res.rotation_error[0])
     # SI with unit-suffixed keys; "position_error" and "rotation_error" are the previous
     # release's names (same values), kept for one release
-    out = {"robot": chain.name, "method": res.method, "success": bool(res.success[0]),
-           "reason": res.reason(0), "q": res.q[0], "position_error_m": pe0,
-           "rotation_error_rad": re0, "position_error": pe0, "rotation_error": re0,
-           "solutions": sols}
+    out = {
+        "robot": chain.name,
+        "method": res.method,
+        "success": bool(res.success[0]),
+        "reason": res.reason(0),
+        "q": res.q[0],
+        "position_error_m": pe0,
+        "rotation_error_rad": re0,
+        "position_error": pe0,
+        "rotation_error": re0,
+        "solutions": sols,
+    }
     if args.json:
         print_json(out)
     else:
@@ -126,11 +164,15 @@ def print_human(chain: Chain, out: dict, q: np.ndarray, args: argparse.Namespace
     """The result in mm and deg; ``--all`` summarises the set unless ``--every-row``."""
     import numpy as np
 
-    print(f"{chain.name}: {'solved' if out['success'] else 'FAILED'} with {out['method']}"
-          f" ({out['reason']})")
+    print(
+        f"{chain.name}: {'solved' if out['success'] else 'FAILED'} with {out['method']}"
+        f" ({out['reason']})"
+    )
     print(f"  q = {joints_text(chain, q)}")
-    print(f"  FK error: {out['position_error_m'] * 1e3:.3g} mm, "
-          f"{np.degrees(out['rotation_error_rad']):.3g} deg")
+    print(
+        f"  FK error: {out['position_error_m'] * 1e3:.3g} mm, "
+        f"{np.degrees(out['rotation_error_rad']):.3g} deg"
+    )
     if not args.all:
         return
     sols = out["solutions"]
@@ -142,8 +184,12 @@ def print_human(chain: Chain, out: dict, q: np.ndarray, args: argparse.Namespace
     print(":" if sols else "")
     shown = sols if args.every_row else sols[:SHOWN]
     for s in shown:
-        print(f"    {joints_text(chain, s['q'])}  err {s['position_error_m'] * 1e3:.1e} mm "
-              f"{np.degrees(s['rotation_error_rad']):.1e} deg")
+        print(
+            f"    {joints_text(chain, s['q'])}  err {s['position_error_m'] * 1e3:.1e} mm "
+            f"{np.degrees(s['rotation_error_rad']):.1e} deg"
+        )
     if len(shown) < len(sols):
-        print(f"    ... {len(sols) - len(shown)} more (--every-row prints them all, --json "
-              "lists them)")
+        print(
+            f"    ... {len(sols) - len(shown)} more (--every-row prints them all, --json "
+            "lists them)"
+        )

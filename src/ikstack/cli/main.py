@@ -48,12 +48,12 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_CODES = {
     EXIT_OK: "success",
     EXIT_FAILED: "ran, result negative: frames or episodes failed (solve), no certified "
-                 "solution (ik), check failed (validate), chunk rejected (decode)",
+    "solution (ik), check failed (validate), chunk rejected (decode)",
     EXIT_INPUT: "bad argument or input file; the message names the argument, file, row, "
-                "field, joint or link",
+    "field, joint or link",
     EXIT_SKIPPED: "validate only: skipped (a gripper has no end effector to check)",
     EXIT_STORAGE: "a file or folder cannot be read or written (disk full, read-only, "
-                  "permission); nothing half-written is left",
+    "permission); nothing half-written is left",
     EXIT_WORKER: "a worker process died or failed (the message names it and its error)",
     EXIT_UNAVAILABLE: "an optional extra or a device is not available here",
     EXIT_INTERNAL: "internal error (a bug): rerun with --debug and report the traceback",
@@ -76,16 +76,21 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand registered."""
     parser = _Parser(
-        prog="ikstack", description="Robot-arm kinematics: dataset conversion, IK, FK, model checks, "
-                                   "servo, action-chunk decoding.",
-        epilog=exit_codes_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="ikstack",
+        description="Robot-arm kinematics: dataset conversion, IK, FK, model checks, "
+        "servo, action-chunk decoding.",
+        epilog=exit_codes_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from ikstack import __version__
 
     parser.add_argument("--version", action="version", version=f"ikstack {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="print the traceback of an error (also IKSTACK_DEBUG=1); may be "
-                             "given anywhere on the line")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the traceback of an error (also IKSTACK_DEBUG=1); may be "
+        "given anywhere on the line",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for modname in COMMANDS.values():
         mod = importlib.import_module(modname)
@@ -122,8 +127,10 @@ def error_line(command: str, exc: BaseException) -> str:
         where = exc.filename if exc.filename is not None else ""
         text = f"{where}: {exc.strerror or exc}" if where else (exc.strerror or str(exc))
     else:
-        text = (f"internal error: {type(exc).__name__}: {exc} (rerun with --debug and report "
-                "the traceback)")
+        text = (
+            f"internal error: {type(exc).__name__}: {exc} (rerun with --debug and report "
+            "the traceback)"
+        )
     text = " ".join(text.split())  # one line, whatever the message held
     return f"ikstack {command}: error: {text}"
 
@@ -137,8 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(args_in)
     if extra:
         prog = f"ikstack {args.command}" if getattr(args, "command", None) else "ikstack"
-        print(f"{prog}: error: unrecognized arguments: {' '.join(extra)} (see {prog} --help)",
-              file=sys.stderr)
+        print(
+            f"{prog}: error: unrecognized arguments: {' '.join(extra)} (see {prog} --help)",
+            file=sys.stderr,
+        )
         return EXIT_INPUT
     if not getattr(args, "_run", None):
         parser.print_help()

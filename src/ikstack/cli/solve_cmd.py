@@ -9,19 +9,27 @@ from ikstack.jobs.cli_support import add_solve_arguments, run_solve
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "solve", help="convert TCP-pose episodes (CSV/NPZ/Parquet) to joint trajectories",
+        "solve",
+        help="convert TCP-pose episodes (CSV/NPZ/Parquet) to joint trajectories",
         description="Solve each episode as a continuous path (analytic where the arm's family "
-                    "allows, numerical otherwise), writing joint positions, per-frame success "
-                    "and FK error in the input's format plus OUTPUT/summary.json. An episode that "
-                    "cannot be read is listed there with its file, row and field, and the "
-                    "others are converted (exit 1 at the end; --fail-fast stops at once).")
+        "allows, numerical otherwise), writing joint positions, per-frame success "
+        "and FK error in the input's format plus OUTPUT/summary.json. An episode that "
+        "cannot be read is listed there with its file, row and field, and the "
+        "others are converted (exit 1 at the end; --fail-fast stops at once).",
+    )
     add_solve_arguments(p)
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as JSON on stdout (SI units; keys carry the unit, "
-                        "e.g. worst_position_error_m); OUTPUT/summary.json is written either way")
-    p.add_argument("--plot", action="store_true",
-                   help="also write OUTPUT/plots/<episode>.png: joint traces and per-frame FK "
-                        "error (viz extra)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON on stdout (SI units; keys carry the unit, "
+        "e.g. worst_position_error_m); OUTPUT/summary.json is written either way",
+    )
+    p.add_argument(
+        "--plot",
+        action="store_true",
+        help="also write OUTPUT/plots/<episode>.png: joint traces and per-frame FK "
+        "error (viz extra)",
+    )
     return p
 
 

@@ -19,10 +19,12 @@ from ikstack.errors import InputError
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "warmup", help="compile the kernels ahead of the first run (images, CI)",
+        "warmup",
+        help="compile the kernels ahead of the first run (images, CI)",
         description="Compile the kernels of a robot's paths (kinematics, solve_ik, the path "
-                    "solver of `ikstack solve`, one servo step) so that later runs load them "
-                    "from numba's cache. Default robot: ur5.")
+        "solver of `ikstack solve`, one servo step) so that later runs load them "
+        "from numba's cache. Default robot: ur5.",
+    )
     add_chain_arguments(p)
     p.add_argument("--all", action="store_true", help="every bundled arm (not with a model)")
     p.add_argument("--no-servo", action="store_true", help="skip the servo paths")
@@ -41,8 +43,14 @@ def warmup_steps(chain: Any, servo: bool = True) -> list[tuple[str, Callable[[],
     q = chain.random_q(rng, 8)
     T = ikstack.fk(chain, q)
     steps: list[tuple[str, Callable[[], object]]] = [
-        ("kinematics", lambda: (ikstack.fk(chain, q[0]), ikstack.jacobian(chain, q[0]),
-                                ikstack.jacobian(chain, q))),
+        (
+            "kinematics",
+            lambda: (
+                ikstack.fk(chain, q[0]),
+                ikstack.jacobian(chain, q[0]),
+                ikstack.jacobian(chain, q),
+            ),
+        ),
         ("solve_ik, one pose", lambda: ikstack.solve_ik(chain, T[:1])),
         ("solve_ik, batch", lambda: ikstack.solve_ik(chain, T)),
         ("path solver (ikstack solve)", lambda: library_path_solver(chain)(T[:4], q[0])),
@@ -58,8 +66,11 @@ def _servo_steps(chain: Any, q: Any) -> None:
     from ikstack.diffik import BoxQPSolver, DLSVelocitySolver
     from ikstack.servo import JointState, PoseCommand, Servo, ServoConfig
 
-    acc = np.where(np.isfinite(chain.acceleration_limits), chain.acceleration_limits,
-                   10.0 * np.where(np.isfinite(chain.velocity_limits), chain.velocity_limits, 1.0))
+    acc = np.where(
+        np.isfinite(chain.acceleration_limits),
+        chain.acceleration_limits,
+        10.0 * np.where(np.isfinite(chain.velocity_limits), chain.velocity_limits, 1.0),
+    )
     arm = chain.with_limits(acceleration=acc)
     q = arm.clip(q)
     target = arm.fk(q)
@@ -73,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from ikstack.model import ChainRole
 
     if args.all and model_given(args):
-        raise InputError("--all warms every bundled arm; give it without --robot, --urdf or "
-                         "--mjcf")
+        raise InputError("--all warms every bundled arm; give it without --robot, --urdf or --mjcf")
     if args.all:
         chains = [robots.load(name) for name in robots.names()]
     elif model_given(args):

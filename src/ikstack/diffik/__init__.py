@@ -1,8 +1,9 @@
 """Differential IK: one velocity solve per control cycle, pluggable.
 
 :class:`DifferentialIK` is the interface (``solve(request) -> dq``); :class:`DLSVelocitySolver`
-(``DampedLeastSquares`` before; that name warns) is the default and :class:`BoxQPSolver` ikstack's own active-set solver of the box-constrained
-QP. :mod:`ikstack.diffik.nullspace` builds the preferred (secondary) velocity.
+(``DampedLeastSquares`` before; that name warns) is the default and :class:`BoxQPSolver`
+ikstack's own active-set solver of the box-constrained QP. :mod:`ikstack.diffik.nullspace`
+builds the preferred (secondary) velocity.
 :class:`OsqpQPSolver` (and :class:`ActiveSetQPSolver`, the same QP on ikstack's own dense
 active-set method) is the published Tianji port's velocity QP with joint-limit avoidance,
 coupled-joint rows and the lag guard.
@@ -65,7 +66,10 @@ __all__ = [
 ]
 
 #: names renamed in this release, kept one release (they warn)
-__getattr__ = renamed_module_names(__name__, {
-    "DampedLeastSquares": ("ikstack.diffik", "DLSVelocitySolver"),
-    "StepReason": ("ikstack.diffik", "StepStatus"),
-})
+__getattr__ = renamed_module_names(
+    __name__,
+    {
+        "DampedLeastSquares": ("ikstack.diffik", "DLSVelocitySolver"),
+        "StepReason": ("ikstack.diffik", "StepStatus"),
+    },
+)

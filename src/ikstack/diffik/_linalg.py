@@ -60,4 +60,3 @@ def scale_into_box(dq, lower, upper, out):  # pragma: no cover - compiled
             v = upper[i]
         out[i] = v
     return s
-

@@ -71,8 +71,7 @@ def euler_residual_deg(Rt, R):  # pragma: no cover - compiled
         return np.nan
     k = 180.0 / np.pi
     d0 = k * (np.arctan2(R[2, 1], R[2, 2]) - np.arctan2(Rt[2, 1], Rt[2, 2]))
-    d1 = k * (np.arcsin(min(1.0, max(-1.0, -R[2, 0])))
-              - np.arcsin(min(1.0, max(-1.0, -Rt[2, 0]))))
+    d1 = k * (np.arcsin(min(1.0, max(-1.0, -R[2, 0]))) - np.arcsin(min(1.0, max(-1.0, -Rt[2, 0]))))
     d2 = k * (np.arctan2(R[1, 0], R[0, 0]) - np.arctan2(Rt[1, 0], Rt[0, 0]))
     worst = 0.0
     for d in (d0, d1, d2):
@@ -83,8 +82,32 @@ def euler_residual_deg(Rt, R):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def build_qp(J, T, T_target, q, dt, lin_scale, ang_scale, s, w_pos, w_rot, lam, mu, lo_int,
-             hi_int, band, nsw, lo_box, hi_box, vmax, P, c, lb, ub, grad):  # pragma: no cover
+def build_qp(
+    J,
+    T,
+    T_target,
+    q,
+    dt,
+    lin_scale,
+    ang_scale,
+    s,
+    w_pos,
+    w_rot,
+    lam,
+    mu,
+    lo_int,
+    hi_int,
+    band,
+    nsw,
+    lo_box,
+    hi_box,
+    vmax,
+    P,
+    c,
+    lb,
+    ub,
+    grad,
+):  # pragma: no cover
     """Fill ``P (n,n)``, ``c (n)``, ``lb, ub (n)`` of one step; return the number of empty boxes.
 
     Internal units: ``x = s * qdot`` (deg/s or rad/s), task rows scaled to mm (or m) and deg (or
@@ -103,8 +126,9 @@ def build_qp(J, T, T_target, q, dt, lin_scale, ang_scale, s, w_pos, w_rot, lam, 
     Rerr = np.empty((3, 3))
     for a in range(3):
         for b in range(3):
-            Rerr[a, b] = (T_target[a, 0] * T[b, 0] + T_target[a, 1] * T[b, 1]
-                          + T_target[a, 2] * T[b, 2])
+            Rerr[a, b] = (
+                T_target[a, 0] * T[b, 0] + T_target[a, 1] * T[b, 1] + T_target[a, 2] * T[b, 2]
+            )
     w = np.empty(3)
     rotvec_of(Rerr, w)
     for r in range(3):
@@ -152,8 +176,12 @@ def inputs_ok(q, T, atol):  # pragma: no cover - compiled
         for b in range(4):
             if not np.isfinite(T[a, b]):
                 return 1
-    if abs(T[3, 0]) > atol or abs(T[3, 1]) > atol or abs(T[3, 2]) > atol \
-            or abs(T[3, 3] - 1.0) > atol:
+    if (
+        abs(T[3, 0]) > atol
+        or abs(T[3, 1]) > atol
+        or abs(T[3, 2]) > atol
+        or abs(T[3, 3] - 1.0) > atol
+    ):
         return 1
     for a in range(3):
         for b in range(3):
@@ -162,9 +190,11 @@ def inputs_ok(q, T, atol):  # pragma: no cover - compiled
                 d -= 1.0
             if abs(d) > atol:
                 return 1
-    det = (T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
-           - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
-           + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0]))
+    det = (
+        T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
+        - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
+        + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0])
+    )
     if det < 0.0:
         return 1
     return 0

@@ -27,8 +27,12 @@ SOLVED = 0
 INFEASIBLE = 1
 MAX_ITER = 2
 NOT_CONVEX = 3
-STATUS_TEXT = {SOLVED: "solved", INFEASIBLE: "primal infeasible", MAX_ITER: "maximum iterations",
-               NOT_CONVEX: "P is not positive definite"}
+STATUS_TEXT = {
+    SOLVED: "solved",
+    INFEASIBLE: "primal infeasible",
+    MAX_ITER: "maximum iterations",
+    NOT_CONVEX: "P is not positive definite",
+}
 
 
 @njit(cache=True)
@@ -174,8 +178,9 @@ class ActiveSetQPSolver(VelocityQPStepper):
         self._x[:] = 0.0
 
     def _solve(self, data: QPData) -> tuple[Array | None, str, int]:
-        status, iters = solve_dense_qp(data.P, data.c, data.lower, data.upper, data.G, data.h,
-                                       self._x, self.max_iter)
+        status, iters = solve_dense_qp(
+            data.P, data.c, data.lower, data.upper, data.G, data.h, self._x, self.max_iter
+        )
         if status != SOLVED:
             return None, STATUS_TEXT[status], int(iters)
         return self._x.copy(), STATUS_TEXT[status], int(iters)
@@ -187,8 +192,7 @@ class ActiveSetQPSolver(VelocityQPStepper):
         if qp.empty_box:
             return DiffIKResult(np.zeros(n), False, "empty velocity box")
         x = np.zeros(n)
-        status, iters = solve_dense_qp(qp.P, qp.c, qp.lower, qp.upper, qp.A, qp.b, x,
-                                       self.max_iter)
+        status, iters = solve_dense_qp(qp.P, qp.c, qp.lower, qp.upper, qp.A, qp.b, x, self.max_iter)
         if status != SOLVED or not np.all(np.isfinite(x)):
             return DiffIKResult(np.zeros(n), False, STATUS_TEXT[status], int(iters))
         return DiffIKResult(np.clip(x, qp.lower, qp.upper), True, "ok", int(iters))

@@ -85,13 +85,26 @@ def box_qp_kernel(H, g, lower, upper, x, state, max_iter, tol):  # pragma: no co
     zeros otherwise.
     """
     n = H.shape[0]
-    return box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, np.empty((n, n)),
-                              np.empty(n), np.empty(n, dtype=np.int64), np.empty(n))
+    return box_qp_kernel_into(
+        H,
+        g,
+        lower,
+        upper,
+        x,
+        state,
+        max_iter,
+        tol,
+        np.empty((n, n)),
+        np.empty(n),
+        np.empty(n, dtype=np.int64),
+        np.empty(n),
+    )
 
 
 @njit(cache=True)
-def box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx,
-                       y):  # pragma: no cover - compiled
+def box_qp_kernel_into(
+    H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx, y
+):  # pragma: no cover - compiled
     """:func:`box_qp_kernel` with caller-provided scratch ``L`` (n, n), ``rhs``, ``idx``
     (int) and ``y`` (n,)."""
     n = H.shape[0]
@@ -206,8 +219,9 @@ def box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx,
 
 
 @njit(cache=True)
-def box_qp_from_task(J, task, preferred, damping, lower, upper, x, state, max_iter,
-                     tol):  # pragma: no cover - compiled
+def box_qp_from_task(
+    J, task, preferred, damping, lower, upper, x, state, max_iter, tol
+):  # pragma: no cover - compiled
     """Build ``H, g`` from the task terms and solve; returns ``(code, iterations)``."""
     n = J.shape[1]
     H = np.empty((n, n))
@@ -217,8 +231,9 @@ def box_qp_from_task(J, task, preferred, damping, lower, upper, x, state, max_it
 
 
 @njit(cache=True)
-def _box_qp_from_task_into(J, task, preferred, damping, lower, upper, x, state, max_iter, tol,
-                          H, g, L, rhs, idx, y):  # pragma: no cover - compiled
+def _box_qp_from_task_into(
+    J, task, preferred, damping, lower, upper, x, state, max_iter, tol, H, g, L, rhs, idx, y
+):  # pragma: no cover - compiled
     """:func:`box_qp_from_task` with caller-provided scratch (``H``, ``L`` (n, n); ``g``,
     ``rhs``, ``idx`` (int), ``y`` (n,)).
 
@@ -229,8 +244,9 @@ def _box_qp_from_task_into(J, task, preferred, damping, lower, upper, x, state, 
     return box_qp_kernel_into(H, g, lower, upper, x, state, max_iter, tol, L, rhs, idx, y)
 
 
-def solve_box_qp(H: Array, g: Array, lower: Array, upper: Array, max_iterations: int = 100,
-                 tol: float = 1e-12) -> tuple[Array, NDArray[np.int8], int, int]:
+def solve_box_qp(
+    H: Array, g: Array, lower: Array, upper: Array, max_iterations: int = 100, tol: float = 1e-12
+) -> tuple[Array, NDArray[np.int8], int, int]:
     """Solve ``min 1/2 x^T H x + g^T x`` s.t. ``lower <= x <= upper`` (the raw QP).
 
     Args:
@@ -277,33 +293,56 @@ class BoxQPSolver(DifferentialIK):
     def solve(self, request: DiffIKRequest) -> DiffIKResult:
         """Solve the request's box QP; ``active`` marks the bounds active at the solution."""
         if request.A_ineq is not None and np.size(request.A_ineq) > 0:
-            return DiffIKResult(np.zeros(np.shape(request.q)[-1]), False,
-                                "BoxQPSolver supports box bounds only, not inequality rows")
+            return DiffIKResult(
+                np.zeros(np.shape(request.q)[-1]),
+                False,
+                "BoxQPSolver supports box bounds only, not inequality rows",
+            )
         J, t, lo, hi, p = check_request(request)
         n = J.shape[1]
         x = np.empty(n)
         state = np.empty(n, dtype=np.int8)
-        code, it = box_qp_from_task(J, t, p, float(request.damping), lo, hi, x, state,
-                                    self.max_iterations, self.tolerance)
+        code, it = box_qp_from_task(
+            J, t, p, float(request.damping), lo, hi, x, state, self.max_iterations, self.tolerance
+        )
         if code != CONVERGED:
             return DiffIKResult(np.zeros(n), False, MESSAGES[int(code)], int(it), None)
         return DiffIKResult(x, True, "ok", int(it), state != 0)
 
-    def solve_arrays(self, J: Array, task: Array, preferred: Array, damping: float,
-                     lower: Array, upper: Array, out: Array) -> tuple[bool, int]:
+    def solve_arrays(
+        self,
+        J: Array,
+        task: Array,
+        preferred: Array,
+        damping: float,
+        lower: Array,
+        upper: Array,
+        out: Array,
+    ) -> tuple[bool, int]:
         """The allocation-light path the servo kernel calls: writes ``out``; (ok, iterations)."""
         n = out.shape[0]
         if self._state.shape[0] != n:
             self._state = np.empty(n, dtype=np.int8)
-        code, it = box_qp_from_task(J, task, preferred, damping, lower, upper, out, self._state,
-                                    self.max_iterations, self.tolerance)
+        code, it = box_qp_from_task(
+            J,
+            task,
+            preferred,
+            damping,
+            lower,
+            upper,
+            out,
+            self._state,
+            self.max_iterations,
+            self.tolerance,
+        )
         return code == CONVERGED, int(it)
 
 
 def __getattr__(name: str) -> Any:
     # deprecated names, kept one release
     if name == "box_qp_from_task_into":
-        warn_deprecated("ikstack.diffik.box_qp.box_qp_from_task_into is deprecated and goes in "
-                        "the next release")
+        warn_deprecated(
+            "ikstack.diffik.box_qp.box_qp_from_task_into is deprecated and goes in the next release"
+        )
         return _box_qp_from_task_into
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -86,18 +86,40 @@ class DLSVelocitySolver(DifferentialIK):
         out = np.empty(n)
         ok, _ = self.solve_arrays(J, t, p, max(request.damping, self.min_damping), lo, hi, out)
         if not ok:
-            return DiffIKResult(np.zeros(n), False, "J J^T + lambda^2 I is singular; use damping > 0",
-                                status=StepStatus.QP_FAILED)
+            return DiffIKResult(
+                np.zeros(n),
+                False,
+                "J J^T + lambda^2 I is singular; use damping > 0",
+                status=StepStatus.QP_FAILED,
+            )
         return DiffIKResult(out, True, "ok", 1)
 
-    def solve_arrays(self, J: Array, task: Array, preferred: Array, damping: float,
-                     lower: Array, upper: Array, out: Array) -> tuple[bool, int]:
+    def solve_arrays(
+        self,
+        J: Array,
+        task: Array,
+        preferred: Array,
+        damping: float,
+        lower: Array,
+        upper: Array,
+        out: Array,
+    ) -> tuple[bool, int]:
         """The allocation-light path the servo kernel calls: writes ``out``; (ok, iterations)."""
         m = J.shape[0]
-        ok, _ = dls_kernel(J, task, preferred, max(damping, self.min_damping), lower, upper, out,
-                           np.empty((m, m)), np.empty(m))
+        ok, _ = dls_kernel(
+            J,
+            task,
+            preferred,
+            max(damping, self.min_damping),
+            lower,
+            upper,
+            out,
+            np.empty((m, m)),
+            np.empty(m),
+        )
         return bool(ok), 1
 
 
-__getattr__ = renamed_module_names(__name__, {"DampedLeastSquares": (__name__,
-                                                                     "DLSVelocitySolver")})
+__getattr__ = renamed_module_names(
+    __name__, {"DampedLeastSquares": (__name__, "DLSVelocitySolver")}
+)

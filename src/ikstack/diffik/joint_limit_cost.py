@@ -63,7 +63,10 @@ def cost_gradient_into(q, lo, hi, weights, band, out):  # pragma: no cover - com
 
 
 def joint_limit_cost(
-    q: ArrayLike, lower: ArrayLike, upper: ArrayLike, weights: ArrayLike | None = None,
+    q: ArrayLike,
+    lower: ArrayLike,
+    upper: ArrayLike,
+    weights: ArrayLike | None = None,
     band: float | None = 25.0,
 ) -> tuple[float, Array]:
     """Cost and gradient of joint-limit avoidance at one configuration.
@@ -86,9 +89,16 @@ def joint_limit_cost(
     if not (np.isfinite(qa).all() and np.isfinite(w).all() and (w >= 0).all()):
         raise InputError("q must be finite and weights finite and non-negative")
     if band is not None and not (np.isfinite(band) and band > 0):
-        raise InputError(f"band must be positive and finite, or None for the global form; got {band}")
+        raise InputError(
+            f"band must be positive and finite, or None for the global form; got {band}"
+        )
     out = np.empty_like(qa)
-    c = cost_gradient_into(np.ascontiguousarray(qa), np.ascontiguousarray(lo),
-                           np.ascontiguousarray(hi), np.ascontiguousarray(w),
-                           -1.0 if band is None else float(band), out)
+    c = cost_gradient_into(
+        np.ascontiguousarray(qa),
+        np.ascontiguousarray(lo),
+        np.ascontiguousarray(hi),
+        np.ascontiguousarray(w),
+        -1.0 if band is None else float(band),
+        out,
+    )
     return float(c), out

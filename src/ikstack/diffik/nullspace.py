@@ -47,8 +47,9 @@ def projector_from_svd(s, Vh, rcond, N):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def secondary_velocity(q, posture, posture_gain, lower, upper, continuous, centering_gain,
-                       out):  # pragma: no cover - compiled
+def secondary_velocity(
+    q, posture, posture_gain, lower, upper, continuous, centering_gain, out
+):  # pragma: no cover - compiled
     """Unprojected secondary velocity: posture term plus joint centering (into ``out``)."""
     n = q.shape[0]
     for i in range(n):
@@ -100,9 +101,15 @@ def joint_difference(chain: Chain, q_to: ArrayLike, q_from: ArrayLike) -> Array:
     return np.where(cont, (d + np.pi) % (2.0 * np.pi) - np.pi, d)
 
 
-def preferred_velocity(chain: Chain, jacobian: ArrayLike, q: ArrayLike,
-                       posture: ArrayLike | None = None, nullspace_gain: float = 0.0,
-                       joint_centering_gain: float = 0.0, rcond: float = RCOND) -> Array:
+def preferred_velocity(
+    chain: Chain,
+    jacobian: ArrayLike,
+    q: ArrayLike,
+    posture: ArrayLike | None = None,
+    nullspace_gain: float = 0.0,
+    joint_centering_gain: float = 0.0,
+    rcond: float = RCOND,
+) -> Array:
     """The projected secondary velocity [rad/s or m/s] for one configuration.
 
     Args:
@@ -123,9 +130,16 @@ def preferred_velocity(chain: Chain, jacobian: ArrayLike, q: ArrayLike,
     gain = 0.0 if posture is None else float(nullspace_gain)
     cont = np.array([t == JointType.CONTINUOUS for t in chain.joint_types])
     v = np.empty(chain.dof)
-    secondary_velocity(qv, np.ascontiguousarray(post, dtype=np.float64), gain,
-                       np.ascontiguousarray(chain.lower), np.ascontiguousarray(chain.upper), cont,
-                       float(joint_centering_gain), v)
+    secondary_velocity(
+        qv,
+        np.ascontiguousarray(post, dtype=np.float64),
+        gain,
+        np.ascontiguousarray(chain.lower),
+        np.ascontiguousarray(chain.upper),
+        cont,
+        float(joint_centering_gain),
+        v,
+    )
     N = nullspace_projector(jacobian, rcond)
     if N.shape[0] != chain.dof:
         raise ShapeError("jacobian", np.shape(jacobian), f"(m, {chain.dof})")

@@ -104,10 +104,14 @@ class OsqpQPSolver(VelocityQPStepper):
         P, c, lo, hi, A, b = qp.P, qp.c, qp.lower, qp.upper, qp.A, qp.b
         # set up from this request's own data (OSQP's scaling is computed at setup)
         prob = osqp.OSQP()
-        prob.setup(sp.csc_matrix(np.triu(P)), c, sp.csc_matrix(np.vstack([np.eye(n), A])),
-                   np.concatenate([np.clip(lo, -INF, INF), np.full(A.shape[0], -INF)]),
-                   np.concatenate([np.clip(hi, -INF, INF), np.clip(b, -INF, INF)]),
-                   **self._settings)
+        prob.setup(
+            sp.csc_matrix(np.triu(P)),
+            c,
+            sp.csc_matrix(np.vstack([np.eye(n), A])),
+            np.concatenate([np.clip(lo, -INF, INF), np.full(A.shape[0], -INF)]),
+            np.concatenate([np.clip(hi, -INF, INF), np.clip(b, -INF, INF)]),
+            **self._settings,
+        )
         res = prob.solve(raise_error=False)
         if res.info.status_val not in _ACCEPTED or not np.all(np.isfinite(res.x)):
             return DiffIKResult(np.zeros(n), False, f"OSQP: {res.info.status}", int(res.info.iter))

@@ -65,10 +65,25 @@ class QPSolverKind(str, Enum):
 
 
 _FIELDS = (
-    "w_pos", "w_rot", "lam", "limit_margin_deg", "coupled_margin_deg", "mu_nullspace",
-    "nullspace_activation_deg", "nullspace_weights", "max_lag_mm", "max_lag_deg", "lag_policy",
-    "internal_units", "qp_solver", "dt_max_s", "eps_abs", "eps_rel", "max_iter",
-    "adaptive_rho_interval", "scaling",
+    "w_pos",
+    "w_rot",
+    "lam",
+    "limit_margin_deg",
+    "coupled_margin_deg",
+    "mu_nullspace",
+    "nullspace_activation_deg",
+    "nullspace_weights",
+    "max_lag_mm",
+    "max_lag_deg",
+    "lag_policy",
+    "internal_units",
+    "qp_solver",
+    "dt_max_s",
+    "eps_abs",
+    "eps_rel",
+    "max_iter",
+    "adaptive_rho_interval",
+    "scaling",
 )
 
 
@@ -169,13 +184,20 @@ class DiffQPConfig:
                 raise bad("nullspace_weights", "must be a list of numbers, one per joint", w)
             vals = []
             for x in w:
-                if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) \
-                        or x < 0:
+                if (
+                    isinstance(x, bool)
+                    or not isinstance(x, (int, float))
+                    or not math.isfinite(x)
+                    or x < 0
+                ):
                     raise bad("nullspace_weights", "every weight must be finite and >= 0", list(w))
                 vals.append(float(x))
             object.__setattr__(self, "nullspace_weights", tuple(vals))
-        for name, enum in (("lag_policy", LagPolicy), ("internal_units", InternalUnits),
-                           ("qp_solver", QPSolverKind)):
+        for name, enum in (
+            ("lag_policy", LagPolicy),
+            ("internal_units", InternalUnits),
+            ("qp_solver", QPSolverKind),
+        ):
             v = getattr(self, name)
             try:
                 object.__setattr__(self, name, enum(v))
@@ -204,8 +226,10 @@ class DiffQPConfig:
         Deprecated: ``dataclasses.replace(config, source=...)`` does the same; it goes in the
         next release.
         """
-        warn_deprecated("DiffQPConfig.with_source is deprecated and goes in the next release; use "
-                        "dataclasses.replace(config, source=...)")
+        warn_deprecated(
+            "DiffQPConfig.with_source is deprecated and goes in the next release; use "
+            "dataclasses.replace(config, source=...)"
+        )
         return replace(self, source=source)
 
     def to_dict(self) -> dict[str, Any]:

@@ -92,13 +92,15 @@ class VelocityQPStepper(DifferentialIK):
                 raise ConfigError(
                     f"diff_ik.limit_margin_deg{where}: {cfg.limit_margin_deg} deg is below the "
                     f"arm's kinematic margin {kin_margin_deg:.6g} deg (it may be raised, never "
-                    "lowered)")
+                    "lowered)"
+                )
             margin = math.radians(cfg.limit_margin_deg)
         self.limit_margin = margin  # [rad]
         if cfg.nullspace_weights is not None and len(cfg.nullspace_weights) != n:
             raise ConfigError(
                 f"diff_ik.nullspace_weights{where}: {len(cfg.nullspace_weights)} weights for "
-                f"{n} joints; give exactly one finite non-negative weight per joint")
+                f"{n} joints; give exactly one finite non-negative weight per joint"
+            )
         revolute = chain.is_revolute
         seed_units = cfg.internal_units == InternalUnits.MM_DEG
         self.lin_scale = 1000.0 if seed_units else 1.0
@@ -109,15 +111,18 @@ class VelocityQPStepper(DifferentialIK):
         self.lo_box = np.ascontiguousarray(chain.lower + margin)
         self.hi_box = np.ascontiguousarray(chain.upper - margin)
         if np.any(self.lo_box > self.hi_box):
-            raise ConfigError(f"diff_ik.limit_margin_deg{where}: a margin of "
-                              f"{math.degrees(margin):.6g} deg leaves no room between the limits")
+            raise ConfigError(
+                f"diff_ik.limit_margin_deg{where}: a margin of "
+                f"{math.degrees(margin):.6g} deg leaves no room between the limits"
+            )
         self.vmax = np.ascontiguousarray(chain.velocity_limits, dtype=np.float64)
         band = cfg.nullspace_activation_deg
         self.band = -1.0 if band is None else math.radians(band) * self.ang_scale
         self.nsw = np.ones(n) if cfg.nullspace_weights is None else np.array(cfg.nullspace_weights)
         # a null buffer inherits the joint margin; a positive one overrides it
-        self.coupled_margin = margin if cfg.coupled_margin_deg is None \
-            else math.radians(cfg.coupled_margin_deg)  # [rad]
+        self.coupled_margin = (
+            margin if cfg.coupled_margin_deg is None else math.radians(cfg.coupled_margin_deg)
+        )  # [rad]
         # coupled-joint rows: quadrant polynomials on the compiled path, any other constraint
         # through its own linearize(); rows in that order
         quads = [c for c in chain.constraints if isinstance(c, QuadrantPolynomialConstraint)]
@@ -129,20 +134,37 @@ class VelocityQPStepper(DifferentialIK):
         for k, c in enumerate(quads):
             for row in c.rows:
                 self._quad_table[k, int(row.i_nonneg), int(row.j_nonneg)] = (
-                    row.a0, row.a1, row.a2, 1.0 if row.upper else -1.0)
+                    row.a0,
+                    row.a1,
+                    row.a2,
+                    1.0 if row.upper else -1.0,
+                )
         self._others = tuple(others)
         self.num_rows = sum(c.num_rows for c in self.constraints)
-        self._row_scale = np.array([self.ang_scale if revolute[c.joints[0]] else self.lin_scale
-                                    for c in self.constraints for _ in range(c.num_rows)],
-                                   dtype=np.float64)
+        self._row_scale = np.array(
+            [
+                self.ang_scale if revolute[c.joints[0]] else self.lin_scale
+                for c in self.constraints
+                for _ in range(c.num_rows)
+            ],
+            dtype=np.float64,
+        )
         self.T_flange_tcp = chain.T_tip_tcp.copy()  # the mounted tool, in the flange frame
         self.T_tcp_flange = se3.inverse(self.T_flange_tcp)
         # one flat workspace for the compiled step kernels; named views into it
         row_cols = [tuple(sorted(c.joints)) for c in self.constraints for _ in range(c.num_rows)]
         ws = Workspace(n, len(quads), self.num_rows, row_cols)
         v = ws.v
-        v["const"][:] = (self.lin_scale, self.ang_scale, cfg.w_pos, cfg.w_rot, cfg.lam,
-                         cfg.mu_nullspace, self.band, self.coupled_margin)
+        v["const"][:] = (
+            self.lin_scale,
+            self.ang_scale,
+            cfg.w_pos,
+            cfg.w_rot,
+            cfg.lam,
+            cfg.mu_nullspace,
+            self.band,
+            self.coupled_margin,
+        )
         for name in ("s", "lo_int", "hi_int", "nsw", "lo_box", "hi_box", "vmax"):
             v[name][:] = getattr(self, name)
             setattr(self, name, v[name])
@@ -190,7 +212,9 @@ class VelocityQPStepper(DifferentialIK):
         """Solve ``data``; ``(x or None if unsolved, status text, iterations)``."""
 
     # ------------------------------------------------------------------ building
-    def _check_inputs(self, q: ArrayLike, T_target: ArrayLike, dt: float) -> tuple[Array, Array, float]:
+    def _check_inputs(
+        self, q: ArrayLike, T_target: ArrayLike, dt: float
+    ) -> tuple[Array, Array, float]:
         qa = np.ascontiguousarray(q, dtype=np.float64)
         if qa.shape != (self.dof,):
             raise ShapeError("q", qa.shape, f"({self.dof},)")
@@ -215,9 +239,9 @@ class VelocityQPStepper(DifferentialIK):
             for con in self._others:
                 g, Gc = con.linearize(q, self.dof)
                 m = con.num_rows
-                rs = self._row_scale[r:r + m, None]
-                G[r:r + m] = Gc * rs / s_
-                h[r:r + m] = rs[:, 0] * (-self.coupled_margin - g) / dt
+                rs = self._row_scale[r : r + m, None]
+                G[r : r + m] = Gc * rs / s_
+                h[r : r + m] = rs[:, 0] * (-self.coupled_margin - g) / dt
                 r += m
             WS.fill_osqp(ws.fb, ws.ib)
         self._data.dt = dt
@@ -227,8 +251,16 @@ class VelocityQPStepper(DifferentialIK):
         """The QP of one step, for inspection (copies, internal units; see the module doc)."""
         qa, Tt, dt_used = self._check_inputs(q, T_target_flange, dt)
         data, _ = self._build(qa, Tt, dt_used)
-        return QPData(data.P.copy(), data.c.copy(), data.lower.copy(), data.upper.copy(),
-                      data.G.copy(), data.h.copy(), dt_used, data.lower > data.upper)
+        return QPData(
+            data.P.copy(),
+            data.c.copy(),
+            data.lower.copy(),
+            data.upper.copy(),
+            data.G.copy(),
+            data.h.copy(),
+            dt_used,
+            data.lower > data.upper,
+        )
 
     # ------------------------------------------------------------------ stepping
     def step(self, q: ArrayLike, T_target_flange: ArrayLike, dt: float) -> StepResult:
@@ -256,54 +288,119 @@ class VelocityQPStepper(DifferentialIK):
         """
         return self._step(q, T_target_flange, max(float(dt), DT_MIN_S))
 
-    def _fail(self, q: Array, reason: StepStatus, dt: float, msg: str, status: str = "",
-              iters: int = 0, pres: float = math.nan, eres: float = math.nan,
-              lag: bool = False) -> StepResult:
-        return StepResult(q.copy(), np.zeros(self.dof), reason, dt, pres, eres, lag, status,
-                          iters, msg)
+    def _fail(
+        self,
+        q: Array,
+        reason: StepStatus,
+        dt: float,
+        msg: str,
+        status: str = "",
+        iters: int = 0,
+        pres: float = math.nan,
+        eres: float = math.nan,
+        lag: bool = False,
+    ) -> StepResult:
+        return StepResult(
+            q.copy(), np.zeros(self.dof), reason, dt, pres, eres, lag, status, iters, msg
+        )
 
     def _step(self, q: Array, Tt: Array, dt: float) -> StepResult:
         self.steps += 1
         data, empty = self._build(q, Tt, dt)
         if empty:
             j = int(np.argmax(data.lower - data.upper))
-            return self._fail(q, StepStatus.QP_INFEASIBLE, dt,
-                              f"empty velocity box for joint {self.chain.joint_names[j]!r}: the "
-                              "margin-adjusted position limits cannot be reached within the "
-                              "velocity limit", "empty_box")
+            return self._fail(
+                q,
+                StepStatus.QP_INFEASIBLE,
+                dt,
+                f"empty velocity box for joint {self.chain.joint_names[j]!r}: the "
+                "margin-adjusted position limits cannot be reached within the "
+                "velocity limit",
+                "empty_box",
+            )
         x, status, iters = self._solve(data)
         if x is None:
-            return self._fail(q, StepStatus.QP_INFEASIBLE, dt, f"QP not solved (status {status})",
-                              status, iters)
+            return self._fail(
+                q, StepStatus.QP_INFEASIBLE, dt, f"QP not solved (status {status})", status, iters
+            )
         ws = self._ws
         code = WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
         if code == 3:
-            return self._fail(q, StepStatus.QP_FAILED, dt, "the QP solver returned a non-finite "
-                              f"solution (status {status})", status, iters)
+            return self._fail(
+                q,
+                StepStatus.QP_FAILED,
+                dt,
+                f"the QP solver returned a non-finite solution (status {status})",
+                status,
+                iters,
+            )
         pres = float(ws.fb[self._out_offset])
         eres = float(ws.fb[self._out_offset + 1])
         if math.isnan(eres):  # near the Euler gimbal lock: SciPy's own choice of angles
             eres = euler_residual_deg(Tt[:3, :3], ws.v["T_new"][:3, :3])
-        lag = pres > self._max_lag_m or (self._max_lag_deg is not None
-                                         and eres > self._max_lag_deg)
+        lag = pres > self._max_lag_m or (self._max_lag_deg is not None and eres > self._max_lag_deg)
         if code == 1:
-            return self._fail(q, StepStatus.JOINT_LIMIT, dt, "the step leaves the "
-                              "margin-adjusted joint limits", status, iters, pres, eres, lag)
+            return self._fail(
+                q,
+                StepStatus.JOINT_LIMIT,
+                dt,
+                "the step leaves the margin-adjusted joint limits",
+                status,
+                iters,
+                pres,
+                eres,
+                lag,
+            )
         if code == 2:
-            return self._fail(q, StepStatus.COUPLED_JOINT, dt, "the step violates a "
-                              "coupled-joint constraint", status, iters, pres, eres, lag)
+            return self._fail(
+                q,
+                StepStatus.COUPLED_JOINT,
+                dt,
+                "the step violates a coupled-joint constraint",
+                status,
+                iters,
+                pres,
+                eres,
+                lag,
+            )
         q_new = ws.v["q_new"].copy()
         for con in self._others:
             if np.any(con.residual(q_new) > POST_CHECK_TOL):
-                return self._fail(q, StepStatus.COUPLED_JOINT, dt,
-                                  f"the step violates coupled-joint constraint {con.name!r}",
-                                  status, iters, pres, eres, lag)
+                return self._fail(
+                    q,
+                    StepStatus.COUPLED_JOINT,
+                    dt,
+                    f"the step violates coupled-joint constraint {con.name!r}",
+                    status,
+                    iters,
+                    pres,
+                    eres,
+                    lag,
+                )
         if lag and self._abort:
-            return self._fail(q, StepStatus.TRACKING_LAG, dt,
-                              f"flange residual {pres * 1000:.3f} mm, {eres:.3f} deg exceeds the "
-                              "lag guard", status, iters, pres, eres, lag)
-        return StepResult(q_new, ws.v["qdot"].copy(), StepStatus.OK, dt, pres, eres, lag, status,
-                          iters, "lag exceeded (reported)" if lag else "ok")
+            return self._fail(
+                q,
+                StepStatus.TRACKING_LAG,
+                dt,
+                f"flange residual {pres * 1000:.3f} mm, {eres:.3f} deg exceeds the lag guard",
+                status,
+                iters,
+                pres,
+                eres,
+                lag,
+            )
+        return StepResult(
+            q_new,
+            ws.v["qdot"].copy(),
+            StepStatus.OK,
+            dt,
+            pres,
+            eres,
+            lag,
+            status,
+            iters,
+            "lag exceeded (reported)" if lag else "ok",
+        )
 
 
 def euler_residual_deg(R_target: ArrayLike, R: ArrayLike) -> float:
@@ -317,8 +414,9 @@ def euler_residual_deg(R_target: ArrayLike, R: ArrayLike) -> float:
     """
     with warnings.catch_warnings():  # SciPy warns at the lock itself; the angles are defined
         warnings.simplefilter("ignore", UserWarning)
-        both = Rotation.from_matrix(np.stack([np.asarray(R, dtype=np.float64),
-                                              np.asarray(R_target, dtype=np.float64)]))
+        both = Rotation.from_matrix(
+            np.stack([np.asarray(R, dtype=np.float64), np.asarray(R_target, dtype=np.float64)])
+        )
         actual, target = both.as_euler("xyz", degrees=True)
     e = actual - target
     return float(np.max(np.abs((e + 180.0) % 360.0 - 180.0)))

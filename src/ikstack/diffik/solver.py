@@ -81,8 +81,10 @@ class DiffIKResult:
             return
         status = StepStatus(status)  # a plain string works too
         if self.success and status is not StepStatus.OK:
-            raise InputError(f"DiffIKResult: success=True with status {status.value!r}; a "
-                             "usable answer has status 'ok'")
+            raise InputError(
+                f"DiffIKResult: success=True with status {status.value!r}; a "
+                "usable answer has status 'ok'"
+            )
         if not self.success and status is StepStatus.OK:
             status = StepStatus.QP_INFEASIBLE
         if status is not self.status:
@@ -91,8 +93,10 @@ class DiffIKResult:
     def __repr__(self) -> str:
         """A one-line summary (``dq`` is an attribute)."""
         top = float(np.max(np.abs(self.dq))) if np.size(self.dq) else 0.0
-        return (f"DiffIKResult({'ok' if self.success else 'FAILED'}, {self.message!r}, "
-                f"max |dq| {top:.3g}, {self.iterations} iterations)")
+        return (
+            f"DiffIKResult({'ok' if self.success else 'FAILED'}, {self.message!r}, "
+            f"max |dq| {top:.3g}, {self.iterations} iterations)"
+        )
 
 
 class DifferentialIK(ABC):
@@ -114,19 +118,32 @@ def as_result(out: object, dof: int) -> DiffIKResult:
         try:
             dq = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):
-            return DiffIKResult(np.zeros(dof), False, f"solver returned {type(out).__name__}, not an array",
-                                status=StepStatus.QP_FAILED)
+            return DiffIKResult(
+                np.zeros(dof),
+                False,
+                f"solver returned {type(out).__name__}, not an array",
+                status=StepStatus.QP_FAILED,
+            )
         res = DiffIKResult(dq)
     dq = np.asarray(res.dq, dtype=np.float64)
     if dq.shape != (dof,):
-        return DiffIKResult(np.zeros(dof), False, f"solver returned shape {dq.shape}; expected ({dof},)",
-                            status=StepStatus.QP_FAILED)
+        return DiffIKResult(
+            np.zeros(dof),
+            False,
+            f"solver returned shape {dq.shape}; expected ({dof},)",
+            status=StepStatus.QP_FAILED,
+        )
     if not np.all(np.isfinite(dq)):
-        return DiffIKResult(np.zeros(dof), False, "solver returned non-finite velocities",
-                            status=StepStatus.QP_FAILED)
+        return DiffIKResult(
+            np.zeros(dof),
+            False,
+            "solver returned non-finite velocities",
+            status=StepStatus.QP_FAILED,
+        )
     if not res.success:
-        return DiffIKResult(np.zeros(dof), False, res.message, res.iterations, res.active,
-                            res.status)
+        return DiffIKResult(
+            np.zeros(dof), False, res.message, res.iterations, res.active, res.status
+        )
     return DiffIKResult(dq.copy(), True, res.message, res.iterations, res.active)
 
 
@@ -188,17 +205,28 @@ def dense_qp(request: DiffIKRequest, dof: int) -> DenseQP:
     J = np.asarray(request.jacobian, dtype=np.float64)
     if J.ndim != 2 or J.shape[1] != dof:
         raise ShapeError("request.jacobian", J.shape, f"(m, {dof})")
-    A = np.zeros((0, dof)) if request.A_ineq is None else np.atleast_2d(
-        np.asarray(request.A_ineq, dtype=np.float64))
-    b = np.zeros(0) if request.b_ineq is None else np.atleast_1d(
-        np.asarray(request.b_ineq, dtype=np.float64))
+    A = (
+        np.zeros((0, dof))
+        if request.A_ineq is None
+        else np.atleast_2d(np.asarray(request.A_ineq, dtype=np.float64))
+    )
+    b = (
+        np.zeros(0)
+        if request.b_ineq is None
+        else np.atleast_1d(np.asarray(request.b_ineq, dtype=np.float64))
+    )
     if A.shape[1:] != (dof,) or b.shape != (A.shape[0],):
         raise ShapeError("request.A_ineq/b_ineq", A.shape, f"(k, {dof}) with b_ineq (k,)")
     d2 = float(request.damping) ** 2
     P = J.T @ J + d2 * np.eye(dof)
-    c = -J.T @ np.asarray(request.task, dtype=np.float64) \
-        - d2 * np.asarray(request.preferred_velocity, dtype=np.float64)
-    return DenseQP(np.ascontiguousarray(P), np.ascontiguousarray(c),
-                   np.ascontiguousarray(request.lower, dtype=np.float64),
-                   np.ascontiguousarray(request.upper, dtype=np.float64),
-                   np.ascontiguousarray(A), np.ascontiguousarray(b))
+    c = -J.T @ np.asarray(request.task, dtype=np.float64) - d2 * np.asarray(
+        request.preferred_velocity, dtype=np.float64
+    )
+    return DenseQP(
+        np.ascontiguousarray(P),
+        np.ascontiguousarray(c),
+        np.ascontiguousarray(request.lower, dtype=np.float64),
+        np.ascontiguousarray(request.upper, dtype=np.float64),
+        np.ascontiguousarray(A),
+        np.ascontiguousarray(b),
+    )

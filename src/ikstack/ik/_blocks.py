@@ -30,8 +30,14 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         return _POOL
 
 
-def run_blocks(kernel: Callable[..., Any], args: Sequence[Any], rows: Sequence[int], n: int,
-               block: int, threads: int) -> None:
+def run_blocks(
+    kernel: Callable[..., Any],
+    args: Sequence[Any],
+    rows: Sequence[int],
+    n: int,
+    block: int,
+    threads: int,
+) -> None:
     """``kernel(*args)`` over rows ``0 .. n`` in blocks of ``block`` rows on ``threads``
     threads; the arguments at the positions ``rows`` are sliced to each block's rows (C
     arrays stay C arrays: the kernel's one compiled signature serves every block).

@@ -28,6 +28,7 @@ Array = NDArray[np.float64]
 #: rows from which the gate runs on all cores
 PARALLEL_ROWS = 512
 
+
 @dataclass(frozen=True)
 class ConstraintTables:
     """A chain's coupled-joint constraints as arrays for :func:`certify_rows`."""
@@ -56,8 +57,12 @@ def constraint_tables(chain: Chain) -> ConstraintTables:
         if type(c) is QuadrantPolynomialConstraint:
             table = np.zeros((2, 2, 4))
             for r in c.rows:
-                table[int(r.i_nonneg), int(r.j_nonneg)] = (r.a0, r.a1, r.a2,
-                                                           1.0 if r.upper else -1.0)
+                table[int(r.i_nonneg), int(r.j_nonneg)] = (
+                    r.a0,
+                    r.a1,
+                    r.a2,
+                    1.0 if r.upper else -1.0,
+                )
             qidx.append((c.joint_i, c.joint_j))
             qcoef.append(table)
         elif type(c) is LinearJointConstraint and c.A.shape[1] == chain.dof:
@@ -71,10 +76,16 @@ def constraint_tables(chain: Chain) -> ConstraintTables:
         np.array(qcoef, dtype=np.float64).reshape(-1, 2, 2, 4),
         np.array(rows_A, dtype=np.float64).reshape(-1, dof),
         np.array(rows_b, dtype=np.float64).reshape(-1),
-        compiled)
+        compiled,
+    )
     if not compiled:  # Python evaluates every constraint: the kernel sees none
-        tabs = ConstraintTables(np.zeros((0, 2), np.int64), np.zeros((0, 2, 2, 4)),
-                                np.zeros((0, dof)), np.zeros(0), False)
+        tabs = ConstraintTables(
+            np.zeros((0, 2), np.int64),
+            np.zeros((0, 2, 2, 4)),
+            np.zeros((0, dof)),
+            np.zeros(0),
+            False,
+        )
     return _TABLES.add(chain, tabs)
 
 
@@ -88,8 +99,13 @@ class FastGate:
         limit_tolerance: allowed excess over the limits (representation round-off).
     """
 
-    def __init__(self, chain: Chain, position_tolerance: float, rotation_tolerance: float,
-                 limit_tolerance: float = 0.0):
+    def __init__(
+        self,
+        chain: Chain,
+        position_tolerance: float,
+        rotation_tolerance: float,
+        limit_tolerance: float = 0.0,
+    ):
         self.chain = chain
         self.ptol = float(position_tolerance)
         self.rtol = float(rotation_tolerance)
@@ -101,8 +117,9 @@ class FastGate:
         self.tabs = constraint_tables(chain)
         self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
 
-    def __call__(self, Q: Array, T: Array,
-                 serial: bool = False) -> tuple[NDArray[np.bool_], Array, Array]:
+    def __call__(
+        self, Q: Array, T: Array, serial: bool = False
+    ) -> tuple[NDArray[np.bool_], Array, Array]:
         """``(ok, position_error, rotation_error)`` of rows ``Q (n, dof)`` (C-contiguous
         float64) against ``T (n or 1, 4, 4)`` (C-contiguous float64): fresh arrays. ``serial``
         keeps many rows of a few targets on the calling thread (off numba's thread pool)."""
@@ -112,17 +129,58 @@ class FastGate:
         rerr = np.empty(n)
         c, t = self.cc, self.tabs
         if n >= PARALLEL_ROWS and not serial:
-            undecided = certify_rows_parallel(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs,
-                                              c.ps, c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef,
-                                              t.A, t.b, ok, perr, rerr)
+            undecided = certify_rows_parallel(
+                Q,
+                T,
+                self.ptol,
+                self.rtol,
+                self.lo,
+                self.hi,
+                c.Rs,
+                c.ps,
+                c.kinds,
+                c.R_end,
+                c.p_end,
+                t.qidx,
+                t.qcoef,
+                t.A,
+                t.b,
+                ok,
+                perr,
+                rerr,
+            )
         else:
-            undecided = certify_rows(Q, T, self.ptol, self.rtol, self.lo, self.hi, c.Rs, c.ps,
-                                     c.kinds, c.R_end, c.p_end, t.qidx, t.qcoef, t.A, t.b, ok,
-                                     perr, rerr, np.empty((4, 4)))
+            undecided = certify_rows(
+                Q,
+                T,
+                self.ptol,
+                self.rtol,
+                self.lo,
+                self.hi,
+                c.Rs,
+                c.ps,
+                c.kinds,
+                c.R_end,
+                c.p_end,
+                t.qidx,
+                t.qcoef,
+                t.A,
+                t.b,
+                ok,
+                perr,
+                rerr,
+                np.empty((4, 4)),
+            )
         if undecided or self._python_constraints:
             # the general gate decides (same numbers; its constraint verdicts are authoritative)
-            return certify(self.chain, Q, T if T.shape[0] == n else T[0], self.ptol, self.rtol,
-                           self.limit_tolerance)
+            return certify(
+                self.chain,
+                Q,
+                T if T.shape[0] == n else T[0],
+                self.ptol,
+                self.rtol,
+                self.limit_tolerance,
+            )
         return ok, perr, rerr
 
 

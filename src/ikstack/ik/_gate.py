@@ -34,17 +34,18 @@ def rigid_code(T, atol):  # pragma: no cover - compiled
             if not np.isfinite(T[r, c]):
                 return NOT_RIGID
     tol = atol * _INSIDE
-    if (abs(T[3, 0]) > tol or abs(T[3, 1]) > tol or abs(T[3, 2]) > tol
-            or abs(T[3, 3] - 1.0) > tol):
+    if abs(T[3, 0]) > tol or abs(T[3, 1]) > tol or abs(T[3, 2]) > tol or abs(T[3, 3] - 1.0) > tol:
         return NOT_RIGID
     for a in range(3):
         for b in range(3):
             s = T[0, a] * T[0, b] + T[1, a] * T[1, b] + T[2, a] * T[2, b]
             if abs(s - (1.0 if a == b else 0.0)) > tol:
                 return NOT_RIGID
-    det = (T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
-           - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
-           + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0]))
+    det = (
+        T[0, 0] * (T[1, 1] * T[2, 2] - T[1, 2] * T[2, 1])
+        - T[0, 1] * (T[1, 0] * T[2, 2] - T[1, 2] * T[2, 0])
+        + T[0, 2] * (T[1, 0] * T[2, 1] - T[1, 1] * T[2, 0])
+    )
     if det <= 0.0:
         return NOT_RIGID
     return RIGID
@@ -110,8 +111,9 @@ def constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def certify_rows(Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b,
-                 ok, perr, rerr, Tbuf):  # pragma: no cover - compiled
+def certify_rows(
+    Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok, perr, rerr, Tbuf
+):  # pragma: no cover - compiled
     """The FK gate of :func:`ikstack.ik.certify` for rows ``Q (n, dof)`` against ``T (n or 1,
     4, 4)``; ``lo``/``hi`` already include the limit tolerance. Returns the number of rows whose
     constraints could not be decided here (then ``ok`` is the verdict without constraints)."""
@@ -143,10 +145,10 @@ def certify_rows(Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qc
     return undecided
 
 
-
 @njit(cache=True, parallel=True)
-def certify_rows_parallel(Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef,
-                          A, b, ok, perr, rerr):  # pragma: no cover - compiled
+def certify_rows_parallel(
+    Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok, perr, rerr
+):  # pragma: no cover - compiled
     """:func:`certify_rows` on all cores, in blocks of 256 rows (the same numbers)."""
     n = Q.shape[0]
     nblk = (n + 255) // 256
@@ -155,9 +157,27 @@ def certify_rows_parallel(Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end,
         k0 = k * 256
         k1 = min(n, k0 + 256)
         Tk = T[k0:k1] if T.shape[0] == n else T
-        undecided += certify_rows(Q[k0:k1], Tk, ptol, rtol, lo, hi, Rs, ps, kinds, R_end,
-                                  p_end, qidx, qcoef, A, b, ok[k0:k1], perr[k0:k1],
-                                  rerr[k0:k1], np.empty((4, 4)))
+        undecided += certify_rows(
+            Q[k0:k1],
+            Tk,
+            ptol,
+            rtol,
+            lo,
+            hi,
+            Rs,
+            ps,
+            kinds,
+            R_end,
+            p_end,
+            qidx,
+            qcoef,
+            A,
+            b,
+            ok[k0:k1],
+            perr[k0:k1],
+            rerr[k0:k1],
+            np.empty((4, 4)),
+        )
     return undecided
 
 

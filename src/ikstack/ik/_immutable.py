@@ -31,11 +31,13 @@ class Immutable(metaclass=_FreezeAfterInit):
             raise AttributeError(
                 f"{type(self).__name__} is immutable once built (so it can be shared by "
                 f"threads): {name!r} cannot be set; pass a call's options as its arguments, or "
-                "build another solver")
+                "build another solver"
+            )
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         if self._built:
-            raise AttributeError(f"{type(self).__name__} is immutable once built: {name!r} "
-                                 "cannot be deleted")
+            raise AttributeError(
+                f"{type(self).__name__} is immutable once built: {name!r} cannot be deleted"
+            )
         object.__delattr__(self, name)

@@ -111,20 +111,41 @@ def route(chain: Chain) -> Route:
     if solver is None:
         why = "no closed-form family" if family is None else "analytic solver unavailable"
         return Route("numerical", None, family, 0, math.inf, numerical, why)
-    mode = "near" if getattr(solver, "near", False) or getattr(cls, "needs_near", False) \
-        else "strict"
+    mode = (
+        "near" if getattr(solver, "near", False) or getattr(cls, "needs_near", False) else "strict"
+    )
     k = getattr(solver, "K", None)
     if not isinstance(k, int):  # a solver that does not say: trust the classifier
-        return Route("analytic", mode, family, 0, math.nan, numerical,
-                     "closed-form family (candidate count unknown)")
+        return Route(
+            "analytic",
+            mode,
+            family,
+            0,
+            math.nan,
+            numerical,
+            "closed-form family (candidate count unknown)",
+        )
     cost = ANALYTIC_BASE_US + ANALYTIC_SLOT_US[mode] * k
     if cost <= numerical:
-        return Route("analytic", mode, family, k, cost, numerical,
-                     f"{family} ({mode}, {k} candidates): ~{cost:.0f} us <= numerical "
-                     f"~{numerical:.0f} us")
-    return Route("numerical", None, family, k, cost, numerical,
-                 f"{family} ({mode}) expands {k} candidates, ~{cost:.0f} us a target; the "
-                 f"numerical solver expects ~{numerical:.0f} us")
+        return Route(
+            "analytic",
+            mode,
+            family,
+            k,
+            cost,
+            numerical,
+            f"{family} ({mode}, {k} candidates): ~{cost:.0f} us <= numerical ~{numerical:.0f} us",
+        )
+    return Route(
+        "numerical",
+        None,
+        family,
+        k,
+        cost,
+        numerical,
+        f"{family} ({mode}) expands {k} candidates, ~{cost:.0f} us a target; the "
+        f"numerical solver expects ~{numerical:.0f} us",
+    )
 
 
 def _analytic_solver(chain: Chain, mode: str | None = None) -> tuple[bool, Any, Any]:
@@ -155,8 +176,13 @@ def _hashable(v: Any) -> Any:
     return v
 
 
-def solve_ik(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
-             method: str = "auto", **options: Any) -> IKResult:
+def solve_ik(
+    chain: Chain,
+    T_base_tcp: ArrayLike,
+    q0: ArrayLike | None = None,
+    method: str = "auto",
+    **options: Any,
+) -> IKResult:
     """Solve inverse kinematics for one target (4, 4) or a batch (N, 4, 4) or (..., 4, 4)
     (leading batch dimensions shape the result: ``q`` (..., dof)).
 
@@ -201,15 +227,22 @@ def solve_ik(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
         method = "numerical"
     if method == "analytic":
         if set(options) - {"mode"}:
-            raise InputError("method='analytic' takes only the option 'mode'; got "
-                             f"{sorted(options)}")
+            raise InputError(
+                f"method='analytic' takes only the option 'mode'; got {sorted(options)}"
+            )
         mode = options.get("mode")
         available, solver, cls = _analytic_solver(chain, mode)
         if solver is not None:
             return solver.solve(T_base_tcp, seed)
-        why = ("the analytic solvers are not available in this build" if not available
-               else f"no closed-form family covers {chain!r}"
-               + ("; mode='general' solves it algebraically"
-                  if cls is not None and getattr(cls, "general", False) else ""))
+        why = (
+            "the analytic solvers are not available in this build"
+            if not available
+            else f"no closed-form family covers {chain!r}"
+            + (
+                "; mode='general' solves it algebraically"
+                if cls is not None and getattr(cls, "general", False)
+                else ""
+            )
+        )
         raise UnsupportedGeometryError(f"method='analytic': {why}; use method='numerical'")
     return _numerical_solver(chain, method, options).solve(T_base_tcp, seed)

@@ -86,21 +86,37 @@ class IKResult:
         return int(self.q.shape[0])
 
     @classmethod
-    def _trusted(cls, q: Array, success: NDArray[np.bool_], position_error: Array,
-                 rotation_error: Array, status: NDArray[np.int64], method: str,
-                 iterations: NDArray[np.int64], restarts: NDArray[np.int64],
-                 q_all: Array | None = None,
-                 valid_all: NDArray[np.bool_] | None = None) -> IKResult:
+    def _trusted(
+        cls,
+        q: Array,
+        success: NDArray[np.bool_],
+        position_error: Array,
+        rotation_error: Array,
+        status: NDArray[np.int64],
+        method: str,
+        iterations: NDArray[np.int64],
+        restarts: NDArray[np.int64],
+        q_all: Array | None = None,
+        valid_all: NDArray[np.bool_] | None = None,
+    ) -> IKResult:
         """The solvers' fast constructor: the same object as ``IKResult(...)`` with these
         fields, built without the frozen dataclass's per-field ``object.__setattr__`` (about a
         microsecond per result, which a single-target solve notices). Nothing is converted or
         checked, as in ``IKResult(...)``; every field must be given (a test keeps this list
         equal to the dataclass's fields)."""
         out = object.__new__(cls)
-        out.__dict__.update(q=q, success=success, position_error=position_error,
-                            rotation_error=rotation_error, status=status, method=method,
-                            iterations=iterations, restarts=restarts, q_all=q_all,
-                            valid_all=valid_all)
+        out.__dict__.update(
+            q=q,
+            success=success,
+            position_error=position_error,
+            rotation_error=rotation_error,
+            status=status,
+            method=method,
+            iterations=iterations,
+            restarts=restarts,
+            q_all=q_all,
+            valid_all=valid_all,
+        )
         return out
 
     @property
@@ -135,46 +151,68 @@ class IKResult:
         n = len(self)
         ok = np.asarray(self.success, dtype=bool)
         k = int(np.count_nonzero(ok))
-        parts = [f"{n} target{'s' if n != 1 else ''}",
-                 f"{k} solved ({100.0 * k / n:.1f}%)" if n else "0 solved",
-                 f"method {self.method!r}"]
+        parts = [
+            f"{n} target{'s' if n != 1 else ''}",
+            f"{k} solved ({100.0 * k / n:.1f}%)" if n else "0 solved",
+            f"method {self.method!r}",
+        ]
         if k:
-            parts.append(f"worst error {float(np.max(self.position_error[ok])):.1e} m, "
-                         f"{float(np.max(self.rotation_error[ok])):.1e} rad")
+            parts.append(
+                f"worst error {float(np.max(self.position_error[ok])):.1e} m, "
+                f"{float(np.max(self.rotation_error[ok])):.1e} rad"
+            )
         if k < n:
             codes, counts = np.unique(np.asarray(self.status)[~ok], return_counts=True)
-            parts.append("failed: " + ", ".join(
-                f"{c} {_status_name(int(s))}" for s, c in zip(codes, counts, strict=True)))
+            parts.append(
+                "failed: "
+                + ", ".join(
+                    f"{c} {_status_name(int(s))}" for s, c in zip(codes, counts, strict=True)
+                )
+            )
         if self.q_all is not None:
             parts.append(f"{self.q_all.shape[1]} candidates per target")
         return f"IKResult({'; '.join(parts)})"
-
 
     @classmethod
     def concat(cls, parts: list[IKResult], method: str) -> IKResult:
         """Results of consecutive pieces (of a path) as one result."""
         if len(parts) == 1:
             return parts[0]
-        cat = {f: np.concatenate([getattr(r, f) for r in parts]) for f in
-               ("q", "success", "position_error", "rotation_error", "status", "iterations",
-                "restarts")}
+        cat = {
+            f: np.concatenate([getattr(r, f) for r in parts])
+            for f in (
+                "q",
+                "success",
+                "position_error",
+                "rotation_error",
+                "status",
+                "iterations",
+                "restarts",
+            )
+        }
         return cls(method=method, **cat)
 
     def reshaped(self, lead: tuple[int, ...]) -> IKResult:
         """This result of ``prod(lead)`` flattened targets with the batch dimensions ``lead``
         restored: ``q`` (*lead, dof), ``success`` (*lead,), ``q_all`` (*lead, K, dof)..."""
+
         def per(a: Any, tail: int) -> Any:  # an array (or None) with its leading axis split
-            return None if a is None else a.reshape(lead + a.shape[a.ndim - tail:])
+            return None if a is None else a.reshape(lead + a.shape[a.ndim - tail :])
 
         return IKResult._trusted(
-            q=per(self.q, 1), success=per(self.success, 0),
+            q=per(self.q, 1),
+            success=per(self.success, 0),
             position_error=per(self.position_error, 0),
-            rotation_error=per(self.rotation_error, 0), status=per(self.status, 0),
+            rotation_error=per(self.rotation_error, 0),
+            status=per(self.status, 0),
             method=self.method,
-            iterations=per(self.iterations, 0) if self.iterations.size == len(self)
+            iterations=per(self.iterations, 0)
+            if self.iterations.size == len(self)
             else self.iterations,
             restarts=per(self.restarts, 0) if self.restarts.size == len(self) else self.restarts,
-            q_all=per(self.q_all, 2), valid_all=per(self.valid_all, 1))
+            q_all=per(self.q_all, 2),
+            valid_all=per(self.valid_all, 1),
+        )
 
 
 def batch_dims(T_base_tcp: object) -> tuple[int, ...] | None:
@@ -187,8 +225,9 @@ def batch_dims(T_base_tcp: object) -> tuple[int, ...] | None:
     return None
 
 
-def flatten_batch(T_base_tcp: object, seed: object, dof: int,
-                  lead: tuple[int, ...]) -> tuple[Array, Array | None]:
+def flatten_batch(
+    T_base_tcp: object, seed: object, dof: int, lead: tuple[int, ...]
+) -> tuple[Array, Array | None]:
     """Targets ``(*lead, 4, 4)`` as ``(N, 4, 4)`` and a seed ``(dof,)``, ``(1, dof)`` or
     ``(*lead, dof)`` as one the solvers take (``(dof,)`` or ``(N, dof)``).
 
@@ -205,8 +244,9 @@ def flatten_batch(T_base_tcp: object, seed: object, dof: int,
         return Tf, s
     if s.shape == lead + (dof,):
         return Tf, s.reshape(n, dof)
-    raise ShapeError("q0", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' "
-                     "batch dimensions)")
+    raise ShapeError(
+        "q0", s.shape, f"({dof},), (1, {dof}) or {lead + (dof,)} (the targets' batch dimensions)"
+    )
 
 
 def _status_text(code: int) -> str:

@@ -72,9 +72,11 @@ class SolveConfig:
         check_method(self.method)
         check_backend(self.backend, self.device)
         if self.max_joint_step is not None and not (
-                math.isfinite(self.max_joint_step) and self.max_joint_step > 0):
-            raise InputError(f"max_joint_step must be a positive number [rad]; got "
-                             f"{self.max_joint_step!r}")
+            math.isfinite(self.max_joint_step) and self.max_joint_step > 0
+        ):
+            raise InputError(
+                f"max_joint_step must be a positive number [rad]; got {self.max_joint_step!r}"
+            )
         for name in ("position_tolerance", "rotation_tolerance"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
@@ -161,13 +163,23 @@ def convert_episode(config: SolveConfig, task: EpisodeTask) -> EpisodeStats:
     finite = np.all(np.isfinite(q), axis=1)
     q = np.where(finite[:, None], q, chain.clip(chain.middle()))  # NaN never escapes
     if config.recertify:
-        ok, perr, rerr = certify(chain, q, episode.T_base_tcp, config.position_tolerance,
-                                 config.rotation_tolerance, limit_tolerance=1e-9)
+        ok, perr, rerr = certify(
+            chain,
+            q,
+            episode.T_base_tcp,
+            config.position_tolerance,
+            config.rotation_tolerance,
+            limit_tolerance=1e-9,
+        )
     else:  # the solver's errors are FK errors of q (the IKResult contract); gate on them
         perr = np.where(finite, np.asarray(result.position_error, dtype=np.float64), np.inf)
         rerr = np.where(finite, np.asarray(result.rotation_error, dtype=np.float64), np.inf)
-        ok = (finite & (perr <= config.position_tolerance) & (rerr <= config.rotation_tolerance)
-              & chain.within_limits(q, tol=1e-9))
+        ok = (
+            finite
+            & (perr <= config.position_tolerance)
+            & (rerr <= config.rotation_tolerance)
+            & chain.within_limits(q, tol=1e-9)
+        )
         if chain.constraints:
             ok &= chain.constraints_satisfied(q)
         if not finite.all():  # report the errors of the joint vector actually written
@@ -180,13 +192,15 @@ def convert_episode(config: SolveConfig, task: EpisodeTask) -> EpisodeStats:
     return _stats(task, solved, result.method, time.perf_counter() - t0)
 
 
-def _stats(task: EpisodeTask, s: SolvedEpisode, method: str, seconds: float,
-           skipped: bool = False) -> EpisodeStats:
+def _stats(
+    task: EpisodeTask, s: SolvedEpisode, method: str, seconds: float, skipped: bool = False
+) -> EpisodeStats:
     good = s.success
     wp = float(s.position_error[good].max()) if good.any() else 0.0
     wr = float(s.rotation_error[good].max()) if good.any() else 0.0
-    return EpisodeStats(task.name, task.output_path, len(s), int(good.sum()), wp, wr, method,
-                        seconds, skipped)
+    return EpisodeStats(
+        task.name, task.output_path, len(s), int(good.sum()), wp, wr, method, seconds, skipped
+    )
 
 
 def skipped_stats(task: EpisodeTask) -> EpisodeStats:
@@ -198,8 +212,11 @@ def skipped_stats(task: EpisodeTask) -> EpisodeStats:
     try:
         solved = read_solved(task.output_path)
     except (IKStackError, OSError, ValueError, KeyError) as exc:
-        raise DatasetError(task.output_path, f"exists but is not a readable solve output "
-                           f"({exc}); remove it or rerun with --overwrite") from None
+        raise DatasetError(
+            task.output_path,
+            f"exists but is not a readable solve output "
+            f"({exc}); remove it or rerun with --overwrite",
+        ) from None
     return _stats(task, solved, "skipped", 0.0, skipped=True)
 
 
@@ -254,11 +271,14 @@ def convert_batch(config: SolveConfig, tasks: list[EpisodeTask]) -> list[Episode
 
 def failed_stats(task: EpisodeTask, exc: IKStackError) -> EpisodeStats:
     """Stats of an episode that could not be converted, carrying its error."""
-    error = {"type": type(exc).__name__, "message": str(exc),
-             "file": getattr(exc, "path", task.input_path), "row": getattr(exc, "row", None),
-             "field": getattr(exc, "field", None)}
-    return EpisodeStats(task.name, task.output_path, 0, 0, 0.0, 0.0, "failed", 0.0,
-                        error=error)
+    error = {
+        "type": type(exc).__name__,
+        "message": str(exc),
+        "file": getattr(exc, "path", task.input_path),
+        "row": getattr(exc, "row", None),
+        "field": getattr(exc, "field", None),
+    }
+    return EpisodeStats(task.name, task.output_path, 0, 0, 0.0, 0.0, "failed", 0.0, error=error)
 
 
 def output_path_for(input_root: Path, episode: Path, output_root: Path) -> Path:

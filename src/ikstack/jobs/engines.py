@@ -41,8 +41,14 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_engine(engine: str, config: SolveConfig, batches: list[Batch], workers: int,
-               on_done: OnDone, ray_address: str | None = None) -> list[EpisodeStats]:
+def run_engine(
+    engine: str,
+    config: SolveConfig,
+    batches: list[Batch],
+    workers: int,
+    on_done: OnDone,
+    ray_address: str | None = None,
+) -> list[EpisodeStats]:
     """Run ``batches`` on ``engine``; ``on_done`` sees each batch's stats as it completes.
 
     Returns:
@@ -79,12 +85,17 @@ def _portable(config: SolveConfig) -> SolveConfig:
 QUEUED_PER_WORKER = 2
 #: thread-count variables capped in pool workers so ``workers`` processes do not oversubscribe
 #: the cores with compiled-kernel and BLAS threads (a value the user set is kept)
-THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                    "MKL_NUM_THREADS")
+THREAD_VARIABLES = (
+    "NUMBA_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
 
 
-def run_local(config: SolveConfig, batches: list[Batch], workers: int,
-              on_done: OnDone) -> list[list[EpisodeStats]]:
+def run_local(
+    config: SolveConfig, batches: list[Batch], workers: int, on_done: OnDone
+) -> list[list[EpisodeStats]]:
     """Run in this process (one worker), or here and in ``workers - 1`` spawned processes.
 
     This process works through the batches itself; each spawned process gets batches only once
@@ -108,8 +119,12 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
         os.environ.setdefault(k, threads)
     os.environ["IKSTACK_COMPILE_NOTICE"] = "0"  # this process says it once, not every worker
     try:
-        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=ctx,
-                                   initializer=exit_with_parent, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            max_workers=helpers,
+            mp_context=ctx,
+            initializer=exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         feeder = _Feeder(pool, config, batches, helpers)
     finally:
         for k, v in saved.items():
@@ -141,8 +156,11 @@ def run_local(config: SolveConfig, batches: list[Batch], workers: int,
         # every batch done: no worker holds work, and one still starting (its imports take a
         # second or more) would hold this process's exit until it is up, only to be told to
         # stop (a small job such as the bundled sample waited on it); end them
-        idle = list((getattr(pool, "_processes", None) or {}).values()) \
-            if received == len(batches) else []
+        idle = (
+            list((getattr(pool, "_processes", None) or {}).values())
+            if received == len(batches)
+            else []
+        )
         # workers still starting get nothing to do; they exit on their own
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in idle:
@@ -197,8 +215,9 @@ class _Feeder:
     """Hands batches to pool workers once they are warm, from a background thread; this
     process takes the rest with :meth:`take`."""
 
-    def __init__(self, pool: ProcessPoolExecutor, config: SolveConfig, batches: list[Batch],
-                 helpers: int):
+    def __init__(
+        self, pool: ProcessPoolExecutor, config: SolveConfig, batches: list[Batch], helpers: int
+    ):
         self.pool = pool
         self.config = config
         self.batches = batches
@@ -206,8 +225,7 @@ class _Feeder:
         self.lock = threading.Lock()
         self.stopped = False
         self.results: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
-        self.warming: set[Future[None]] = {pool.submit(warm_worker, config)
-                                           for _ in range(helpers)}
+        self.warming: set[Future[None]] = {pool.submit(warm_worker, config) for _ in range(helpers)}
         self.running: dict[Future[list[EpisodeStats]], int] = {}
         self.thread = threading.Thread(target=self._run, name="ikstack-feeder", daemon=True)
         self.thread.start()
@@ -226,8 +244,7 @@ class _Feeder:
             return None
         if isinstance(value, BaseException):
             names = [t.name for t in self.batches[i]] if i >= 0 else []
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
-                                             else "")
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             what = f"the solve worker of episode(s) {shown}" if names else "a solve worker"
             err = worker_failure(value, what)
             if err is value:
@@ -268,11 +285,13 @@ class _Feeder:
                         if not f.cancelled():
                             exc = f.exception()
                             self.results.put((i, exc if exc is not None else f.result()))
-                while not self.stopped and self.todo and len(self.running) < (
-                        QUEUED_PER_WORKER * ready):
+                while (
+                    not self.stopped
+                    and self.todo
+                    and len(self.running) < (QUEUED_PER_WORKER * ready)
+                ):
                     i = self.todo.pop()
-                    self.running[self.pool.submit(convert_batch, self.config,
-                                                  self.batches[i])] = i
+                    self.running[self.pool.submit(convert_batch, self.config, self.batches[i])] = i
 
 
 class _numba_threads:
@@ -306,15 +325,24 @@ def _ray() -> Any:
     return ray
 
 
-def run_ray(config: SolveConfig, batches: list[Batch], workers: int, on_done: OnDone,
-            address: str | None = None) -> list[list[EpisodeStats]]:
+def run_ray(
+    config: SolveConfig,
+    batches: list[Batch],
+    workers: int,
+    on_done: OnDone,
+    address: str | None = None,
+) -> list[list[EpisodeStats]]:
     """Shard ``batches`` over Ray: the cluster at ``address``, or a local runtime of ``workers``
     CPUs when None. An already initialized Ray session is reused and left running."""
     ray = _ray()
     started = False
     if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"address": address, "include_dashboard": False,
-                                  "log_to_driver": False, "configure_logging": False}
+        kwargs: dict[str, Any] = {
+            "address": address,
+            "include_dashboard": False,
+            "log_to_driver": False,
+            "configure_logging": False,
+        }
         if address is None:
             # a local runtime's workers import what this process imports
             kwargs["num_cpus"] = workers
@@ -342,8 +370,9 @@ def run_ray(config: SolveConfig, batches: list[Batch], workers: int, on_done: On
                     if isinstance(cause, IKStackError):
                         raise cause from None
                     names = ", ".join(t.name for t in batches[index[ref]][:3])
-                    raise worker_failure(cause if cause is not None else exc,
-                                         f"the Ray task of episode(s) {names}") from exc
+                    raise worker_failure(
+                        cause if cause is not None else exc, f"the Ray task of episode(s) {names}"
+                    ) from exc
                 results[index[ref]] = part
                 on_done(part)
         return results

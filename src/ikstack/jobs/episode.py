@@ -104,14 +104,19 @@ def check_timestamps(path: object, t: Array) -> None:
     bad = ~np.isfinite(t)
     if bad.any():
         r = int(np.argmax(bad))
-        raise DatasetError(path, f"timestamp is {t[r]!r}; timestamps must be finite [s]",
-                           r, TIME_COLUMN)
+        raise DatasetError(
+            path, f"timestamp is {t[r]!r}; timestamps must be finite [s]", r, TIME_COLUMN
+        )
     back = np.diff(t) < 0
     if back.any():
         r = int(np.argmax(back)) + 1
         raise DatasetError(
-            path, f"timestamp {t[r]!r} s is earlier than the previous row's {t[r - 1]!r} s; "
-            "timestamps must not go backwards", r, TIME_COLUMN)
+            path,
+            f"timestamp {t[r]!r} s is earlier than the previous row's {t[r - 1]!r} s; "
+            "timestamps must not go backwards",
+            r,
+            TIME_COLUMN,
+        )
 
 
 def check_finite_columns(path: object, values: Array, names: tuple[str, ...]) -> None:

@@ -56,8 +56,10 @@ def format_of(path: Path) -> str:
     """``"csv"``, ``"npz"`` or ``"parquet"`` from the suffix (raises :class:`InputError`)."""
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
-        raise InputError(f"{path}: unknown episode format {path.suffix!r}; "
-                         f"accepted suffixes: {', '.join(SUFFIXES)}")
+        raise InputError(
+            f"{path}: unknown episode format {path.suffix!r}; "
+            f"accepted suffixes: {', '.join(SUFFIXES)}"
+        )
     return fmt
 
 
@@ -100,8 +102,11 @@ def _missing(path: Path, have: list[str], need: tuple[str, ...]) -> None:
     missing = [c for c in need if c not in have]
     if missing:
         raise DatasetError(
-            path, f"missing column(s) {', '.join(map(repr, missing))}; an episode needs "
-            f"{', '.join(need)} (found: {', '.join(have) or 'none'})", field=missing[0])
+            path,
+            f"missing column(s) {', '.join(map(repr, missing))}; an episode needs "
+            f"{', '.join(need)} (found: {', '.join(have) or 'none'})",
+            field=missing[0],
+        )
 
 
 def _csv_text(path: Path) -> str:
@@ -117,14 +122,19 @@ def _csv_text(path: Path) -> str:
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise DatasetError(path, f"binary data (a NUL byte at offset {nul}, line {line}); a CSV "
-                           "episode is UTF-8 text")
+        raise DatasetError(
+            path,
+            f"binary data (a NUL byte at offset {nul}, line {line}); a CSV episode is UTF-8 text",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise DatasetError(path, f"byte {data[exc.start]:#04x} at offset {exc.start} (line "
-                           f"{line}) is not UTF-8; a CSV episode is UTF-8 text") from None
+        raise DatasetError(
+            path,
+            f"byte {data[exc.start]:#04x} at offset {exc.start} (line "
+            f"{line}) is not UTF-8; a CSV episode is UTF-8 text",
+        ) from None
 
 
 def _check_csv_shape(path: Path, text: str, fields: int) -> None:
@@ -134,8 +144,9 @@ def _check_csv_shape(path: Path, text: str, fields: int) -> None:
     ends = np.flatnonzero(raw == 10)
     if raw.size and raw[-1] != 10:
         ends = np.append(ends, raw.size)
-    per_line = np.bincount(np.searchsorted(ends, np.flatnonzero(raw == 44)),
-                           minlength=ends.size)[: ends.size]
+    per_line = np.bincount(np.searchsorted(ends, np.flatnonzero(raw == 44)), minlength=ends.size)[
+        : ends.size
+    ]
     starts = np.concatenate([[0], ends[:-1] + 1])
     blank = (ends - starts) <= 1  # empty or a lone "\r"
     bad = (per_line != fields - 1) & ~blank
@@ -143,8 +154,9 @@ def _check_csv_shape(path: Path, text: str, fields: int) -> None:
     if bad.any():
         line = int(np.argmax(bad))
         row = int(np.count_nonzero(~blank[1:line]))
-        raise DatasetError(path, f"has {int(per_line[line]) + 1} fields; the header has "
-                           f"{fields}", row)
+        raise DatasetError(
+            path, f"has {int(per_line[line]) + 1} fields; the header has {fields}", row
+        )
     if text.endswith("\n") or ends.size < 4:
         return
     lines = text.rstrip("\r").rsplit("\n", 21)[1:]
@@ -152,9 +164,12 @@ def _check_csv_shape(path: Path, text: str, fields: int) -> None:
     if digits[-1] < min(digits[:-1]):
         row = int(np.count_nonzero(~blank[1:])) - 1
         raise DatasetError(
-            path, f"the file ends inside its last row (no final newline) and the value "
+            path,
+            f"the file ends inside its last row (no final newline) and the value "
             f"{lines[-1].rsplit(',', 1)[-1]!r} has fewer digits than the column's others: the "
-            "file looks truncated", row)
+            "file looks truncated",
+            row,
+        )
 
 
 def _read_csv_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str, Array]:
@@ -173,8 +188,15 @@ def _read_csv_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict[str
         try:
             with warnings.catch_warnings():  # an empty body is reported below
                 warnings.simplefilter("ignore", UserWarning)
-                data = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, usecols=idx,
-                                  ndmin=2, dtype=np.float64, comments=None)
+                data = np.loadtxt(
+                    io.StringIO(text),
+                    delimiter=",",
+                    skiprows=1,
+                    usecols=idx,
+                    ndmin=2,
+                    dtype=np.float64,
+                    comments=None,
+                )
         except ValueError:  # a bad cell: the careful reader names it
             data = _read_csv_slow(path, text, header, need)
     if data.shape[0] == 0:
@@ -214,8 +236,11 @@ def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict
     try:
         table = pq.read_table(path, columns=list(need))
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors (OSError, ArrowInvalid, ...)
-        raise DatasetError(path, f"a column of {', '.join(need)} cannot be read (corrupt or "
-                           f"unsupported data: {_one_line(exc)})") from None
+        raise DatasetError(
+            path,
+            f"a column of {', '.join(need)} cannot be read (corrupt or "
+            f"unsupported data: {_one_line(exc)})",
+        ) from None
     out: dict[str, Array] = {}
     for c in need:
         col = table.column(c)
@@ -225,8 +250,9 @@ def _read_parquet_columns(path: Path, need: tuple[str, ...] | list[str]) -> dict
         try:
             out[c] = np.asarray(col.to_numpy(), dtype=np.float64)
         except (TypeError, ValueError):
-            raise DatasetError(path, f"column has type {col.type}; a number is required",
-                               field=c) from None
+            raise DatasetError(
+                path, f"column has type {col.type}; a number is required", field=c
+            ) from None
     if table.num_rows == 0:
         raise DatasetError(path, "no data rows")
     return out
@@ -246,8 +272,11 @@ def _npy_from_bytes(data: bytes) -> np.ndarray[Any, Any]:
     errors for malformed members.
     """
     if data[:6] == _NPY_MAGIC and len(data) >= 12:
-        start = 10 + int.from_bytes(data[8:10], "little") if data[6] == 1 else (
-            12 + int.from_bytes(data[8:12], "little"))
+        start = (
+            10 + int.from_bytes(data[8:10], "little")
+            if data[6] == 1
+            else (12 + int.from_bytes(data[8:12], "little"))
+        )
         known = _NPY_HEADERS.get(data[:start])
         if known is not None:
             dtype, shape, fortran = known
@@ -258,8 +287,11 @@ def _npy_from_bytes(data: bytes) -> np.ndarray[Any, Any]:
     arr = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
     if data[:6] == _NPY_MAGIC and not arr.dtype.hasobject and len(data) >= 12:
         major = data[6]
-        start = 10 + int.from_bytes(data[8:10], "little") if major == 1 else (
-            12 + int.from_bytes(data[8:12], "little"))
+        start = (
+            10 + int.from_bytes(data[8:10], "little")
+            if major == 1
+            else (12 + int.from_bytes(data[8:12], "little"))
+        )
         fortran = bool(arr.flags.f_contiguous and not arr.flags.c_contiguous)
         if major in (1, 2, 3):
             if len(_NPY_HEADERS) >= 256:  # many distinct shapes: start over
@@ -268,8 +300,9 @@ def _npy_from_bytes(data: bytes) -> np.ndarray[Any, Any]:
     return arr
 
 
-def _npz_members(path: Path, keys: tuple[str, ...] | None = None
-                 ) -> tuple[list[str], dict[str, np.ndarray[Any, Any]]]:
+def _npz_members(
+    path: Path, keys: tuple[str, ...] | None = None
+) -> tuple[list[str], dict[str, np.ndarray[Any, Any]]]:
     """The member names of an NPZ file (as ``np.load(...).files``) and the arrays of ``keys``
     (all ``.npy`` members when None; keys that are absent are left out).
 
@@ -296,20 +329,37 @@ def _npz_members(path: Path, keys: tuple[str, ...] | None = None
 def _npz_member(path: Path, key: str, data: bytes) -> np.ndarray[Any, Any]:
     """One member's array; pickled objects are never loaded, and only numbers are accepted."""
     if data[:6] == _NPY_MAGIC and b"'|O'" in data[:256]:
-        raise DatasetError(path, "holds pickled Python objects; an episode array holds numbers "
-                           "(ikstack never loads pickles)", field=key)
+        raise DatasetError(
+            path,
+            "holds pickled Python objects; an episode array holds numbers "
+            "(ikstack never loads pickles)",
+            field=key,
+        )
     try:
         arr = _npy_from_bytes(data)
     except (ValueError, EOFError, OSError) as exc:
-        raise DatasetError(path, f"is not a readable .npy array ({_one_line(exc)})", field=key) from None
+        raise DatasetError(
+            path, f"is not a readable .npy array ({_one_line(exc)})", field=key
+        ) from None
     if arr.dtype.kind not in "biuf":
-        raise DatasetError(path, f"has dtype {arr.dtype} ({_KIND_NAMES.get(arr.dtype.kind, 'not numbers')}); "
-                           "an episode array holds real numbers", field=key)
+        raise DatasetError(
+            path,
+            f"has dtype {arr.dtype} ({_KIND_NAMES.get(arr.dtype.kind, 'not numbers')}); "
+            "an episode array holds real numbers",
+            field=key,
+        )
     return arr
 
 
-_KIND_NAMES = {"U": "text", "S": "bytes", "c": "complex numbers", "O": "Python objects",
-               "V": "raw records", "M": "dates", "m": "time spans"}
+_KIND_NAMES = {
+    "U": "text",
+    "S": "bytes",
+    "c": "complex numbers",
+    "O": "Python objects",
+    "V": "raw records",
+    "M": "dates",
+    "m": "time spans",
+}
 
 
 def npz_rows(path: Path, key: str) -> int:
@@ -348,17 +398,24 @@ def _episode_from_columns(path: Path, name: str, cols: dict[str, Array]) -> Epis
     if bad.any():
         r = int(np.argmax(bad))
         raise DatasetError(
-            path, f"quaternion (qw, qx, qy, qz) = {quat[r].tolist()} has norm {norm[r]:.6g}; "
+            path,
+            f"quaternion (qw, qx, qy, qz) = {quat[r].tolist()} has norm {norm[r]:.6g}; "
             f"a rotation needs a unit quaternion (tolerance {QUATERNION_NORM_TOL:g})",
-            r, QUATERNION_COLUMNS[0])
+            r,
+            QUATERNION_COLUMNS[0],
+        )
     T = from_pose(pose[:, :3], quat / norm[:, None])
     return Episode(name, t.copy(), T)
 
 
 def _episode_from_matrices(path: Path, name: str, t: Array, T: Array) -> Episode:
     if T.ndim != 3 or T.shape[1:] != (4, 4) or T.shape[0] != t.shape[0]:
-        raise DatasetError(path, f"{MATRIX_KEY} has shape {T.shape}; expected "
-                           f"({t.shape[0]}, 4, 4) to match {TIME_COLUMN}", field=MATRIX_KEY)
+        raise DatasetError(
+            path,
+            f"{MATRIX_KEY} has shape {T.shape}; expected "
+            f"({t.shape[0]}, 4, 4) to match {TIME_COLUMN}",
+            field=MATRIX_KEY,
+        )
     if t.shape[0] == 0:
         raise DatasetError(path, "no data rows")
     check_timestamps(path, t)
@@ -366,8 +423,12 @@ def _episode_from_matrices(path: Path, name: str, t: Array, T: Array) -> Episode
     bad = ~np.isfinite(flat)
     if bad.any():
         r, k = (int(i) for i in np.argwhere(bad)[0])
-        raise DatasetError(path, f"entry [{k // 4}, {k % 4}] is {flat[r, k]!r}; poses must be "
-                           "finite", r, MATRIX_KEY)
+        raise DatasetError(
+            path,
+            f"entry [{k // 4}, {k % 4}] is {flat[r, k]!r}; poses must be finite",
+            r,
+            MATRIX_KEY,
+        )
     try:
         as_transforms(T, MATRIX_KEY)
     except NotRigidTransformError:
@@ -503,10 +564,14 @@ def read_solved(path: str | os.PathLike[str]) -> SolvedEpisode:
     if fmt == "npz":
         with np.load(p, allow_pickle=False) as z:
             return SolvedEpisode(
-                np.asarray(z[TIME_COLUMN]), tuple(str(n) for n in z["joint_names"]),
-                np.asarray(z["q"]), np.asarray(z["success"], dtype=bool),
-                np.asarray(z["position_error"]), np.asarray(z["rotation_error"]),
-                np.asarray(z["status"], dtype=np.int64))
+                np.asarray(z[TIME_COLUMN]),
+                tuple(str(n) for n in z["joint_names"]),
+                np.asarray(z["q"]),
+                np.asarray(z["success"], dtype=bool),
+                np.asarray(z["position_error"]),
+                np.asarray(z["rotation_error"]),
+                np.asarray(z["status"], dtype=np.int64),
+            )
     if fmt == "csv":
         header = [h.strip() for h in next(csv.reader(io.StringIO(_csv_text(p))), [])]
         cols = _read_csv_columns(p, header)
@@ -517,6 +582,12 @@ def read_solved(path: str | os.PathLike[str]) -> SolvedEpisode:
     joints = tuple(c[2:] for c in header if c.startswith("q_"))
     _missing(p, header, (TIME_COLUMN, *RESULT_COLUMNS))
     q = np.column_stack([cols[c] for c in joint_columns(joints)])
-    return SolvedEpisode(cols[TIME_COLUMN], joints, q, cols["success"] != 0,
-                         cols["position_error"], cols["rotation_error"],
-                         cols["status"].astype(np.int64))
+    return SolvedEpisode(
+        cols[TIME_COLUMN],
+        joints,
+        q,
+        cols["success"] != 0,
+        cols["position_error"],
+        cols["rotation_error"],
+        cols["status"].astype(np.int64),
+    )

@@ -101,17 +101,21 @@ class SolveSummary:
         """A short human summary (one more line per episode that could not be converted)."""
         lines = [f"episode {e['name']} failed: {e['message']}" for e in self.episode_errors]
         if self.success_rate < self.min_success:
-            lines.append(f"success {100 * self.success_rate:.2f}% is below --min-success "
-                         f"{100 * self.min_success:.2f}%")
+            lines.append(
+                f"success {100 * self.success_rate:.2f}% is below --min-success "
+                f"{100 * self.min_success:.2f}%"
+            )
         return "\n".join([*lines, self._line()])
 
     def _line(self) -> str:
         bad = f", {len(self.episode_errors)} failed" if self.episode_errors else ""
-        return (f"{self.episodes} episodes ({self.converted} solved, {self.skipped} already "
-                f"done{bad}), {self.frames:,} frames, success {100 * self.success_rate:.2f}%, "
-                f"worst error {self.worst_position_error * 1e3:.3g} mm / "
-                f"{math.degrees(self.worst_rotation_error):.3g} deg, {self.seconds:.2f} s, "
-                f"{self.frames_per_second:,.0f} frames/s -> {self.output}")
+        return (
+            f"{self.episodes} episodes ({self.converted} solved, {self.skipped} already "
+            f"done{bad}), {self.frames:,} frames, success {100 * self.success_rate:.2f}%, "
+            f"worst error {self.worst_position_error * 1e3:.3g} mm / "
+            f"{math.degrees(self.worst_rotation_error):.3g} deg, {self.seconds:.2f} s, "
+            f"{self.frames_per_second:,.0f} frames/s -> {self.output}"
+        )
 
 
 def find_episodes(input_path: str | os.PathLike[str]) -> tuple[Path, list[Path]]:
@@ -124,22 +128,27 @@ def find_episodes(input_path: str | os.PathLike[str]) -> tuple[Path, list[Path]]
     root = Path(input_path)
     if root.is_file():
         if root.suffix.lower() not in SUFFIXES:
-            raise InputError(f"{root}: unknown episode format {root.suffix!r}; accepted: "
-                             f"{', '.join(SUFFIXES)}")
+            raise InputError(
+                f"{root}: unknown episode format {root.suffix!r}; accepted: {', '.join(SUFFIXES)}"
+            )
         return root, [root]
     if not root.is_dir():
         raise InputError(f"{root}: no such file or folder")
     files = sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and p.suffix.lower() in SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts))
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
     if not files:
         raise InputError(f"{root}: no episode files ({', '.join(SUFFIXES)}) in this folder")
     return root, files
 
 
-def plan_tasks(input_path: str | os.PathLike[str],
-               output_path: str | os.PathLike[str]) -> list[EpisodeTask]:
+def plan_tasks(
+    input_path: str | os.PathLike[str], output_path: str | os.PathLike[str]
+) -> list[EpisodeTask]:
     """One task per episode file, with its output path under ``output_path``."""
     root, files = find_episodes(input_path)
     out = Path(output_path)
@@ -165,7 +174,7 @@ def batch_tasks(tasks: list[EpisodeTask], workers: int) -> list[list[EpisodeTask
     if not tasks:
         return []
     size = max(1, min(MAX_BATCH, math.ceil(len(tasks) / (4 * workers))))
-    return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
 
 
 def run_job(
@@ -226,13 +235,27 @@ def run_job(
     if todo:
         frames = _count_frames(todo)
         prog = progress if progress is not None else Progress(frames, len(todo))
-        new = run_engine(engine, config, batch_tasks(todo, workers), workers,
-                         lambda part: prog.update(sum(s.frames for s in part), len(part)),
-                         ray_address)
+        new = run_engine(
+            engine,
+            config,
+            batch_tasks(todo, workers),
+            workers,
+            lambda part: prog.update(sum(s.frames for s in part), len(part)),
+            ray_address,
+        )
         prog.close()
         stats.update({s.name: s for s in new})
-    summary = _summarize(input_path, out, config, engine, workers, tasks, stats,
-                         time.perf_counter() - t0, min_success)
+    summary = _summarize(
+        input_path,
+        out,
+        config,
+        engine,
+        workers,
+        tasks,
+        stats,
+        time.perf_counter() - t0,
+        min_success,
+    )
     atomic_write(out / SUMMARY_NAME, lambda tmp: tmp.write_text(summary.to_json()))
     return summary
 
@@ -257,10 +280,17 @@ def _count_frames(tasks: list[EpisodeTask]) -> int:
     return total
 
 
-def _summarize(input_path: str | os.PathLike[str], out: Path, config: SolveConfig,
-               engine: str, workers: int, tasks: list[EpisodeTask],
-               stats: dict[str, EpisodeStats], seconds: float,
-               min_success: float = 1.0) -> SolveSummary:
+def _summarize(
+    input_path: str | os.PathLike[str],
+    out: Path,
+    config: SolveConfig,
+    engine: str,
+    workers: int,
+    tasks: list[EpisodeTask],
+    stats: dict[str, EpisodeStats],
+    seconds: float,
+    min_success: float = 1.0,
+) -> SolveSummary:
     ordered = [stats[t.name] for t in tasks]
     frames = sum(s.frames for s in ordered)
     solved = sum(s.solved for s in ordered)
@@ -268,20 +298,40 @@ def _summarize(input_path: str | os.PathLike[str], out: Path, config: SolveConfi
     rate = solved / frames if frames else 1.0
     new_frames = sum(s.frames for s in ordered if not s.skipped)
     return SolveSummary(
-        input=str(input_path), output=str(out), robot=config.chain.name, dof=config.chain.dof,
-        method=config.method, engine=engine, workers=workers, episodes=len(ordered),
-        converted=sum(not s.skipped and s.error is None for s in ordered), skipped=sum(s.skipped for s in ordered),
-        frames=frames, frames_solved=solved,
+        input=str(input_path),
+        output=str(out),
+        robot=config.chain.name,
+        dof=config.chain.dof,
+        method=config.method,
+        engine=engine,
+        workers=workers,
+        episodes=len(ordered),
+        converted=sum(not s.skipped and s.error is None for s in ordered),
+        skipped=sum(s.skipped for s in ordered),
+        frames=frames,
+        frames_solved=solved,
         success_rate=rate,
         worst_position_error=max((s.worst_position_error for s in ordered), default=0.0),
         worst_rotation_error=max((s.worst_rotation_error for s in ordered), default=0.0),
-        seconds=seconds, frames_per_second=new_frames / seconds if seconds > 0 else 0.0,
+        seconds=seconds,
+        frames_per_second=new_frames / seconds if seconds > 0 else 0.0,
         cpu_seconds=sum(s.seconds for s in ordered),
         failed_episodes=[s.name for s in ordered if s.solved < s.frames or s.error is not None],
-        episode_errors=errors, min_success=min_success,
+        episode_errors=errors,
+        min_success=min_success,
         success=not errors and rate >= min_success,
-        per_episode=[{"name": s.name, "output": s.output_path, "frames": s.frames,
-                      "solved": s.solved, "worst_position_error": s.worst_position_error,
-                      "worst_rotation_error": s.worst_rotation_error, "method": s.method,
-                      "seconds": s.seconds, "skipped": s.skipped} for s in ordered],
+        per_episode=[
+            {
+                "name": s.name,
+                "output": s.output_path,
+                "frames": s.frames,
+                "solved": s.solved,
+                "worst_position_error": s.worst_position_error,
+                "worst_rotation_error": s.worst_rotation_error,
+                "method": s.method,
+                "seconds": s.seconds,
+                "skipped": s.skipped,
+            }
+            for s in ordered
+        ],
     )

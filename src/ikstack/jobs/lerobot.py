@@ -75,8 +75,9 @@ class PoseColumns:
         return c if i is None else f"{c}[{i}]"
 
 
-def parse_pose_columns(text: str, quat_order: str = "wxyz",
-                       widths: dict[str, int] | None = None) -> PoseColumns:
+def parse_pose_columns(
+    text: str, quat_order: str = "wxyz", widths: dict[str, int] | None = None
+) -> PoseColumns:
     """Parse ``COL[a:b],COL[i],COL`` items into seven (column, index) pairs.
 
     ``widths`` gives the length of each list column (needed for a whole column or an open
@@ -87,8 +88,9 @@ def parse_pose_columns(text: str, quat_order: str = "wxyz",
             values in all.
     """
     if quat_order not in QUAT_ORDERS:
-        raise InputError(f"--quat-order must be one of {', '.join(QUAT_ORDERS)}; got "
-                         f"{quat_order!r}")
+        raise InputError(
+            f"--quat-order must be one of {', '.join(QUAT_ORDERS)}; got {quat_order!r}"
+        )
     widths = widths or {}
     items: list[tuple[str, int | None]] = []
     for raw in _split(text):
@@ -98,15 +100,18 @@ def parse_pose_columns(text: str, quat_order: str = "wxyz",
         col, a, b = m.group(1), m.group(2), m.group(3)
         has_slice = ":" in raw
         if widths and col not in widths:
-            raise InputError(f"--pose-columns names column {col!r}, which the dataset does not "
-                             f"have; columns: {', '.join(widths)}")
+            raise InputError(
+                f"--pose-columns names column {col!r}, which the dataset does not "
+                f"have; columns: {', '.join(widths)}"
+            )
         w = widths.get(col, 0)
         if "[" not in raw:
             items.extend([(col, None)] if w == 0 else [(col, i) for i in range(w)])
             continue
         if w == 0 and widths:
-            raise InputError(f"--pose-columns item {raw!r}: column {col!r} holds one number, "
-                             "not a list")
+            raise InputError(
+                f"--pose-columns item {raw!r}: column {col!r} holds one number, not a list"
+            )
         if has_slice:
             lo = int(a) if a is not None else 0
             hi = int(b) if b is not None else w
@@ -117,12 +122,16 @@ def parse_pose_columns(text: str, quat_order: str = "wxyz",
             idx = [int(a)]
         for i in idx:
             if i < 0 or (widths and i >= w):
-                raise InputError(f"--pose-columns item {raw!r}: index {i} is outside column "
-                                 f"{col!r} of length {w}")
+                raise InputError(
+                    f"--pose-columns item {raw!r}: index {i} is outside column "
+                    f"{col!r} of length {w}"
+                )
         items.extend((col, i) for i in idx)
     if len(items) != 7:
-        raise InputError(f"--pose-columns {text!r} selects {len(items)} values; a pose needs 7 "
-                         f"(x, y, z and a quaternion in {quat_order} order)")
+        raise InputError(
+            f"--pose-columns {text!r} selects {len(items)} values; a pose needs 7 "
+            f"(x, y, z and a quaternion in {quat_order} order)"
+        )
     return PoseColumns(tuple(items), quat_order, text)
 
 
@@ -151,11 +160,16 @@ def _pyarrow() -> tuple[Any, Any]:
 
 def data_files(root: Path) -> list[Path]:
     """The dataset's Parquet data files, sorted (raises :class:`DatasetError` if none)."""
-    files = sorted(p for p in (root / "data").rglob("*.parquet")
-                   if not any(part.startswith(".") for part in p.relative_to(root).parts))
+    files = sorted(
+        p
+        for p in (root / "data").rglob("*.parquet")
+        if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
     if not files:
-        raise DatasetError(root / "data", "a LeRobot-format dataset keeps its frames in "
-                           "Parquet files under data/; none found")
+        raise DatasetError(
+            root / "data",
+            "a LeRobot-format dataset keeps its frames in Parquet files under data/; none found",
+        )
     return files
 
 
@@ -191,24 +205,32 @@ def _values(path: Path, table: Any, pose: PoseColumns) -> Array:
                 lens = {len(v) if v is not None else -1 for v in rows}
                 if len(lens) != 1:
                     r = next(i for i, v in enumerate(rows) if v is None or len(v) != len(rows[0]))
-                    raise DatasetError(path, f"list has {len(rows[r] or [])} values where the "
-                                       f"first row has {len(rows[0])}", r, col)
+                    raise DatasetError(
+                        path,
+                        f"list has {len(rows[r] or [])} values where the "
+                        f"first row has {len(rows[0])}",
+                        r,
+                        col,
+                    )
                 try:
                     cache[col] = np.asarray(rows, dtype=np.float64).reshape(table.num_rows, -1)
                 except (TypeError, ValueError):
-                    raise DatasetError(path, f"column has type {c.type}; numbers are required",
-                                       field=col) from None
+                    raise DatasetError(
+                        path, f"column has type {c.type}; numbers are required", field=col
+                    ) from None
             else:
                 try:
                     cache[col] = np.asarray(c.to_numpy(), dtype=np.float64).reshape(-1, 1)
                 except (TypeError, ValueError, Exception):
-                    raise DatasetError(path, f"column has type {c.type}; a number is required",
-                                       field=col) from None
+                    raise DatasetError(
+                        path, f"column has type {c.type}; a number is required", field=col
+                    ) from None
         arr = cache[col]
         j = 0 if idx is None else idx
         if j >= arr.shape[1]:
-            raise DatasetError(path, f"list has {arr.shape[1]} values; index {j} asked by "
-                               "--pose-columns", 0, col)
+            raise DatasetError(
+                path, f"list has {arr.shape[1]} values; index {j} asked by --pose-columns", 0, col
+            )
         out[:, k] = arr[:, j]
     return out
 
@@ -220,8 +242,9 @@ class _EpisodeRows:
     rows: np.ndarray  # row numbers in the file, in frame order
 
 
-def _scan(root: Path, pose: PoseColumns, stage: Path,
-          overwrite: bool) -> tuple[list[_EpisodeRows], int]:
+def _scan(
+    root: Path, pose: PoseColumns, stage: Path, overwrite: bool
+) -> tuple[list[_EpisodeRows], int]:
     """Validate every episode and stage it as an ikstack NPZ episode (atomically, once)."""
     pa, pq = _pyarrow()
     episodes: list[_EpisodeRows] = []
@@ -234,13 +257,20 @@ def _scan(root: Path, pose: PoseColumns, stage: Path,
             raise DatasetError(f, f"not a readable Parquet file ({exc})") from None
         for need in (EPISODE_COLUMN, FRAME_COLUMN, TIME_COLUMN):
             if need not in table.column_names:
-                raise DatasetError(f, f"missing column {need!r}; a LeRobot-format data file "
-                                   f"has {EPISODE_COLUMN}, {FRAME_COLUMN} and {TIME_COLUMN}",
-                                   field=need)
+                raise DatasetError(
+                    f,
+                    f"missing column {need!r}; a LeRobot-format data file "
+                    f"has {EPISODE_COLUMN}, {FRAME_COLUMN} and {TIME_COLUMN}",
+                    field=need,
+                )
         for c in pose.columns:
             if c not in table.column_names:
-                raise DatasetError(f, f"missing column {c!r} named by --pose-columns "
-                                   f"(found: {', '.join(table.column_names)})", field=c)
+                raise DatasetError(
+                    f,
+                    f"missing column {c!r} named by --pose-columns "
+                    f"(found: {', '.join(table.column_names)})",
+                    field=c,
+                )
         if table.num_rows == 0:
             continue
         ep = np.asarray(table.column(EPISODE_COLUMN).to_numpy(), dtype=np.int64)
@@ -252,23 +282,31 @@ def _scan(root: Path, pose: PoseColumns, stage: Path,
         for e in np.unique(ep):
             e = int(e)
             if e in seen:
-                raise DatasetError(f, f"episode {e} also appears in {seen[e]}; an episode must "
-                                   "live in one data file", field=EPISODE_COLUMN)
+                raise DatasetError(
+                    f,
+                    f"episode {e} also appears in {seen[e]}; an episode must live in one data file",
+                    field=EPISODE_COLUMN,
+                )
             seen[e] = f
             rows = np.flatnonzero(ep == e)
             rows = rows[np.argsort(fr[rows], kind="stable")]
             dup = np.flatnonzero(np.diff(fr[rows]) == 0)
             if dup.size:
                 r = int(rows[dup[0] + 1])
-                raise DatasetError(f, f"episode {e} has frame_index {int(fr[r])} twice", r,
-                                   FRAME_COLUMN)
+                raise DatasetError(
+                    f, f"episode {e} has frame_index {int(fr[r])} twice", r, FRAME_COLUMN
+                )
             te = t[rows]
             back = np.flatnonzero(np.diff(te) < 0)
             if back.size:
                 r = int(rows[back[0] + 1])
-                raise DatasetError(f, f"timestamp {t[r]!r} s of episode {e} is earlier than its "
-                                   "previous frame's; timestamps must not go backwards", r,
-                                   TIME_COLUMN)
+                raise DatasetError(
+                    f,
+                    f"timestamp {t[r]!r} s of episode {e} is earlier than its "
+                    "previous frame's; timestamps must not go backwards",
+                    r,
+                    TIME_COLUMN,
+                )
             if not np.isfinite(te).all():
                 _bad_time(f, t, rows)
             v = vals[rows]
@@ -278,16 +316,18 @@ def _scan(root: Path, pose: PoseColumns, stage: Path,
             if bad.size:
                 r = int(rows[bad[0]])
                 raise DatasetError(
-                    f, f"quaternion ({pose.quat_order}) {v[bad[0], 3:].tolist()} has norm "
+                    f,
+                    f"quaternion ({pose.quat_order}) {v[bad[0], 3:].tolist()} has norm "
                     f"{norm[bad[0]]:.6g}; a rotation needs a unit quaternion (tolerance "
-                    f"{QUATERNION_NORM_TOL:g}); check --pose-columns and --quat-order", r,
-                    pose.label(3))
+                    f"{QUATERNION_NORM_TOL:g}); check --pose-columns and --quat-order",
+                    r,
+                    pose.label(3),
+                )
             frames += rows.size
             episodes.append(_EpisodeRows(e, f, rows))
             target = stage / f"episode_{e:06d}.npz"
             if overwrite or not target.exists():
-                arrays = {TIME_COLUMN: te, **{c: v[:, k] for k, c in
-                                              enumerate(POSE_COLUMNS[1:4])}}
+                arrays = {TIME_COLUMN: te, **{c: v[:, k] for k, c in enumerate(POSE_COLUMNS[1:4])}}
                 arrays.update({c: quat[:, k] for k, c in enumerate(POSE_COLUMNS[4:])})
                 atomic_write(target, partial(_save_npz, arrays=arrays))
     if not episodes:
@@ -297,8 +337,9 @@ def _scan(root: Path, pose: PoseColumns, stage: Path,
 
 def _bad_time(path: Path, t: Array, rows: np.ndarray) -> None:
     r = int(rows[np.argmax(~np.isfinite(t[rows]))])
-    raise DatasetError(path, f"timestamp is {t[r]!r}; timestamps must be finite [s]", r,
-                       TIME_COLUMN)
+    raise DatasetError(
+        path, f"timestamp is {t[r]!r}; timestamps must be finite [s]", r, TIME_COLUMN
+    )
 
 
 def _save_npz(tmp: Path, arrays: dict[str, Array]) -> None:
@@ -353,26 +394,41 @@ def run_lerobot_job(
     except Exception as exc:
         raise DatasetError(files[0], f"not a readable Parquet file ({exc})") from None
     if joint_column in schema.names:
-        raise InputError(f"the dataset already has a column {joint_column!r}; choose another "
-                         "with --joint-column")
+        raise InputError(
+            f"the dataset already has a column {joint_column!r}; choose another with --joint-column"
+        )
     pose = parse_pose_columns(pose_columns, quat_order, _list_widths(files[0], schema))
     work = out / WORK_DIR
     stage, solved = work / "input", work / "solved"
     stage.mkdir(parents=True, exist_ok=True)
     remove_partials(stage)
     episodes, _ = _scan(root, pose, stage, overwrite)
-    summary = run_job(stage, solved, config, engine=engine, workers=workers,
-                      ray_address=ray_address, overwrite=overwrite, progress=progress)
-    _assemble(root, out, episodes, solved, config.chain.joint_names, joint_column, info,
-              overwrite)
+    summary = run_job(
+        stage,
+        solved,
+        config,
+        engine=engine,
+        workers=workers,
+        ray_address=ray_address,
+        overwrite=overwrite,
+        progress=progress,
+    )
+    _assemble(root, out, episodes, solved, config.chain.joint_names, joint_column, info, overwrite)
     final = replace(summary, input=str(root), output=str(out))
     atomic_write(out / SUMMARY_NAME, lambda tmp: tmp.write_text(final.to_json()))
     return final
 
 
-def _assemble(root: Path, out: Path, episodes: list[_EpisodeRows], solved: Path,
-              joint_names: tuple[str, ...], column: str, info: dict[str, Any],
-              overwrite: bool) -> None:
+def _assemble(
+    root: Path,
+    out: Path,
+    episodes: list[_EpisodeRows],
+    solved: Path,
+    joint_names: tuple[str, ...],
+    column: str,
+    info: dict[str, Any],
+    overwrite: bool,
+) -> None:
     pa, pq = _pyarrow()
     by_file: dict[Path, list[_EpisodeRows]] = {}
     for e in episodes:
@@ -387,12 +443,17 @@ def _assemble(root: Path, out: Path, episodes: list[_EpisodeRows], solved: Path,
         for e in by_file.get(f, []):
             s = read_solved(solved / f"episode_{e.index:06d}.npz")
             if s.joint_names != joint_names or len(s) != e.rows.size:
-                raise DatasetError(solved / f"episode_{e.index:06d}.npz", "does not match this "
-                                   "dataset or chain; rerun with --overwrite")
+                raise DatasetError(
+                    solved / f"episode_{e.index:06d}.npz",
+                    "does not match this dataset or chain; rerun with --overwrite",
+                )
             q[e.rows] = s.q
         values = pa.array(q.reshape(-1), type=pa.float64())
-        col = pa.FixedSizeListArray.from_arrays(values, len(joint_names)) if table.num_rows \
+        col = (
+            pa.FixedSizeListArray.from_arrays(values, len(joint_names))
+            if table.num_rows
             else pa.array([], type=pa.list_(pa.float64(), len(joint_names)))
+        )
         new = table.append_column(pa.field(column, col.type), col)
         atomic_write(target, partial(_write_table, pq, new))
     for src in sorted(root.rglob("*")):
@@ -404,27 +465,37 @@ def _assemble(root: Path, out: Path, episodes: list[_EpisodeRows], solved: Path,
             atomic_write(dst, partial(_copy, src))
     new_info = dict(info)
     features = dict(new_info.get("features", {}) or {})
-    features[column] = {"dtype": "float64", "shape": [len(joint_names)],
-                        "names": list(joint_names)}
+    features[column] = {"dtype": "float64", "shape": [len(joint_names)], "names": list(joint_names)}
     new_info["features"] = features
     atomic_write(out / INFO, lambda tmp: tmp.write_text(json.dumps(new_info, indent=4) + "\n"))
 
 
-def run_lerobot_from_options(input_path: str, options: Any, config: SolveConfig,
-                             progress: Progress | None) -> SolveSummary:
+def run_lerobot_from_options(
+    input_path: str, options: Any, config: SolveConfig, progress: Progress | None
+) -> SolveSummary:
     """``ikstack solve`` on a LeRobot-format dataset, from parsed options."""
     spec = getattr(options, "pose_columns", None)
     if not is_lerobot_dataset(input_path):
-        raise InputError(f"{input_path}: --pose-columns goes with a LeRobot-format dataset "
-                         f"(a folder with {INFO}); this input is not one")
+        raise InputError(
+            f"{input_path}: --pose-columns goes with a LeRobot-format dataset "
+            f"(a folder with {INFO}); this input is not one"
+        )
     if not spec:
-        raise InputError(f"{input_path} is a LeRobot-format dataset: say where the TCP pose is "
-                         "with --pose-columns (e.g. 'observation.state[0:3],"
-                         "observation.state[3:7]') and --quat-order")
+        raise InputError(
+            f"{input_path} is a LeRobot-format dataset: say where the TCP pose is "
+            "with --pose-columns (e.g. 'observation.state[0:3],"
+            "observation.state[3:7]') and --quat-order"
+        )
     return run_lerobot_job(
-        input_path, options.output, config, spec,
+        input_path,
+        options.output,
+        config,
+        spec,
         quat_order=getattr(options, "quat_order", "wxyz"),
         joint_column=getattr(options, "joint_column", DEFAULT_JOINT_COLUMN),
-        engine=getattr(options, "engine", "local"), workers=getattr(options, "workers", None),
+        engine=getattr(options, "engine", "local"),
+        workers=getattr(options, "workers", None),
         ray_address=getattr(options, "ray_address", None),
-        overwrite=bool(getattr(options, "overwrite", False)), progress=progress)
+        overwrite=bool(getattr(options, "overwrite", False)),
+        progress=progress,
+    )

@@ -33,10 +33,21 @@ QUAT_ORDERS = ("wxyz", "xyzw")
 def add_lerobot_arguments(parser: Any) -> None:
     """The ``solve`` options of LeRobot-format datasets."""
     g = parser.add_argument_group("LeRobot-format datasets (a folder with meta/info.json)")
-    g.add_argument("--pose-columns", default=None, metavar="SPEC",
-                   help="where the TCP pose is: 7 values, x y z [m] then a quaternion, e.g. "
-                        "'observation.state[0:3],observation.state[3:7]'")
-    g.add_argument("--quat-order", choices=QUAT_ORDERS, default="wxyz",
-                   help="order of the quaternion values (ROS, SciPy and Pinocchio use xyzw)")
-    g.add_argument("--joint-column", default=DEFAULT_JOINT_COLUMN,
-                   help=f"name of the joint column written (default {DEFAULT_JOINT_COLUMN})")
+    g.add_argument(
+        "--pose-columns",
+        default=None,
+        metavar="SPEC",
+        help="where the TCP pose is: 7 values, x y z [m] then a quaternion, e.g. "
+        "'observation.state[0:3],observation.state[3:7]'",
+    )
+    g.add_argument(
+        "--quat-order",
+        choices=QUAT_ORDERS,
+        default="wxyz",
+        help="order of the quaternion values (ROS, SciPy and Pinocchio use xyzw)",
+    )
+    g.add_argument(
+        "--joint-column",
+        default=DEFAULT_JOINT_COLUMN,
+        help=f"name of the joint column written (default {DEFAULT_JOINT_COLUMN})",
+    )

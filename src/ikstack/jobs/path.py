@@ -79,8 +79,14 @@ def solve_episode(
 CHUNK_STEP = 0.2
 
 
-def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: FrameSolver,
-                 max_joint_step: float | None, chunk: int = 1) -> IKResult:
+def _seeded_loop(
+    chain: Chain,
+    T_path: Array,
+    seed: Array | None,
+    frame_solver: FrameSolver,
+    max_joint_step: float | None,
+    chunk: int = 1,
+) -> IKResult:
     n = T_path.shape[0]
     q = np.empty((n, chain.dof))
     success = np.zeros(n, dtype=bool)
@@ -104,7 +110,7 @@ def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: 
             i += k
             if i >= n:
                 break
-        r = frame_solver(chain, T_path[i:i + 1], None if prev is None else prev[None, :])
+        r = frame_solver(chain, T_path[i : i + 1], None if prev is None else prev[None, :])
         method = r.method
         qi = np.asarray(r.q, dtype=np.float64).reshape(chain.dof)
         ok = bool(r.success[0]) and bool(np.all(np.isfinite(qi)))
@@ -132,8 +138,9 @@ def _seeded_loop(chain: Chain, T_path: Array, seed: Array | None, frame_solver: 
 NUMERICAL_CHUNK = 32
 
 
-def library_path_solver(chain: Chain, method: str = "auto",
-                        max_joint_step: float | None = None) -> PathSolver:
+def library_path_solver(
+    chain: Chain, method: str = "auto", max_joint_step: float | None = None
+) -> PathSolver:
     """The library's continuous-path solver for ``chain``.
 
     ``auto`` uses the analytic path solver when a closed-form family accepts the chain (strict
@@ -165,8 +172,9 @@ def library_path_solver(chain: Chain, method: str = "auto",
     return path
 
 
-def warp_path_solver(chain: Chain, method: str = "auto", max_joint_step: float | None = None,
-                     device: str = "cpu") -> PathSolver:
+def warp_path_solver(
+    chain: Chain, method: str = "auto", max_joint_step: float | None = None, device: str = "cpu"
+) -> PathSolver:
     """The Warp backend's continuous-path solver on ``device`` (extra ``warp``).
 
     ``auto``/``analytic``: :class:`~ikstack.backends.warp.WarpAnalyticIK` where a closed-form
@@ -179,8 +187,9 @@ def warp_path_solver(chain: Chain, method: str = "auto", max_joint_step: float |
 
     if method in ("auto", "analytic"):
         try:
-            solver = WarpAnalyticIK(chain, device=device, mode="strict",
-                                    max_joint_step=max_joint_step)
+            solver = WarpAnalyticIK(
+                chain, device=device, mode="strict", max_joint_step=max_joint_step
+            )
         except UnsupportedGeometryError:
             if method == "analytic":
                 raise
@@ -200,8 +209,7 @@ def default_path_solver_factory(config: Any) -> PathSolver:
     """The factory jobs use unless given another: :func:`library_path_solver` on the numpy
     backend, :func:`warp_path_solver` on the Warp backend."""
     if config.backend == "warp":
-        return warp_path_solver(config.chain, config.method, config.max_joint_step,
-                                config.device)
+        return warp_path_solver(config.chain, config.method, config.max_joint_step, config.device)
     if config.backend != "numpy":
         raise SolverUnavailableError(no_backend_solver(config.backend))
     return library_path_solver(config.chain, config.method, config.max_joint_step)
@@ -209,5 +217,7 @@ def default_path_solver_factory(config: Any) -> PathSolver:
 
 def no_backend_solver(backend: str) -> str:
     """The message for a backend the jobs have no built-in path solver for."""
-    return (f"`ikstack solve` has no built-in path solver on the {backend!r} backend in this "
-            "installation; use --backend numpy (or pass a path_solver_factory that uses it)")
+    return (
+        f"`ikstack solve` has no built-in path solver on the {backend!r} backend in this "
+        "installation; use --backend numpy (or pass a path_solver_factory that uses it)"
+    )

@@ -37,10 +37,17 @@ class Progress:
         clock: a monotonic clock [s] (tests pass their own).
     """
 
-    def __init__(self, total_frames: int, total_episodes: int, stream: TextIO | None = None,
-                 tty: bool | None = None, log_interval: float = 10.0,
-                 tty_interval: float = 0.1, width: int = 30,
-                 clock: Callable[[], float] = _clock):
+    def __init__(
+        self,
+        total_frames: int,
+        total_episodes: int,
+        stream: TextIO | None = None,
+        tty: bool | None = None,
+        log_interval: float = 10.0,
+        tty_interval: float = 0.1,
+        width: int = 30,
+        clock: Callable[[], float] = _clock,
+    ):
         self.total_frames = int(total_frames)
         self.total_episodes = int(total_episodes)
         self.stream = sys.stderr if stream is None else stream
@@ -72,9 +79,11 @@ class Progress:
     def line(self) -> str:
         """The current status text (without a bar)."""
         pct = 100.0 * self.frames / self.total_frames if self.total_frames else 100.0
-        return (f"{self.episodes}/{self.total_episodes} episodes, {self.frames:,}/"
-                f"{self.total_frames:,} frames ({pct:.0f}%), {self.rate():,.0f} frames/s, "
-                f"ETA {format_duration(self.eta())}")
+        return (
+            f"{self.episodes}/{self.total_episodes} episodes, {self.frames:,}/"
+            f"{self.total_frames:,} frames ({pct:.0f}%), {self.rate():,.0f} frames/s, "
+            f"ETA {format_duration(self.eta())}"
+        )
 
     def update(self, frames: int, episodes: int = 1) -> None:
         """Record ``frames`` more frames and ``episodes`` more episodes done."""

@@ -37,20 +37,22 @@ def sample_path(robot: str = "ur5") -> Path:
         InputError: no sample is bundled for ``robot`` (the message lists those that are).
     """
     if robot not in SAMPLE_HOMES:
-        raise InputError(f"no bundled sample for {robot!r}; samples exist for "
-                         f"{', '.join(SAMPLE_HOMES)}")
+        raise InputError(
+            f"no bundled sample for {robot!r}; samples exist for {', '.join(SAMPLE_HOMES)}"
+        )
     return data_path("samples") / robot
 
 
 def resolve_input(text: str) -> str:
     """``sample:NAME`` -> the bundled sample folder of NAME; anything else unchanged."""
     if text.startswith(SAMPLE_PREFIX):
-        return str(sample_path(text[len(SAMPLE_PREFIX):]))
+        return str(sample_path(text[len(SAMPLE_PREFIX) :]))
     return text
 
 
-def joint_path(chain: Chain, home: Array, rng: np.random.Generator, frames: int,
-               rate: float) -> tuple[Array, Array]:
+def joint_path(
+    chain: Chain, home: Array, rng: np.random.Generator, frames: int, rate: float
+) -> tuple[Array, Array]:
     """A smooth joint path (frames, dof) around ``home`` inside limits and constraints.
 
     Returns:
@@ -61,8 +63,10 @@ def joint_path(chain: Chain, home: Array, rng: np.random.Generator, frames: int,
     amp = rng.uniform(0.1, 0.35, size=(2, dof))
     freq = rng.uniform(0.05, 0.3, size=(2, dof))  # [Hz]
     phase = rng.uniform(0.0, 2 * math.pi, size=(2, dof))
-    wave = (amp[:, None, :] * np.sin(2 * math.pi * freq[:, None, :] * t[None, :, None]
-                                     + phase[:, None, :])).sum(axis=0)
+    wave = (
+        amp[:, None, :]
+        * np.sin(2 * math.pi * freq[:, None, :] * t[None, :, None] + phase[:, None, :])
+    ).sum(axis=0)
     wave -= wave[0]  # start exactly at the (jittered) home posture
     start = home + rng.uniform(-0.15, 0.15, size=dof)
     q = start + wave
@@ -80,9 +84,14 @@ def joint_path(chain: Chain, home: Array, rng: np.random.Generator, frames: int,
     return t, q
 
 
-def write_samples(folder: str | Path | None = None, robots: tuple[str, ...] | None = None,
-                  episodes: int = SAMPLE_EPISODES, frames: int = SAMPLE_FRAMES,
-                  rate: float = SAMPLE_RATE, seed: int = 0) -> list[Path]:
+def write_samples(
+    folder: str | Path | None = None,
+    robots: tuple[str, ...] | None = None,
+    episodes: int = SAMPLE_EPISODES,
+    frames: int = SAMPLE_FRAMES,
+    rate: float = SAMPLE_RATE,
+    seed: int = 0,
+) -> list[Path]:
     """Write the sample episodes as ``<folder>/<robot>/episode_NNN.csv`` (default: the
     bundled location). Poses are rounded to 1e-9 (metres, quaternion components)."""
     base = Path(folder) if folder is not None else data_path("samples")

@@ -10,4 +10,12 @@ from ikstack.kinematics.forward import (
     jacobian,
 )
 
-__all__ = ["CompiledChain", "compile_chain", "fk", "fk_jacobian", "fk_links", "jacobian", "jacobian_fd"]
+__all__ = [
+    "CompiledChain",
+    "compile_chain",
+    "fk",
+    "fk_jacobian",
+    "fk_links",
+    "jacobian",
+    "jacobian_fd",
+]

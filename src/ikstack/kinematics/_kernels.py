@@ -85,10 +85,15 @@ def fk_revolute6_tuples(q, Rs, ps, R_end, p_end, out):  # pragma: no cover - com
     """:func:`fk_one` of a revolute 6R chain whose data are tuples
     (``Rs`` six 9-tuples, ``ps`` six 3-tuples, ``R_end`` a 9-tuple, ``p_end`` a 3-tuple): the
     same operations in the same order, so the same numbers bit for bit."""
-    fk_revolute6_cs((np.cos(q[0]), np.cos(q[1]), np.cos(q[2]), np.cos(q[3]), np.cos(q[4]),
-                     np.cos(q[5])),
-                    (np.sin(q[0]), np.sin(q[1]), np.sin(q[2]), np.sin(q[3]), np.sin(q[4]),
-                     np.sin(q[5])), Rs, ps, R_end, p_end, out)
+    fk_revolute6_cs(
+        (np.cos(q[0]), np.cos(q[1]), np.cos(q[2]), np.cos(q[3]), np.cos(q[4]), np.cos(q[5])),
+        (np.sin(q[0]), np.sin(q[1]), np.sin(q[2]), np.sin(q[3]), np.sin(q[4]), np.sin(q[5])),
+        Rs,
+        ps,
+        R_end,
+        p_end,
+        out,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -100,15 +105,26 @@ def fk_revolute6_cs(cq, sq, Rs, ps, R_end, p_end, out):  # pragma: no cover - co
     for i in range(6):
         A = Rs[i]
         b = ps[i]
-        p0, p1, p2 = (p0 + r00 * b[0] + r01 * b[1] + r02 * b[2],
-                      p1 + r10 * b[0] + r11 * b[1] + r12 * b[2],
-                      p2 + r20 * b[0] + r21 * b[1] + r22 * b[2])
-        r00, r01, r02 = (r00 * A[0] + r01 * A[3] + r02 * A[6], r00 * A[1] + r01 * A[4] + r02 * A[7],
-                         r00 * A[2] + r01 * A[5] + r02 * A[8])
-        r10, r11, r12 = (r10 * A[0] + r11 * A[3] + r12 * A[6], r10 * A[1] + r11 * A[4] + r12 * A[7],
-                         r10 * A[2] + r11 * A[5] + r12 * A[8])
-        r20, r21, r22 = (r20 * A[0] + r21 * A[3] + r22 * A[6], r20 * A[1] + r21 * A[4] + r22 * A[7],
-                         r20 * A[2] + r21 * A[5] + r22 * A[8])
+        p0, p1, p2 = (
+            p0 + r00 * b[0] + r01 * b[1] + r02 * b[2],
+            p1 + r10 * b[0] + r11 * b[1] + r12 * b[2],
+            p2 + r20 * b[0] + r21 * b[1] + r22 * b[2],
+        )
+        r00, r01, r02 = (
+            r00 * A[0] + r01 * A[3] + r02 * A[6],
+            r00 * A[1] + r01 * A[4] + r02 * A[7],
+            r00 * A[2] + r01 * A[5] + r02 * A[8],
+        )
+        r10, r11, r12 = (
+            r10 * A[0] + r11 * A[3] + r12 * A[6],
+            r10 * A[1] + r11 * A[4] + r12 * A[7],
+            r10 * A[2] + r11 * A[5] + r12 * A[8],
+        )
+        r20, r21, r22 = (
+            r20 * A[0] + r21 * A[3] + r22 * A[6],
+            r20 * A[1] + r21 * A[4] + r22 * A[7],
+            r20 * A[2] + r21 * A[5] + r22 * A[8],
+        )
         c = cq[i]
         s = sq[i]
         r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
@@ -168,12 +184,21 @@ def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compi
         b00, b01, b02 = Rs[i, 0, 0], Rs[i, 0, 1], Rs[i, 0, 2]
         b10, b11, b12 = Rs[i, 1, 0], Rs[i, 1, 1], Rs[i, 1, 2]
         b20, b21, b22 = Rs[i, 2, 0], Rs[i, 2, 1], Rs[i, 2, 2]
-        r00, r01, r02 = (r00 * b00 + r01 * b10 + r02 * b20, r00 * b01 + r01 * b11 + r02 * b21,
-                         r00 * b02 + r01 * b12 + r02 * b22)
-        r10, r11, r12 = (r10 * b00 + r11 * b10 + r12 * b20, r10 * b01 + r11 * b11 + r12 * b21,
-                         r10 * b02 + r11 * b12 + r12 * b22)
-        r20, r21, r22 = (r20 * b00 + r21 * b10 + r22 * b20, r20 * b01 + r21 * b11 + r22 * b21,
-                         r20 * b02 + r21 * b12 + r22 * b22)
+        r00, r01, r02 = (
+            r00 * b00 + r01 * b10 + r02 * b20,
+            r00 * b01 + r01 * b11 + r02 * b21,
+            r00 * b02 + r01 * b12 + r02 * b22,
+        )
+        r10, r11, r12 = (
+            r10 * b00 + r11 * b10 + r12 * b20,
+            r10 * b01 + r11 * b11 + r12 * b21,
+            r10 * b02 + r11 * b12 + r12 * b22,
+        )
+        r20, r21, r22 = (
+            r20 * b00 + r21 * b10 + r22 * b20,
+            r20 * b01 + r21 * b11 + r22 * b21,
+            r20 * b02 + r21 * b12 + r22 * b22,
+        )
         # joint axis z_i (rows 3-5) and origin o_i (rows 0-2) until the TCP is known
         J[3, i], J[4, i], J[5, i] = r02, r12, r22
         J[0, i], J[1, i], J[2, i] = p0, p1, p2
@@ -256,6 +281,6 @@ def links_batch(Q, Rs, ps, kinds, Cs, R_end, p_end, out):  # pragma: no cover - 
         R[2, 2] = 1.0
         p[:] = 0.0
         for i in range(n):
-            _apply_chain(Q[k, i:i + 1], Rs[i:i + 1], ps[i:i + 1], kinds[i:i + 1], R, p)
+            _apply_chain(Q[k, i : i + 1], Rs[i : i + 1], ps[i : i + 1], kinds[i : i + 1], R, p)
             _finish(R, p, Cs[i].T, np.zeros(3), out[k, i])
         _finish(R, p, R_end, p_end, out[k, n])

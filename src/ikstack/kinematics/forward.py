@@ -75,8 +75,9 @@ def compile_chain(chain: Chain) -> CompiledChain:
     T_end = chain.T_last_tip @ chain.T_tip_tcp
     R_end = prev_C.T @ T_end[:3, :3]
     p_end = prev_C.T @ T_end[:3, 3]
-    kinds = np.array([K.PRISM if t == JointType.PRISMATIC else K.ROT for t in chain.joint_types],
-                     dtype=np.int64)
+    kinds = np.array(
+        [K.PRISM if t == JointType.PRISMATIC else K.ROT for t in chain.joint_types], dtype=np.int64
+    )
     cc = CompiledChain(Rs, ps, kinds, Cs, R_end, p_end, n)
     return _COMPILED.add(chain, cc)
 

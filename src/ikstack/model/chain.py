@@ -43,8 +43,13 @@ def _frozen(a: ArrayLike, shape: tuple[int, ...], name: str) -> Array:
     return arr
 
 
-def per_joint(value: ArrayLike | None, names: Sequence[str], what: str, where: str,
-              error: type[ModelError] = ModelError) -> Array:
+def per_joint(
+    value: ArrayLike | None,
+    names: Sequence[str],
+    what: str,
+    where: str,
+    error: type[ModelError] = ModelError,
+) -> Array:
     """A per-joint limit given as None (unlimited), a scalar or ``(dof,)`` values, as a
     ``(dof,)`` array; ``error`` names ``what`` and the chain ``where`` when the count is off."""
     dof = len(names)
@@ -54,8 +59,9 @@ def per_joint(value: ArrayLike | None, names: Sequence[str], what: str, where: s
     if arr.ndim == 0:
         return np.full(dof, float(arr))
     if arr.shape != (dof,):
-        raise error(f"{what} has {arr.size} values; the chain {where} has {dof} joints "
-                    f"({', '.join(names)})")
+        raise error(
+            f"{what} has {arr.size} values; the chain {where} has {dof} joints ({', '.join(names)})"
+        )
     return arr
 
 
@@ -177,7 +183,9 @@ class Chain:
         for c in self.constraints:
             c.check_indices(n)
         if not (math.isfinite(self.kinematic_margin) and self.kinematic_margin >= 0):
-            raise ModelError(f"kinematic_margin must be finite and >= 0; got {self.kinematic_margin}")
+            raise ModelError(
+                f"kinematic_margin must be finite and >= 0; got {self.kinematic_margin}"
+            )
         object.__setattr__(self, "role", ChainRole(self.role))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -217,12 +225,16 @@ class Chain:
         Deprecated: nothing in ikstack uses it; ``chain.joint_names.index(name)`` does the same.
         It goes in the next release.
         """
-        warn_deprecated("Chain.joint_index is deprecated and goes in the next release; use "
-                        "chain.joint_names.index(name)")
+        warn_deprecated(
+            "Chain.joint_index is deprecated and goes in the next release; use "
+            "chain.joint_names.index(name)"
+        )
         try:
             return self.joint_names.index(name)
         except ValueError:
-            raise InputError(f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}") from None
+            raise InputError(
+                f"unknown joint {name!r}; joints: {', '.join(self.joint_names)}"
+            ) from None
 
     # ------------------------------------------------------------------ configurations
     def check_q(self, q: ArrayLike, name: str = "q") -> Array:
@@ -230,7 +242,9 @@ class Chain:
         arr = as_vectors(q, name, self.dof)
         return arr
 
-    def within_limits(self, q: ArrayLike, tol: float = 0.0, margin: float = 0.0) -> NDArray[np.bool_]:
+    def within_limits(
+        self, q: ArrayLike, tol: float = 0.0, margin: float = 0.0
+    ) -> NDArray[np.bool_]:
         """(...,) whether every joint lies within
         ``[lower + margin - tol, upper - margin + tol]``."""
         q = np.asarray(q, dtype=np.float64)
@@ -250,15 +264,17 @@ class Chain:
         bad = (q < self.lower - tol) | (q > self.upper + tol)
         if bad.any():
             r, j = (int(x) for x in np.argwhere(bad)[0])
-            raise JointLimitError(self.joint_names[j], float(q[r, j]), float(self.lower[j]),
-                                  float(self.upper[j]))
+            raise JointLimitError(
+                self.joint_names[j], float(q[r, j]), float(self.lower[j]), float(self.upper[j])
+            )
 
     def clip(self, q: ArrayLike) -> Array:
         """``q`` projected into the position limits."""
         return np.clip(np.asarray(q, dtype=np.float64), self.lower, self.upper)
 
-    def random_q(self, rng: np.random.Generator, n: int | None = None,
-                 unbounded_range: float = math.pi) -> Array:
+    def random_q(
+        self, rng: np.random.Generator, n: int | None = None, unbounded_range: float = math.pi
+    ) -> Array:
         """Uniform configurations within limits; unbounded joints in ``[-range, range]``."""
         lo = np.where(np.isfinite(self.lower), self.lower, -unbounded_range)
         hi = np.where(np.isfinite(self.upper), self.upper, unbounded_range)
@@ -277,18 +293,26 @@ class Chain:
         """A copy whose FK ends at the tip link."""
         return replace(self, T_tip_tcp=np.eye(4), tcp_name=None)
 
-    def with_limits(self, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
-                    velocity: ArrayLike | None = None, acceleration: ArrayLike | None = None,
-                    jerk: ArrayLike | None = None) -> Chain:
+    def with_limits(
+        self,
+        lower: ArrayLike | None = None,
+        upper: ArrayLike | None = None,
+        velocity: ArrayLike | None = None,
+        acceleration: ArrayLike | None = None,
+        jerk: ArrayLike | None = None,
+    ) -> Chain:
         """A copy with some limits replaced (each (dof,) or a scalar)."""
+
         def pick(new: ArrayLike | None, old: Array) -> Array:
             if new is None:
                 return old
             arr = np.broadcast_to(np.asarray(new, dtype=np.float64), (self.dof,)).copy()
             return arr
+
         return replace(
             self,
-            lower=pick(lower, self.lower), upper=pick(upper, self.upper),
+            lower=pick(lower, self.lower),
+            upper=pick(upper, self.upper),
             velocity_limits=pick(velocity, self.velocity_limits),
             acceleration_limits=pick(acceleration, self.acceleration_limits),
             jerk_limits=pick(jerk, self.jerk_limits),
@@ -361,11 +385,15 @@ class Chain:
             a = self.acceleration_limits[i] * scale
             vs = f"{v:8.1f}" if np.isfinite(v) else f"{'-':>8}"
             as_ = f"{a:8.1f}" if np.isfinite(a) else f"{'-':>8}"
-            lines.append(f"  {i + 1:>2} {self.joint_names[i]:<22} {t.name.lower():<10} {ax:<22} "
-                         f"{lo} {hi} {vs} {as_}  [{unit}]")
+            lines.append(
+                f"  {i + 1:>2} {self.joint_names[i]:<22} {t.name.lower():<10} {ax:<22} "
+                f"{lo} {hi} {vs} {as_}  [{unit}]"
+            )
         if self.tcp_name:
             p = self.T_tip_tcp[:3, 3]
-            lines.append(f"  TCP {self.tcp_name}: translation ({p[0]:+.4f}, {p[1]:+.4f}, {p[2]:+.4f}) m")
+            lines.append(
+                f"  TCP {self.tcp_name}: translation ({p[0]:+.4f}, {p[1]:+.4f}, {p[2]:+.4f}) m"
+            )
         if self.kinematic_margin:
             lines.append(f"  kinematic margin: {self.kinematic_margin * deg:.2f} deg")
         for c in self.constraints:
@@ -375,5 +403,7 @@ class Chain:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return (f"Chain(name={self.name!r}, dof={self.dof}, base={self.base!r}, tip={self.tip!r}, "
-                f"tcp={self.tcp_name!r})")
+        return (
+            f"Chain(name={self.name!r}, dof={self.dof}, base={self.base!r}, tip={self.tip!r}, "
+            f"tcp={self.tcp_name!r})"
+        )

@@ -46,10 +46,12 @@ HEADER = "ikstack-chain"
 #: file suffixes of other formats, refused as an output name to avoid a misleading file
 OTHER_FORMATS = (".json", ".yaml", ".yml", ".urdf", ".xml", ".mjcf")
 _TRANSFORM_FIELDS = ("x", "y", "z", "r00", "r01", "r02", "r10", "r11", "r12", "r20", "r21", "r22")
-_TYPES = {"revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
-          "prismatic": JointType.PRISMATIC}
-_KEYWORDS = ("name, source, note, base, tip, role, margin, joint, tip_transform, tcp or "
-             "constraint")
+_TYPES = {
+    "revolute": JointType.REVOLUTE,
+    "continuous": JointType.CONTINUOUS,
+    "prismatic": JointType.PRISMATIC,
+}
+_KEYWORDS = "name, source, note, base, tip, role, margin, joint, tip_transform, tcp or constraint"
 
 
 def _g(v: float) -> str:
@@ -57,14 +59,17 @@ def _g(v: float) -> str:
 
 
 def _transform(T: np.ndarray) -> str:
-    return " ".join([_g(T[0, 3]), _g(T[1, 3]), _g(T[2, 3])]
-                    + [_g(T[r, c]) for r in range(3) for c in range(3)])
+    return " ".join(
+        [_g(T[0, 3]), _g(T[1, 3]), _g(T[2, 3])] + [_g(T[r, c]) for r in range(3) for c in range(3)]
+    )
 
 
 def _token(s: str, what: str) -> str:
     if not s or any(ch.isspace() for ch in s) or s.startswith("#"):
-        raise InputError(f"{what} {s!r} cannot be written to a chain file: names must be "
-                         "non-empty, without whitespace and not start with '#'")
+        raise InputError(
+            f"{what} {s!r} cannot be written to a chain file: names must be "
+            "non-empty, without whitespace and not start with '#'"
+        )
     return s
 
 
@@ -94,11 +99,25 @@ def chain_to_text(chain: Chain) -> str:
         name = _token(chain.joint_names[i], "joint name")
         link = _token(chain.link_names[i], f"the link of joint {name!r}")
         ax = chain.axes[i]
-        out.append(" ".join([
-            "joint", name, chain.joint_types[i].name.lower(), link, _transform(chain.origins[i]),
-            _g(ax[0]), _g(ax[1]), _g(ax[2]), _g(chain.lower[i]), _g(chain.upper[i]),
-            _g(chain.velocity_limits[i]), _g(chain.acceleration_limits[i]),
-            _g(chain.jerk_limits[i])]))
+        out.append(
+            " ".join(
+                [
+                    "joint",
+                    name,
+                    chain.joint_types[i].name.lower(),
+                    link,
+                    _transform(chain.origins[i]),
+                    _g(ax[0]),
+                    _g(ax[1]),
+                    _g(ax[2]),
+                    _g(chain.lower[i]),
+                    _g(chain.upper[i]),
+                    _g(chain.velocity_limits[i]),
+                    _g(chain.acceleration_limits[i]),
+                    _g(chain.jerk_limits[i]),
+                ]
+            )
+        )
     out.append(f"tip_transform {_transform(chain.T_last_tip)}")
     if chain.tcp_name:
         out.append(f"tcp {_token(chain.tcp_name, 'the TCP name')} {_transform(chain.T_tip_tcp)}")
@@ -106,20 +125,29 @@ def chain_to_text(chain: Chain) -> str:
         cname = _token(c.name, "constraint name")
         if isinstance(c, LinearJointConstraint):
             for r in range(c.num_rows):
-                out.append(" ".join(["constraint linear", cname, *(_g(a) for a in c.A[r]),
-                                     _g(c.b[r])]))
+                out.append(
+                    " ".join(["constraint linear", cname, *(_g(a) for a in c.A[r]), _g(c.b[r])])
+                )
         elif isinstance(c, QuadrantPolynomialConstraint):
             parts = ["constraint quadrant", cname, str(c.joint_i), str(c.joint_j)]
             for row in c.rows:
-                parts += [str(int(row.i_nonneg)), str(int(row.j_nonneg)), _g(row.a0), _g(row.a1),
-                          _g(row.a2), str(int(row.upper))]
+                parts += [
+                    str(int(row.i_nonneg)),
+                    str(int(row.j_nonneg)),
+                    _g(row.a0),
+                    _g(row.a1),
+                    _g(row.a2),
+                    str(int(row.upper)),
+                ]
             desc = _text(c.description, f"the description of constraint {cname!r}")
             if desc:
                 parts.append(desc)
             out.append(" ".join(parts))
         else:
-            raise InputError(f"constraint {c.name!r} of type {type(c).__name__} cannot be written "
-                             "to a chain file: only linear and quadrant-polynomial rows")
+            raise InputError(
+                f"constraint {c.name!r} of type {type(c).__name__} cannot be written "
+                "to a chain file: only linear and quadrant-polynomial rows"
+            )
     return "\n".join(out) + "\n"
 
 
@@ -133,8 +161,10 @@ def write_chain_file(chain: Chain, path: str | os.PathLike[str]) -> Path:
     """
     target = Path(path)
     if target.suffix.lower() in OTHER_FORMATS:
-        raise InputError(f"{target}: a chain file is the '{HEADER} {VERSION}' text format, not "
-                         f"{target.suffix}; name it *.chain (or *.txt)")
+        raise InputError(
+            f"{target}: a chain file is the '{HEADER} {VERSION}' text format, not "
+            f"{target.suffix}; name it *.chain (or *.txt)"
+        )
     text = chain_to_text(chain)
     folder = target.parent if str(target.parent) else Path(".")
     try:
@@ -191,20 +221,25 @@ class _Line:
         except ValueError:
             raise self.fail(field, f"{who}expected a joint index, got {t!r}") from None
         if not 0 <= v < dof:
-            raise self.fail(field, f"{who}joint index {t} does not exist; the chain has {dof} "
-                                   "joints")
+            raise self.fail(
+                field, f"{who}joint index {t} does not exist; the chain has {dof} joints"
+            )
         return v
 
     def transform_at(self, k: int, prefix: str, who: str) -> np.ndarray:
-        vals = [self.number_at(k + f, prefix + name, who, finite=True)
-                for f, name in enumerate(_TRANSFORM_FIELDS)]
+        vals = [
+            self.number_at(k + f, prefix + name, who, finite=True)
+            for f, name in enumerate(_TRANSFORM_FIELDS)
+        ]
         T = np.eye(4)
         T[:3, 3] = vals[:3]
         T[:3, :3] = np.reshape(vals[3:], (3, 3))
         R = T[:3, :3]
         if np.max(np.abs(R.T @ R - np.eye(3))) > 1e-6 or np.linalg.det(R) < 0:
-            raise self.fail(prefix + "r00", f"{who}the rotation r00..r22 is not orthonormal with "
-                                            "determinant +1 (within 1e-6)")
+            raise self.fail(
+                prefix + "r00",
+                f"{who}the rotation r00..r22 is not orthonormal with determinant +1 (within 1e-6)",
+            )
         return T
 
     def rest(self, k: int) -> str:
@@ -216,8 +251,10 @@ class _Line:
 
     def need(self, count: int, what: str) -> None:
         if len(self.tokens) < count:
-            raise self.fail("", f"{self.tokens[0]!r} needs {count - 1} values ({what}); got "
-                                f"{len(self.tokens) - 1}")
+            raise self.fail(
+                "",
+                f"{self.tokens[0]!r} needs {count - 1} values ({what}); got {len(self.tokens) - 1}",
+            )
 
 
 def chain_from_text(text: str, origin: str = "<string>") -> Chain:
@@ -237,16 +274,25 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
         raise ChainFileError(origin, 1, "", f"empty file; expected '{HEADER} {VERSION}'")
     head = lines[0]
     if head.tokens[0] != HEADER:
-        raise head.fail("header", f"expected '{HEADER} {VERSION}' as the first line, got "
-                                  f"{head.raw.strip()!r}")
+        raise head.fail(
+            "header", f"expected '{HEADER} {VERSION}' as the first line, got {head.raw.strip()!r}"
+        )
     if len(head.tokens) != 2:
         raise head.fail("version", f"expected '{HEADER} <version>'")
     if head.tokens[1] != str(VERSION):
-        raise head.fail("version", f"unsupported version {head.tokens[1]!r}; this reader knows "
-                                   f"version {VERSION}")
+        raise head.fail(
+            "version",
+            f"unsupported version {head.tokens[1]!r}; this reader knows version {VERSION}",
+        )
     dof = sum(1 for ln in lines[1:] if ln.tokens[0] == "joint")
-    fields: dict[str, object] = {"name": "", "source": "", "base": "base", "tip": "tip",
-                                 "role": "arm", "margin": 0.0}
+    fields: dict[str, object] = {
+        "name": "",
+        "source": "",
+        "base": "base",
+        "tip": "tip",
+        "role": "arm",
+        "margin": 0.0,
+    }
     notes: list[str] = []
     joints: list[tuple[str, JointType, str, np.ndarray, np.ndarray, list[float]]] = []
     tip_T: np.ndarray | None = None
@@ -259,9 +305,13 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
 
     def flush_linear() -> None:
         if lin_rows:
-            constraints.append(LinearJointConstraint(np.array([r[1] for r in lin_rows]),
-                                                     np.array([r[2] for r in lin_rows]),
-                                                     name=lin_rows[0][0]))
+            constraints.append(
+                LinearJointConstraint(
+                    np.array([r[1] for r in lin_rows]),
+                    np.array([r[2] for r in lin_rows]),
+                    name=lin_rows[0][0],
+                )
+            )
             lin_rows.clear()
 
     for idx, ln in enumerate(lines[1:], start=1):
@@ -310,8 +360,11 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
             who = f"constraint {cname!r}: "
             if kind == "linear":
                 if len(ln.tokens) != 3 + dof + 1:
-                    raise ln.fail("", f"{who}a linear row has {dof} coefficients (one per joint) "
-                                      f"and b; got {len(ln.tokens) - 3} values")
+                    raise ln.fail(
+                        "",
+                        f"{who}a linear row has {dof} coefficients (one per joint) "
+                        f"and b; got {len(ln.tokens) - 3} values",
+                    )
                 if lin_rows and (lin_rows[0][0] != cname or last_linear + 1 != idx):
                     flush_linear()
                 a = [ln.number_at(3 + k, f"a{k}", who, finite=True) for k in range(dof)]
@@ -321,8 +374,9 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
                 flush_linear()
                 constraints.append(_quadrant(ln, cname, who, dof))
             else:
-                raise ln.fail("kind", f"unknown constraint kind {kind!r}; expected 'linear' or "
-                                      "'quadrant'")
+                raise ln.fail(
+                    "kind", f"unknown constraint kind {kind!r}; expected 'linear' or 'quadrant'"
+                )
         else:
             raise ln.fail("keyword", f"unknown keyword {key!r}; expected {_KEYWORDS}")
     flush_linear()
@@ -332,20 +386,28 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
         raise ChainFileError(origin, last, "tip_transform", "the file has no 'tip_transform' line")
     try:
         return Chain(
-            joint_names=tuple(j[0] for j in joints), joint_types=tuple(j[1] for j in joints),
-            axes=np.array([j[4] for j in joints]), origins=np.array([j[3] for j in joints]),
-            T_last_tip=tip_T, lower=np.array([j[5][0] for j in joints]),
+            joint_names=tuple(j[0] for j in joints),
+            joint_types=tuple(j[1] for j in joints),
+            axes=np.array([j[4] for j in joints]),
+            origins=np.array([j[3] for j in joints]),
+            T_last_tip=tip_T,
+            lower=np.array([j[5][0] for j in joints]),
             upper=np.array([j[5][1] for j in joints]),
             velocity_limits=np.array([j[5][2] for j in joints]),
             acceleration_limits=np.array([j[5][3] for j in joints]),
             jerk_limits=np.array([j[5][4] for j in joints]),
-            base=str(fields["base"]), tip=str(fields["tip"]),
+            base=str(fields["base"]),
+            tip=str(fields["tip"]),
             link_names=tuple(j[2] for j in joints),
             T_tip_tcp=np.eye(4) if tcp is None else tcp[1],
-            tcp_name=None if tcp is None else tcp[0], constraints=tuple(constraints),
+            tcp_name=None if tcp is None else tcp[0],
+            constraints=tuple(constraints),
             kinematic_margin=float(fields["margin"]),  # type: ignore[arg-type]
-            role=ChainRole(fields["role"]), name=str(fields["name"]),
-            source=str(fields["source"]), notes=tuple(notes))
+            role=ChainRole(fields["role"]),
+            name=str(fields["name"]),
+            source=str(fields["source"]),
+            notes=tuple(notes),
+        )
     except IKStackError as exc:
         raise ChainFileError(origin, last, "", str(exc)) from None
 
@@ -353,16 +415,20 @@ def chain_from_text(text: str, origin: str = "<string>") -> Chain:
 def _joint(ln: _Line) -> tuple[str, JointType, str, np.ndarray, np.ndarray, list[float]]:
     if len(ln.tokens) != 24:
         who = f"joint {ln.tokens[1]!r}: " if len(ln.tokens) > 1 else ""
-        raise ln.fail("", f"{who}a joint line has 23 fields (name type link x y z r00..r22 ax ay "
-                          f"az lower upper velocity acceleration jerk); got {len(ln.tokens) - 1}")
+        raise ln.fail(
+            "",
+            f"{who}a joint line has 23 fields (name type link x y z r00..r22 ax ay "
+            f"az lower upper velocity acceleration jerk); got {len(ln.tokens) - 1}",
+        )
     name = ln.tokens[1]
     who = f"joint {name!r}: "
     t = ln.tokens[2]
     if t not in _TYPES:
         raise ln.fail("type", f"{who}expected revolute, continuous or prismatic, got {t!r}")
     origin = ln.transform_at(4, "origin.", who)
-    axis = np.array([ln.number_at(16 + k, f"axis.{c}", who, finite=True)
-                     for k, c in enumerate("xyz")])
+    axis = np.array(
+        [ln.number_at(16 + k, f"axis.{c}", who, finite=True) for k, c in enumerate("xyz")]
+    )
     if np.linalg.norm(axis) < 1e-9:
         raise ln.fail("axis.x", f"{who}the axis is zero")
     lo = ln.number_at(19, "lower", who)
@@ -373,8 +439,9 @@ def _joint(ln: _Line) -> tuple[str, JointType, str, np.ndarray, np.ndarray, list
     for k, field in enumerate(("velocity", "acceleration", "jerk")):
         v = ln.number_at(21 + k, field, who)
         if not v > 0:
-            raise ln.fail(field, f"{who}must be positive (inf for unknown), got "
-                                 f"{ln.tokens[21 + k]!r}")
+            raise ln.fail(
+                field, f"{who}must be positive (inf for unknown), got {ln.tokens[21 + k]!r}"
+            )
         rates.append(v)
     return name, _TYPES[t], ln.tokens[3], origin, axis, [lo, hi, *rates]
 
@@ -390,11 +457,14 @@ def _quadrant(ln: _Line, cname: str, who: str, dof: int) -> QuadrantPolynomialCo
     for r in range(4):
         b = 5 + 6 * r
         p = f"row{r + 1}."
-        row = QuadrantRow(ln.flag_at(b, p + "i_nonneg", who), ln.flag_at(b + 1, p + "j_nonneg", who),
-                          ln.number_at(b + 2, p + "a0", who, finite=True),
-                          ln.number_at(b + 3, p + "a1", who, finite=True),
-                          ln.number_at(b + 4, p + "a2", who, finite=True),
-                          ln.flag_at(b + 5, p + "upper", who))
+        row = QuadrantRow(
+            ln.flag_at(b, p + "i_nonneg", who),
+            ln.flag_at(b + 1, p + "j_nonneg", who),
+            ln.number_at(b + 2, p + "a0", who, finite=True),
+            ln.number_at(b + 3, p + "a1", who, finite=True),
+            ln.number_at(b + 4, p + "a2", who, finite=True),
+            ln.flag_at(b + 5, p + "upper", who),
+        )
         if (row.i_nonneg, row.j_nonneg) in quads:
             raise ln.fail(p + "i_nonneg", f"{who}two rows for the same sign quadrant")
         quads.add((row.i_nonneg, row.j_nonneg))

@@ -77,8 +77,10 @@ class LinearJointConstraint(JointConstraint):
         A = np.atleast_2d(np.asarray(self.A, dtype=np.float64)).copy()
         b = np.atleast_1d(np.asarray(self.b, dtype=np.float64)).copy()
         if A.ndim != 2 or b.shape != (A.shape[0],):
-            raise InputError(f"LinearJointConstraint: A has shape {A.shape} and b {b.shape}; "
-                             "expected A (m, dof) and b (m,)")
+            raise InputError(
+                f"LinearJointConstraint: A has shape {A.shape} and b {b.shape}; "
+                "expected A (m, dof) and b (m,)"
+            )
         if not (np.isfinite(A).all() and np.isfinite(b).all()):
             raise InputError("LinearJointConstraint: A and b must be finite")
         A.flags.writeable = False
@@ -101,7 +103,9 @@ class LinearJointConstraint(JointConstraint):
     def linearize(self, q: ArrayLike, dof: int) -> tuple[Array, Array]:
         q = np.asarray(q, dtype=np.float64)
         if self.A.shape[1] != dof:
-            raise ModelError(f"constraint {self.name!r} has {self.A.shape[1]} columns; chain has {dof}")
+            raise ModelError(
+                f"constraint {self.name!r} has {self.A.shape[1]} columns; chain has {dof}"
+            )
         return q @ self.A.T - self.b, self.A.copy()
 
     def check_indices(self, dof: int) -> None:
@@ -175,7 +179,9 @@ class QuadrantPolynomialConstraint(JointConstraint):
         """Rows given in degrees, ``b_deg(q_i_deg) = a0 q^2 + a1 q + a2``, converted to radians."""
         k = 180.0 / math.pi
         rows = tuple(
-            QuadrantRow(bool(i_nn), bool(j_nn), float(a0) * k, float(a1), math.radians(a2), bool(up))
+            QuadrantRow(
+                bool(i_nn), bool(j_nn), float(a0) * k, float(a1), math.radians(a2), bool(up)
+            )
             for (i_nn, j_nn, a0, a1, a2, up) in rows_deg
         )
         return cls(joint_i, joint_j, rows, name=name, description=description)

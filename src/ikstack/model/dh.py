@@ -96,8 +96,11 @@ def from_dh(
     dof = tab.shape[0]
     ang = math.pi / 180.0 if degrees else 1.0
     lin = 1e-3 if mm else 1.0
-    types = [JointType.REVOLUTE] * dof if joint_types is None else [
-        JointType[t.upper()] if isinstance(t, str) else JointType(t) for t in joint_types]
+    types = (
+        [JointType.REVOLUTE] * dof
+        if joint_types is None
+        else [JointType[t.upper()] if isinstance(t, str) else JointType(t) for t in joint_types]
+    )
     if len(types) != dof:
         raise ModelError(f"{len(types)} joint types for a {dof}-row DH table")
 
@@ -122,8 +125,11 @@ def from_dh(
     fl = None
     if flange is not None:
         f = np.asarray(flange, dtype=np.float64).reshape(4)
-        fl = (f[0] * lin, f[1] * ang, f[2] * lin, f[3] * ang) if conv == DHConvention.STANDARD \
+        fl = (
+            (f[0] * lin, f[1] * ang, f[2] * lin, f[3] * ang)
+            if conv == DHConvention.STANDARD
             else (f[0] * ang, f[1] * lin, f[2] * lin, f[3] * ang)
+        )
 
     origins = np.zeros((dof, 4, 4))
     axes = np.tile(np.array([0.0, 0.0, 1.0]), (dof, 1))
@@ -145,11 +151,28 @@ def from_dh(
         T_last = pre
         if fl is not None:
             T_last = T_last @ _rx(fl[0]) @ _tx(fl[1]) @ _rz(fl[3]) @ _tz(fl[2])
-    names = tuple(joint_names) if joint_names is not None else tuple(f"joint{i + 1}" for i in range(dof))
+    names = (
+        tuple(joint_names)
+        if joint_names is not None
+        else tuple(f"joint{i + 1}" for i in range(dof))
+    )
     return Chain(
-        joint_names=names, joint_types=tuple(types), axes=axes, origins=origins, T_last_tip=T_last,
-        lower=lo, upper=hi, velocity_limits=vel, acceleration_limits=acc, jerk_limits=jerk,
-        base=base, tip=tip, link_names=tuple(f"link{i + 1}" for i in range(dof)),
-        constraints=tuple(constraints), kinematic_margin=kinematic_margin, role=ChainRole(role),
-        name=name, source=source,
+        joint_names=names,
+        joint_types=tuple(types),
+        axes=axes,
+        origins=origins,
+        T_last_tip=T_last,
+        lower=lo,
+        upper=hi,
+        velocity_limits=vel,
+        acceleration_limits=acc,
+        jerk_limits=jerk,
+        base=base,
+        tip=tip,
+        link_names=tuple(f"link{i + 1}" for i in range(dof)),
+        constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin,
+        role=ChainRole(role),
+        name=name,
+        source=source,
     )

@@ -144,7 +144,8 @@ def load_mjcf(
             named = [s for s in sites if s]
             raise MJCFError(
                 f"{src}: several leaf bodies below {base_name!r}: {leaves}; choose a tip body or "
-                f"site" + (f" (sites: {', '.join(named)})" if named else ""))
+                f"site" + (f" (sites: {', '.join(named)})" if named else "")
+            )
         tip_name = leaves[0]
         tip_id = bodies.index(tip_name)
     elif tip in sites:
@@ -161,8 +162,9 @@ def load_mjcf(
     cur = tip_id
     while cur != base_id:
         if cur == 0:
-            raise MJCFError(f"{src}: {tip_name!r} is not below body {base_name!r}; no chain "
-                            "joins them")
+            raise MJCFError(
+                f"{src}: {tip_name!r} is not below body {base_name!r}; no chain joins them"
+            )
         path.append(cur)
         cur = parent[cur]
     path.reverse()
@@ -184,8 +186,11 @@ def load_mjcf(
             if jtype in (_FREE, _BALL):
                 kind = "free" if jtype == _FREE else "ball"
                 raise UnsupportedJointError(
-                    jname, kind, f"it moves body {bodies[b]!r} with more than one degree of "
-                    "freedom; pick a base below it")
+                    jname,
+                    kind,
+                    f"it moves body {bodies[b]!r} with more than one degree of "
+                    "freedom; pick a base below it",
+                )
             axis = np.array(model.jnt_axis[j], dtype=np.float64)
             if not np.isfinite(axis).all() or np.linalg.norm(axis) < 1e-9:
                 raise MJCFError(f"{src}: joint {jname!r} of body {bodies[b]!r} has a zero axis")
@@ -214,13 +219,24 @@ def load_mjcf(
 
     model_name = bytes(model.names).split(b"\0", 1)[0].decode("utf-8", "replace")
     return Chain(
-        joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
-        origins=np.array(origins), T_last_tip=pending @ T_tip_extra, lower=np.array(lo),
-        upper=np.array(hi), velocity_limits=per_joint(velocity_limits, names, "velocity_limits", where, MJCFError),
-        acceleration_limits=per_joint(acceleration_limits, names, "acceleration_limits", where, MJCFError),
-        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where, MJCFError), base=base_name, tip=tip_name,
-        link_names=tuple(link_names), constraints=tuple(constraints),
-        kinematic_margin=kinematic_margin, role=ChainRole(role),
+        joint_names=tuple(names),
+        joint_types=tuple(types),
+        axes=np.array(axes),
+        origins=np.array(origins),
+        T_last_tip=pending @ T_tip_extra,
+        lower=np.array(lo),
+        upper=np.array(hi),
+        velocity_limits=per_joint(velocity_limits, names, "velocity_limits", where, MJCFError),
+        acceleration_limits=per_joint(
+            acceleration_limits, names, "acceleration_limits", where, MJCFError
+        ),
+        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where, MJCFError),
+        base=base_name,
+        tip=tip_name,
+        link_names=tuple(link_names),
+        constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin,
+        role=ChainRole(role),
         name=name if name is not None else (model_name or Path(src).stem),
         source=source if source is not None else src,
     )

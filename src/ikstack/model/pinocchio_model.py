@@ -47,8 +47,11 @@ def _joint_kind(jmodel: Any, jname: str) -> tuple[JointType, Array]:
         return JointType.CONTINUOUS, np.array(jmodel.axis, dtype=np.float64)
     if short == "JointModelPrismaticUnaligned":
         return JointType.PRISMATIC, np.array(jmodel.axis, dtype=np.float64)
-    raise UnsupportedJointError(jname, short, "only one-degree-of-freedom revolute and "
-                                "prismatic Pinocchio joints map to a serial chain")
+    raise UnsupportedJointError(
+        jname,
+        short,
+        "only one-degree-of-freedom revolute and prismatic Pinocchio joints map to a serial chain",
+    )
 
 
 def from_pinocchio(
@@ -94,8 +97,9 @@ def from_pinocchio(
         base_joint = int(bf.parentJoint) if hasattr(bf, "parentJoint") else int(bf.parent)
         T_base_prefix = np.asarray(np.linalg.inv(_se3(bf.placement)), dtype=np.float64)
         base_name = base
-    parent_joint = int(tip_frame.parentJoint) if hasattr(tip_frame, "parentJoint") \
-        else int(tip_frame.parent)
+    parent_joint = (
+        int(tip_frame.parentJoint) if hasattr(tip_frame, "parentJoint") else int(tip_frame.parent)
+    )
     path: list[int] = []
     j = parent_joint
     while j != base_joint:
@@ -138,12 +142,22 @@ def from_pinocchio(
     lo_a = np.where(np.asarray(lo) < -1e300, -math.inf, lo)
     hi_a = np.where(np.asarray(hi) > 1e300, math.inf, hi)
     return Chain(
-        joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
-        origins=np.array(origins), T_last_tip=_se3(tip_frame.placement), lower=lo_a,
-        upper=hi_a, velocity_limits=np.array(vel),
+        joint_names=tuple(names),
+        joint_types=tuple(types),
+        axes=np.array(axes),
+        origins=np.array(origins),
+        T_last_tip=_se3(tip_frame.placement),
+        lower=lo_a,
+        upper=hi_a,
+        velocity_limits=np.array(vel),
         acceleration_limits=per_joint(acceleration_limits, names, "acceleration_limits", where),
-        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where), base=base_name, tip=frame,
-        link_names=tuple(str(model.names[j]) for j in path), constraints=tuple(constraints),
-        kinematic_margin=kinematic_margin, role=ChainRole(role),
-        name=name if name is not None else str(model.name), source="pinocchio model",
+        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where),
+        base=base_name,
+        tip=frame,
+        link_names=tuple(str(model.names[j]) for j in path),
+        constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin,
+        role=ChainRole(role),
+        name=name if name is not None else str(model.name),
+        source="pinocchio model",
     )

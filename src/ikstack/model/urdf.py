@@ -36,8 +36,7 @@ MAX_ANGLE = 1e4
 #: what a velocity limit of 0 means here: many URDF writers emit 0 for a limit they do not
 #: know, so ikstack reads 0 as "not given" (unlimited, +inf) and says so in the chain's notes;
 #: a negative velocity is an error
-ZERO_VELOCITY_NOTE = ("a URDF velocity limit of 0 is read as 'not given' (unlimited) for "
-                      "joint(s): ")
+ZERO_VELOCITY_NOTE = "a URDF velocity limit of 0 is read as 'not given' (unlimited) for joint(s): "
 
 
 @dataclass
@@ -56,8 +55,9 @@ class _UJoint:
     zero_velocity: bool = False
 
 
-def _floats(text: str | None, n: int, what: str, default: Sequence[float],
-            bound: float = math.inf) -> Array:
+def _floats(
+    text: str | None, n: int, what: str, default: Sequence[float], bound: float = math.inf
+) -> Array:
     if text is None:
         return np.array(default, dtype=np.float64)
     parts = text.split()
@@ -68,13 +68,15 @@ def _floats(text: str | None, n: int, what: str, default: Sequence[float],
     if len(vals) != n or not all(math.isfinite(v) for v in vals):
         raise URDFError(f"{what}: {text!r} is not {n} finite numbers")
     if any(abs(v) > bound for v in vals):
-        raise URDFError(f"{what}: {text!r} has a value beyond +-{bound:g}; not a plausible "
-                        "robot dimension")
+        raise URDFError(
+            f"{what}: {text!r} has a value beyond +-{bound:g}; not a plausible robot dimension"
+        )
     return np.array(vals)
 
 
-def _attr_float(el: ET.Element, key: str, what: str, default: float,
-                bound: float = math.inf) -> float:
+def _attr_float(
+    el: ET.Element, key: str, what: str, default: float, bound: float = math.inf
+) -> float:
     v = el.get(key)
     if v is None:
         return default
@@ -112,11 +114,14 @@ def _xml(data: bytes, source: str) -> tuple[ET.Element, dict[int, int]]:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as u:
-                hint = (f"; byte {data[u.start]:#04x} at offset {u.start} is not UTF-8 (declare "
-                        "the file's encoding in its <?xml ... encoding=...?> line)")
+                hint = (
+                    f"; byte {data[u.start]:#04x} at offset {u.start} is not UTF-8 (declare "
+                    "the file's encoding in its <?xml ... encoding=...?> line)"
+                )
         msg = expat.ErrorString(exc.code)
-        raise URDFError(f"{source}: malformed XML at line {exc.lineno}, column {exc.offset}: "
-                        f"{msg}{hint}") from None
+        raise URDFError(
+            f"{source}: malformed XML at line {exc.lineno}, column {exc.offset}: {msg}{hint}"
+        ) from None
     except (AssertionError, LookupError, ValueError) as exc:  # unknown encoding, empty tree
         raise URDFError(f"{source}: not a readable XML document ({exc})") from None
     return root, lines
@@ -137,8 +142,10 @@ def _parse(data: bytes, source: str) -> tuple[str, list[str], dict[str, _UJoint]
         if not lname:
             raise URDFError(f"{source}: a <link>{at(ln)} has no name")
         if lname in link_line:
-            raise URDFError(f"{source}: link {lname!r}{at(ln)} is defined twice (first at line "
-                            f"{link_line[lname]}); link names must be unique")
+            raise URDFError(
+                f"{source}: link {lname!r}{at(ln)} is defined twice (first at line "
+                f"{link_line[lname]}); link names must be unique"
+            )
         link_line[lname] = lines.get(id(ln), 0)
         links.append(lname)
     joints: dict[str, _UJoint] = {}
@@ -150,24 +157,29 @@ def _parse(data: bytes, source: str) -> tuple[str, list[str], dict[str, _UJoint]
         what = f"{source}: joint {name!r}{at(el)}"
         if name in joints:
             first = joints[name].line
-            raise URDFError(f"{what} is defined twice (first at line {first}); joint names "
-                            "must be unique")
+            raise URDFError(
+                f"{what} is defined twice (first at line {first}); joint names must be unique"
+            )
         if not jtype:
-            raise URDFError(f"{what} has no type attribute; URDF types are "
-                            f"{', '.join(JOINT_TYPES)}")
+            raise URDFError(
+                f"{what} has no type attribute; URDF types are {', '.join(JOINT_TYPES)}"
+            )
         if jtype not in JOINT_TYPES:
             raise URDFError(f"{what} has type {jtype!r}; URDF types are {', '.join(JOINT_TYPES)}")
         p, c = el.find("parent"), el.find("child")
         if p is None or c is None or not p.get("link") or not c.get("link"):
             raise URDFError(f"{what} lacks <parent link=...> or <child link=...>")
         o = el.find("origin")
-        xyz = _floats(o.get("xyz") if o is not None else None, 3, f"{what} origin xyz",
-                      (0, 0, 0), MAX_LENGTH)
-        rpy = _floats(o.get("rpy") if o is not None else None, 3, f"{what} origin rpy",
-                      (0, 0, 0), MAX_ANGLE)
+        xyz = _floats(
+            o.get("xyz") if o is not None else None, 3, f"{what} origin xyz", (0, 0, 0), MAX_LENGTH
+        )
+        rpy = _floats(
+            o.get("rpy") if o is not None else None, 3, f"{what} origin rpy", (0, 0, 0), MAX_ANGLE
+        )
         a = el.find("axis")
-        axis = _floats(a.get("xyz") if a is not None else None, 3, f"{what} axis", (1, 0, 0),
-                       MAX_LENGTH)
+        axis = _floats(
+            a.get("xyz") if a is not None else None, 3, f"{what} axis", (1, 0, 0), MAX_LENGTH
+        )
         lim = el.find("limit")
         lower, upper, vel = -math.inf, math.inf, math.inf
         zero_vel = False
@@ -176,8 +188,10 @@ def _parse(data: bytes, source: str) -> tuple[str, list[str], dict[str, _UJoint]
             upper = _attr_float(lim, "upper", f"{what} <limit>", 0.0, MAX_ANGLE)
             vel = _attr_float(lim, "velocity", f"{what} <limit>", math.inf)
             if vel < 0:
-                raise URDFError(f"{what} <limit>: velocity={lim.get('velocity')!r} is negative; "
-                                "a velocity limit is >= 0 (0: not given)")
+                raise URDFError(
+                    f"{what} <limit>: velocity={lim.get('velocity')!r} is negative; "
+                    "a velocity limit is >= 0 (0: not given)"
+                )
             if vel == 0:
                 vel, zero_vel = math.inf, True
             if jtype in ("revolute", "prismatic") and lower > upper:
@@ -185,8 +199,18 @@ def _parse(data: bytes, source: str) -> tuple[str, list[str], dict[str, _UJoint]
         elif jtype in ("revolute", "prismatic"):
             raise URDFError(f"{what} of type {jtype} has no <limit>; URDF requires one")
         joints[name] = _UJoint(
-            name, jtype, str(p.get("link")), str(c.get("link")), from_xyz_rpy(xyz, rpy), axis,
-            lower, upper, vel, el.find("mimic") is not None, lines.get(id(el), 0), zero_vel,
+            name,
+            jtype,
+            str(p.get("link")),
+            str(c.get("link")),
+            from_xyz_rpy(xyz, rpy),
+            axis,
+            lower,
+            upper,
+            vel,
+            el.find("mimic") is not None,
+            lines.get(id(el), 0),
+            zero_vel,
         )
     name = root.get("name", "")
     return name, links, joints
@@ -205,11 +229,12 @@ def _check_cycles(src: str, by_child: dict[str, _UJoint]) -> None:
         cur: str | None = start
         while cur is not None and cur in by_child and state.get(cur) != 2:
             if state.get(cur) == 1:
-                loop = walk[walk.index(cur):] + [cur]
-                names = [_named(by_child[ln]) for ln in walk[walk.index(cur):]]
+                loop = walk[walk.index(cur) :] + [cur]
+                names = [_named(by_child[ln]) for ln in walk[walk.index(cur) :]]
                 raise URDFError(
                     f"{src}: joints {', '.join(reversed(names))} form a cycle "
-                    f"({' -> '.join(reversed(loop))}); a URDF is a tree")
+                    f"({' -> '.join(reversed(loop))}); a URDF is a tree"
+                )
             state[cur] = 1
             walk.append(cur)
             cur = by_child[cur].parent
@@ -254,11 +279,14 @@ def load_urdf(
     for j in joints.values():
         for ln in (j.parent, j.child):
             if ln not in link_set:
-                raise URDFError(f"{src}: joint {_named(j)} refers to link {ln!r}, which is not "
-                                "defined")
+                raise URDFError(
+                    f"{src}: joint {_named(j)} refers to link {ln!r}, which is not defined"
+                )
         if j.child in by_child:
-            raise URDFError(f"{src}: link {j.child!r} is the child of two joints "
-                            f"({_named(by_child[j.child])} and {_named(j)}); a URDF is a tree")
+            raise URDFError(
+                f"{src}: link {j.child!r} is the child of two joints "
+                f"({_named(by_child[j.child])} and {_named(j)}); a URDF is a tree"
+            )
         by_child[j.child] = j
         children[j.parent].append(j.child)
     _check_cycles(src, by_child)
@@ -285,8 +313,20 @@ def load_urdf(
         path.append(parent_joint)
         cur = parent_joint.parent
     path.reverse()
-    return _build_chain(path, base, tip, src, robot_name, acceleration_limits, jerk_limits,
-                        constraints, kinematic_margin, role, name, source)
+    return _build_chain(
+        path,
+        base,
+        tip,
+        src,
+        robot_name,
+        acceleration_limits,
+        jerk_limits,
+        constraints,
+        kinematic_margin,
+        role,
+        name,
+        source,
+    )
 
 
 def urdf_moving_joints(path_or_string: str | os.PathLike[str]) -> list[tuple[str, str, Array]]:
@@ -342,10 +382,20 @@ def _leaves(base: str, children: dict[str, list[str]]) -> list[str]:
     return sorted(out)
 
 
-def _build_chain(path: list[_UJoint], base: str, tip: str, src: str, robot_name: str,
-                 acceleration_limits: ArrayLike | None, jerk_limits: ArrayLike | None,
-                 constraints: Sequence[JointConstraint], kinematic_margin: float,
-                 role: ChainRole | str, name: str | None, source: str | None) -> Chain:
+def _build_chain(
+    path: list[_UJoint],
+    base: str,
+    tip: str,
+    src: str,
+    robot_name: str,
+    acceleration_limits: ArrayLike | None,
+    jerk_limits: ArrayLike | None,
+    constraints: Sequence[JointConstraint],
+    kinematic_margin: float,
+    role: ChainRole | str,
+    name: str | None,
+    source: str | None,
+) -> Chain:
     names, types, axes, origins, lo, hi, vel, link_names = [], [], [], [], [], [], [], []
     zero_velocity: list[str] = []
     pending = np.eye(4)
@@ -354,18 +404,25 @@ def _build_chain(path: list[_UJoint], base: str, tip: str, src: str, robot_name:
             pending = pending @ j.origin
             continue
         if j.type in ("floating", "planar"):
-            raise UnsupportedJointError(j.name, j.type, f"it has more than one degree of "
-                                        f"freedom (line {j.line})")
+            raise UnsupportedJointError(
+                j.name, j.type, f"it has more than one degree of freedom (line {j.line})"
+            )
         if j.type not in ("revolute", "continuous", "prismatic"):
             raise UnsupportedJointError(j.name, j.type, f"unknown URDF joint type (line {j.line})")
         if j.mimic:
             raise UnsupportedJointError(
-                j.name, f"{j.type} (mimic)", f"a mimic joint (line {j.line}) follows another joint; "
-                "ikstack chains model independent joints only")
+                j.name,
+                f"{j.type} (mimic)",
+                f"a mimic joint (line {j.line}) follows another joint; "
+                "ikstack chains model independent joints only",
+            )
         if np.linalg.norm(j.axis) < 1e-9:
             raise URDFError(f"{src}: joint {_named(j)} has a zero axis")
-        t = {"revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
-             "prismatic": JointType.PRISMATIC}[j.type]
+        t = {
+            "revolute": JointType.REVOLUTE,
+            "continuous": JointType.CONTINUOUS,
+            "prismatic": JointType.PRISMATIC,
+        }[j.type]
         names.append(j.name)
         types.append(t)
         axes.append(j.axis)
@@ -382,20 +439,40 @@ def _build_chain(path: list[_UJoint], base: str, tip: str, src: str, robot_name:
     dof = len(names)
     acc = np.full(dof, math.inf) if acceleration_limits is None else acceleration_limits
     jerk = np.full(dof, math.inf) if jerk_limits is None else jerk_limits
-    acc_arr = np.broadcast_to(np.asarray(acc, dtype=np.float64), (dof,)) if np.ndim(acc) == 0 \
+    acc_arr = (
+        np.broadcast_to(np.asarray(acc, dtype=np.float64), (dof,))
+        if np.ndim(acc) == 0
         else np.asarray(acc, dtype=np.float64)
-    jerk_arr = np.broadcast_to(np.asarray(jerk, dtype=np.float64), (dof,)) if np.ndim(jerk) == 0 \
+    )
+    jerk_arr = (
+        np.broadcast_to(np.asarray(jerk, dtype=np.float64), (dof,))
+        if np.ndim(jerk) == 0
         else np.asarray(jerk, dtype=np.float64)
+    )
     for nm, arr in (("acceleration_limits", acc_arr), ("jerk_limits", jerk_arr)):
         if arr.shape != (dof,):
-            raise URDFError(f"{nm} has {arr.shape[0] if arr.ndim else 0} values; the chain "
-                            f"{base} -> {tip} has {dof} joints ({', '.join(names)})")
+            raise URDFError(
+                f"{nm} has {arr.shape[0] if arr.ndim else 0} values; the chain "
+                f"{base} -> {tip} has {dof} joints ({', '.join(names)})"
+            )
     return Chain(
-        joint_names=tuple(names), joint_types=tuple(types), axes=np.array(axes),
-        origins=np.array(origins), T_last_tip=pending, lower=np.array(lo), upper=np.array(hi),
-        velocity_limits=np.array(vel), acceleration_limits=acc_arr, jerk_limits=jerk_arr,
-        base=base, tip=tip, link_names=tuple(link_names), constraints=tuple(constraints),
-        kinematic_margin=kinematic_margin, role=ChainRole(role),
-        name=name if name is not None else robot_name, source=source if source is not None else src,
+        joint_names=tuple(names),
+        joint_types=tuple(types),
+        axes=np.array(axes),
+        origins=np.array(origins),
+        T_last_tip=pending,
+        lower=np.array(lo),
+        upper=np.array(hi),
+        velocity_limits=np.array(vel),
+        acceleration_limits=acc_arr,
+        jerk_limits=jerk_arr,
+        base=base,
+        tip=tip,
+        link_names=tuple(link_names),
+        constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin,
+        role=ChainRole(role),
+        name=name if name is not None else robot_name,
+        source=source if source is not None else src,
         notes=(ZERO_VELOCITY_NOTE + ", ".join(zero_velocity),) if zero_velocity else (),
     )

@@ -32,17 +32,20 @@ def resolve_backend(backend: str | None, argument: str = "kernel") -> str:
     name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
     where = argument if backend is not None else f"the {BACKEND_ENV} environment variable"
     if name in DEPRECATED_BACKENDS:
-        warn_deprecated(f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
-                        "kernel (\"native\") runs, with the same results. This value goes in the "
-                        "next release")
+        warn_deprecated(
+            f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
+            'kernel ("native") runs, with the same results. This value goes in the '
+            "next release"
+        )
         return "native"
     if name not in BACKENDS:
         raise InputError(f"{where} must be {', '.join(map(repr, BACKENDS))}; got {name!r}")
     return name
 
 
-def check_arguments(chain: Any, config: Any, differential_ik: Any,
-                    motion_generator: Any) -> tuple[ServoConfig, DifferentialIK]:
+def check_arguments(
+    chain: Any, config: Any, differential_ik: Any, motion_generator: Any
+) -> tuple[ServoConfig, DifferentialIK]:
     """The servo's arguments checked: ``(config, solver)`` with their defaults filled in."""
     if not isinstance(chain, Chain):
         raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
@@ -51,14 +54,19 @@ def check_arguments(chain: Any, config: Any, differential_ik: Any,
         raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
     solver = differential_ik if differential_ik is not None else DLSVelocitySolver()
     if not isinstance(solver, DifferentialIK):
-        raise InputError("differential_ik must be a DifferentialIK (implement solve(request)); "
-                         f"got {type(solver).__name__}")
+        raise InputError(
+            "differential_ik must be a DifferentialIK (implement solve(request)); "
+            f"got {type(solver).__name__}"
+        )
     if motion_generator is not None and not isinstance(motion_generator, MotionGenerator):
-        raise InputError("motion_generator must be a MotionGenerator; "
-                         f"got {type(motion_generator).__name__}")
+        raise InputError(
+            f"motion_generator must be a MotionGenerator; got {type(motion_generator).__name__}"
+        )
     if cfg.posture is not None and cfg.posture.shape != (chain.dof,):
-        raise InputError(f"nullspace_reference has {cfg.posture.shape[0]} values; "
-                         f"the chain has {chain.dof} joints")
+        raise InputError(
+            f"nullspace_reference has {cfg.posture.shape[0]} values; "
+            f"the chain has {chain.dof} joints"
+        )
     return cfg, solver
 
 
@@ -68,6 +76,7 @@ def resolve_kernel(kernel: str | None, backend: str | None) -> str:
         return resolve_backend(kernel, "kernel")
     if kernel is not None:
         raise InputError("Servo got both 'kernel' and 'backend'; pass only 'kernel'")
-    warn_renamed("Servo(backend=...)", "kernel=... (a backend is where IK kernels run: numpy "
-                 "or warp)")
+    warn_renamed(
+        "Servo(backend=...)", "kernel=... (a backend is where IK kernels run: numpy or warp)"
+    )
     return resolve_backend(backend, "backend")

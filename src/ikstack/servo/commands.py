@@ -169,10 +169,20 @@ class ServoResult:
         return self.orientation_error
 
     @classmethod
-    def _trusted(cls, action: Action, q: Array, dq: Array, status: ServoStatus, message: str,
-                 task_residual: float, nullspace_speed: float, condition_number: float,
-                 position_error: float, orientation_error: float,
-                 solver_iterations: int) -> ServoResult:
+    def _trusted(
+        cls,
+        action: Action,
+        q: Array,
+        dq: Array,
+        status: ServoStatus,
+        message: str,
+        task_residual: float,
+        nullspace_speed: float,
+        condition_number: float,
+        position_error: float,
+        orientation_error: float,
+        solver_iterations: int,
+    ) -> ServoResult:
         """The servo cycle's fast constructor: the same object as ``ServoResult(action,
         Reference(q, dq), status, ...)``, built without the two ``__init__`` calls (half a
         microsecond of a cycle). Nothing is converted or checked, as in the constructors;
@@ -197,15 +207,19 @@ class ServoResult:
     def __repr__(self) -> str:
         """A one-line summary (the reference arrays are attributes)."""
         flags = "|".join(f.name or "" for f in ServoStatus if f and f in self.status) or "NONE"
-        return (f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
-                f"position error {self.position_error:.1e} m, orientation error "
-                f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})")
+        return (
+            f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
+            f"position error {self.position_error:.1e} m, orientation error "
+            f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})"
+        )
 
 
 def __getattr__(name: str) -> Any:
     # deprecated names, kept one release
     if name == "Command":
-        warn_deprecated("ikstack.servo.commands.Command is deprecated and goes in the next "
-                        "release; write PoseCommand | TwistCommand | JointJogCommand")
+        warn_deprecated(
+            "ikstack.servo.commands.Command is deprecated and goes in the next "
+            "release; write PoseCommand | TwistCommand | JointJogCommand"
+        )
         return PoseCommand | TwistCommand | JointJogCommand
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

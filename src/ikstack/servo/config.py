@@ -96,29 +96,48 @@ class ServoConfig:
         if len(w) != 6 or not all(math.isfinite(x) and x > 0 for x in w):
             raise ConfigError(f"task_weights must be 6 positive numbers; got {self.task_weights}")
         object.__setattr__(self, "task_weights", w)
-        positive = ("max_linear_speed", "max_angular_speed", "pose_gain", "position_tolerance",
-                    "rotation_tolerance", "command_timeout", "stop_velocity",
-                    "singularity_decelerate", "singularity_probe", "max_dt")
+        positive = (
+            "max_linear_speed",
+            "max_angular_speed",
+            "pose_gain",
+            "position_tolerance",
+            "rotation_tolerance",
+            "command_timeout",
+            "stop_velocity",
+            "singularity_decelerate",
+            "singularity_probe",
+            "max_dt",
+        )
         for name in positive:
             v = float(getattr(self, name))
             if not (math.isfinite(v) and v > 0):
                 raise ConfigError(f"ServoConfig.{name} must be finite and > 0; got {v}")
             object.__setattr__(self, name, v)
-        non_negative = ("nullspace_gain", "joint_centering_gain", "damping", "leaving_multiplier",
-                        "escape_speed", "joint_limit_margin", "state_tolerance")
+        non_negative = (
+            "nullspace_gain",
+            "joint_centering_gain",
+            "damping",
+            "leaving_multiplier",
+            "escape_speed",
+            "joint_limit_margin",
+            "state_tolerance",
+        )
         for name in non_negative:
             v = float(getattr(self, name))
             if not (math.isfinite(v) and v >= 0):
                 raise ConfigError(f"ServoConfig.{name} must be finite and >= 0; got {v}")
             object.__setattr__(self, name, v)
         if not self.singularity_halt > self.singularity_decelerate:
-            raise ConfigError("ServoConfig.singularity_halt must exceed singularity_decelerate; "
-                              f"got {self.singularity_halt} <= {self.singularity_decelerate}")
+            raise ConfigError(
+                "ServoConfig.singularity_halt must exceed singularity_decelerate; "
+                f"got {self.singularity_halt} <= {self.singularity_decelerate}"
+            )
         if not 0.0 <= self.halt_scale < 1.0:
             raise ConfigError(f"ServoConfig.halt_scale must be in [0, 1); got {self.halt_scale}")
         if not 0.0 <= self.leaving_min_scale <= 1.0:
-            raise ConfigError(f"ServoConfig.leaving_min_scale must be in [0, 1]; "
-                              f"got {self.leaving_min_scale}")
+            raise ConfigError(
+                f"ServoConfig.leaving_min_scale must be in [0, 1]; got {self.leaving_min_scale}"
+            )
         if not 0.0 <= self.smoothing < 1.0:
             raise ConfigError(f"ServoConfig.smoothing must be in [0, 1); got {self.smoothing}")
         if self.nullspace_reference is not None:
@@ -131,8 +150,10 @@ class ServoConfig:
     @property
     def leaving_halt(self) -> float:
         """Halt threshold when moving away from a singularity (MoveIt: 17 + 13 x 2 = 43)."""
-        return self.singularity_decelerate + (self.singularity_halt - self.singularity_decelerate) \
-            * self.leaving_multiplier
+        return (
+            self.singularity_decelerate
+            + (self.singularity_halt - self.singularity_decelerate) * self.leaving_multiplier
+        )
 
     @property
     def posture(self) -> Array | None:
@@ -141,18 +162,22 @@ class ServoConfig:
 
 
 ServoConfig.orientation_tolerance = renamed_attribute(  # type: ignore[attr-defined]
-    "orientation_tolerance", "rotation_tolerance")
+    "orientation_tolerance", "rotation_tolerance"
+)
 _dataclass_init = ServoConfig.__init__
 
 
 @functools.wraps(_dataclass_init)
-def _init(self: ServoConfig, *args: Any, orientation_tolerance: float | None = None,
-          **kwargs: Any) -> None:
+def _init(
+    self: ServoConfig, *args: Any, orientation_tolerance: float | None = None, **kwargs: Any
+) -> None:
     # ``orientation_tolerance=``: the former name of rotation_tolerance, kept one release
     if orientation_tolerance is not None:
         if "rotation_tolerance" in kwargs or len(args) > 6:
-            raise ConfigError("ServoConfig got both rotation_tolerance and "
-                              "orientation_tolerance; pass only rotation_tolerance")
+            raise ConfigError(
+                "ServoConfig got both rotation_tolerance and "
+                "orientation_tolerance; pass only rotation_tolerance"
+            )
         warn_renamed("ServoConfig(orientation_tolerance=...)", "rotation_tolerance=...")
         kwargs["rotation_tolerance"] = orientation_tolerance
     _dataclass_init(self, *args, **kwargs)

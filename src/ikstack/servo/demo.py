@@ -66,9 +66,11 @@ class ServoTrace:
         n = len(self.t)
         if not n:
             return "ServoTrace(0 cycles)"
-        return (f"ServoTrace({n} cycles over {self.t[-1]:.2f} s; final {self.final_action.name}; "
-                f"position error {self.position_error[-1]:.1e} m, rotation error "
-                f"{self.rotation_error[-1]:.1e} rad)")
+        return (
+            f"ServoTrace({n} cycles over {self.t[-1]:.2f} s; final {self.final_action.name}; "
+            f"position error {self.position_error[-1]:.1e} m, rotation error "
+            f"{self.rotation_error[-1]:.1e} rad)"
+        )
 
 
 #: a start whose Jacobian condition number is below this is regular enough for the demo
@@ -108,10 +110,16 @@ def make_solver(name: str) -> DifferentialIK:
     return SOLVERS[key]()
 
 
-def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str = "dls",
-             q0: ArrayLike | None = None, dt: float = 0.01,
-             config: ServoConfig | None = None,
-             on_cycle: Callable[[int, Array], None] | None = None) -> ServoTrace:
+def run_demo(
+    chain: Chain,
+    target: ArrayLike,
+    steps: int = 500,
+    solver_name: str = "dls",
+    q0: ArrayLike | None = None,
+    dt: float = 0.01,
+    config: ServoConfig | None = None,
+    on_cycle: Callable[[int, Array], None] | None = None,
+) -> ServoTrace:
     """Servo ``chain`` from ``q0`` (default: :func:`regular_start`) to a pose target.
 
     Args:
@@ -131,8 +139,11 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
     """
     if int(steps) < 1:
         raise InputError(f"steps must be >= 1; got {steps}")
-    acc = np.where(np.isfinite(chain.acceleration_limits), chain.acceleration_limits,
-                   10.0 * np.where(np.isfinite(chain.velocity_limits), chain.velocity_limits, 1.0))
+    acc = np.where(
+        np.isfinite(chain.acceleration_limits),
+        chain.acceleration_limits,
+        10.0 * np.where(np.isfinite(chain.velocity_limits), chain.velocity_limits, 1.0),
+    )
     arm = chain.with_limits(acceleration=acc)
     tgt = np.asarray(target, dtype=np.float64)
     if tgt.shape == (chain.dof,):
@@ -166,12 +177,16 @@ def run_demo(chain: Chain, target: ArrayLike, steps: int = 500, solver_name: str
             messages.append(r.message)
         if on_cycle is not None:
             on_cycle(k, q.copy())
-    return ServoTrace(out["t"], Q, DQ, out["pe"], out["re"], actions, status, out["kappa"],
-                      tuple(messages))
+    return ServoTrace(
+        out["t"], Q, DQ, out["pe"], out["re"], actions, status, out["kappa"], tuple(messages)
+    )
 
 
-def plot_trace(trace: ServoTrace, path: str | None = None,
-               joint_names: tuple[str, ...] | list[str] | None = None) -> Any:
+def plot_trace(
+    trace: ServoTrace,
+    path: str | None = None,
+    joint_names: tuple[str, ...] | list[str] | None = None,
+) -> Any:
     """Plot joint positions, velocities and task error (needs matplotlib, the ``viz`` extra),
     each with a legend (joints named by ``joint_names``, else q1, q2, ...).
 
@@ -186,8 +201,11 @@ def plot_trace(trace: ServoTrace, path: str | None = None,
     except ImportError:
         raise MissingExtraError("matplotlib", "viz") from None
     fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 8))
-    names = list(joint_names) if joint_names is not None else [
-        f"q{j + 1}" for j in range(trace.q.shape[1])]
+    names = (
+        list(joint_names)
+        if joint_names is not None
+        else [f"q{j + 1}" for j in range(trace.q.shape[1])]
+    )
     for j, name in enumerate(names):
         axes[0].plot(trace.t, trace.q[:, j], label=name)
         axes[1].plot(trace.t, trace.dq[:, j], label=name)

@@ -67,7 +67,8 @@ def _module() -> Any:
     except ImportError as exc:  # a source checkout that was never built
         raise InputError(
             "the servo needs the compiled module ikstack._native; build it with "
-            f"`pip install -e .` (a C++17 compiler and CMake) ({exc})") from exc
+            f"`pip install -e .` (a C++17 compiler and CMake) ({exc})"
+        ) from exc
     if not getattr(_native, "HAVE_SERVO", False):
         raise InputError("the servo: this build of ikstack._native has no servo kernel")
     return _native
@@ -95,9 +96,18 @@ def _is_int(x: Any) -> bool:
     return type(x) is int or isinstance(x, np.integer)
 
 
-def call_solver(solver: DifferentialIK, n: int, J: np.ndarray, task: np.ndarray, q: np.ndarray,
-                lower: np.ndarray, upper: np.ndarray, preferred: np.ndarray, damping: float,
-                dt: float) -> tuple[int, Any, int, str]:
+def call_solver(
+    solver: DifferentialIK,
+    n: int,
+    J: np.ndarray,
+    task: np.ndarray,
+    q: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    preferred: np.ndarray,
+    damping: float,
+    dt: float,
+) -> tuple[int, Any, int, str]:
     """One Python solve for the kernel: ``(code, dq, iterations, message)``; code 0 solved,
     1 a failed (or malformed) result, 2 the solver raised (message ``"Type: text"``)."""
     req = DiffIKRequest(J, task, q, lower, upper, preferred, damping, dt=dt)
@@ -111,9 +121,17 @@ def call_solver(solver: DifferentialIK, n: int, J: np.ndarray, task: np.ndarray,
     return 0, res.dq, res.iterations, res.message
 
 
-def call_generator(gen: MotionGenerator, q: np.ndarray, dq: np.ndarray, desired: np.ndarray,
-                   lower: np.ndarray, upper: np.ndarray, q_lower: np.ndarray,
-                   q_upper: np.ndarray, dt: float) -> tuple[bool, Any, Any, str]:
+def call_generator(
+    gen: MotionGenerator,
+    q: np.ndarray,
+    dq: np.ndarray,
+    desired: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    q_lower: np.ndarray,
+    q_upper: np.ndarray,
+    dt: float,
+) -> tuple[bool, Any, Any, str]:
     """One Python generator call for the kernel: ``(ok, q_ref, dq_ref, error)``."""
     try:
         res = gen.generate(q, dq, desired, lower, upper, q_lower, q_upper, dt)
@@ -169,9 +187,11 @@ def servo_chain(native: Any, chain: Chain) -> Any:
         if isinstance(con, LinearJointConstraint):
             continue
         if not isinstance(con, QuadrantPolynomialConstraint):
-            raise ModelError(f"the servo cannot enforce constraint {getattr(con, 'name', con)!r} "
-                             f"of type {type(con).__name__}: only linear and quadrant-polynomial "
-                             "rows")
+            raise ModelError(
+                f"the servo cannot enforce constraint {getattr(con, 'name', con)!r} "
+                f"of type {type(con).__name__}: only linear and quadrant-polynomial "
+                "rows"
+            )
         con.check_indices(chain.dof)
         row = native.ServoQuadrantRow()
         row.i, row.j = int(con.joint_i), int(con.joint_j)
@@ -189,12 +209,28 @@ def servo_config(native: Any, cfg: ServoConfig, n: int) -> Any:
     nc.set_task_axes(list(cfg.task_axes))
     nc.task_weights = list(cfg.task_weights)
     nc.orientation_tolerance = float(cfg.rotation_tolerance)  # the C++ kernel's name
-    for name in ("max_linear_speed", "max_angular_speed", "pose_gain", "position_tolerance",
-                 "nullspace_gain", "joint_centering_gain", "damping",
-                 "command_timeout", "stop_velocity", "singularity_decelerate",
-                 "singularity_halt", "leaving_multiplier", "singularity_probe", "halt_scale",
-                 "leaving_min_scale", "escape_speed", "joint_limit_margin", "state_tolerance",
-                 "smoothing", "max_dt"):
+    for name in (
+        "max_linear_speed",
+        "max_angular_speed",
+        "pose_gain",
+        "position_tolerance",
+        "nullspace_gain",
+        "joint_centering_gain",
+        "damping",
+        "command_timeout",
+        "stop_velocity",
+        "singularity_decelerate",
+        "singularity_halt",
+        "leaving_multiplier",
+        "singularity_probe",
+        "halt_scale",
+        "leaving_min_scale",
+        "escape_speed",
+        "joint_limit_margin",
+        "state_tolerance",
+        "smoothing",
+        "max_dt",
+    ):
         setattr(nc, name, float(getattr(cfg, name)))
     if cfg.posture is not None:
         ref = np.zeros(16)
@@ -238,14 +274,19 @@ class Servo:
     kernel = "native"
     backend = renamed_attribute("backend", "kernel")  # the former name of kernel (warns)
 
-    def __init__(self, chain: Chain, config: ServoConfig | None = None,
-                 differential_ik: DifferentialIK | None = None,
-                 motion_generator: MotionGenerator | None = None, *, kernel: str | None = None,
-                 backend: str | None = None):
+    def __init__(
+        self,
+        chain: Chain,
+        config: ServoConfig | None = None,
+        differential_ik: DifferentialIK | None = None,
+        motion_generator: MotionGenerator | None = None,
+        *,
+        kernel: str | None = None,
+        backend: str | None = None,
+    ):
         # "native"; "numba" warns; anything else is an InputError
         resolve_kernel(kernel, backend)
-        config, differential_ik = check_arguments(chain, config, differential_ik,
-                                                  motion_generator)
+        config, differential_ik = check_arguments(chain, config, differential_ik, motion_generator)
         native = _module()
         n = chain.dof
         self.chain = chain
@@ -260,16 +301,27 @@ class Servo:
         if kind is BoxQPSolver:
             solver.max_iterations = int(getattr(differential_ik, "max_iterations", 100))
             solver.tolerance = float(getattr(differential_ik, "tolerance", 1e-12))
-        solve = None if kind in (DLSVelocitySolver, BoxQPSolver) \
+        solve = (
+            None
+            if kind in (DLSVelocitySolver, BoxQPSolver)
             else partial(call_solver, differential_ik, n)
+        )
         gen = reset = None
         if motion_generator is not None:
             gen, reset = partial(call_generator, motion_generator), motion_generator.reset
         # the callbacks hold the solver and generator, never this object (no reference cycle)
-        self._kernel = native.Servo(servo_chain(native, chain), servo_config(native, config, n),
-                                    solver, solve, kind.__name__, gen, reset)
-        native.servo_fast_setup(JointState, PoseCommand, ServoResult, Reference, _ACTIONS,
-                                ServoStatus)
+        self._kernel = native.Servo(
+            servo_chain(native, chain),
+            servo_config(native, config, n),
+            solver,
+            solve,
+            kind.__name__,
+            gen,
+            reset,
+        )
+        native.servo_fast_setup(
+            JointState, PoseCommand, ServoResult, Reference, _ACTIONS, ServoStatus
+        )
         # step in one call to the binding, which hands what it does not take to self._step;
         # as an instance attribute it spares the hot loop this class's step frame (a subclass
         # that overrides step keeps its own). It holds this servo, as a bound method does
@@ -308,8 +360,13 @@ class Servo:
         self._accepted_now = None
 
     # ------------------------------------------------------------------ the cycle
-    def step(self, state: JointState, command: PoseCommand | TwistCommand | JointJogCommand | None,
-             dt: float, now_ns: int) -> ServoResult:
+    def step(
+        self,
+        state: JointState,
+        command: PoseCommand | TwistCommand | JointJogCommand | None,
+        dt: float,
+        now_ns: int,
+    ) -> ServoResult:
         """Run one cycle. Never raises for bad input: a bad input is a REJECT with a message.
 
         Args:
@@ -324,16 +381,18 @@ class Servo:
         # (an instance's step is normally this call itself; see __init__)
         return self._step_call(state, command, dt, now_ns)  # type: ignore[no-any-return]
 
-    def _result(self, out: tuple, q_ref: np.ndarray, v: np.ndarray,
-                now_ns: int | None) -> ServoResult:
+    def _result(
+        self, out: tuple, q_ref: np.ndarray, v: np.ndarray, now_ns: int | None
+    ) -> ServoResult:
         action, flags, message, resid, ns, kappa, perr, rerr, iters = out
         if action != 2 and now_ns is not None:
             self._accepted_now = now_ns
         status = _FLAGS.get(flags)
         if status is None:
             status = _FLAGS.setdefault(flags, ServoStatus(flags))
-        return _servo_result(_ACTIONS[action], q_ref, v, status, message, resid, ns, kappa, perr,
-                             rerr, iters)
+        return _servo_result(
+            _ACTIONS[action], q_ref, v, status, message, resid, ns, kappa, perr, rerr, iters
+        )
 
     def _reject(self, state: Any, message: str, dt: Any = None) -> ServoResult:
         """REJECT through the kernel: a stop from the state when usable, else from the last
@@ -373,16 +432,18 @@ class Servo:
                 dt = float(dt)
                 now_ns = int(now_ns)
             except (TypeError, ValueError, OverflowError):
-                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]",
-                                    dt)
+                return self._reject(state, "dt must be a number [s] and now_ns an integer [ns]", dt)
         # the kernel checks these first; they come before reading the state
         if not (0.0 < dt <= cfg.max_dt):
             return self._reject(state, f"dt must be in (0, {cfg.max_dt}] s; got {dt}", dt)
         if self._accepted_now is not None and now_ns < self._accepted_now:
-            return self._reject(state, f"now_ns went backwards ({now_ns} < {self._accepted_now})", dt)
+            return self._reject(
+                state, f"now_ns went backwards ({now_ns} < {self._accepted_now})", dt
+            )
         if not isinstance(state, JointState):
-            return self._reject(None, f"state must be a JointState; got {type(state).__name__}",
-                                None)
+            return self._reject(
+                None, f"state must be a JointState; got {type(state).__name__}", None
+            )
         q, dq = _array(state.q, n), _array(state.dq, n)
         bad_state = f"state.q and state.dq must be finite ({n},) arrays"
         if q is None or dq is None:
@@ -404,8 +465,9 @@ class Servo:
                 out = (*out[:2], message, *out[3:])
         return self._result(out, q_ref, v, now_ns)
 
-    def _command(self, command: Any, now_ns: int) -> tuple[int, np.ndarray, int, int,
-                                                           tuple[str, str] | None]:
+    def _command(
+        self, command: Any, now_ns: int
+    ) -> tuple[int, np.ndarray, int, int, tuple[str, str] | None]:
         """``(kind, data, frame, stamp, refused)`` for the kernel. A command it cannot read is
         sent as one it refuses with the message ``refused[0]``, which stands for
         ``refused[1]`` (so the kernel's state checks keep their place before it)."""
@@ -414,8 +476,14 @@ class Servo:
             return _NONE, self._zero, 0, now_ns, None
         unreadable = (_POSE, _NAN44, 0, now_ns)
         if not isinstance(command, (PoseCommand, TwistCommand, JointJogCommand)):
-            return (*unreadable, (_RIGID, f"unknown command type {type(command).__name__}; use "
-                                  "PoseCommand, TwistCommand, JointJogCommand or None"))
+            return (
+                *unreadable,
+                (
+                    _RIGID,
+                    f"unknown command type {type(command).__name__}; use "
+                    "PoseCommand, TwistCommand, JointJogCommand or None",
+                ),
+            )
         raw: Any = getattr(command, "stamp_ns", None)
         if not _is_int(raw):
             return (*unreadable, (_RIGID, "command.stamp_ns must be an integer [ns]"))
@@ -433,12 +501,22 @@ class Servo:
             if tw is None:  # the kernel refuses it with the same message
                 return _TWIST, _NAN6, 0, stamp, None
             try:
-                frame = TwistFrame[command.frame.upper()] if isinstance(command.frame, str) \
+                frame = (
+                    TwistFrame[command.frame.upper()]
+                    if isinstance(command.frame, str)
                     else TwistFrame(command.frame)
+                )
             except (KeyError, ValueError):
-                return _TWIST, tw, 2, stamp, (
-                    "twist frame 2 is unknown; valid: 'base', 'tool'",
-                    f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'")
+                return (
+                    _TWIST,
+                    tw,
+                    2,
+                    stamp,
+                    (
+                        "twist frame 2 is unknown; valid: 'base', 'tool'",
+                        f"twist frame {command.frame!r} is unknown; valid: 'base', 'tool'",
+                    ),
+                )
             return _TWIST, tw, int(frame), stamp, None
         v = _finite_vector(command.velocities, n)
         return _JOG, (self._jog_nan if v is None else v), 0, stamp, None

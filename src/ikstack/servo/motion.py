@@ -26,9 +26,17 @@ class MotionGenerator(ABC):
     """Produces ``(q_ref, dq_ref)`` for one cycle from a desired velocity."""
 
     @abstractmethod
-    def generate(self, q: Array, dq: Array, desired_velocity: Array, lower: Array,
-                 upper: Array, q_lower: Array, q_upper: Array,
-                 dt: float) -> tuple[Array, Array]:
+    def generate(
+        self,
+        q: Array,
+        dq: Array,
+        desired_velocity: Array,
+        lower: Array,
+        upper: Array,
+        q_lower: Array,
+        q_upper: Array,
+        dt: float,
+    ) -> tuple[Array, Array]:
         """The reference at the end of the cycle.
 
         Args:
@@ -49,9 +57,17 @@ class MotionGenerator(ABC):
 class BoxIntegrator(MotionGenerator):
     """Scale into the box (direction kept where possible), then ``q + dq dt``."""
 
-    def generate(self, q: Array, dq: Array, desired_velocity: Array, lower: Array,
-                 upper: Array, q_lower: Array, q_upper: Array,
-                 dt: float) -> tuple[Array, Array]:
+    def generate(
+        self,
+        q: Array,
+        dq: Array,
+        desired_velocity: Array,
+        lower: Array,
+        upper: Array,
+        q_lower: Array,
+        q_upper: Array,
+        dt: float,
+    ) -> tuple[Array, Array]:
         """See :meth:`MotionGenerator.generate`."""
         v = np.empty_like(desired_velocity)
         scale_into_box(desired_velocity, lower, upper, v)

@@ -28,11 +28,11 @@ def as_float_array(x: ArrayLike, name: str) -> Array:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} is not a numeric array: {exc}") from None
     if raw.dtype.kind not in "biufO":
-        what = {"c": "complex numbers", "U": "strings", "S": "bytes"}.get(raw.dtype.kind,
-                                                                        f"dtype {raw.dtype}")
+        what = {"c": "complex numbers", "U": "strings", "S": "bytes"}.get(
+            raw.dtype.kind, f"dtype {raw.dtype}"
+        )
         raise InputError(f"{name} holds {what}; real numbers are required")
-    if raw.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex))
-                                     for v in raw.reshape(-1)):
+    if raw.dtype.kind == "O" and any(isinstance(v, (str, bytes, complex)) for v in raw.reshape(-1)):
         raise InputError(f"{name} holds strings or complex numbers; real numbers are required")
     try:
         arr = np.asarray(raw, dtype=np.float64)

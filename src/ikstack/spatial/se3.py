@@ -64,10 +64,16 @@ def _coeffs(theta: Array) -> tuple[Array, Array, Array]:
     small = theta < _SERIES_BELOW
     safe = np.where(small, 1.0, theta)
     a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0)), np.sin(safe) / safe)
-    b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
-                 (1.0 - np.cos(safe)) / (safe * safe))
-    c = np.where(small, 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)),
-                 (safe - np.sin(safe)) / (safe**3))
+    b = np.where(
+        small,
+        0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
+        (1.0 - np.cos(safe)) / (safe * safe),
+    )
+    c = np.where(
+        small,
+        1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)),
+        (safe - np.sin(safe)) / (safe**3),
+    )
     return a, b, c
 
 
@@ -93,8 +99,9 @@ def log(T: ArrayLike) -> Array:
     safe = np.where(small, 1.0, theta)
     t2 = theta * theta
     # V^{-1} = I - K/2 + (1/theta^2)(1 - a/(2b)) K^2, by its series near 0
-    coef = np.where(small, 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0,
-                    (1.0 - a / (2.0 * b)) / (safe * safe))
+    coef = np.where(
+        small, 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0, (1.0 - a / (2.0 * b)) / (safe * safe)
+    )
     K = so3.skew(w)
     Vinv = np.eye(3) - 0.5 * K + coef[..., None, None] * (K @ K)
     v = np.einsum("...ij,...j->...i", Vinv, T[..., :3, 3])

@@ -50,8 +50,11 @@ def exp(rotvec: ArrayLike) -> Array:
     safe = np.where(small, 1.0, theta)
     t2 = theta2
     a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0)), np.sin(safe) / safe)
-    b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
-                 (1.0 - np.cos(safe)) / (safe * safe))
+    b = np.where(
+        small,
+        0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0)),
+        (1.0 - np.cos(safe)) / (safe * safe),
+    )
     K = skew(w)
     K2 = K @ K
     return np.eye(3) + a[..., None, None] * K + b[..., None, None] * K2
@@ -135,7 +138,9 @@ def quat_to_matrix(quat_wxyz: ArrayLike) -> Array:
     q = as_vectors(quat_wxyz, "quat_wxyz", 4)
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     if q.size and (n < 1e-12).any():
-        raise InputError("quat_wxyz has a quaternion of zero norm; a rotation needs a unit quaternion")
+        raise InputError(
+            "quat_wxyz has a quaternion of zero norm; a rotation needs a unit quaternion"
+        )
     q = q / np.where(n == 0, 1.0, n)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     R = np.empty(q.shape[:-1] + (3, 3))
@@ -182,8 +187,10 @@ def rotvec_to_quat(rotvec: ArrayLike) -> Array:
     Deprecated: nothing in ikstack uses it; ``matrix_to_quat(exp(rotvec))`` gives the same
     quaternions. It goes in the next release.
     """
-    warn_deprecated("ikstack.spatial.so3.rotvec_to_quat is deprecated and goes in the next "
-                    "release; use matrix_to_quat(exp(rotvec))")
+    warn_deprecated(
+        "ikstack.spatial.so3.rotvec_to_quat is deprecated and goes in the next "
+        "release; use matrix_to_quat(exp(rotvec))"
+    )
     w = as_vectors(rotvec, "rotvec", 3)
     theta = np.linalg.norm(w, axis=-1)
     small = theta < _SMALL
@@ -254,7 +261,9 @@ def matrix_to_euler_xyz(R: ArrayLike) -> Array:
     sb = np.clip(R[..., 0, 2], -1.0, 1.0)
     b = np.arcsin(sb)
     lock = np.abs(sb) > 1.0 - 1e-12
-    a = np.where(lock, np.arctan2(R[..., 2, 1], R[..., 1, 1]), np.arctan2(-R[..., 1, 2], R[..., 2, 2]))
+    a = np.where(
+        lock, np.arctan2(R[..., 2, 1], R[..., 1, 1]), np.arctan2(-R[..., 1, 2], R[..., 2, 2])
+    )
     c = np.where(lock, 0.0, np.arctan2(-R[..., 0, 1], R[..., 0, 0]))
     return np.stack([a, b, c], axis=-1)
 

@@ -49,5 +49,4 @@ __all__ = [
 ]
 
 #: names renamed in this release, kept one release (they warn)
-__getattr__ = renamed_module_names(__name__, {
-    "FKBackend": ("ikstack.validate", "FKModel")})
+__getattr__ = renamed_module_names(__name__, {"FKBackend": ("ikstack.validate", "FKModel")})

@@ -140,12 +140,14 @@ def _is_scara(chain: Chain, q: Array) -> bool:
     """Every revolute axis and every prismatic direction parallel to one line (in the base
     frame)."""
     J = jacobian(chain, q)
-    dirs = [J[3:, i] if t != JointType.PRISMATIC else J[:3, i]
-            for i, t in enumerate(chain.joint_types)]
+    dirs = [
+        J[3:, i] if t != JointType.PRISMATIC else J[:3, i] for i, t in enumerate(chain.joint_types)
+    ]
     d0 = dirs[0] / np.linalg.norm(dirs[0])
     has_rev = sum(t != JointType.PRISMATIC for t in chain.joint_types) >= 2
-    return has_rev and all(np.linalg.norm(np.cross(d0, d / np.linalg.norm(d))) < _PARALLEL_TOL
-                           for d in dirs)
+    return has_rev and all(
+        np.linalg.norm(np.cross(d0, d / np.linalg.norm(d))) < _PARALLEL_TOL for d in dirs
+    )
 
 
 @dataclass
@@ -205,8 +207,15 @@ def _urdf_for_mujoco(path: str | os.PathLike[str]) -> str:
     for el in root.findall("mujoco"):
         root.remove(el)
     mj = ET.SubElement(root, "mujoco")
-    ET.SubElement(mj, "compiler", fusestatic="false", discardvisual="true",
-                  boundmass="1e-6", boundinertia="1e-9", balanceinertia="true")
+    ET.SubElement(
+        mj,
+        "compiler",
+        fusestatic="false",
+        discardvisual="true",
+        boundmass="1e-6",
+        boundinertia="1e-9",
+        balanceinertia="true",
+    )
     return ET.tostring(root, encoding="unicode")
 
 
@@ -269,10 +278,13 @@ class MujocoFK:
             if self._site < 0:
                 self._body = mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, self.end_effector)
             if self._site < 0 and self._body < 0:
-                names = [m.body(i).name for i in range(m.nbody)] + [m.site(i).name
-                                                                     for i in range(m.nsite)]
-                raise InputError(f"no site or body {self.end_effector!r} in {self.path}; "
-                                 f"names: {', '.join(n for n in names if n)}")
+                names = [m.body(i).name for i in range(m.nbody)] + [
+                    m.site(i).name for i in range(m.nsite)
+                ]
+                raise InputError(
+                    f"no site or body {self.end_effector!r} in {self.path}; "
+                    f"names: {', '.join(n for n in names if n)}"
+                )
             if self._site >= 0:
                 self._body = int(m.site_bodyid[self._site])
             return
@@ -339,10 +351,14 @@ class MujocoFK:
                 hi.append(1.0)
         self.lower = np.array(lo)
         self.upper = np.array(hi)
-        self.neutral = np.clip(np.array([float(m.qpos0[a]) for a in self._qadr]), self.lower,
-                               self.upper) if js else np.zeros(0)
-        self._is_slide = np.array([int(m.jnt_type[j]) == int(mj.mjtJoint.mjJNT_SLIDE)
-                                   for j in js], dtype=bool)
+        self.neutral = (
+            np.clip(np.array([float(m.qpos0[a]) for a in self._qadr]), self.lower, self.upper)
+            if js
+            else np.zeros(0)
+        )
+        self._is_slide = np.array(
+            [int(m.jnt_type[j]) == int(mj.mjtJoint.mjJNT_SLIDE) for j in js], dtype=bool
+        )
         if js and not self.is_gripper:
             d = self._d
             d.qpos[:] = m.qpos0
@@ -357,8 +373,9 @@ class MujocoFK:
         axes = np.array([d.xaxis[j] for j in js])
         n_rev = int((~self._is_slide).sum())
         a0 = axes[0] / np.linalg.norm(axes[0])
-        return n_rev >= 2 and all(np.linalg.norm(np.cross(a0, a / np.linalg.norm(a))) <
-                                  _PARALLEL_TOL for a in axes)
+        return n_rev >= 2 and all(
+            np.linalg.norm(np.cross(a0, a / np.linalg.norm(a))) < _PARALLEL_TOL for a in axes
+        )
 
     # ---------------------------------------------------------------- FK
     def fk(self, q: Array) -> Array:
@@ -376,8 +393,13 @@ class MujocoFK:
         return T
 
 
-def as_fk_model(model: Any, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
-                neutral: ArrayLike | None = None, **kwargs: Any) -> FKModel:
+def as_fk_model(
+    model: Any,
+    lower: ArrayLike | None = None,
+    upper: ArrayLike | None = None,
+    neutral: ArrayLike | None = None,
+    **kwargs: Any,
+) -> FKModel:
     """Wrap what the user gave: a Chain, an FK model, or a callable with ``lower``/``upper``
     (``as_backend``, its former name, warns).
 
@@ -385,23 +407,40 @@ def as_fk_model(model: Any, lower: ArrayLike | None = None, upper: ArrayLike | N
         InputError: a callable without limits, or an object of another kind.
     """
     if isinstance(model, Chain):
-        return cast(FKModel, ChainFK(
-            model, neutral=None if neutral is None else np.asarray(neutral, float), **kwargs))
+        return cast(
+            FKModel,
+            ChainFK(
+                model, neutral=None if neutral is None else np.asarray(neutral, float), **kwargs
+            ),
+        )
     if isinstance(model, FKModel):
         return model
     if callable(model):
         if lower is None or upper is None:
             raise InputError("a plain fk callable needs lower= and upper= joint limits")
-        return cast(FKModel, CallableFK(
-            model, np.asarray(lower, float), np.asarray(upper, float),
-            None if neutral is None else np.asarray(neutral, float), **kwargs))
-    raise InputError(f"cannot check {type(model).__name__}: pass an ikstack Chain, an FKModel "
-                     "(ChainFK, MujocoFK, CallableFK) or an fk callable with lower= and upper=")
+        return cast(
+            FKModel,
+            CallableFK(
+                model,
+                np.asarray(lower, float),
+                np.asarray(upper, float),
+                None if neutral is None else np.asarray(neutral, float),
+                **kwargs,
+            ),
+        )
+    raise InputError(
+        f"cannot check {type(model).__name__}: pass an ikstack Chain, an FKModel "
+        "(ChainFK, MujocoFK, CallableFK) or an fk callable with lower= and upper="
+    )
 
 
-def load_fk_model(spec: str | os.PathLike[str], kinematics: str = "ikstack",
-                  base: str | None = None, tip: str | None = None,
-                  end_effector: str | None = None) -> FKModel:
+def load_fk_model(
+    spec: str | os.PathLike[str],
+    kinematics: str = "ikstack",
+    base: str | None = None,
+    tip: str | None = None,
+    end_effector: str | None = None,
+) -> FKModel:
     """An FK model from what a command line gives: a bundled robot name or a model file
     (``load_backend(spec, engine=...)``, its former name, warns).
 
@@ -419,13 +458,16 @@ def load_fk_model(spec: str | os.PathLike[str], kinematics: str = "ikstack",
     engine = kinematics
     engines = ("ikstack", "mujoco")
     if engine not in engines:
-        raise InputError(f"kinematics {engine!r} is unknown; valid kinematics: "
-                         f"{', '.join(engines)}")
+        raise InputError(
+            f"kinematics {engine!r} is unknown; valid kinematics: {', '.join(engines)}"
+        )
     text = str(spec)
     is_file = os.path.isfile(text)
     if not is_file and text not in robots.names():
-        raise InputError(f"{text!r} is neither a model file nor a bundled robot; bundled robots: "
-                         f"{', '.join(robots.names())}")
+        raise InputError(
+            f"{text!r} is neither a model file nor a bundled robot; bundled robots: "
+            f"{', '.join(robots.names())}"
+        )
     if engine == "mujoco":
         if is_file:
             return cast(FKModel, MujocoFK(text, end_effector=end_effector))
@@ -433,32 +475,59 @@ def load_fk_model(spec: str | os.PathLike[str], kinematics: str = "ikstack",
         src = chain.source.split(";")[0].split(" ")[0]
         if not src.endswith(".urdf"):
             raise InputError(f"bundled robot {text!r} has no URDF for MuJoCo (source: {src})")
-        return cast(FKModel, MujocoFK(robots.data_path(src), end_effector=chain.tip,
-                                        is_gripper=chain.role == ChainRole.GRIPPER, name=text))
+        return cast(
+            FKModel,
+            MujocoFK(
+                robots.data_path(src),
+                end_effector=chain.tip,
+                is_gripper=chain.role == ChainRole.GRIPPER,
+                name=text,
+            ),
+        )
     if is_file and text.lower().endswith(".urdf"):
         moving = urdf_moving_joints(text)
         if jaws_only([t == "prismatic" for _, t, _ in moving], np.array([a for *_, a in moving])):
             # a gripper, whichever tip was asked for: nothing to solve (the check skips it)
             n = len(moving)
-            return cast(FKModel, CallableFK(
-                lambda q: np.eye(4), np.zeros(n), np.zeros(n), name=Path(text).stem,
-                joint_names=tuple(nm for nm, *_ in moving), is_gripper=True))
+            return cast(
+                FKModel,
+                CallableFK(
+                    lambda q: np.eye(4),
+                    np.zeros(n),
+                    np.zeros(n),
+                    name=Path(text).stem,
+                    joint_names=tuple(nm for nm, *_ in moving),
+                    is_gripper=True,
+                ),
+            )
     chain = load_urdf(text, base, tip) if is_file else robots.load(text)
     return cast(FKModel, ChainFK(chain))
 
 
-def as_backend(model: Any, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
-               neutral: ArrayLike | None = None, **kwargs: Any) -> FKModel:
+def as_backend(
+    model: Any,
+    lower: ArrayLike | None = None,
+    upper: ArrayLike | None = None,
+    neutral: ArrayLike | None = None,
+    **kwargs: Any,
+) -> FKModel:
     """Deprecated name of :func:`as_fk_model` (warns)."""
     warn_renamed("ikstack.validate.as_backend", "ikstack.validate.as_fk_model")
     return as_fk_model(model, lower, upper, neutral, **kwargs)
 
 
-def load_backend(spec: str | os.PathLike[str], engine: str = "ikstack", base: str | None = None,
-                 tip: str | None = None, end_effector: str | None = None) -> FKModel:
+def load_backend(
+    spec: str | os.PathLike[str],
+    engine: str = "ikstack",
+    base: str | None = None,
+    tip: str | None = None,
+    end_effector: str | None = None,
+) -> FKModel:
     """Deprecated name of :func:`load_fk_model` (``engine`` is its ``kinematics``; warns)."""
-    warn_renamed("ikstack.validate.load_backend(engine=...)",
-                 "ikstack.validate.load_fk_model(kinematics=...)")
+    warn_renamed(
+        "ikstack.validate.load_backend(engine=...)",
+        "ikstack.validate.load_fk_model(kinematics=...)",
+    )
     return load_fk_model(spec, engine, base, tip, end_effector)
 
 

@@ -46,9 +46,16 @@ _STILL_CONVERGING = 0.9  # failed targets whose error kept falling below this ra
 _FK_RIGID_ATOL = 1e-4  # float32 FK models' rotations are orthonormal only to ~1e-7
 
 
-def _check_options(num_targets: int, max_iterations: int, damping: float, position_tolerance: float,
-                   rotation_tolerance_deg: float, min_pass_rate: float, eps: float | None,
-                   min_target_separation: float) -> None:
+def _check_options(
+    num_targets: int,
+    max_iterations: int,
+    damping: float,
+    position_tolerance: float,
+    rotation_tolerance_deg: float,
+    min_pass_rate: float,
+    eps: float | None,
+    min_target_separation: float,
+) -> None:
     if int(num_targets) < 1:
         raise InputError(f"num_targets must be >= 1; got {num_targets}")
     if int(max_iterations) < 1:
@@ -56,8 +63,10 @@ def _check_options(num_targets: int, max_iterations: int, damping: float, positi
     for name, v in (("damping", damping), ("min_target_separation", min_target_separation)):
         if not (math.isfinite(v) and v >= 0):
             raise InputError(f"{name} must be finite and >= 0; got {v}")
-    for name, v in (("position_tolerance", position_tolerance),
-                    ("rotation_tolerance_deg", rotation_tolerance_deg)):
+    for name, v in (
+        ("position_tolerance", position_tolerance),
+        ("rotation_tolerance_deg", rotation_tolerance_deg),
+    ):
         if not (math.isfinite(v) and v > 0):
             raise InputError(f"{name} must be positive; got {v}")
     if not 0.0 <= min_pass_rate <= 1.0:
@@ -88,10 +97,18 @@ def _distinct(positions: Array, separation: float) -> int:
 
 
 def _skip(name: str, reason: str, config: dict[str, Any]) -> JacobianIKReport:
-    return JacobianIKReport(model=name, status=CheckStatus.SKIPPED, reason=reason,
-                            likely_cause=LIKELY_CAUSES["skipped"], pass_rate=math.nan,
-                            min_pass_rate=config["min_pass_rate"], distinct_targets=0, targets=[],
-                            diagnostics={}, config=config)
+    return JacobianIKReport(
+        model=name,
+        status=CheckStatus.SKIPPED,
+        reason=reason,
+        likely_cause=LIKELY_CAUSES["skipped"],
+        pass_rate=math.nan,
+        min_pass_rate=config["min_pass_rate"],
+        distinct_targets=0,
+        targets=[],
+        diagnostics={},
+        config=config,
+    )
 
 
 def check_jacobian_ik(
@@ -150,14 +167,23 @@ def check_jacobian_ik(
         likely cause and diagnostics.
     """
     if orientation_tolerance_deg is not None:
-        warn_renamed("check_jacobian_ik(orientation_tolerance_deg=...)",
-                     "rotation_tolerance_deg=...")
+        warn_renamed(
+            "check_jacobian_ik(orientation_tolerance_deg=...)", "rotation_tolerance_deg=..."
+        )
         rotation_tolerance_deg = orientation_tolerance_deg
     if seed is not None:
         warn_renamed("check_jacobian_ik(seed=...)", "rng=...")
         rng = seed
-    _check_options(num_targets, max_iterations, damping, position_tolerance,
-                   rotation_tolerance_deg, min_pass_rate, eps, min_target_separation)
+    _check_options(
+        num_targets,
+        max_iterations,
+        damping,
+        position_tolerance,
+        rotation_tolerance_deg,
+        min_pass_rate,
+        eps,
+        min_target_separation,
+    )
     be = as_fk_model(model, lower, upper, neutral)
     label = name or be.name
     scara = be.scara if scara is None else bool(scara)
@@ -165,22 +191,33 @@ def check_jacobian_ik(
     if max_step is not None and not (math.isfinite(max_step) and max_step > 0):
         raise InputError(f"max_step must be positive and finite, or None; got {max_step}")
     config: dict[str, Any] = dict(
-        num_targets=int(num_targets), max_iterations=int(max_iterations), damping=float(damping),
+        num_targets=int(num_targets),
+        max_iterations=int(max_iterations),
+        damping=float(damping),
         position_tolerance=float(position_tolerance),
         # orientation_tolerance_deg and seed: the keys' former names, kept one release
         rotation_tolerance_deg=float(rotation_tolerance_deg),
         orientation_tolerance_deg=float(rotation_tolerance_deg),
-        min_pass_rate=float(min_pass_rate), eps=eps, central=bool(central),
+        min_pass_rate=float(min_pass_rate),
+        eps=eps,
+        central=bool(central),
         rng=rng if isinstance(rng, int) else "generator",
         seed=rng if isinstance(rng, int) else "generator",
-        min_target_separation=float(min_target_separation), scara=scara,
+        min_target_separation=float(min_target_separation),
+        scara=scara,
         max_step=None if max_step is None else float(max_step),
-        end_effector=be.end_effector, joints=list(be.joint_names),
-        neutral=[float(v) for v in be.neutral], float32=bool(be.float32),
+        end_effector=be.end_effector,
+        joints=list(be.joint_names),
+        neutral=[float(v) for v in be.neutral],
+        float32=bool(be.float32),
     )
     if be.is_gripper:
-        return _skip(label, "robot type is a gripper (its moving joints are jaws: prismatic, "
-                     "along one line): 6-DOF end-effector IK does not apply", config)
+        return _skip(
+            label,
+            "robot type is a gripper (its moving joints are jaws: prismatic, "
+            "along one line): 6-DOF end-effector IK does not apply",
+            config,
+        )
     if be.end_effector is None or len(be.joint_names) == 0:
         return _skip(label, "no end effector discovered on the model", config)
 
@@ -224,28 +261,49 @@ def check_jacobian_ik(
                 progress(k * int(max_iterations) + it, total, f"target {k + 1}/{num_targets}")
         if progress is not None:
             progress((k + 1) * int(max_iterations), total, f"target {k + 1}/{num_targets} done")
-        pinned = [be.joint_names[i] for i in range(q.shape[0])
-                  if q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT]
-        results.append(TargetResult(
-            index=k, q_sample=Q[k].tolist(), position=T_targets[k, :3, 3].tolist(),
-            success=reached, position_error=history[-1][0],
-            rotation_error_deg=history[-1][1], iterations=it, q_final=q.tolist(),
-            pinned_joints=pinned, history=history))
+        pinned = [
+            be.joint_names[i]
+            for i in range(q.shape[0])
+            if q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT
+        ]
+        results.append(
+            TargetResult(
+                index=k,
+                q_sample=Q[k].tolist(),
+                position=T_targets[k, :3, 3].tolist(),
+                success=reached,
+                position_error=history[-1][0],
+                rotation_error_deg=history[-1][1],
+                iterations=it,
+                q_final=q.tolist(),
+                pinned_joints=pinned,
+                history=history,
+            )
+        )
 
     if J_neutral is None:
         J_neutral = jacobian_fd(be.fk, neutral_q, eps=eps, central=central)
     return _verdict(label, be, results, distinct, J_neutral, config)
 
 
-def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int,
-             J_neutral: Array, config: dict[str, Any]) -> JacobianIKReport:
+def _verdict(
+    label: str,
+    be: FKModel,
+    results: list[TargetResult],
+    distinct: int,
+    J_neutral: Array,
+    config: dict[str, Any],
+) -> JacobianIKReport:
     n = len(results)
     n_ok = sum(r.success for r in results)
     rate = n_ok / n
     min_rate = config["min_pass_rate"]
     diagnostics: dict[str, Any] = {}
-    dead = [be.joint_names[i] for i in range(J_neutral.shape[1])
-            if np.linalg.norm(J_neutral[:, i]) < _DEAD_COLUMN]
+    dead = [
+        be.joint_names[i]
+        for i in range(J_neutral.shape[1])
+        if np.linalg.norm(J_neutral[:, i]) < _DEAD_COLUMN
+    ]
     if dead:
         diagnostics["joints that do not move the end effector"] = ", ".join(dead)
     sv = np.linalg.svd(J_neutral, compute_uv=False)
@@ -253,32 +311,44 @@ def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int
     cond_ratio = float(sv[rank - 1] / sv[0]) if sv[0] > 0 else 0.0
     if cond_ratio < _SINGULAR_START:
         diagnostics["start configuration"] = (
-            f"near-singular (sigma_min/sigma_max = {cond_ratio:.2e} at the neutral pose)")
+            f"near-singular (sigma_min/sigma_max = {cond_ratio:.2e} at the neutral pose)"
+        )
     failed = [r for r in results if not r.success]
     pinned = sorted({j for r in failed for j in r.pinned_joints})
     if pinned:
         diagnostics["joints pinned at a limit in failed solves"] = ", ".join(pinned)
-    still = [r for r in failed if len(r.history) > 10
-             and r.history[-1][0] < _STILL_CONVERGING * r.history[-len(r.history) // 10 - 1][0]]
+    still = [
+        r
+        for r in failed
+        if len(r.history) > 10
+        and r.history[-1][0] < _STILL_CONVERGING * r.history[-len(r.history) // 10 - 1][0]
+    ]
 
     stale = n >= 2 and distinct < 2
     moving = len(dead) < J_neutral.shape[1]
     if stale:
         status = CheckStatus.FAIL
-        reason = (f"{n} targets were sampled but their positions are not spatially distinct "
-                  f"(< {config['min_target_separation']} m apart)")
+        reason = (
+            f"{n} targets were sampled but their positions are not spatially distinct "
+            f"(< {config['min_target_separation']} m apart)"
+        )
         if moving:
-            cause = (f"{LIKELY_CAUSES['low_pass_rate']}. Here: the joints move the end effector, "
-                     "but their whole range moves it less than the target separation: joint "
-                     "limits too tight around the neutral pose")
+            cause = (
+                f"{LIKELY_CAUSES['low_pass_rate']}. Here: the joints move the end effector, "
+                "but their whole range moves it less than the target separation: joint "
+                "limits too tight around the neutral pose"
+            )
         else:
             cause = LIKELY_CAUSES["stale_pose"]
     elif dead:
         status = CheckStatus.FAIL
-        reason = (f"joints {', '.join(dead)} do not move the end effector "
-                  f"({n_ok} of {n} targets reached)")
-        cause = ("The forward kinematics ignores these joints: the pose is read from a link "
-                 "before them, or the model drops them")
+        reason = (
+            f"joints {', '.join(dead)} do not move the end effector ({n_ok} of {n} targets reached)"
+        )
+        cause = (
+            "The forward kinematics ignores these joints: the pose is read from a link "
+            "before them, or the model drops them"
+        )
     elif rate >= min_rate:
         status, cause = CheckStatus.PASS, ""
         reason = f"{n_ok} of {n} targets reached (pass rate {rate:.2f} >= {min_rate:.2f})"
@@ -287,8 +357,10 @@ def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int
         reason = f"{n_ok} of {n} targets reached (pass rate {rate:.2f} < {min_rate:.2f})"
         findings = []
         if pinned:
-            findings.append(f"joints {', '.join(pinned)} ended at their limits: limits too "
-                            "tight around the neutral pose")
+            findings.append(
+                f"joints {', '.join(pinned)} ended at their limits: limits too "
+                "tight around the neutral pose"
+            )
         if cond_ratio < _SINGULAR_START:
             findings.append("the neutral pose is near-singular")
         if still and len(still) * 2 >= len(failed):
@@ -298,6 +370,15 @@ def _verdict(label: str, be: FKModel, results: list[TargetResult], distinct: int
             cause = LIKELY_CAUSES["low_pass_rate"]
         if findings:
             cause = f"{cause}. Here: " + "; ".join(findings)
-    return JacobianIKReport(model=label, status=status, reason=reason, likely_cause=cause,
-                            pass_rate=rate, min_pass_rate=min_rate, distinct_targets=distinct,
-                            targets=results, diagnostics=diagnostics, config=config)
+    return JacobianIKReport(
+        model=label,
+        status=status,
+        reason=reason,
+        likely_cause=cause,
+        pass_rate=rate,
+        min_pass_rate=min_rate,
+        distinct_targets=distinct,
+        targets=results,
+        diagnostics=diagnostics,
+        config=config,
+    )

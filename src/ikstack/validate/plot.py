@@ -36,10 +36,10 @@ def plot_errors(report: JacobianIKReport, path: str | os.PathLike[str] | None = 
         style = "-" if t.success else "--"
         ax_p.semilogy(its, [max(h[0], 1e-12) for h in t.history], style, label=f"target {t.index}")
         ax_r.semilogy(its, [max(h[1], 1e-12) for h in t.history], style, label=f"target {t.index}")
-    ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":",
-                 label="tolerance")
-    ax_r.axhline(report.config["orientation_tolerance_deg"], color="k", lw=0.8, ls=":",
-                 label="tolerance")
+    ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":", label="tolerance")
+    ax_r.axhline(
+        report.config["orientation_tolerance_deg"], color="k", lw=0.8, ls=":", label="tolerance"
+    )
     ax_p.set(xlabel="iteration", ylabel="position error [m]")
     ax_r.set(xlabel="iteration", ylabel="orientation error [deg]")
     # solid: reached within tolerance; dashed: not reached

@@ -29,12 +29,12 @@ class CheckStatus(str, Enum):
 #: the model check's failure table: symptom -> likely cause
 LIKELY_CAUSES = {
     "low_pass_rate": "Jacobian becomes singular near the joint configuration used as the IK "
-                     "starting point; joint limits are too tight to allow the solver to converge",
+    "starting point; joint limits are too tight to allow the solver to converge",
     "iteration_budget": "Damping lambda too high (over-regularized); target is near a "
-                        "singularity; stiffness or range asymmetry",
+    "singularity; stiffness or range asymmetry",
     "skipped": "No end effector discovered on the articulation; robot type is a gripper",
     "stale_pose": "The end-effector pose does not change with the joints: a stale pose source, "
-                  "or a marker not attached to a moving link",
+    "or a marker not attached to a moving link",
 }
 
 
@@ -79,8 +79,11 @@ class TargetResult:
     @property
     def message(self) -> str:
         """The outcome in words."""
-        return (f"reached in {self.iterations} iterations" if self.success
-                else f"not reached in {self.iterations} iterations")
+        return (
+            f"reached in {self.iterations} iterations"
+            if self.success
+            else f"not reached in {self.iterations} iterations"
+        )
 
 
 @dataclass(frozen=True)
@@ -182,22 +185,31 @@ def format_table(report: JacobianIKReport) -> str:
         f"{cfg.get('orientation_tolerance_deg'):g} deg",
     ]
     if cfg.get("max_step") is not None:
-        lines.append(f"  step clamp: every DLS step scaled to move no joint more than "
-                     f"{cfg['max_step']:g} (not plain DLS)")
+        lines.append(
+            f"  step clamp: every DLS step scaled to move no joint more than "
+            f"{cfg['max_step']:g} (not plain DLS)"
+        )
     if report.targets:
-        lines.append(f"  {'#':>3}  {'reached':<7}  {'pos err [mm]':>12}  {'rot err [deg]':>13}  "
-                     f"{'iters':>5}  target position [mm]")
+        lines.append(
+            f"  {'#':>3}  {'reached':<7}  {'pos err [mm]':>12}  {'rot err [deg]':>13}  "
+            f"{'iters':>5}  target position [mm]"
+        )
         for t in report.targets:
             p = ", ".join(f"{v * 1e3:+.1f}" for v in t.position)
             pin = f"  pinned: {', '.join(t.pinned_joints)}" if t.pinned_joints else ""
-            lines.append(f"  {t.index:>3}  {'yes' if t.success else 'NO':<7}  "
-                         f"{t.position_error * 1e3:12.3f}  {t.rotation_error_deg:13.3f}  "
-                         f"{t.iterations:>5}  ({p}){pin}")
+            lines.append(
+                f"  {t.index:>3}  {'yes' if t.success else 'NO':<7}  "
+                f"{t.position_error * 1e3:12.3f}  {t.rotation_error_deg:13.3f}  "
+                f"{t.iterations:>5}  ({p}){pin}"
+            )
     if report.status != CheckStatus.SKIPPED:
-        lines.append(f"  pass rate {report.pass_rate:.2f} (minimum {report.min_pass_rate:.2f}); "
-                     f"{report.distinct_targets} spatially distinct targets")
-    lines.append(f"  result: {report.status.value.upper()} (exit code {report.exit_code}): "
-                 f"{report.reason}")
+        lines.append(
+            f"  pass rate {report.pass_rate:.2f} (minimum {report.min_pass_rate:.2f}); "
+            f"{report.distinct_targets} spatially distinct targets"
+        )
+    lines.append(
+        f"  result: {report.status.value.upper()} (exit code {report.exit_code}): {report.reason}"
+    )
     if report.likely_cause:
         lines.append(f"  likely cause: {report.likely_cause}")
     for k, v in report.diagnostics.items():

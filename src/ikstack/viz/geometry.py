@@ -53,13 +53,19 @@ def segments(chain: Chain) -> list[Segment]:
         tip = chain.T_last_tip[:3, 3]
         if np.linalg.norm(tip) > 1e-6:  # show the flange and the tool as two pieces
             out[-1] = Segment(chain.dof, zero.copy(), np.array(tip, dtype=np.float64))
-            out.append(Segment(chain.dof, np.array(tip, dtype=np.float64),
-                               (chain.T_last_tip @ chain.T_tip_tcp)[:3, 3].copy()))
+            out.append(
+                Segment(
+                    chain.dof,
+                    np.array(tip, dtype=np.float64),
+                    (chain.T_last_tip @ chain.T_tip_tcp)[:3, 3].copy(),
+                )
+            )
     return out
 
 
-def capsule_mesh(start: Array, end: Array, radius: float, sides: int = 16,
-                 rings: int = 4) -> tuple[Array, NDArray[np.int64]]:
+def capsule_mesh(
+    start: Array, end: Array, radius: float, sides: int = 16, rings: int = 4
+) -> tuple[Array, NDArray[np.int64]]:
     """Vertices (V, 3) and triangles (F, 3) of a capsule from ``start`` to ``end``."""
     start = np.asarray(start, dtype=np.float64)
     end = np.asarray(end, dtype=np.float64)
@@ -118,8 +124,7 @@ def urdf_meshes(chain: Chain, urdf_path: str | Path) -> tuple[list[LinkMesh], li
     root = ET.parse(path).getroot()
     joints = root.findall("joint")
     moving = {"revolute", "continuous", "prismatic"}
-    by_child = {j.find("child").get("link"): j for j in joints  # type: ignore[union-attr]
-                if j.find("child") is not None}
+    by_child = {child.get("link"): j for j in joints if (child := j.find("child")) is not None}
     chain_links = [chain.base, *chain.link_names]
 
     def owner(link: str) -> tuple[int, Array] | None:
@@ -167,8 +172,7 @@ def urdf_meshes(chain: Chain, urdf_path: str | Path) -> tuple[list[LinkMesh], li
             o = vis.find("origin")
             xyz = [float(s) for s in (o.get("xyz", "0 0 0") if o is not None else "0 0 0").split()]
             rpy = [float(s) for s in (o.get("rpy", "0 0 0") if o is not None else "0 0 0").split()]
-            out.append(LinkMesh(idx, mesh, T_owner_link @ from_xyz_rpy(xyz, rpy),
-                                f"{name}_{v}"))
+            out.append(LinkMesh(idx, mesh, T_owner_link @ from_xyz_rpy(xyz, rpy), f"{name}_{v}"))
     return out, failed
 
 
@@ -177,11 +181,12 @@ def _resolve(fname: str, urdf: Path) -> Path | None:
         p = Path(fname[7:])
         return p if p.is_file() else None
     if fname.startswith("package://"):
-        rest = fname[len("package://"):]
+        rest = fname[len("package://") :]
         pkg, _, rel = rest.partition("/")
         for parent in urdf.resolve().parents:
-            for cand in (parent / pkg / rel, parent / rel) if parent.name != pkg else (
-                    parent / rel,):
+            for cand in (
+                (parent / pkg / rel, parent / rel) if parent.name != pkg else (parent / rel,)
+            ):
                 if cand.is_file():
                     return cand
         return None
@@ -203,10 +208,15 @@ def mjcf_meshes(chain: Chain, mjcf_path: str | Path) -> tuple[list[LinkMesh], li
     model = mujoco.MjModel.from_xml_path(str(mjcf_path))
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or "" for b in
-             range(model.nbody)]
-    q = np.array([model.qpos0[model.jnt_qposadr[mujoco.mj_name2id(
-        model, mujoco.mjtObj.mjOBJ_JOINT, j)]] for j in chain.joint_names])
+    names = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or "" for b in range(model.nbody)
+    ]
+    q = np.array(
+        [
+            model.qpos0[model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)]]
+            for j in chain.joint_names
+        ]
+    )
     frames = [np.eye(4), *fk_links(chain, q)[:-1]]
     last = {n: i + 1 for i, n in enumerate(chain.link_names)}  # last joint moving each body
     if chain.base in names:
@@ -242,8 +252,11 @@ def mjcf_meshes(chain: Chain, mjcf_path: str | Path) -> tuple[list[LinkMesh], li
             m = int(model.geom_dataid[g])
             v0, nv = int(model.mesh_vertadr[m]), int(model.mesh_vertnum[m])
             f0, nf = int(model.mesh_faceadr[m]), int(model.mesh_facenum[m])
-            mesh = trimesh.Trimesh(np.array(model.mesh_vert[v0:v0 + nv]),
-                                   np.array(model.mesh_face[f0:f0 + nf]), process=False)
+            mesh = trimesh.Trimesh(
+                np.array(model.mesh_vert[v0 : v0 + nv]),
+                np.array(model.mesh_face[f0 : f0 + nf]),
+                process=False,
+            )
         elif gtype == int(mujoco.mjtGeom.mjGEOM_BOX):
             mesh = trimesh.creation.box(extents=2 * size[:3])
         elif gtype == int(mujoco.mjtGeom.mjGEOM_SPHERE):

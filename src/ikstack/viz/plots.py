@@ -23,8 +23,9 @@ def _pyplot(headless: bool) -> Any:
     return plt
 
 
-def plot_solved_episode(solved: SolvedEpisode, path: str | os.PathLike[str] | None = None,
-                        title: str = "") -> Any:
+def plot_solved_episode(
+    solved: SolvedEpisode, path: str | os.PathLike[str] | None = None, title: str = ""
+) -> Any:
     """Joint traces (one line per joint, legend) and per-frame FK error of a solved episode;
     frames that failed certification are marked.
 
@@ -32,8 +33,7 @@ def plot_solved_episode(solved: SolvedEpisode, path: str | os.PathLike[str] | No
     """
     plt = _pyplot(path is not None)
     t = solved.timestamps - solved.timestamps[0]
-    fig, (ax_q, ax_e) = plt.subplots(2, 1, sharex=True, figsize=(9, 6.5),
-                                     constrained_layout=True)
+    fig, (ax_q, ax_e) = plt.subplots(2, 1, sharex=True, figsize=(9, 6.5), constrained_layout=True)
     for j, name in enumerate(solved.joint_names):
         ax_q.plot(t, solved.q[:, j], label=name)
     ax_q.set_ylabel("joint position [rad or m]")
@@ -42,22 +42,28 @@ def plot_solved_episode(solved: SolvedEpisode, path: str | os.PathLike[str] | No
     ax_e.semilogy(t, np.maximum(solved.rotation_error, 1e-16), label="rotation error [rad]")
     bad = ~solved.success
     if bad.any():
-        ax_e.plot(t[bad], np.maximum(solved.position_error[bad], 1e-16), "rx",
-                  label=f"failed frames ({int(bad.sum())})")
+        ax_e.plot(
+            t[bad],
+            np.maximum(solved.position_error[bad], 1e-16),
+            "rx",
+            label=f"failed frames ({int(bad.sum())})",
+        )
     ax_e.set_xlabel("t [s]")
     ax_e.set_ylabel("FK error per frame")
     ax_e.legend(fontsize=7, loc="best")
     n = len(solved)
-    fig.suptitle(f"{title or 'episode'}: {int(solved.success.sum())}/{n} frames certified",
-                 fontsize=9)
+    fig.suptitle(
+        f"{title or 'episode'}: {int(solved.success.sum())}/{n} frames certified", fontsize=9
+    )
     if path is not None:
         fig.savefig(path)
         plt.close(fig)
     return fig
 
 
-def plot_summary_episodes(per_episode: list[dict[str, Any]], folder: str | os.PathLike[str]
-                          ) -> list[str]:
+def plot_summary_episodes(
+    per_episode: list[dict[str, Any]], folder: str | os.PathLike[str]
+) -> list[str]:
     """One PNG per solved episode of a job summary (``per_episode`` entries with ``name`` and
     ``output``) into ``folder``; returns the files written."""
     from pathlib import Path

@@ -70,24 +70,43 @@ class Solution:
 class _RobotDrawing:
     """Link frames of one drawn copy of the chain, with capsules (and meshes) under them."""
 
-    def __init__(self, server: Any, chain: Chain, root: str, color: tuple[int, int, int],
-                 opacity: float | None, radius: float, meshes: Sequence[LinkMesh] = (),
-                 axes: bool = True) -> None:
+    def __init__(
+        self,
+        server: Any,
+        chain: Chain,
+        root: str,
+        color: tuple[int, int, int],
+        opacity: float | None,
+        radius: float,
+        meshes: Sequence[LinkMesh] = (),
+        axes: bool = True,
+    ) -> None:
         self.root = root
         self.frames = []
         self.bodies: list[Any] = []
         scale = radius * 6
         for i in range(chain.dof + 1):
-            self.frames.append(server.scene.add_frame(
-                f"{root}/link{i}", show_axes=axes, axes_length=scale, axes_radius=radius / 5))
+            self.frames.append(
+                server.scene.add_frame(
+                    f"{root}/link{i}", show_axes=axes, axes_length=scale, axes_radius=radius / 5
+                )
+            )
         for k, seg in enumerate(segments(chain)):
             v, f = capsule_mesh(seg.start, seg.end, radius)
-            self.bodies.append(server.scene.add_mesh_simple(
-                f"{root}/link{seg.link}/capsule{k}", v, f, color=color, opacity=opacity))
+            self.bodies.append(
+                server.scene.add_mesh_simple(
+                    f"{root}/link{seg.link}/capsule{k}", v, f, color=color, opacity=opacity
+                )
+            )
         for m in meshes:
-            self.bodies.append(server.scene.add_mesh_trimesh(
-                f"{root}/link{m.link}/mesh_{m.name}", m.mesh, wxyz=_wxyz(m.T_link_mesh),
-                position=m.T_link_mesh[:3, 3]))
+            self.bodies.append(
+                server.scene.add_mesh_trimesh(
+                    f"{root}/link{m.link}/mesh_{m.name}",
+                    m.mesh,
+                    wxyz=_wxyz(m.T_link_mesh),
+                    position=m.T_link_mesh[:3, 3],
+                )
+            )
 
     def show(self, frames: Array, visible: bool = True) -> None:
         """Place link frames: ``frames`` (dof + 1, 4, 4) base first."""
@@ -115,25 +134,36 @@ class Viewer:
         radius: capsule radius [m]; by default 3% of the arm's reach.
     """
 
-    def __init__(self, chain: Chain, host: str = "127.0.0.1", port: int | None = None,
-                 meshes: Sequence[LinkMesh] = (), method: str = "auto",
-                 radius: float | None = None) -> None:
+    def __init__(
+        self,
+        chain: Chain,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        meshes: Sequence[LinkMesh] = (),
+        method: str = "auto",
+        radius: float | None = None,
+    ) -> None:
         if host not in LOOPBACK:
-            raise InputError(f"the viewer listens on a loopback address only "
-                             f"({', '.join(LOOPBACK)}); got host {host!r}")
+            raise InputError(
+                f"the viewer listens on a loopback address only "
+                f"({', '.join(LOOPBACK)}); got host {host!r}"
+            )
         if method not in ("auto", "numerical"):
             raise InputError(f"method must be 'auto' or 'numerical'; got {method!r}")
         viser = _viser()
         self.chain = chain
         self.method = method
-        self.port = free_port(host if host != "localhost" else "127.0.0.1") if port is None \
-            else int(port)
+        self.port = (
+            free_port(host if host != "localhost" else "127.0.0.1") if port is None else int(port)
+        )
         self.host = host
         self.server = viser.ViserServer(host=host, port=self.port, verbose=False)
         self._lock = threading.RLock()
         self._updating = False
-        reach = float(np.sum(np.linalg.norm(chain.origins[:, :3, 3], axis=1))
-                      + np.linalg.norm(chain.T_last_tip[:3, 3]))
+        reach = float(
+            np.sum(np.linalg.norm(chain.origins[:, :3, 3], axis=1))
+            + np.linalg.norm(chain.T_last_tip[:3, 3])
+        )
         self.radius = radius if radius is not None else max(0.005, 0.03 * max(reach, 0.1))
         self._analytic = self._analytic_solver() if method == "auto" else None
         self.server.scene.set_up_direction("+z")
@@ -141,10 +171,12 @@ class Viewer:
         # looking past the arm's right so it sits left of the panel on the right
         self.server.initial_camera.position = (1.1 * r, -0.9 * r, 0.75 * r)
         self.server.initial_camera.look_at = (0.3 * r, 0.25 * r, 0.1 * r)
-        self.server.scene.add_grid("/grid", width=2 * max(reach, 0.5), height=2 * max(reach, 0.5),
-                                   cell_size=0.1)
-        self.robot = _RobotDrawing(self.server, chain, "/robot", ROBOT_COLOR, None, self.radius,
-                                   meshes)
+        self.server.scene.add_grid(
+            "/grid", width=2 * max(reach, 0.5), height=2 * max(reach, 0.5), cell_size=0.1
+        )
+        self.robot = _RobotDrawing(
+            self.server, chain, "/robot", ROBOT_COLOR, None, self.radius, meshes
+        )
         self._ghosts: list[_RobotDrawing] = []
         self._ghost_colors: list[tuple[int, int, int]] = []
         self.solutions: list[Solution] = []
@@ -156,7 +188,8 @@ class Viewer:
         self.q = chain.clip(chain.middle())
         T = chain.fk(self.q)
         self.gizmo = self.server.scene.add_transform_controls(
-            "/target", scale=max(0.15, 0.25 * reach), wxyz=_wxyz(T), position=T[:3, 3])
+            "/target", scale=max(0.15, 0.25 * reach), wxyz=_wxyz(T), position=T[:3, 3]
+        )
         self.gizmo.on_update(lambda _event: self._on_gizmo())
         self._timeline: tuple[Array, Array] | None = None
         self._frame_info: tuple[Any, ...] | None = None
@@ -179,8 +212,10 @@ class Viewer:
     def _build_gui(self) -> None:
         gui = self.server.gui
         c = self.chain
-        gui.add_markdown(f"**{c.name or 'chain'}**: {c.dof} joints, {c.base} to {c.tcp_frame}; "
-                         f"IK: {'analytic' if self._analytic is not None else 'numerical'}")
+        gui.add_markdown(
+            f"**{c.name or 'chain'}**: {c.dof} joints, {c.base} to {c.tcp_frame}; "
+            f"IK: {'analytic' if self._analytic is not None else 'numerical'}"
+        )
         self.status_md = gui.add_markdown("status: ready")
         self.readout_md = gui.add_markdown("")
         self.sliders = []
@@ -191,8 +226,13 @@ class Viewer:
                     lo = -2 * math.pi if c.joint_types[i] != JointType.PRISMATIC else -1.0
                 if not math.isfinite(hi):
                     hi = 2 * math.pi if c.joint_types[i] != JointType.PRISMATIC else 1.0
-                s = gui.add_slider(name, min=lo, max=hi, step=(hi - lo) / 1000.0,
-                                   initial_value=float(np.clip(c.middle()[i], lo, hi)))
+                s = gui.add_slider(
+                    name,
+                    min=lo,
+                    max=hi,
+                    step=(hi - lo) / 1000.0,
+                    initial_value=float(np.clip(c.middle()[i], lo, hi)),
+                )
                 s.on_update(lambda _e, k=i: self._on_slider(k))
                 self.sliders.append(s)
         self.frame_slider: Any = None
@@ -294,16 +334,21 @@ class Viewer:
         self.rotation_error = float(r.rotation_error[0])
         n_valid = sum(s.valid for s in sols)
         if ok:
-            self.status = (f"solved ({r.method}): {n_valid} valid of {len(sols)} solutions"
-                           if self._analytic is not None else f"solved ({r.method})")
+            self.status = (
+                f"solved ({r.method}): {n_valid} valid of {len(sols)} solutions"
+                if self._analytic is not None
+                else f"solved ({r.method})"
+            )
             if len(sols) - 1 > MAX_GHOSTS:
                 self.status += f"; {MAX_GHOSTS} ghosts shown"
             self.set_q(r.q[0], move_target=False)
         else:
             from ikstack.ik import IKStatus
 
-            self.status = (f"no certified solution ({IKStatus(int(r.status[0])).name.lower()},"
-                           f" {r.method}); showing the last valid pose")
+            self.status = (
+                f"no certified solution ({IKStatus(int(r.status[0])).name.lower()},"
+                f" {r.method}); showing the last valid pose"
+            )
             self._write_readout()
         self._show_ghosts(sols)
         self._write_readout()
@@ -339,9 +384,17 @@ class Viewer:
         for k, s in enumerate(ghosts):
             color = VALID_COLOR if s.valid else INVALID_COLOR
             while len(self._ghosts) <= k:
-                self._ghosts.append(_RobotDrawing(
-                    self.server, self.chain, f"/ghosts/g{len(self._ghosts)}", VALID_COLOR, 0.3,
-                    self.radius * 0.8, axes=False))
+                self._ghosts.append(
+                    _RobotDrawing(
+                        self.server,
+                        self.chain,
+                        f"/ghosts/g{len(self._ghosts)}",
+                        VALID_COLOR,
+                        0.3,
+                        self.radius * 0.8,
+                        axes=False,
+                    )
+                )
                 self._ghost_colors.append(VALID_COLOR)
             g = self._ghosts[k]
             if self._ghost_colors[k] != color:
@@ -349,7 +402,7 @@ class Viewer:
                     b.color = color
                 self._ghost_colors[k] = color
             g.show(self._frames(s.q))
-        for g in self._ghosts[len(ghosts):]:
+        for g in self._ghosts[len(ghosts) :]:
             g.hide()
 
     def _write_readout(self) -> None:
@@ -357,41 +410,54 @@ class Viewer:
         rows = []
         for i, name in enumerate(c.joint_names):
             v = float(self.q[i])
-            shown = f"{v:+.4f} m" if c.joint_types[i] == JointType.PRISMATIC else \
-                f"{math.degrees(v):+.2f} deg"
+            shown = (
+                f"{v:+.4f} m"
+                if c.joint_types[i] == JointType.PRISMATIC
+                else f"{math.degrees(v):+.2f} deg"
+            )
             rows.append(f"| {name} | {shown} |")
         T = c.fk(self.q)
         self.status_md.content = (
             f"status: {self.status}  \nFK error: {self.position_error:.2e} m, "
             f"{self.rotation_error:.2e} rad  \nTCP: ({T[0, 3]:+.4f}, {T[1, 3]:+.4f}, "
-            f"{T[2, 3]:+.4f}) m")
+            f"{T[2, 3]:+.4f}) m"
+        )
         self.readout_md.content = "| joint | value |\n|---|---|\n" + "\n".join(rows)
 
     # ------------------------------------------------------------------ playback
-    def play(self, timestamps: ArrayLike, q: ArrayLike, start: bool = True,
-             speed: float = 1.0, success: ArrayLike | None = None,
-             position_error: ArrayLike | None = None,
-             rotation_error: ArrayLike | None = None) -> None:
+    def play(
+        self,
+        timestamps: ArrayLike,
+        q: ArrayLike,
+        start: bool = True,
+        speed: float = 1.0,
+        success: ArrayLike | None = None,
+        position_error: ArrayLike | None = None,
+        rotation_error: ArrayLike | None = None,
+    ) -> None:
         """Load a trajectory (timestamps (T,) [s], q (T, dof)) with a timeline slider and a play
         checkbox; it starts playing when ``start``. A solved episode's per-frame ``success`` and
         FK errors [m, rad] (T,), when given, are shown with each frame."""
         t = np.asarray(timestamps, dtype=np.float64).reshape(-1)
         qq = self.chain.check_q(q).reshape(-1, self.chain.dof)
         if t.shape[0] != qq.shape[0] or t.shape[0] == 0:
-            raise InputError(f"timestamps ({t.shape[0]}) and q ({qq.shape[0]}) rows must match "
-                             "and be non-empty")
+            raise InputError(
+                f"timestamps ({t.shape[0]}) and q ({qq.shape[0]}) rows must match and be non-empty"
+            )
         self._timeline = (t, qq)
         self._frame_info = None
         if success is not None and position_error is not None and rotation_error is not None:
-            self._frame_info = tuple(np.asarray(a).reshape(-1) for a in (
-                success, position_error, rotation_error))
+            self._frame_info = tuple(
+                np.asarray(a).reshape(-1) for a in (success, position_error, rotation_error)
+            )
             if any(a.shape[0] != t.shape[0] for a in self._frame_info):
                 raise InputError("success and the FK errors need one value per frame")
         gui = self.server.gui
         if self.frame_slider is None:
             with gui.add_folder("Timeline"):
-                self.frame_slider = gui.add_slider("frame", min=0, max=max(1, len(t) - 1),
-                                                   step=1, initial_value=0)
+                self.frame_slider = gui.add_slider(
+                    "frame", min=0, max=max(1, len(t) - 1), step=1, initial_value=0
+                )
                 self.play_box = gui.add_checkbox("play", initial_value=start)
                 self.time_md = gui.add_markdown("")
             self.frame_slider.on_update(lambda _e: self._on_frame())
@@ -501,4 +567,3 @@ class Viewer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -5,5 +5,11 @@ from ikstack.backends.warp.kinematics import fk, fk_jacobian, jacobian
 from ikstack.backends.warp.numerical import WarpLevenbergMarquardt
 from ikstack.backends.warp.runtime import DeviceUnavailableError
 
-__all__ = ["DeviceUnavailableError", "WarpAnalyticIK", "WarpLevenbergMarquardt", "fk",
-           "fk_jacobian", "jacobian"]
+__all__ = [
+    "DeviceUnavailableError",
+    "WarpAnalyticIK",
+    "WarpLevenbergMarquardt",
+    "fk",
+    "fk_jacobian",
+    "jacobian",
+]

@@ -52,8 +52,9 @@ vec6d = wp.types.vector(length=6, dtype=wp.float64)
 
 
 @wp.func
-def _put(Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, off: int,
-         v: wp.float64):
+def _put(
+    Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, off: int, v: wp.float64
+):
     if rev != 0:
         Q[i, slot, off + 5 - j] = v
     else:
@@ -61,9 +62,21 @@ def _put(Q: wp.array3d(dtype=wp.float64), i: int, slot: int, j: int, rev: int, o
 
 
 @wp.func
-def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, pt: wp.vec3d,
-               H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-               sd: vec6d, Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+def _spherical(
+    i: int,
+    base: int,
+    off: int,
+    var: int,
+    rev: int,
+    Rt: wp.mat33d,
+    pt: wp.vec3d,
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sd: vec6d,
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """The CPU ``spherical_wrist`` (``sd``: the seed in the family's joint order)."""
     R06 = mm(Rt, mT(R6T))
     pW = sub(pt, mv(R06, P[6]))
@@ -87,11 +100,22 @@ def _spherical(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d, p
 
 
 @wp.func
-def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat33d,
-                    pt: wp.vec3d,
-                    H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-                    sgn: wp.array(dtype=wp.float64), s5: wp.float64,
-                    Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+def _three_parallel(
+    i: int,
+    base: int,
+    off: int,
+    var: int,
+    rev: int,
+    Rt: wp.mat33d,
+    pt: wp.vec3d,
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sgn: wp.array(dtype=wp.float64),
+    s5: wp.float64,
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """The CPU ``three_parallel``: ``tp_start`` here, then the generated ``tp_joint1``,
     ``tp_pair``, ``tp_elbow``, ``tp_singular`` and ``tp_exact`` per (joint 1, joint 5) pair."""
     R06 = mm(Rt, mT(R6T))
@@ -106,8 +130,11 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
     P4 = P[4]
     P5 = P[5]
     m0 = neg(h0)
-    d1 = (h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1])
-          + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2]))
+    d1 = (
+        h1[0] * (P1[0] + P2[0] + P3[0] + P4[0])
+        + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1])
+        + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
+    )
     n = int(0)  # noqa: UP018
     a = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     b = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
@@ -118,8 +145,9 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
     if var == LAST_MEET:
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
     else:
-        n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1,
-                      F(0.0))
+        n, a, b = sp6(
+            h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, F(0.0)
+        )
         for r in range(n):
             ca[r] = wp.cos(a[r])
             sa[r] = wp.sin(a[r])
@@ -152,23 +180,36 @@ def _three_parallel(i: int, base: int, off: int, var: int, rev: int, Rt: wp.mat3
 
 
 @wp.func
-def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.mat33d,
-            pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d),
-            R6T: wp.mat33d, sgn: wp.array(dtype=wp.float64), S: wp.array2d(dtype=wp.float64),
-            Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+def _solve6(
+    i: int,
+    base: int,
+    off: int,
+    fid: int,
+    var: int,
+    rev: int,
+    Rt: wp.mat33d,
+    pt: wp.vec3d,
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sgn: wp.array(dtype=wp.float64),
+    S: wp.array2d(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """Slots ``base .. base + 7`` of target ``i``, joints ``off .. off + 5``: the seed, then
     the family's candidates (``rev``: ``T^-1`` solved with the chain read backwards)."""
     for k in range(8):
         V[i, base + k] = 0
         for j in range(6):
             Q[i, base + k, off + j] = S[i, off + j]
-    sd = vec6d(S[i, off], S[i, off + 1], S[i, off + 2], S[i, off + 3], S[i, off + 4],
-               S[i, off + 5])
+    sd = vec6d(S[i, off], S[i, off + 1], S[i, off + 2], S[i, off + 3], S[i, off + 4], S[i, off + 5])
     if rev != 0:
         pt = neg(mtv(Rt, pt))
         Rt = mT(Rt)
-        sd = vec6d(S[i, off + 5], S[i, off + 4], S[i, off + 3], S[i, off + 2], S[i, off + 1],
-                   S[i, off])
+        sd = vec6d(
+            S[i, off + 5], S[i, off + 4], S[i, off + 3], S[i, off + 2], S[i, off + 1], S[i, off]
+        )
     if fid == SPHERICAL:
         _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, sd, Q, V)
     else:
@@ -177,16 +218,26 @@ def _solve6(i: int, base: int, off: int, fid: int, var: int, rev: int, Rt: wp.ma
 
 @wp.func
 def _rt(Ti: wp.mat44d):
-    Rt = wp.mat33d(Ti[0, 0], Ti[0, 1], Ti[0, 2], Ti[1, 0], Ti[1, 1], Ti[1, 2],
-                   Ti[2, 0], Ti[2, 1], Ti[2, 2])
+    Rt = wp.mat33d(
+        Ti[0, 0], Ti[0, 1], Ti[0, 2], Ti[1, 0], Ti[1, 1], Ti[1, 2], Ti[2, 0], Ti[2, 1], Ti[2, 2]
+    )
     return Rt, wp.vec3d(Ti[0, 3], Ti[1, 3], Ti[2, 3])
 
 
 @wp.kernel
-def sixr_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
-                S: wp.array2d(dtype=wp.float64), H: wp.array(dtype=wp.vec3d),
-                P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d, sgn: wp.array(dtype=wp.float64),
-                Q: wp.array3d(dtype=wp.float64), V: wp.array2d(dtype=wp.int32)):
+def sixr_kernel(
+    fid: int,
+    var: int,
+    rev: int,
+    T: wp.array(dtype=wp.mat44d),
+    S: wp.array2d(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sgn: wp.array(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family, one thread a target."""
     i = wp.tid()
     Rt, pt = _rt(T[i])
@@ -194,12 +245,27 @@ def sixr_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
 
 
 @wp.func
-def locked_slots(i: int, s: int, Ti: wp.mat44d, fid: int, var: int, rev: int,
-                 S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
-                 M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
-                 H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-                 sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
-                 V: wp.array2d(dtype=wp.int32)):
+def locked_slots(
+    i: int,
+    s: int,
+    Ti: wp.mat44d,
+    fid: int,
+    var: int,
+    rev: int,
+    S: wp.array2d(dtype=wp.float64),
+    lock_first: int,
+    lh: wp.vec3d,
+    lr: wp.vec3d,
+    M_R: wp.mat33d,
+    M_p: wp.vec3d,
+    grid: wp.array(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sgn: wp.array(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """7R with its first or last joint locked: sample ``s`` (0: the seed's own value, then
     ``grid[s - 1]``) of row ``i`` (target ``Ti``, seed ``S[i]``) fills slots ``8 s .. 8 s + 7``."""
     lock = 6
@@ -226,13 +292,27 @@ def locked_slots(i: int, s: int, Ti: wp.mat44d, fid: int, var: int, rev: int,
 
 
 @wp.kernel
-def locked_kernel(fid: int, var: int, rev: int, T: wp.array(dtype=wp.mat44d),
-                  S: wp.array2d(dtype=wp.float64), lock_first: int, lh: wp.vec3d, lr: wp.vec3d,
-                  M_R: wp.mat33d, M_p: wp.vec3d, grid: wp.array(dtype=wp.float64),
-                  H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d,
-                  sgn: wp.array(dtype=wp.float64), Q: wp.array3d(dtype=wp.float64),
-                  V: wp.array2d(dtype=wp.int32)):
+def locked_kernel(
+    fid: int,
+    var: int,
+    rev: int,
+    T: wp.array(dtype=wp.mat44d),
+    S: wp.array2d(dtype=wp.float64),
+    lock_first: int,
+    lh: wp.vec3d,
+    lr: wp.vec3d,
+    M_R: wp.mat33d,
+    M_p: wp.vec3d,
+    grid: wp.array(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    P: wp.array(dtype=wp.vec3d),
+    R6T: wp.mat33d,
+    sgn: wp.array(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """:func:`locked_slots` of sample ``s`` of target ``i``, one thread a pair."""
     i, s = wp.tid()
-    locked_slots(i, s, T[i], fid, var, rev, S, lock_first, lh, lr, M_R, M_p, grid, H, P, R6T,
-                 sgn, Q, V)
+    locked_slots(
+        i, s, T[i], fid, var, rev, S, lock_first, lh, lr, M_R, M_p, grid, H, P, R6T, sgn, Q, V
+    )

@@ -17,10 +17,16 @@ def kinematics_kernels() -> dict[str, Any]:
     wp = warp()
 
     @wp.func
-    def chain_pose(q: wp.array2d(dtype=wp.float64), k: int, Rs: wp.array(dtype=wp.mat33d),
-                   ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-                   zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d),
-                   record: int):
+    def chain_pose(
+        q: wp.array2d(dtype=wp.float64),
+        k: int,
+        Rs: wp.array(dtype=wp.mat33d),
+        ps: wp.array(dtype=wp.vec3d),
+        kinds: wp.array(dtype=wp.int32),
+        zs: wp.array2d(dtype=wp.vec3d),
+        os: wp.array2d(dtype=wp.vec3d),
+        record: int,
+    ):
         R = wp.identity(n=3, dtype=wp.float64)
         p = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
         for i in range(Rs.shape[0]):
@@ -44,9 +50,15 @@ def kinematics_kernels() -> dict[str, Any]:
         return R, p
 
     @wp.func
-    def jacobian_columns(k: int, n: int, kinds: wp.array(dtype=wp.int32),
-                         zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d),
-                         pe: wp.vec3d, J: wp.array3d(dtype=wp.float64)):
+    def jacobian_columns(
+        k: int,
+        n: int,
+        kinds: wp.array(dtype=wp.int32),
+        zs: wp.array2d(dtype=wp.vec3d),
+        os: wp.array2d(dtype=wp.vec3d),
+        pe: wp.vec3d,
+        J: wp.array3d(dtype=wp.float64),
+    ):
         """Geometric Jacobian columns at the TCP ``pe`` from recorded joint axes and origins."""
         for i in range(n):
             z = zs[k, i]
@@ -67,34 +79,80 @@ def kinematics_kernels() -> dict[str, Any]:
                 J[k, 5, i] = wp.float64(0.0)
 
     @wp.kernel
-    def fk_kernel(q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-                  ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-                  R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-                  os: wp.array2d(dtype=wp.vec3d), out: wp.array(dtype=wp.mat44d)):
+    def fk_kernel(
+        q: wp.array2d(dtype=wp.float64),
+        Rs: wp.array(dtype=wp.mat33d),
+        ps: wp.array(dtype=wp.vec3d),
+        kinds: wp.array(dtype=wp.int32),
+        R_end: wp.mat33d,
+        p_end: wp.vec3d,
+        zs: wp.array2d(dtype=wp.vec3d),
+        os: wp.array2d(dtype=wp.vec3d),
+        out: wp.array(dtype=wp.mat44d),
+    ):
         k = wp.tid()
         R, p = chain_pose(q, k, Rs, ps, kinds, zs, os, 0)
         pe = p + R * p_end
         Re = R * R_end
-        out[k] = wp.mat44d(Re[0, 0], Re[0, 1], Re[0, 2], pe[0],
-                           Re[1, 0], Re[1, 1], Re[1, 2], pe[1],
-                           Re[2, 0], Re[2, 1], Re[2, 2], pe[2],
-                           wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0))
+        out[k] = wp.mat44d(
+            Re[0, 0],
+            Re[0, 1],
+            Re[0, 2],
+            pe[0],
+            Re[1, 0],
+            Re[1, 1],
+            Re[1, 2],
+            pe[1],
+            Re[2, 0],
+            Re[2, 1],
+            Re[2, 2],
+            pe[2],
+            wp.float64(0.0),
+            wp.float64(0.0),
+            wp.float64(0.0),
+            wp.float64(1.0),
+        )
 
     @wp.kernel
-    def jac_kernel(q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-                   ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-                   R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-                   os: wp.array2d(dtype=wp.vec3d), out: wp.array(dtype=wp.mat44d),
-                   J: wp.array3d(dtype=wp.float64)):
+    def jac_kernel(
+        q: wp.array2d(dtype=wp.float64),
+        Rs: wp.array(dtype=wp.mat33d),
+        ps: wp.array(dtype=wp.vec3d),
+        kinds: wp.array(dtype=wp.int32),
+        R_end: wp.mat33d,
+        p_end: wp.vec3d,
+        zs: wp.array2d(dtype=wp.vec3d),
+        os: wp.array2d(dtype=wp.vec3d),
+        out: wp.array(dtype=wp.mat44d),
+        J: wp.array3d(dtype=wp.float64),
+    ):
         k = wp.tid()
         R, p = chain_pose(q, k, Rs, ps, kinds, zs, os, 1)
         pe = p + R * p_end
         Re = R * R_end
-        out[k] = wp.mat44d(Re[0, 0], Re[0, 1], Re[0, 2], pe[0],
-                           Re[1, 0], Re[1, 1], Re[1, 2], pe[1],
-                           Re[2, 0], Re[2, 1], Re[2, 2], pe[2],
-                           wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0))
+        out[k] = wp.mat44d(
+            Re[0, 0],
+            Re[0, 1],
+            Re[0, 2],
+            pe[0],
+            Re[1, 0],
+            Re[1, 1],
+            Re[1, 2],
+            pe[1],
+            Re[2, 0],
+            Re[2, 1],
+            Re[2, 2],
+            pe[2],
+            wp.float64(0.0),
+            wp.float64(0.0),
+            wp.float64(0.0),
+            wp.float64(1.0),
+        )
         jacobian_columns(k, Rs.shape[0], kinds, zs, os, pe, J)
 
-    return {"fk": fk_kernel, "jac": jac_kernel, "pose": chain_pose,
-            "jacobian_columns": jacobian_columns}
+    return {
+        "fk": fk_kernel,
+        "jac": jac_kernel,
+        "pose": chain_pose,
+        "jacobian_columns": jacobian_columns,
+    }

@@ -49,12 +49,24 @@ PI = wp.constant(wp.float64(3.141592653589793))
 
 
 @wp.func
-def step(k: int, n: int, J: wp.array3d(dtype=wp.float64), e: wp.array2d(dtype=wp.float64),
-         sw: wp.array(dtype=wp.float64), lam: wp.float64, q: wp.array2d(dtype=wp.float64),
-         lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), active_set: int,
-         Jw: wp.array3d(dtype=wp.float64), ew: wp.array2d(dtype=wp.float64),
-         y: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=wp.float64),
-         L: wp.array3d(dtype=wp.float64), held: wp.array2d(dtype=wp.int32)):
+def step(
+    k: int,
+    n: int,
+    J: wp.array3d(dtype=wp.float64),
+    e: wp.array2d(dtype=wp.float64),
+    sw: wp.array(dtype=wp.float64),
+    lam: wp.float64,
+    q: wp.array2d(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    active_set: int,
+    Jw: wp.array3d(dtype=wp.float64),
+    ew: wp.array2d(dtype=wp.float64),
+    y: wp.array2d(dtype=wp.float64),
+    dq: wp.array2d(dtype=wp.float64),
+    L: wp.array3d(dtype=wp.float64),
+    held: wp.array2d(dtype=wp.int32),
+):
     """``ikstack.ik.numerical._kernels._step`` of row ``k``: the damped step into ``dq``
     (``m x m`` task-space system when the ``m`` weighted rows are fewer than the joints, else
     the ``n x n`` normal equations; active set when asked); 0 when singular."""
@@ -113,8 +125,10 @@ def step(k: int, n: int, J: wp.array3d(dtype=wp.float64), e: wp.array2d(dtype=wp
             else:
                 grew = int(0)  # noqa: UP018 (a mutable Warp variable)
                 for i in range(n):
-                    if held[k, i] == 0 and ((q[k, i] <= lo[i] and dq[k, i] < F(0.0))
-                                            or (q[k, i] >= hi[i] and dq[k, i] > F(0.0))):
+                    if held[k, i] == 0 and (
+                        (q[k, i] <= lo[i] and dq[k, i] < F(0.0))
+                        or (q[k, i] >= hi[i] and dq[k, i] > F(0.0))
+                    ):
                         held[k, i] = 1
                         grew = int(1)  # noqa: UP018 (a mutable Warp variable)
                         for r in range(m):
@@ -129,8 +143,15 @@ def step(k: int, n: int, J: wp.array3d(dtype=wp.float64), e: wp.array2d(dtype=wp
 
 
 @wp.func
-def move(k: int, n: int, q: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=wp.float64),
-         lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), limit_mode: int):
+def move(
+    k: int,
+    n: int,
+    q: wp.array2d(dtype=wp.float64),
+    dq: wp.array2d(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    limit_mode: int,
+):
     """The step cap and the limit handling of one iteration (as on the CPU)."""
     big = F(0.0)
     for i in range(n):
@@ -158,33 +179,66 @@ def move(k: int, n: int, q: wp.array2d(dtype=wp.float64), dq: wp.array2d(dtype=w
 
 
 @wp.func
-def evaluate(k: int, n: int, q: wp.array2d(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-             ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d,
-             p_end: wp.vec3d, J: wp.array3d(dtype=wp.float64), Tt: wp.mat44d,
-             e: wp.array2d(dtype=wp.float64)):
+def evaluate(
+    k: int,
+    n: int,
+    q: wp.array2d(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    J: wp.array3d(dtype=wp.float64),
+    Tt: wp.mat44d,
+    e: wp.array2d(dtype=wp.float64),
+):
     """FK, the Jacobian into ``J`` and the pose error into ``e`` at ``q[k]``."""
     Re, pe = jac_into(q, k, n, Rs, ps, kinds, R_end, p_end, J)
     pose_error(Tt, Re, pe, e, k)
 
 
 @wp.kernel
-def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
-              Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d),
-              kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d,
-              lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
-              slo: wp.array(dtype=wp.float64), shi: wp.array(dtype=wp.float64),
-              w: wp.array(dtype=wp.float64), sw: wp.array(dtype=wp.float64), tol_p: wp.float64,
-              tol_r: wp.float64, step_kind: int, damping: wp.float64, limit_mode: int,
-              max_iter: int, max_restarts: int, key: wp.int64,
-              qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64),
-              cA: wp.array2d(dtype=wp.float64), cb: wp.array(dtype=wp.float64),
-              q: wp.array2d(dtype=wp.float64), J: wp.array3d(dtype=wp.float64),
-              e: wp.array2d(dtype=wp.float64), Jw: wp.array3d(dtype=wp.float64),
-              ew: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=wp.float64),
-              L: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
-              dq: wp.array2d(dtype=wp.float64), held: wp.array2d(dtype=wp.int32),
-              q_out: wp.array2d(dtype=wp.float64), codes: wp.array(dtype=wp.int32),
-              iters: wp.array(dtype=wp.int32), restarts_out: wp.array(dtype=wp.int32)):
+def lm_kernel(
+    T: wp.array(dtype=wp.mat44d),
+    Q0: wp.array2d(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    slo: wp.array(dtype=wp.float64),
+    shi: wp.array(dtype=wp.float64),
+    w: wp.array(dtype=wp.float64),
+    sw: wp.array(dtype=wp.float64),
+    tol_p: wp.float64,
+    tol_r: wp.float64,
+    step_kind: int,
+    damping: wp.float64,
+    limit_mode: int,
+    max_iter: int,
+    max_restarts: int,
+    key: wp.int64,
+    qidx: wp.array2d(dtype=wp.int32),
+    qcoef: wp.array4d(dtype=wp.float64),
+    cA: wp.array2d(dtype=wp.float64),
+    cb: wp.array(dtype=wp.float64),
+    q: wp.array2d(dtype=wp.float64),
+    J: wp.array3d(dtype=wp.float64),
+    e: wp.array2d(dtype=wp.float64),
+    Jw: wp.array3d(dtype=wp.float64),
+    ew: wp.array2d(dtype=wp.float64),
+    y: wp.array2d(dtype=wp.float64),
+    L: wp.array3d(dtype=wp.float64),
+    G: wp.array3d(dtype=wp.float64),
+    dq: wp.array2d(dtype=wp.float64),
+    held: wp.array2d(dtype=wp.int32),
+    q_out: wp.array2d(dtype=wp.float64),
+    codes: wp.array(dtype=wp.int32),
+    iters: wp.array(dtype=wp.int32),
+    restarts_out: wp.array(dtype=wp.int32),
+):
     """``_solve_one`` of target ``k`` (no time budget): code, iterations, restarts, q."""
     k = wp.tid()
     n = lo.shape[0]
@@ -244,8 +298,10 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                 for i in range(n):
                                     if q[k, i] < lo[i] or q[k, i] > hi[i]:
                                         if kinds[i] == 0:
-                                            k2 = wp.rint((F(0.5) * (slo[i] + shi[i]) - q[k, i])
-                                                         / (F(2.0) * PI))
+                                            k2 = wp.rint(
+                                                (F(0.5) * (slo[i] + shi[i]) - q[k, i])
+                                                / (F(2.0) * PI)
+                                            )
                                             q[k, i] = q[k, i] + k2 * F(2.0) * PI
                                         if q[k, i] < lo[i] or q[k, i] > hi[i]:
                                             inside = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -264,13 +320,16 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                 for i in range(n):
                                     q_out[k, i] = q[k, i]
                                     if limit_mode != LIMITS_IGNORE and (
-                                            q[k, i] - lo[i] < AT_LIMIT
-                                            or hi[i] - q[k, i] < AT_LIMIT):
+                                        q[k, i] - lo[i] < AT_LIMIT or hi[i] - q[k, i] < AT_LIMIT
+                                    ):
                                         best_pinned = int(1)  # noqa: UP018
                             if it == max_iter:
                                 running = int(0)  # noqa: UP018 (a mutable Warp variable)
-                            elif E > STALL_RATIO * E_prev and E > STALL_FLOOR and (
-                                    stall + 1 >= STALL_STEPS):
+                            elif (
+                                E > STALL_RATIO * E_prev
+                                and E > STALL_FLOOR
+                                and (stall + 1 >= STALL_STEPS)
+                            ):
                                 running = 0  # no progress: abandoned for a restart
                             else:
                                 if E > STALL_RATIO * E_prev and E > STALL_FLOOR:
@@ -284,9 +343,27 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
                                     lam = damping * damping
                                 elif step_kind == STEP_LM_SUGIHARA:
                                     lam = E + damping
-                                if step(k, n, J, e, sw, lam, q, lo, hi,
-                                        wp.where(limit_mode == LIMITS_PROJECT, 1, 0), Jw, ew, y,
-                                        dq, L, held) == 0:
+                                if (
+                                    step(
+                                        k,
+                                        n,
+                                        J,
+                                        e,
+                                        sw,
+                                        lam,
+                                        q,
+                                        lo,
+                                        hi,
+                                        wp.where(limit_mode == LIMITS_PROJECT, 1, 0),
+                                        Jw,
+                                        ew,
+                                        y,
+                                        dq,
+                                        L,
+                                        held,
+                                    )
+                                    == 0
+                                ):
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
                                 else:
@@ -301,8 +378,13 @@ def lm_kernel(T: wp.array(dtype=wp.mat44d), Q0: wp.array2d(dtype=wp.float64),
     if solved == 0:
         # the best iterate's Jacobian tells a singular failure from a plain iteration cap
         singular_best = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if best_E < INF and any_violated == 0 and best_limits == 0 and best_pinned == 0 and (
-                any_singular == 0):
+        if (
+            best_E < INF
+            and any_violated == 0
+            and best_limits == 0
+            and best_pinned == 0
+            and (any_singular == 0)
+        ):
             for i in range(n):
                 q[k, i] = q_out[k, i]
             evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)

@@ -47,8 +47,7 @@ def target_key(key: wp.int64, Tt: wp.mat44d):
 
 # ----------------------------------------------------------------------------- pieces
 @wp.func
-def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.float64),
-               k: int):
+def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.float64), k: int):
     """``e = [p_t - p, rotvec(R_t R^T)]`` through Shepperd's quaternion, as on the CPU."""
     e[k, 0] = Tt[0, 3] - p[0]
     e[k, 1] = Tt[1, 3] - p[1]
@@ -108,9 +107,15 @@ def pose_error(Tt: wp.mat44d, R: wp.mat33d, p: wp.vec3d, e: wp.array2d(dtype=wp.
 
 
 @wp.func
-def is_singular(J: wp.array3d(dtype=wp.float64), w: wp.array(dtype=wp.float64), k: int,
-                n: int, Jw: wp.array3d(dtype=wp.float64), G: wp.array3d(dtype=wp.float64),
-                L: wp.array3d(dtype=wp.float64)):
+def is_singular(
+    J: wp.array3d(dtype=wp.float64),
+    w: wp.array(dtype=wp.float64),
+    k: int,
+    n: int,
+    Jw: wp.array3d(dtype=wp.float64),
+    G: wp.array3d(dtype=wp.float64),
+    L: wp.array3d(dtype=wp.float64),
+):
     """Whether the active rows of ``W^(1/2) J`` lose rank (as ``_is_singular``)."""
     rows = int(0)  # noqa: UP018 (a mutable Warp variable)
     for r in range(6):
@@ -191,8 +196,9 @@ def cholesky(L: wp.array3d(dtype=wp.float64), k: int, n: int):
 
 
 @wp.func
-def cholesky_solve(L: wp.array3d(dtype=wp.float64), k: int, n: int,
-                   b: wp.array2d(dtype=wp.float64)):
+def cholesky_solve(
+    L: wp.array3d(dtype=wp.float64), k: int, n: int, b: wp.array2d(dtype=wp.float64)
+):
     """:func:`ikstack.spatial._dense.cholesky_solve_inplace`: ``L L^T x = b`` in place."""
     for i in range(n):
         s = b[k, i]
@@ -209,9 +215,17 @@ def cholesky_solve(L: wp.array3d(dtype=wp.float64), k: int, n: int,
 
 # ----------------------------------------------------------------------------- FK + Jacobian
 @wp.func
-def jac_into(q: wp.array2d(dtype=wp.float64), k: int, n: int, Rs: wp.array(dtype=wp.mat33d),
-             ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d,
-             p_end: wp.vec3d, J: wp.array3d(dtype=wp.float64)):
+def jac_into(
+    q: wp.array2d(dtype=wp.float64),
+    k: int,
+    n: int,
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    J: wp.array3d(dtype=wp.float64),
+):
     """``ikstack.kinematics._kernels._jac_into`` at ``q[k]``: the base-frame Jacobian into
     ``J[k]`` and the TCP pose returned as ``(R, p)`` (joint axes and origins wait in ``J``)."""
     r00 = F(1.0)
@@ -300,5 +314,3 @@ def jac_into(q: wp.array2d(dtype=wp.float64), k: int, n: int, Rs: wp.array(dtype
             J[k, 4, i] = F(0.0)
             J[k, 5, i] = F(0.0)
     return R, wp.vec3d(tx, ty, tz)
-
-

@@ -72,9 +72,17 @@ def _err6(R: wp.mat33d, p: wp.vec3d, Tt: wp.mat44d):
 
 
 @wp.func
-def _tcp(q: wp.array2d(dtype=wp.float64), i: int, Rs: wp.array(dtype=wp.mat33d),
-         ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d,
-         p_end: wp.vec3d, pol: Polish, jac: int):
+def _tcp(
+    q: wp.array2d(dtype=wp.float64),
+    i: int,
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    pol: Polish,
+    jac: int,
+):
     """FK of ``q[i]`` (and its Jacobian into ``pol.J[i]`` when ``jac``): ``(R, p)``."""
     R0, p0 = _pose(q, i, Rs, ps, kinds, pol.zs, pol.os, jac)
     p = p0 + R0 * p_end
@@ -84,10 +92,20 @@ def _tcp(q: wp.array2d(dtype=wp.float64), i: int, Rs: wp.array(dtype=wp.mat33d),
 
 
 @wp.func
-def polish_one(Qf: wp.array2d(dtype=wp.float64), row: int, i: int, Tt: wp.mat44d,
-               Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d),
-               kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d,
-               ptol: wp.float64, rtol: wp.float64, pol: Polish):
+def polish_one(
+    Qf: wp.array2d(dtype=wp.float64),
+    row: int,
+    i: int,
+    Tt: wp.mat44d,
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    ptol: wp.float64,
+    rtol: wp.float64,
+    pol: Polish,
+):
     """At most ``pol.iters`` monotone corrections of ``Qf[row]`` in place (thread ``i``'s
     scratch); returns the count."""
     dof = Qf.shape[1]

@@ -15,8 +15,22 @@ import math
 
 import warp as wp
 
-__all__ = ["F", "INF", "NAN", "PI", "TWO_PI", "cabs", "cdiv", "ceq", "cmat4", "cmul", "copysign",
-           "cpow", "cre", "hypot"]
+__all__ = [
+    "F",
+    "INF",
+    "NAN",
+    "PI",
+    "TWO_PI",
+    "cabs",
+    "cdiv",
+    "ceq",
+    "cmat4",
+    "cmul",
+    "copysign",
+    "cpow",
+    "cre",
+    "hypot",
+]
 
 F = wp.float64
 INF = wp.constant(wp.float64(math.inf))

@@ -8,8 +8,9 @@ position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R
 target's mask, selection and status are decided on the device exactly as on the host.
 Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fixed_gate.constraint_tables`:
 quadrant polynomials and linear rows) are checked by :func:`ikstack.ik._gate.constraints_row`
-(generated from the CPU source: ``_gen_gate``), with the CPU path's retries (drop the nearest branch that breaks one, re-gate, up to 16
-times, then gate every slot); a linear row within round-off of zero is left to the host.
+(generated from the CPU source: ``_gen_gate``), with the CPU path's retries (drop the nearest
+branch that breaks one, re-gate, up to 16 times, then gate every slot); a linear row within
+round-off of zero is left to the host.
 """
 
 from __future__ import annotations
@@ -38,10 +39,16 @@ _pose = kinematics_kernels()["pose"]
 
 
 @wp.func
-def limits_row(Q: wp.array3d(dtype=wp.float64), i: int, k: int,
-               S: wp.array2d(dtype=wp.float64), lo: wp.array(dtype=wp.float64),
-               hi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
-               W: wp.array(dtype=wp.float64)):
+def limits_row(
+    Q: wp.array3d(dtype=wp.float64),
+    i: int,
+    k: int,
+    S: wp.array2d(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    revolute: wp.array(dtype=wp.int32),
+    W: wp.array(dtype=wp.float64),
+):
     """Move slot ``k`` to its representatives in place; ``(within limits, distance, step)``."""
     lim = int(1)  # noqa: UP018 (a mutable Warp variable)
     d = F(0.0)
@@ -68,18 +75,44 @@ def limits_row(Q: wp.array3d(dtype=wp.float64), i: int, k: int,
 
 
 @wp.func
-def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d,
-                Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d),
-                kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d,
-                zs: wp.array2d(dtype=wp.vec3d), os: wp.array2d(dtype=wp.vec3d)):
+def pose_errors(
+    q: wp.array2d(dtype=wp.float64),
+    row: int,
+    Tt: wp.mat44d,
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    zs: wp.array2d(dtype=wp.vec3d),
+    os: wp.array2d(dtype=wp.vec3d),
+):
     """FK of ``q[row]`` against ``Tt``: ``(position error, rotation error of the candidate
     gate, rotation error of certify)`` (the two angles differ only in rounding)."""
     R0, p0 = _pose(q, row, Rs, ps, kinds, zs, os, 0)
     p = p0 + R0 * p_end
     T = R0 * R_end
     perr, c, vx, vy, vz = pose_residual(
-        wp.mat44d(T[0, 0], T[0, 1], T[0, 2], p[0], T[1, 0], T[1, 1], T[1, 2], p[1],
-                  T[2, 0], T[2, 1], T[2, 2], p[2], F(0.0), F(0.0), F(0.0), F(1.0)), Tt)
+        wp.mat44d(
+            T[0, 0],
+            T[0, 1],
+            T[0, 2],
+            p[0],
+            T[1, 0],
+            T[1, 1],
+            T[1, 2],
+            p[1],
+            T[2, 0],
+            T[2, 1],
+            T[2, 2],
+            p[2],
+            F(0.0),
+            F(0.0),
+            F(0.0),
+            F(1.0),
+        ),
+        Tt,
+    )
     v0 = F(0.5) * vx
     v1 = F(0.5) * vy
     v2 = F(0.5) * vz
@@ -89,9 +122,16 @@ def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d,
 
 
 @wp.func
-def certified(q: wp.array2d(dtype=wp.float64), row: int, perr: wp.float64, rerr: wp.float64,
-              ptol: wp.float64, rtol: wp.float64, clo: wp.array(dtype=wp.float64),
-              chi: wp.array(dtype=wp.float64)):
+def certified(
+    q: wp.array2d(dtype=wp.float64),
+    row: int,
+    perr: wp.float64,
+    rerr: wp.float64,
+    ptol: wp.float64,
+    rtol: wp.float64,
+    clo: wp.array(dtype=wp.float64),
+    chi: wp.array(dtype=wp.float64),
+):
     """:func:`ikstack.ik.certify` without constraints: finite, within the chain's limits
     (tolerance 0) and FK within both tolerances."""
     ok = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -105,19 +145,37 @@ def certified(q: wp.array2d(dtype=wp.float64), row: int, perr: wp.float64, rerr:
 
 
 @wp.func
-def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
-                  Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
-                  V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
-                  hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
-                  chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
-                  W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-                  ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-                  R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-                  os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
-                  max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
-                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
-                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
-                  pol: Polish):
+def select_target(
+    i: int,
+    Tt: wp.mat44d,
+    S: wp.array2d(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    Qf: wp.array2d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    clo: wp.array(dtype=wp.float64),
+    chi: wp.array(dtype=wp.float64),
+    revolute: wp.array(dtype=wp.int32),
+    W: wp.array(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    zs: wp.array2d(dtype=wp.vec3d),
+    os: wp.array2d(dtype=wp.vec3d),
+    ptol: wp.float64,
+    rtol: wp.float64,
+    max_step: wp.float64,
+    lazy: int,
+    OK: wp.array2d(dtype=wp.int32),
+    FK: wp.array2d(dtype=wp.int32),
+    LIM: wp.array2d(dtype=wp.int32),
+    D: wp.array2d(dtype=wp.float64),
+    VALID: wp.array2d(dtype=wp.int32),
+    pol: Polish,
+):
     """Gate the ``K`` candidate slots of row ``i`` (seeded by ``S[i]``) as
     ``_select._finalize_pl`` does; returns ``(selected slot or -1, status)``.
 
@@ -172,8 +230,7 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
                 if lim != 0 and step <= max_step:
                     OK[i, cand] = 1
             else:
-                pe, rg, rc = pose_errors(Qf, i * K + cand, Tt, Rs, ps, kinds, R_end, p_end, zs,
-                                         os)
+                pe, rg, rc = pose_errors(Qf, i * K + cand, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
                 if pe <= ptol and rg <= rtol:
                     FK[i, cand] = 1
                     for k in range(K):
@@ -189,8 +246,7 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
             step = F(0.0)
             if V[i, k] != 0 and pol.iters > 0:
                 if pol.PL[i, k] == 0:
-                    polish_one(Qf, i * K + k, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol,
-                               pol)
+                    polish_one(Qf, i * K + k, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol, pol)
                     pol.PL[i, k] = 1
                     lim, d, st = limits_row(Q, i, k, S, lo, hi, revolute, W)
                     LIM[i, k] = lim
@@ -237,10 +293,16 @@ def select_target(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.func
-def _constraints_all(i: int, Qf: wp.array2d(dtype=wp.float64), K: int,
-                     CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                     qcoef: wp.array4d(dtype=wp.float64),
-                     Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64)):
+def _constraints_all(
+    i: int,
+    Qf: wp.array2d(dtype=wp.float64),
+    K: int,
+    CON: wp.array2d(dtype=wp.int32),
+    qidx: wp.array2d(dtype=wp.int32),
+    qcoef: wp.array4d(dtype=wp.float64),
+    Ac: wp.array2d(dtype=wp.float64),
+    bc: wp.array(dtype=wp.float64),
+):
     """``CON[i]`` of every slot; 1 when some slot could not be decided."""
     und = int(0)  # noqa: UP018 (a mutable Warp variable)
     for k in range(K):
@@ -263,27 +325,76 @@ def _breaks(i: int, best: int, CON: wp.array2d(dtype=wp.int32)):
 
 
 @wp.func
-def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
-             Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
-             V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
-             hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
-             chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
-             W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-             ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-             R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-             os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
-             max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
-             FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
-             D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
-             CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-             qcoef: wp.array4d(dtype=wp.float64), Ac: wp.array2d(dtype=wp.float64),
-             bc: wp.array(dtype=wp.float64), pol: Polish):
+def gate_row(
+    i: int,
+    Tt: wp.mat44d,
+    S: wp.array2d(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    Qf: wp.array2d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    clo: wp.array(dtype=wp.float64),
+    chi: wp.array(dtype=wp.float64),
+    revolute: wp.array(dtype=wp.int32),
+    W: wp.array(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    zs: wp.array2d(dtype=wp.vec3d),
+    os: wp.array2d(dtype=wp.vec3d),
+    ptol: wp.float64,
+    rtol: wp.float64,
+    max_step: wp.float64,
+    lazy: int,
+    OK: wp.array2d(dtype=wp.int32),
+    FK: wp.array2d(dtype=wp.int32),
+    LIM: wp.array2d(dtype=wp.int32),
+    D: wp.array2d(dtype=wp.float64),
+    VALID: wp.array2d(dtype=wp.int32),
+    CON: wp.array2d(dtype=wp.int32),
+    qidx: wp.array2d(dtype=wp.int32),
+    qcoef: wp.array4d(dtype=wp.float64),
+    Ac: wp.array2d(dtype=wp.float64),
+    bc: wp.array(dtype=wp.float64),
+    pol: Polish,
+):
     """:func:`select_target` plus the coupled-joint constraints, as
     :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
     ``UNDECIDED`` when a constraint was too close to call here."""
-    best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds,
-                               R_end, p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D,
-                               VALID, pol)
+    best, code = select_target(
+        i,
+        Tt,
+        S,
+        Q,
+        Qf,
+        V,
+        lo,
+        hi,
+        clo,
+        chi,
+        revolute,
+        W,
+        Rs,
+        ps,
+        kinds,
+        R_end,
+        p_end,
+        zs,
+        os,
+        ptol,
+        rtol,
+        max_step,
+        lazy,
+        OK,
+        FK,
+        LIM,
+        D,
+        VALID,
+        pol,
+    )
     K = Q.shape[1]
     if qidx.shape[0] + Ac.shape[0] > 0:
         und = _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
@@ -293,17 +404,73 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
             while bad != 0 and tries < CONSTRAINT_RETRIES:
                 # the nearest branch breaks a constraint: drop it and gate again
                 V[i, best] = 0
-                best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
-                                           ps, kinds, R_end, p_end, zs, os, ptol, rtol,
-                                           max_step, 1, OK, FK, LIM, D, VALID, pol)
+                best, code = select_target(
+                    i,
+                    Tt,
+                    S,
+                    Q,
+                    Qf,
+                    V,
+                    lo,
+                    hi,
+                    clo,
+                    chi,
+                    revolute,
+                    W,
+                    Rs,
+                    ps,
+                    kinds,
+                    R_end,
+                    p_end,
+                    zs,
+                    os,
+                    ptol,
+                    rtol,
+                    max_step,
+                    1,
+                    OK,
+                    FK,
+                    LIM,
+                    D,
+                    VALID,
+                    pol,
+                )
                 und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
                 bad = _breaks(i, best, CON)
                 tries += 1
             if bad != 0:
                 # still breaking constraints after the retries: every slot
-                best, code = select_target(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs,
-                                           ps, kinds, R_end, p_end, zs, os, ptol, rtol,
-                                           max_step, 0, OK, FK, LIM, D, VALID, pol)
+                best, code = select_target(
+                    i,
+                    Tt,
+                    S,
+                    Q,
+                    Qf,
+                    V,
+                    lo,
+                    hi,
+                    clo,
+                    chi,
+                    revolute,
+                    W,
+                    Rs,
+                    ps,
+                    kinds,
+                    R_end,
+                    p_end,
+                    zs,
+                    os,
+                    ptol,
+                    rtol,
+                    max_step,
+                    0,
+                    OK,
+                    FK,
+                    LIM,
+                    D,
+                    VALID,
+                    pol,
+                )
                 und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
         best = int(-1)  # noqa: UP018 (a mutable Warp variable)
         fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -340,13 +507,28 @@ def gate_row(i: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.func
-def finish_row(i: int, best: int, code: int, Tt: wp.mat44d, S: wp.array2d(dtype=wp.float64),
-               Qf: wp.array2d(dtype=wp.float64), K: int, clo: wp.array(dtype=wp.float64),
-               chi: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-               ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-               R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-               os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
-               q_out: wp.array2d(dtype=wp.float64), r: int):
+def finish_row(
+    i: int,
+    best: int,
+    code: int,
+    Tt: wp.mat44d,
+    S: wp.array2d(dtype=wp.float64),
+    Qf: wp.array2d(dtype=wp.float64),
+    K: int,
+    clo: wp.array(dtype=wp.float64),
+    chi: wp.array(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    zs: wp.array2d(dtype=wp.vec3d),
+    os: wp.array2d(dtype=wp.vec3d),
+    ptol: wp.float64,
+    rtol: wp.float64,
+    q_out: wp.array2d(dtype=wp.float64),
+    r: int,
+):
     """Certify the selection of row ``i`` and write it (or the seed ``S[i]``, with a status)
     to ``q_out[r]``; returns ``(status, position error, rotation error)`` of what was written,
     as :meth:`AnalyticIK._solve` decides them."""
@@ -375,24 +557,47 @@ def finish_row(i: int, best: int, code: int, Tt: wp.mat44d, S: wp.array2d(dtype=
 
 
 @wp.kernel
-def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
-                  Q: wp.array3d(dtype=wp.float64), Qf: wp.array2d(dtype=wp.float64),
-                  V: wp.array2d(dtype=wp.int32), lo: wp.array(dtype=wp.float64),
-                  hi: wp.array(dtype=wp.float64), clo: wp.array(dtype=wp.float64),
-                  chi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32),
-                  W: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d),
-                  ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32),
-                  R_end: wp.mat33d, p_end: wp.vec3d, zs: wp.array2d(dtype=wp.vec3d),
-                  os: wp.array2d(dtype=wp.vec3d), ptol: wp.float64, rtol: wp.float64,
-                  max_step: wp.float64, lazy: int, OK: wp.array2d(dtype=wp.int32),
-                  FK: wp.array2d(dtype=wp.int32), LIM: wp.array2d(dtype=wp.int32),
-                  D: wp.array2d(dtype=wp.float64), VALID: wp.array2d(dtype=wp.int32),
-                  CON: wp.array2d(dtype=wp.int32), qidx: wp.array2d(dtype=wp.int32),
-                  qcoef: wp.array4d(dtype=wp.float64),
-                  Ac: wp.array2d(dtype=wp.float64), bc: wp.array(dtype=wp.float64),
-                  q_out: wp.array2d(dtype=wp.float64), status: wp.array(dtype=wp.int32),
-                  perr: wp.array(dtype=wp.float64), rerr: wp.array(dtype=wp.float64),
-                  Tg: wp.array(dtype=wp.mat44d), rtc: wp.array(dtype=wp.float64), pol: Polish):
+def select_kernel(
+    T: wp.array(dtype=wp.mat44d),
+    S: wp.array2d(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    Qf: wp.array2d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    clo: wp.array(dtype=wp.float64),
+    chi: wp.array(dtype=wp.float64),
+    revolute: wp.array(dtype=wp.int32),
+    W: wp.array(dtype=wp.float64),
+    Rs: wp.array(dtype=wp.mat33d),
+    ps: wp.array(dtype=wp.vec3d),
+    kinds: wp.array(dtype=wp.int32),
+    R_end: wp.mat33d,
+    p_end: wp.vec3d,
+    zs: wp.array2d(dtype=wp.vec3d),
+    os: wp.array2d(dtype=wp.vec3d),
+    ptol: wp.float64,
+    rtol: wp.float64,
+    max_step: wp.float64,
+    lazy: int,
+    OK: wp.array2d(dtype=wp.int32),
+    FK: wp.array2d(dtype=wp.int32),
+    LIM: wp.array2d(dtype=wp.int32),
+    D: wp.array2d(dtype=wp.float64),
+    VALID: wp.array2d(dtype=wp.int32),
+    CON: wp.array2d(dtype=wp.int32),
+    qidx: wp.array2d(dtype=wp.int32),
+    qcoef: wp.array4d(dtype=wp.float64),
+    Ac: wp.array2d(dtype=wp.float64),
+    bc: wp.array(dtype=wp.float64),
+    q_out: wp.array2d(dtype=wp.float64),
+    status: wp.array(dtype=wp.int32),
+    perr: wp.array(dtype=wp.float64),
+    rerr: wp.array(dtype=wp.float64),
+    Tg: wp.array(dtype=wp.mat44d),
+    rtc: wp.array(dtype=wp.float64),
+    pol: Polish,
+):
     """One thread a target: gate its candidates, select, certify, write ``(q, status,
     errors)``; ``Qf`` is ``Q`` viewed as (N K, dof).
 
@@ -404,22 +609,74 @@ def select_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
     if pol.iters > 0:
         for k in range(Q.shape[1]):
             pol.PL[i, k] = 0
-    best, code = gate_row(i, Tt, S, Q, Qf, V, lo, hi, clo, chi, revolute, W, Rs, ps, kinds, R_end,
-                          p_end, zs, os, ptol, rtol, max_step, lazy, OK, FK, LIM, D, VALID, CON,
-                          qidx, qcoef, Ac, bc, pol)
+    best, code = gate_row(
+        i,
+        Tt,
+        S,
+        Q,
+        Qf,
+        V,
+        lo,
+        hi,
+        clo,
+        chi,
+        revolute,
+        W,
+        Rs,
+        ps,
+        kinds,
+        R_end,
+        p_end,
+        zs,
+        os,
+        ptol,
+        rtol,
+        max_step,
+        lazy,
+        OK,
+        FK,
+        LIM,
+        D,
+        VALID,
+        CON,
+        qidx,
+        qcoef,
+        Ac,
+        bc,
+        pol,
+    )
     K = Q.shape[1]
     if lazy == 0 and rtc[i] != rtol:
         # return_all of a projected target: every gated slot certified against the target
         # as given
         for k in range(K):
             if OK[i, k] != 0:
-                pe, rg, rc = pose_errors(Qf, i * K + k, Tg[i], Rs, ps, kinds, R_end, p_end, zs,
-                                         os)
+                pe, rg, rc = pose_errors(Qf, i * K + k, Tg[i], Rs, ps, kinds, R_end, p_end, zs, os)
                 VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtc[i], clo, chi)
             else:
                 VALID[i, k] = 0
-    st, pe, re = finish_row(i, best, code, Tg[i], S, Qf, K, clo, chi, Rs, ps, kinds, R_end,
-                            p_end, zs, os, ptol, rtc[i], q_out, i)
+    st, pe, re = finish_row(
+        i,
+        best,
+        code,
+        Tg[i],
+        S,
+        Qf,
+        K,
+        clo,
+        chi,
+        Rs,
+        ps,
+        kinds,
+        R_end,
+        p_end,
+        zs,
+        os,
+        ptol,
+        rtc[i],
+        q_out,
+        i,
+    )
     status[i] = st
     perr[i] = pe
     rerr[i] = re

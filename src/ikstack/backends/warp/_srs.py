@@ -31,18 +31,29 @@ MAX_ARCS = 48
 
 @wp.func
 def _target(T: wp.mat44d):
-    Rt = wp.mat33d(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2],
-                   T[2, 0], T[2, 1], T[2, 2])
+    Rt = wp.mat33d(T[0, 0], T[0, 1], T[0, 2], T[1, 0], T[1, 1], T[1, 2], T[2, 0], T[2, 1], T[2, 2])
     return Rt, wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
 
 
 @wp.func
-def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
-                H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-                p7T: wp.vec3d, R7T: wp.mat33d, grid: wp.array(dtype=wp.float64),
-                lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
-                arcs: int, bounds: wp.array2d(dtype=wp.float64),
-                psis: wp.array2d(dtype=wp.float64), used: wp.array(dtype=wp.int32)):
+def srs_swivels(
+    i: int,
+    Ti: wp.mat44d,
+    S: wp.array2d(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    Sp: wp.vec3d,
+    pS3: wp.vec3d,
+    p3W: wp.vec3d,
+    p7T: wp.vec3d,
+    R7T: wp.mat33d,
+    grid: wp.array(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    arcs: int,
+    bounds: wp.array2d(dtype=wp.float64),
+    psis: wp.array2d(dtype=wp.float64),
+    used: wp.array(dtype=wp.int32),
+):
     """Swivel angles of row ``i`` (target ``Ti``, seed ``S[i]``): the seed's, the grid, then
     the arc midpoints."""
     Rt, pt = _target(Ti)
@@ -116,11 +127,22 @@ def srs_swivels(i: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.func
-def srs_slots(i: int, s: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
-              H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-              p7T: wp.vec3d, R7T: wp.mat33d, psis: wp.array2d(dtype=wp.float64),
-              used: wp.array(dtype=wp.int32), Q: wp.array3d(dtype=wp.float64),
-              V: wp.array2d(dtype=wp.int32)):
+def srs_slots(
+    i: int,
+    s: int,
+    Ti: wp.mat44d,
+    S: wp.array2d(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    Sp: wp.vec3d,
+    pS3: wp.vec3d,
+    p3W: wp.vec3d,
+    p7T: wp.vec3d,
+    R7T: wp.mat33d,
+    psis: wp.array2d(dtype=wp.float64),
+    used: wp.array(dtype=wp.int32),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """The 8 candidate slots of swivel ``s`` of row ``i`` (unused swivels keep the seed)."""
     for k in range(8):
         V[i, s * 8 + k] = 0
@@ -158,23 +180,43 @@ def srs_slots(i: int, s: int, Ti: wp.mat44d, S: wp.array2d(dtype=wp.float64),
 
 
 @wp.kernel
-def srs_swivels_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
-                       H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-                       p7T: wp.vec3d, R7T: wp.mat33d, grid: wp.array(dtype=wp.float64),
-                       lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64),
-                       arcs: int, bounds: wp.array2d(dtype=wp.float64),
-                       psis: wp.array2d(dtype=wp.float64), used: wp.array(dtype=wp.int32)):
+def srs_swivels_kernel(
+    T: wp.array(dtype=wp.mat44d),
+    S: wp.array2d(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    Sp: wp.vec3d,
+    pS3: wp.vec3d,
+    p3W: wp.vec3d,
+    p7T: wp.vec3d,
+    R7T: wp.mat33d,
+    grid: wp.array(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    arcs: int,
+    bounds: wp.array2d(dtype=wp.float64),
+    psis: wp.array2d(dtype=wp.float64),
+    used: wp.array(dtype=wp.int32),
+):
     """:func:`srs_swivels` of target ``i``, one thread a target."""
     i = wp.tid()
     srs_swivels(i, T[i], S, H, Sp, pS3, p3W, p7T, R7T, grid, lo, hi, arcs, bounds, psis, used)
 
 
 @wp.kernel
-def srs_kernel(T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64),
-               H: wp.array(dtype=wp.vec3d), Sp: wp.vec3d, pS3: wp.vec3d, p3W: wp.vec3d,
-               p7T: wp.vec3d, R7T: wp.mat33d, psis: wp.array2d(dtype=wp.float64),
-               used: wp.array(dtype=wp.int32), Q: wp.array3d(dtype=wp.float64),
-               V: wp.array2d(dtype=wp.int32)):
+def srs_kernel(
+    T: wp.array(dtype=wp.mat44d),
+    S: wp.array2d(dtype=wp.float64),
+    H: wp.array(dtype=wp.vec3d),
+    Sp: wp.vec3d,
+    pS3: wp.vec3d,
+    p3W: wp.vec3d,
+    p7T: wp.vec3d,
+    R7T: wp.mat33d,
+    psis: wp.array2d(dtype=wp.float64),
+    used: wp.array(dtype=wp.int32),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
     """:func:`srs_slots` of swivel ``s`` of target ``i``, one thread a pair."""
     i, s = wp.tid()
     srs_slots(i, s, T[i], S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)

@@ -59,43 +59,61 @@ MODULES = {
 #: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
 SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.ik.analytic._tuple_math": {
-        "add": "a:v3 b:v3", "sub": "a:v3 b:v3", "neg": "a:v3", "scale": "a:v3 s:f",
-        "dot": "a:v3 b:v3", "cross": "a:v3 b:v3", "norm": "a:v3",
-        "rot_cs": "k:v3 c:f s:f p:v3", "rot": "k:v3 t:f p:v3",
-        "rotm_cs": "k:v3 c:f s:f", "rotm": "k:v3 t:f",
-        "mv": "R:m9 p:v3", "mtv": "R:m9 p:v3", "mm": "A:m9 B:m9", "mT": "A:m9",
-        "fatan2": "y:f x:f", "unit_cs": "y:f x:f", "wrap": "a:f", "any_perp": "k:v3",
+        "add": "a:v3 b:v3",
+        "sub": "a:v3 b:v3",
+        "neg": "a:v3",
+        "scale": "a:v3 s:f",
+        "dot": "a:v3 b:v3",
+        "cross": "a:v3 b:v3",
+        "norm": "a:v3",
+        "rot_cs": "k:v3 c:f s:f p:v3",
+        "rot": "k:v3 t:f p:v3",
+        "rotm_cs": "k:v3 c:f s:f",
+        "rotm": "k:v3 t:f",
+        "mv": "R:m9 p:v3",
+        "mtv": "R:m9 p:v3",
+        "mm": "A:m9 B:m9",
+        "mT": "A:m9",
+        "fatan2": "y:f x:f",
+        "unit_cs": "y:f x:f",
+        "wrap": "a:f",
+        "any_perp": "k:v3",
         "set4": "t:v4 i:i v:f",
-        "_cbrt": "z:c", "_cubic_roots": "a:f b:f c:f",
+        "_cbrt": "z:c",
+        "_cubic_roots": "a:f b:f c:f",
         "_polish": "c4:f c3:f c2:f c1:f c0:f z:c",
         "quartic_roots": "c4:f c3:f c2:f c1:f c0:f",
         "_trig4": "a0:f a1:f a2:f a3:f a4:f t:f",
         "trig_quartic": "a0:f a1:f a2:f a3:f a4:f",
     },
     "ikstack.ik.analytic._sp_kernels": {
-        "sp1": "p1:v3 p2:v3 k:v3", "sp1_angle": "p1:v3 p2:v3 k:v3",
-        "sp1_angle_cs": "p1:v3 p2:v3 k:v3", "_sp4_yx": "h:v3 p:v3 k:v3 d:f",
-        "sp4": "h:v3 p:v3 k:v3 d:f", "sp4_cs": "h:v3 p:v3 k:v3 d:f",
-        "sp3": "p1:v3 p2:v3 k:v3 d:f", "sp3_cs": "p1:v3 p2:v3 k:v3 d:f",
+        "sp1": "p1:v3 p2:v3 k:v3",
+        "sp1_angle": "p1:v3 p2:v3 k:v3",
+        "sp1_angle_cs": "p1:v3 p2:v3 k:v3",
+        "_sp4_yx": "h:v3 p:v3 k:v3 d:f",
+        "sp4": "h:v3 p:v3 k:v3 d:f",
+        "sp4_cs": "h:v3 p:v3 k:v3 d:f",
+        "sp3": "p1:v3 p2:v3 k:v3 d:f",
+        "sp3_cs": "p1:v3 p2:v3 k:v3 d:f",
         "_sp2": "p1:v3 p2:v3 k1:v3 k2:v3 second:b",
-        "sp2": "p1:v3 p2:v3 k1:v3 k2:v3", "sp2_first": "p1:v3 p2:v3 k1:v3 k2:v3",
+        "sp2": "p1:v3 p2:v3 k1:v3 k2:v3",
+        "sp2_first": "p1:v3 p2:v3 k1:v3 k2:v3",
         "_sp6_terms": "h:v3 k:v3 p:v3",
         "_sp6_polish": "ta:f tb:f a1s:f a1c:f a2s:f a2c:f b1s:f b1c:f b2s:f b2c:f e1:f e2:f",
         "_circle_line": "v0:f v1:f alpha:f",
         "_sp6_rank_one": "a1s:f a1c:f a2s:f a2c:f b1s:f b1c:f b2s:f b2c:f e1:f e2:f",
-        "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 "
-               "d1:f d2:f",
+        "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
     },
     "ikstack.ik.analytic._families6": {
         "decompose3": "R:m9 a:v3 b:v3 c:v3 seed_x:f",
-        "sp4_tangent": "h:v3 p:v3 k:v3 d:f t:f", "sp3_tangent": "p1:v3 p2:v3 k:v3 d:f t:f",
+        "sp4_tangent": "h:v3 p:v3 k:v3 d:f t:f",
+        "sp3_tangent": "p1:v3 p2:v3 k:v3 d:f t:f",
         "sp2_tangent": "p1:v3 p2:v3 k1:v3 k2:v3 t1:f t2:f",
         "_position3": "var:i pW:v3 H:av3 P:av3 seed0:f",
         "_free_joint1": "n:i t0:v4 t1:v4 t2:v4 pW:v3 R06:m9 H:av3 P:av3 seed4:f",
         "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
-        "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f "
-                       "theta0:f",
+        "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f theta0:f",
         "wrist_members": "R36:m9 h3:v3 h4:v3 h5:v3 seed3:f seed5:f",
         "tp_joint1": "h0:v3 c0:f s0:f R06:m9 p16:v3 P1:v3",
         "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
@@ -103,13 +121,15 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
     },
     "ikstack.ik.analytic._srs": {
-        "_frame": "what:v3", "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
+        "_frame": "what:v3",
+        "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
     "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
     "ikstack.ik._gate": {
-        "pose_residual": "T:m44 Tt:m44", "fk_error_one": "T:m44 Tt:m44",
+        "pose_residual": "T:m44 Tt:m44",
+        "fk_error_one": "T:m44 Tt:m44",
         "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
     },
 }
@@ -132,8 +152,11 @@ class _Module:
 class Translator:
     """Translates the modules of :data:`MODULES`, each after those it imports from."""
 
-    def __init__(self, signatures: dict[str, dict[str, str]] | None = None,
-                 modules: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        signatures: dict[str, dict[str, str]] | None = None,
+        modules: dict[str, str] | None = None,
+    ) -> None:
         self.signatures = SIGNATURES if signatures is None else signatures
         self.modules = MODULES if modules is None else modules
         self.done: dict[str, _Module] = {}
@@ -150,8 +173,11 @@ class Translator:
                     m.imports[a.asname or a.name] = node.module
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 tgt = node.targets[0]
-                names = [tgt] if isinstance(tgt, ast.Name) else (
-                    tgt.elts if isinstance(tgt, ast.Tuple) else [])
+                names = (
+                    [tgt]
+                    if isinstance(tgt, ast.Name)
+                    else (tgt.elts if isinstance(tgt, ast.Tuple) else [])
+                )
                 for i, t in enumerate(names):
                     if not isinstance(t, ast.Name):
                         continue
@@ -163,8 +189,8 @@ class Translator:
                     else:
                         val = (self._literal(node.value) or [None] * len(names))[i]
                     if isinstance(val, (bool, int, float)) or (
-                            isinstance(val, np.ndarray) and val.ndim == 1
-                            and val.dtype == np.float64):
+                        isinstance(val, np.ndarray) and val.ndim == 1 and val.dtype == np.float64
+                    ):
                         m.consts[nm] = val
         return m
 
@@ -185,14 +211,17 @@ class Translator:
         out: list[str] = []
         used_consts: set[str] = set()
         used_imports: set[str] = set()
-        for node in _callees_first([n for n in m.tree.body
-                                    if isinstance(n, ast.FunctionDef) and n.name in sigs]):
-            params = [(p.split(":")[0], _parse_type(p.split(":")[1]))
-                      for p in sigs[node.name].split()]
+        for node in _callees_first(
+            [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
+        ):
+            params = [
+                (p.split(":")[0], _parse_type(p.split(":")[1])) for p in sigs[node.name].split()
+            ]
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
-                    "declared signature")
+                    "declared signature"
+                )
             fn = _Func(node.name, params)
             w = _FuncWriter(self, m, fn)
             out.append(w.write(node))
@@ -208,7 +237,8 @@ class Translator:
             "# mypy: ignore-errors",
             "# ruff: noqa",
             f'"""GENERATED from ``src/{rel}`` by :mod:`ikstack.backends.warp._translate`:',
-            "do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``",
+            "do not edit; edit the CPU source and run"
+            " ``python -m ikstack.backends.warp._translate``",
             '(a test fails when this file and its source disagree)."""',
             "",
             "import warp as wp",
@@ -225,8 +255,10 @@ class Translator:
             v = m.consts[nm]
             if isinstance(v, np.ndarray):
                 vals = ", ".join(f"F({float(x)!r})" for x in v)
-                lines.append(f"{nm} = wp.constant(wp.types.vector(length={len(v)}, "
-                             f"dtype=wp.float64)({vals}))")
+                lines.append(
+                    f"{nm} = wp.constant(wp.types.vector(length={len(v)}, "
+                    f"dtype=wp.float64)({vals}))"
+                )
             elif isinstance(v, bool):
                 lines.append(f"{nm} = wp.constant({v!r})")
             elif isinstance(v, int):
@@ -255,8 +287,7 @@ def _callees_first(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
             return
         seen.add(d.name)
         for n in ast.walk(d):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                    and n.func.id in by_name:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in by_name:
                 visit(by_name[n.func.id])
         out.append(d)
 

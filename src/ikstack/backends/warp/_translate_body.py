@@ -117,8 +117,9 @@ class _FuncWriter(_ExprWriter):
             parts = [self.coerce(s, p, w) for p, w in zip(parts, want, strict=True)]
         return ", ".join(p[0] for p in parts)
 
-    def bind(self, node: ast.AST, name: str, code: str, t: Any, ind: int,
-             literal: bool = False) -> list[str]:
+    def bind(
+        self, node: ast.AST, name: str, code: str, t: Any, ind: int, literal: bool = False
+    ) -> list[str]:
         pad = "    " * ind
         old = self.env.get(name)
         if old == F and t == I:
@@ -164,7 +165,8 @@ class _FuncWriter(_ExprWriter):
             if isinstance(t, tuple) and t[0] == "tup":
                 raise self.err(s, "several values bound to one name")
             lit = isinstance(s.value, ast.Constant) or (
-                isinstance(s.value, ast.UnaryOp) and isinstance(s.value.operand, ast.Constant))
+                isinstance(s.value, ast.UnaryOp) and isinstance(s.value.operand, ast.Constant)
+            )
             return self.bind(s, first.id, code, t, ind, literal=lit)
         if isinstance(first, ast.Tuple):
             names = []
@@ -179,10 +181,18 @@ class _FuncWriter(_ExprWriter):
                     self.rename[e.id] = f"{e.id}_"
                 names.append(e.id)
             val = s.value
-            if isinstance(val, ast.IfExp) and isinstance(val.body, ast.Tuple) \
-                    and isinstance(val.orelse, ast.Tuple):
-                val = ast.Tuple([ast.copy_location(ast.IfExp(val.test, a, b), val)
-                                 for a, b in zip(val.body.elts, val.orelse.elts, strict=False)], ast.Load())
+            if (
+                isinstance(val, ast.IfExp)
+                and isinstance(val.body, ast.Tuple)
+                and isinstance(val.orelse, ast.Tuple)
+            ):
+                val = ast.Tuple(
+                    [
+                        ast.copy_location(ast.IfExp(val.test, a, b), val)
+                        for a, b in zip(val.body.elts, val.orelse.elts, strict=False)
+                    ],
+                    ast.Load(),
+                )
             if isinstance(val, ast.Tuple):
                 if len(val.elts) != len(names):
                     raise self.err(s, "unpacking a tuple of another length")
@@ -196,8 +206,7 @@ class _FuncWriter(_ExprWriter):
                         out.append("    " * ind + f"_t{self.ntmp} = {code}")
                     parts = tmps
                 for nm, (code, t), e in zip(names, parts, val.elts, strict=True):
-                    out += self.bind(s, nm, code, t, ind,
-                                     literal=isinstance(e, ast.Constant))
+                    out += self.bind(s, nm, code, t, ind, literal=isinstance(e, ast.Constant))
                 return out
             code, t = self.expr(val)
             if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == len(names):
@@ -245,8 +254,9 @@ class _FuncWriter(_ExprWriter):
         self.in_if -= 1
         # after the branches: a name bound to one type where bound; bound to two, unusable
         self.env = dict(before)
-        live = [env for env, stmts in ((env_body, s.body), (env_else, s.orelse))
-                if not _exits(stmts)]
+        live = [
+            env for env, stmts in ((env_body, s.body), (env_else, s.orelse)) if not _exits(stmts)
+        ]
         for env in live:
             for nm, tt in env.items():
                 if before.get(nm) != tt:
@@ -275,12 +285,18 @@ class _FuncWriter(_ExprWriter):
             body = self.block(s.body, ind + 1)
             self.depth -= 1
             return [pad + f"for {k} in range({len(parts)}):"] + head + body
-        if not (isinstance(s.target, ast.Name) and isinstance(s.iter, ast.Call)
-                and isinstance(s.iter.func, ast.Name) and s.iter.func.id == "range"
-                and not s.orelse):
+        if not (
+            isinstance(s.target, ast.Name)
+            and isinstance(s.iter, ast.Call)
+            and isinstance(s.iter.func, ast.Name)
+            and s.iter.func.id == "range"
+            and not s.orelse
+        ):
             raise self.err(s, "only `for name in range(...)` loops")
-        args = [self.coerce(s, self.expr(a), I) if self.expr(a)[1] == B else self.expr(a)
-                for a in s.iter.args]
+        args = [
+            self.coerce(s, self.expr(a), I) if self.expr(a)[1] == B else self.expr(a)
+            for a in s.iter.args
+        ]
         for a in args:
             if a[1] not in (I, B):
                 raise self.err(s, "range() of a non-int")

@@ -85,16 +85,41 @@ class _Func:
     ret: Any = None
 
 
-
-_MATH1 = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "floor",
-          "ceil", "log2", "log10", "sinh", "cosh", "tanh"}
+_MATH1 = {
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "exp",
+    "log",
+    "floor",
+    "ceil",
+    "log2",
+    "log10",
+    "sinh",
+    "cosh",
+    "tanh",
+}
 _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "copysign"}
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Mod: "%",
-           ast.FloorDiv: "//", ast.Pow: "**"}
-_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
-           ast.NotEq: "!="}
-_FOLD_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-             ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+_BINOPS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.Mod: "%",
+    ast.FloorDiv: "//",
+    ast.Pow: "**",
+}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_FOLD_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
 
 
 class _ExprWriter:
@@ -109,8 +134,9 @@ class _ExprWriter:
     used_imports: set[str]
 
     def err(self, node: ast.AST, msg: str) -> TranslateError:
-        return TranslateError(f"{self.m.path}:{getattr(node, 'lineno', '?')}: "
-                              f"{self.fn.name}: {msg}")
+        return TranslateError(
+            f"{self.m.path}:{getattr(node, 'lineno', '?')}: {self.fn.name}: {msg}"
+        )
 
     # -- the function
     def is_vector(self, e: ast.Tuple) -> bool:
@@ -140,15 +166,26 @@ class _ExprWriter:
 
     def fold(self, e: ast.expr) -> float | int | None:
         """The value of a constant expression (literals, module constants, ``math.pi``...)."""
-        if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) \
-                and not isinstance(e.value, bool):
+        if (
+            isinstance(e, ast.Constant)
+            and isinstance(e.value, (int, float))
+            and not isinstance(e.value, bool)
+        ):
             return e.value
-        if isinstance(e, ast.Name) and e.id in self.m.consts and e.id not in self.env \
-                and isinstance(self.m.consts[e.id], (int, float)) \
-                and not isinstance(self.m.consts[e.id], bool):
+        if (
+            isinstance(e, ast.Name)
+            and e.id in self.m.consts
+            and e.id not in self.env
+            and isinstance(self.m.consts[e.id], (int, float))
+            and not isinstance(self.m.consts[e.id], bool)
+        ):
             return self.m.consts[e.id]
-        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) \
-                and e.value.id == "math" and e.attr in ("pi", "inf", "e", "tau", "nan"):
+        if (
+            isinstance(e, ast.Attribute)
+            and isinstance(e.value, ast.Name)
+            and e.value.id == "math"
+            and e.attr in ("pi", "inf", "e", "tau", "nan")
+        ):
             return float(getattr(math, e.attr))
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
             v = self.fold(e.operand)
@@ -160,9 +197,14 @@ class _ExprWriter:
                 return None
             r = _FOLD_OPS[type(e.op)](a, b)
             return r
-        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) \
-                and isinstance(e.func.value, ast.Name) and e.func.value.id == "math" \
-                and e.func.attr == "sqrt" and len(e.args) == 1:
+        if (
+            isinstance(e, ast.Call)
+            and isinstance(e.func, ast.Attribute)
+            and isinstance(e.func.value, ast.Name)
+            and e.func.value.id == "math"
+            and e.func.attr == "sqrt"
+            and len(e.args) == 1
+        ):
             v = self.fold(e.args[0])
             return None if v is None else math.sqrt(v)
         return None
@@ -227,8 +269,11 @@ class _ExprWriter:
                     raise self.err(e, "ordering of complex numbers")
                 code = f"ceq({a[0]}, {b[0]})"
                 return (code if op == "==" else f"not {code}"), B
-            return f"{self.paren(e.left, a[0], cmp=True)} {op} " \
-                f"{self.paren(e.comparators[0], b[0], cmp=True)}", B
+            return (
+                f"{self.paren(e.left, a[0], cmp=True)} {op} "
+                f"{self.paren(e.comparators[0], b[0], cmp=True)}",
+                B,
+            )
         if isinstance(e, ast.IfExp):
             c, tc = self.expr(e.test)
             a, b, t = self.unify(e, self.expr(e.body), self.expr(e.orelse))
@@ -243,8 +288,10 @@ class _ExprWriter:
                 if len(vals) in (2, 3, 4):
                     return f"wp.vec{len(vals)}d({', '.join(vals)})", _vec(len(vals))
             if ts == {C}:
-                return f"wp.matrix_from_rows({', '.join(p[0] for p in tparts)})", \
-                    ("cv", len(tparts))
+                return f"wp.matrix_from_rows({', '.join(p[0] for p in tparts)})", (
+                    "cv",
+                    len(tparts),
+                )
             raise self.err(e, "a tuple of mixed values outside a return")
         if isinstance(e, ast.Subscript):
             return self.subscript(e)
@@ -259,12 +306,12 @@ class _ExprWriter:
             return self.call(e)
         raise self.err(e, f"{type(e).__name__} is outside the portable subset")
 
-    def paren(self, node: ast.expr, code: str, bool_ctx: bool = False,
-              cmp: bool = False) -> str:
+    def paren(self, node: ast.expr, code: str, bool_ctx: bool = False, cmp: bool = False) -> str:
         if cmp and isinstance(node, ast.BinOp):
             return code
         if isinstance(node, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp)) or (
-                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        ):
             if bool_ctx and isinstance(node, ast.Compare):
                 return code
             return f"({code})"
@@ -347,8 +394,7 @@ class _ExprWriter:
         if e.keywords:
             raise self.err(e, "keyword arguments")
         f = e.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
-                and f.value.id == "math":
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
             args = [self.coerce(e, self.expr(a), F) for a in e.args]
             if f.attr in _MATH1 and len(args) == 1:
                 return f"wp.{f.attr}({args[0][0]})", F
@@ -394,11 +440,27 @@ class _ExprWriter:
         args = [self.coerce(e, a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
         return f"{nm}({', '.join(a[0] for a in args)})", fn.ret
 
+
 #: CPU helpers that turn an array row into a tuple: the identity on device values
 IDENTITY = {"v3": ("v", 3), "m9": M9}
 #: names a generated module defines or imports: a CPU local of the same name is renamed
-RESERVED = {"wp", "F", "INF", "NAN", "PI", "TWO_PI", "cmat4", "hypot", "copysign", "cre",
-            "ceq", "cmul", "cdiv", "cabs", "cpow"}
+RESERVED = {
+    "wp",
+    "F",
+    "INF",
+    "NAN",
+    "PI",
+    "TWO_PI",
+    "cmat4",
+    "hypot",
+    "copysign",
+    "cre",
+    "ceq",
+    "cmul",
+    "cdiv",
+    "cabs",
+    "cpow",
+}
 
 
 def _prec(op: ast.operator) -> int:

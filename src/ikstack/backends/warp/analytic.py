@@ -115,21 +115,38 @@ class WarpAnalyticIK:
         InputError: a bad option.
     """
 
-    def __init__(self, chain: Chain, device: str = "cpu", mode: str = "strict",
-                 position_tolerance: float = 1e-6, rotation_tolerance: float = 1e-6,
-                 num_samples: int = 128, weights: ArrayLike | None = None,
-                 max_joint_step: float | None = None, tol: float = 1e-8,
-                 chunk_size: int = 512, certify: str = "device"):
+    def __init__(
+        self,
+        chain: Chain,
+        device: str = "cpu",
+        mode: str = "strict",
+        position_tolerance: float = 1e-6,
+        rotation_tolerance: float = 1e-6,
+        num_samples: int = 128,
+        weights: ArrayLike | None = None,
+        max_joint_step: float | None = None,
+        tol: float = 1e-8,
+        chunk_size: int = 512,
+        certify: str = "device",
+    ):
         if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
             raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
-        self._ik = AnalyticIK(chain, mode=mode, position_tolerance=position_tolerance,
-                              rotation_tolerance=rotation_tolerance, num_samples=num_samples,
-                              weights=weights, max_joint_step=max_joint_step, tol=tol)
+        self._ik = AnalyticIK(
+            chain,
+            mode=mode,
+            position_tolerance=position_tolerance,
+            rotation_tolerance=rotation_tolerance,
+            num_samples=num_samples,
+            weights=weights,
+            max_joint_step=max_joint_step,
+            tol=tol,
+        )
         base = self._ik.family
         if not isinstance(base, SixR | SRS | LockedJoint):
             raise UnsupportedGeometryError(
                 f"{chain.name or 'chain'}: analytic family {base.name!r} is not in the warp "
-                "backend yet (use ikstack.ik.analytic.AnalyticIK on the CPU)")
+                "backend yet (use ikstack.ik.analytic.AnalyticIK on the CPU)"
+            )
         self._wp = warp()
         self._dev = get_device(device)
         self.chain = chain
@@ -156,10 +173,23 @@ class WarpAnalyticIK:
 
         ik = self._ik
         dummy = wp.empty((1, 1), dtype=wp.vec3d, device=self._dev)
-        self._gate_args = [arr(ik._lo), arr(ik._hi), arr(chain.lower), arr(chain.upper),
-                           arr(ik._revolute.astype(np.int32), wp.int32), arr(ik.weights),
-                           d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], dummy, dummy,
-                           ik.position_tolerance, ik.rotation_tolerance]
+        self._gate_args = [
+            arr(ik._lo),
+            arr(ik._hi),
+            arr(chain.lower),
+            arr(chain.upper),
+            arr(ik._revolute.astype(np.int32), wp.int32),
+            arr(ik.weights),
+            d["Rs"],
+            d["ps"],
+            d["kinds"],
+            d["R_end"],
+            d["p_end"],
+            dummy,
+            dummy,
+            ik.position_tolerance,
+            ik.rotation_tolerance,
+        ]
         # coupled-joint constraint tables, as the CPU kernels take them
         self._con_args = constraint_arrays(wp, self._dev, tabs, chain.dof)
 
@@ -179,32 +209,43 @@ class WarpAnalyticIK:
         if isinstance(f, LockedJoint):
             g = self._upload(f.sub)
             M = np.asarray(f.M, dtype=np.float64)
-            g.update({"lock_first": int(bool(f.lock_first)),
-                      "lh": wp.vec3d(*np.asarray(f.lh, dtype=np.float64).tolist()),
-                      "lr": wp.vec3d(*np.asarray(f.lr, dtype=np.float64).tolist()),
-                      "M_R": wp.mat33d(*M[:3, :3].ravel().tolist()),
-                      "M_p": wp.vec3d(*M[:3, 3].tolist()),
-                      "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64,
-                                       device=dev)})
+            g.update(
+                {
+                    "lock_first": int(bool(f.lock_first)),
+                    "lh": wp.vec3d(*np.asarray(f.lh, dtype=np.float64).tolist()),
+                    "lr": wp.vec3d(*np.asarray(f.lr, dtype=np.float64).tolist()),
+                    "M_R": wp.mat33d(*M[:3, :3].ravel().tolist()),
+                    "M_p": wp.vec3d(*M[:3, 3].tolist()),
+                    "grid": wp.array(
+                        np.asarray(f.grid, dtype=np.float64), dtype=wp.float64, device=dev
+                    ),
+                }
+            )
             return g
         if isinstance(f, SixR):
-            return {"H": wp.array(f.H, dtype=wp.vec3d, device=dev),
-                    "P": wp.array(f.P, dtype=wp.vec3d, device=dev),
-                    "R6T": wp.mat33d(*np.asarray(f.R6T, dtype=np.float64).ravel().tolist()),
-                    "sgn": wp.array(np.asarray(f.sgn, dtype=np.float64), dtype=wp.float64,
-                                    device=dev)}
+            return {
+                "H": wp.array(f.H, dtype=wp.vec3d, device=dev),
+                "P": wp.array(f.P, dtype=wp.vec3d, device=dev),
+                "R6T": wp.mat33d(*np.asarray(f.R6T, dtype=np.float64).ravel().tolist()),
+                "sgn": wp.array(np.asarray(f.sgn, dtype=np.float64), dtype=wp.float64, device=dev),
+            }
 
         def v(x: Any) -> Any:
             return wp.vec3d(*np.asarray(x, dtype=np.float64).tolist())
 
-        return {"H": wp.array(f.H, dtype=wp.vec3d, device=dev), "Sp": v(f.S), "pS3": v(f.pS3),
-                "p3W": v(f.p3W), "p7T": v(f.p7T),
-                "R7T": wp.mat33d(*np.asarray(f.R7T, dtype=np.float64).ravel().tolist()),
-                "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64,
-                                 device=dev),
-                "lo": wp.array(np.asarray(f.lo, dtype=np.float64), dtype=wp.float64, device=dev),
-                "hi": wp.array(np.asarray(f.hi, dtype=np.float64), dtype=wp.float64, device=dev),
-                "arcs": int(bool(f.arcs)), "slots": int(f.K) // 8}
+        return {
+            "H": wp.array(f.H, dtype=wp.vec3d, device=dev),
+            "Sp": v(f.S),
+            "pS3": v(f.pS3),
+            "p3W": v(f.p3W),
+            "p7T": v(f.p7T),
+            "R7T": wp.mat33d(*np.asarray(f.R7T, dtype=np.float64).ravel().tolist()),
+            "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64, device=dev),
+            "lo": wp.array(np.asarray(f.lo, dtype=np.float64), dtype=wp.float64, device=dev),
+            "hi": wp.array(np.asarray(f.hi, dtype=np.float64), dtype=wp.float64, device=dev),
+            "arcs": int(bool(f.arcs)),
+            "slots": int(f.K) // 8,
+        }
 
     def prepare_buffers(self, max_batch: int) -> None:
         """Reserve device scratch for batches up to ``max_batch`` targets (capped at
@@ -216,10 +257,12 @@ class WarpAnalyticIK:
             return
         wp, dev = self._wp, self._dev
         k, dof = int(self._base.K), int(self._base.dof)
-        b = {"T": wp.empty(cap, dtype=wp.mat44d, device=dev),
-             "S": wp.empty((cap, dof), dtype=wp.float64, device=dev),
-             "Q": wp.empty((cap, k, dof), dtype=wp.float64, device=dev),
-             "V": wp.empty((cap, k), dtype=wp.int32, device=dev)}
+        b = {
+            "T": wp.empty(cap, dtype=wp.mat44d, device=dev),
+            "S": wp.empty((cap, dof), dtype=wp.float64, device=dev),
+            "Q": wp.empty((cap, k, dof), dtype=wp.float64, device=dev),
+            "V": wp.empty((cap, k), dtype=wp.int32, device=dev),
+        }
         if self.device_selection:
             i32, f64 = wp.int32, wp.float64
             b["Qf"] = b["Q"].reshape((cap * k, dof))
@@ -286,23 +329,82 @@ class WarpAnalyticIK:
         Q, V = b["Q"][:m], b["V"][:m]
         f = self._base
         if isinstance(f, SixR):
-            wp.launch(_families.sixr_kernel, dim=m, device=dev,
-                      inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), b["T"][:m],
-                              b["S"][:m], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
+            wp.launch(
+                _families.sixr_kernel,
+                dim=m,
+                device=dev,
+                inputs=[
+                    int(f.fid),
+                    int(f.var),
+                    int(bool(f.reverse)),
+                    b["T"][:m],
+                    b["S"][:m],
+                    g["H"],
+                    g["P"],
+                    g["R6T"],
+                    g["sgn"],
+                    Q,
+                    V,
+                ],
+            )
         elif isinstance(f, LockedJoint):
             six = f.sub
-            wp.launch(_families.locked_kernel, dim=(m, f.K // 8), device=dev,
-                      inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), b["T"][:m],
-                              b["S"][:m], g["lock_first"], g["lh"], g["lr"], g["M_R"],
-                              g["M_p"], g["grid"], g["H"], g["P"], g["R6T"], g["sgn"], Q, V])
+            wp.launch(
+                _families.locked_kernel,
+                dim=(m, f.K // 8),
+                device=dev,
+                inputs=[
+                    int(six.fid),
+                    int(six.var),
+                    int(bool(six.reverse)),
+                    b["T"][:m],
+                    b["S"][:m],
+                    g["lock_first"],
+                    g["lh"],
+                    g["lr"],
+                    g["M_R"],
+                    g["M_p"],
+                    g["grid"],
+                    g["H"],
+                    g["P"],
+                    g["R6T"],
+                    g["sgn"],
+                    Q,
+                    V,
+                ],
+            )
         else:
-            common = [b["T"][:m], b["S"][:m], g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"],
-                      g["R7T"]]
-            wp.launch(_srs.srs_swivels_kernel, dim=m, device=dev,
-                      inputs=common + [g["grid"], g["lo"], g["hi"], g["arcs"], b["bounds"][:m],
-                                       b["psis"][:m], b["used"][:m]])
-            wp.launch(_srs.srs_kernel, dim=(m, g["slots"]), device=dev,
-                      inputs=common + [b["psis"][:m], b["used"][:m], Q, V])
+            common = [
+                b["T"][:m],
+                b["S"][:m],
+                g["H"],
+                g["Sp"],
+                g["pS3"],
+                g["p3W"],
+                g["p7T"],
+                g["R7T"],
+            ]
+            wp.launch(
+                _srs.srs_swivels_kernel,
+                dim=m,
+                device=dev,
+                inputs=common
+                + [
+                    g["grid"],
+                    g["lo"],
+                    g["hi"],
+                    g["arcs"],
+                    b["bounds"][:m],
+                    b["psis"][:m],
+                    b["used"][:m],
+                ],
+            )
+            wp.launch(
+                _srs.srs_kernel,
+                dim=(m, g["slots"]),
+                device=dev,
+                inputs=common + [b["psis"][:m], b["used"][:m], Q, V],
+            )
         return Q, V
 
     def _device_candidates(self, T: Array, S: Array) -> tuple[Array, NDArray[np.bool_]]:
@@ -311,8 +413,9 @@ class WarpAnalyticIK:
         # copies: later calls reuse the scratch
         return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
 
-    def _device_select(self, T: Array, S: Array, return_all: bool,
-                       max_step: float | None = None) -> tuple[Any, ...]:
+    def _device_select(
+        self, T: Array, S: Array, return_all: bool, max_step: float | None = None
+    ) -> tuple[Any, ...]:
         """Candidates, selection and certification of at most ``chunk_size`` targets on the
         device; ``(q, status, perr, rerr, q_all, valid_all)`` as fresh host arrays (the last
         two None unless ``return_all``: only (m, dof) and three (m,) arrays come back)."""
@@ -328,23 +431,52 @@ class WarpAnalyticIK:
         b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
         b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
         step = self._step if max_step is None else max_step
-        wp.launch(_selection.select_kernel, dim=m, device=self._dev,
-                  inputs=[b["T"][:m], b["S"][:m], Q, b["Qf"][:m * k], V, *self._gate_args,
-                          step, 0 if return_all else 1, b["OK"][:m], b["FK"][:m],
-                          b["LIM"][:m], b["D"][:m], b["VALID"][:m], b["CON"][:m],
-                          *self._con_args, b["q"][:m], b["status"][:m], b["perr"][:m],
-                          b["rerr"][:m], b["Tg"][:m], b["rtc"][:m], b["pol"]])
+        wp.launch(
+            _selection.select_kernel,
+            dim=m,
+            device=self._dev,
+            inputs=[
+                b["T"][:m],
+                b["S"][:m],
+                Q,
+                b["Qf"][: m * k],
+                V,
+                *self._gate_args,
+                step,
+                0 if return_all else 1,
+                b["OK"][:m],
+                b["FK"][:m],
+                b["LIM"][:m],
+                b["D"][:m],
+                b["VALID"][:m],
+                b["CON"][:m],
+                *self._con_args,
+                b["q"][:m],
+                b["status"][:m],
+                b["perr"][:m],
+                b["rerr"][:m],
+                b["Tg"][:m],
+                b["rtc"][:m],
+                b["pol"],
+            ],
+        )
         q_all = valid_all = None
         if return_all:
             q_all = np.array(Q.numpy(), dtype=np.float64)
             valid_all = np.array(b["VALID"][:m].numpy() != 0)
-        return (np.array(b["q"][:m].numpy(), dtype=np.float64),
-                b["status"][:m].numpy().astype(np.int64), np.array(b["perr"][:m].numpy()),
-                np.array(b["rerr"][:m].numpy()), q_all, valid_all)
+        return (
+            np.array(b["q"][:m].numpy(), dtype=np.float64),
+            b["status"][:m].numpy().astype(np.int64),
+            np.array(b["perr"][:m].numpy()),
+            np.array(b["rerr"][:m].numpy()),
+            q_all,
+            valid_all,
+        )
 
     # ------------------------------------------------------------------ solving
-    def candidates(self, T_base_tcp: ArrayLike,
-                   seed: ArrayLike | None = None) -> tuple[Array, NDArray[np.bool_]]:
+    def candidates(
+        self, T_base_tcp: ArrayLike, seed: ArrayLike | None = None
+    ) -> tuple[Array, NDArray[np.bool_]]:
         """The family's raw candidates before representatives, limits and the FK gate.
 
         Args:
@@ -358,8 +490,14 @@ class WarpAnalyticIK:
         S = self._ik._seeds(seed, T.shape[0])
         return self._ik.family.solve(T, S)
 
-    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
-              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
+    def solve(
+        self,
+        T_base_tcp: ArrayLike,
+        q0: ArrayLike | None = None,
+        return_all: bool = False,
+        *,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """Solve targets; the valid solution nearest each joint guess (see
         :meth:`AnalyticIK.solve`).
 
@@ -386,62 +524,95 @@ class WarpAnalyticIK:
         S = self._ik._seeds(seed, n)
         if self.device_selection and n:
             return self._solve_device(T, S, return_all)
-        parts = [self._ik.solve(T[i:i + self.chunk_size], S[i:i + self.chunk_size], return_all)
-                 for i in range(0, max(n, 1), self.chunk_size)]
+        parts = [
+            self._ik.solve(T[i : i + self.chunk_size], S[i : i + self.chunk_size], return_all)
+            for i in range(0, max(n, 1), self.chunk_size)
+        ]
 
         def cat(field: str) -> Any:
             return np.concatenate([getattr(p, field) for p in parts])
 
-        return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
-                        cat("status"), self.method, cat("iterations"), cat("restarts"),
-                        cat("q_all") if return_all else None,
-                        cat("valid_all") if return_all else None)
+        return IKResult(
+            cat("q"),
+            cat("success"),
+            cat("position_error"),
+            cat("rotation_error"),
+            cat("status"),
+            self.method,
+            cat("iterations"),
+            cat("restarts"),
+            cat("q_all") if return_all else None,
+            cat("valid_all") if return_all else None,
+        )
 
-    def _solve_device(self, T: Array, S: Array, return_all: bool,
-                      max_step: float | None = None) -> IKResult:
+    def _solve_device(
+        self, T: Array, S: Array, return_all: bool, max_step: float | None = None
+    ) -> IKResult:
         n, step = T.shape[0], self.chunk_size
-        parts = [self._device_select(T[i:i + step], S[i:i + step], return_all, max_step)
-                 for i in range(0, n, step)]
+        parts = [
+            self._device_select(T[i : i + step], S[i : i + step], return_all, max_step)
+            for i in range(0, n, step)
+        ]
         q, status, perr, rerr = (np.concatenate([p[f] for p in parts]) for f in range(4))
         q_all = np.concatenate([p[4] for p in parts]) if return_all else None
         valid_all = np.concatenate([p[5] for p in parts]) if return_all else None
         und = np.flatnonzero(status < 0)
         if und.size:
             # a linear constraint within round-off of zero: Python decides, on the host path
-            r = (self._ik.solve(T[und], S[und], return_all) if max_step is None
-                 else self._ik._solve(T[und], S[und], return_all, max_step))
-            q[und], status[und], perr[und], rerr[und] = (r.q, r.status, r.position_error,
-                                                         r.rotation_error)
+            r = (
+                self._ik.solve(T[und], S[und], return_all)
+                if max_step is None
+                else self._ik._solve(T[und], S[und], return_all, max_step)
+            )
+            q[und], status[und], perr[und], rerr[und] = (
+                r.q,
+                r.status,
+                r.position_error,
+                r.rotation_error,
+            )
             if q_all is not None and valid_all is not None:
                 q_all[und], valid_all[und] = r.q_all, r.valid_all
         if self.certify == "host":
             q, status, perr, rerr = self._host_certify(T, S, q, status, perr, rerr)
             if q_all is not None and valid_all is not None:
                 rtol = self._ik.rotation_tolerance + project_rigid(T)[1]
-                okc, _, _ = host_certify(self.chain, q_all, T[:, None],
-                                         self._ik.position_tolerance, rtol[:, None])
+                okc, _, _ = host_certify(
+                    self.chain, q_all, T[:, None], self._ik.position_tolerance, rtol[:, None]
+                )
                 valid_all = valid_all & okc
         zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q, status == IKStatus.SUCCESS, perr, rerr, status, self.method, zeros,
-                        zeros.copy(), q_all, valid_all)
+        return IKResult(
+            q,
+            status == IKStatus.SUCCESS,
+            perr,
+            rerr,
+            status,
+            self.method,
+            zeros,
+            zeros.copy(),
+            q_all,
+            valid_all,
+        )
 
-    def _host_certify(self, T: Array, S: Array, q: Array, status: NDArray[np.int64],
-                      perr: Array, rerr: Array) -> tuple[Array, NDArray[np.int64], Array, Array]:
+    def _host_certify(
+        self, T: Array, S: Array, q: Array, status: NDArray[np.int64], perr: Array, rerr: Array
+    ) -> tuple[Array, NDArray[np.int64], Array, Array]:
         """:func:`ikstack.ik.certify` of the device's selections on the host; a selection it
         rejects becomes a failure as in :meth:`AnalyticIK.solve` (seed, ``UNREACHABLE``)."""
         ik = self._ik
-        ok, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
-                                  ik.rotation_tolerance + project_rigid(T)[1])
+        ok, pe, re = host_certify(
+            self.chain, q, T, ik.position_tolerance, ik.rotation_tolerance + project_rigid(T)[1]
+        )
         bad = (status == IKStatus.SUCCESS) & ~ok
         q = np.where(bad[:, None], S, q)
         status = np.where(bad, int(IKStatus.UNREACHABLE), status).astype(np.int64)
         if bad.any():
-            _, pe, re = host_certify(self.chain, q, T, ik.position_tolerance,
-                                     ik.rotation_tolerance)
+            _, pe, re = host_certify(self.chain, q, T, ik.position_tolerance, ik.rotation_tolerance)
         return q, status, pe, re
 
-    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None, *,
-                   seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(
+        self, targets: ArrayLike, q0: ArrayLike | None = None, *, seed: ArrayLike | None = None
+    ) -> IKResult:
         """A continuous path, each frame seeded by the previous selection; the selections of
         :meth:`AnalyticIK.solve_path` (failed frames hold the previous pose, with a status).
 
@@ -461,25 +632,40 @@ class WarpAnalyticIK:
         seed = q0
         if not self.device_selection:
             r = self._ik.solve_path(targets, seed)
-            return IKResult(r.q, r.success, r.position_error, r.rotation_error, r.status,
-                            self.method, r.iterations, r.restarts)
+            return IKResult(
+                r.q,
+                r.success,
+                r.position_error,
+                r.rotation_error,
+                r.status,
+                self.method,
+                r.iterations,
+                r.restarts,
+            )
         T, _ = self._ik._targets(targets)
         prev = self._ik._seeds(seed, 1)
         n = T.shape[0]
         if seed is None and self._ik.max_joint_step is not None and n:
             # nothing to step from yet: frames up to the first success are solved without it
-            first = next((i for i in range(n) if self._solve_device(
-                T[i:i + 1], prev, False, math.inf).success[0]), None)
+            first = next(
+                (
+                    i
+                    for i in range(n)
+                    if self._solve_device(T[i : i + 1], prev, False, math.inf).success[0]
+                ),
+                None,
+            )
             if first is not None:
-                start = self._solve_device(T[first:first + 1], prev, False, math.inf).q
+                start = self._solve_device(T[first : first + 1], prev, False, math.inf).q
             if first is not None:
                 parts = [self._device_paths(T[None, :first], prev)[0]] if first else []
                 parts.append(self._device_paths(T[None, first:], start)[0])
                 return IKResult.concat(parts, self.method)
         return self._device_paths(T[None], prev)[0]
 
-    def solve_paths(self, targets: ArrayLike, q0: ArrayLike | None = None, *,
-                    seed: ArrayLike | None = None) -> list[IKResult]:
+    def solve_paths(
+        self, targets: ArrayLike, q0: ArrayLike | None = None, *, seed: ArrayLike | None = None
+    ) -> list[IKResult]:
         """Many continuous paths at once, one device thread each (:meth:`solve_path` of every
         path; one launch per ``chunk_size`` paths with device selection).
 
@@ -504,8 +690,9 @@ class WarpAnalyticIK:
         S = self._ik._seeds(seed, P)
         out: list[IKResult] = []
         for i in range(0, P, self.chunk_size):
-            out += self._device_paths(np.ascontiguousarray(T[i:i + self.chunk_size]),
-                                      S[i:i + self.chunk_size])
+            out += self._device_paths(
+                np.ascontiguousarray(T[i : i + self.chunk_size]), S[i : i + self.chunk_size]
+            )
         return out
 
     def _device_paths(self, T: Array, S: Array) -> list[IKResult]:
@@ -517,8 +704,10 @@ class WarpAnalyticIK:
         if nf == 0:
             z = np.zeros(0)
             zi = np.zeros(0, dtype=np.int64)
-            return [IKResult(np.zeros((0, dof)), np.zeros(0, bool), z, z, zi, self.method, zi,
-                             zi) for _ in range(P)]
+            return [
+                IKResult(np.zeros((0, dof)), np.zeros(0, bool), z, z, zi, self.method, zi, zi)
+                for _ in range(P)
+            ]
         wp, dev, g, f = self._wp, self._dev, self._geometry, self._base
         i32, f64 = wp.int32, wp.float64
         seeds = wp.array(np.ascontiguousarray(S, dtype=np.float64), dtype=f64, device=dev)
@@ -530,31 +719,93 @@ class WarpAnalyticIK:
         rerr = wp.empty(P * nf, dtype=f64, device=dev)
         # frames are solved as their nearest rotations and certified as given (as the CPU path)
         Tp, deviation = project_rigid(T)
-        gate = [seeds, Q, Q.reshape((P * k, dof)), flags[0], *self._gate_args, self._step,
-                flags[1], flags[2], flags[3], wp.empty((P, k), dtype=f64, device=dev),
-                wp.empty((P, k), dtype=i32, device=dev), wp.empty((P, k), dtype=i32, device=dev),
-                *self._con_args, q, status, perr, rerr,
-                wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev),
-                wp.array(self._ik.rotation_tolerance + deviation, dtype=f64, device=dev),
-                self._polish(P)]
+        gate = [
+            seeds,
+            Q,
+            Q.reshape((P * k, dof)),
+            flags[0],
+            *self._gate_args,
+            self._step,
+            flags[1],
+            flags[2],
+            flags[3],
+            wp.empty((P, k), dtype=f64, device=dev),
+            wp.empty((P, k), dtype=i32, device=dev),
+            wp.empty((P, k), dtype=i32, device=dev),
+            *self._con_args,
+            q,
+            status,
+            perr,
+            rerr,
+            wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev),
+            wp.array(self._ik.rotation_tolerance + deviation, dtype=f64, device=dev),
+            self._polish(P),
+        ]
         Td = wp.array(np.ascontiguousarray(Tp, dtype=np.float64), dtype=wp.mat44d, device=dev)
         if isinstance(f, SixR):
-            wp.launch(_paths.path6_kernel, dim=P, device=dev,
-                      inputs=[int(f.fid), int(f.var), int(bool(f.reverse)), Td, g["H"], g["P"],
-                              g["R6T"], g["sgn"], *gate])
+            wp.launch(
+                _paths.path6_kernel,
+                dim=P,
+                device=dev,
+                inputs=[
+                    int(f.fid),
+                    int(f.var),
+                    int(bool(f.reverse)),
+                    Td,
+                    g["H"],
+                    g["P"],
+                    g["R6T"],
+                    g["sgn"],
+                    *gate,
+                ],
+            )
         elif isinstance(f, LockedJoint):
             six = f.sub
-            wp.launch(_paths.path_locked_kernel, dim=P, device=dev,
-                      inputs=[int(six.fid), int(six.var), int(bool(six.reverse)), Td,
-                              g["lock_first"], g["lh"], g["lr"], g["M_R"], g["M_p"], g["grid"],
-                              g["H"], g["P"], g["R6T"], g["sgn"], *gate])
+            wp.launch(
+                _paths.path_locked_kernel,
+                dim=P,
+                device=dev,
+                inputs=[
+                    int(six.fid),
+                    int(six.var),
+                    int(bool(six.reverse)),
+                    Td,
+                    g["lock_first"],
+                    g["lh"],
+                    g["lr"],
+                    g["M_R"],
+                    g["M_p"],
+                    g["grid"],
+                    g["H"],
+                    g["P"],
+                    g["R6T"],
+                    g["sgn"],
+                    *gate,
+                ],
+            )
         else:
-            wp.launch(_paths.path_srs_kernel, dim=P, device=dev,
-                      inputs=[Td, g["H"], g["Sp"], g["pS3"], g["p3W"], g["p7T"], g["R7T"],
-                              g["grid"], g["lo"], g["hi"], g["arcs"],
-                              wp.empty((P, 48), dtype=f64, device=dev),
-                              wp.empty((P, g["slots"]), dtype=f64, device=dev),
-                              wp.empty(P, dtype=i32, device=dev), *gate])
+            wp.launch(
+                _paths.path_srs_kernel,
+                dim=P,
+                device=dev,
+                inputs=[
+                    Td,
+                    g["H"],
+                    g["Sp"],
+                    g["pS3"],
+                    g["p3W"],
+                    g["p7T"],
+                    g["R7T"],
+                    g["grid"],
+                    g["lo"],
+                    g["hi"],
+                    g["arcs"],
+                    wp.empty((P, 48), dtype=f64, device=dev),
+                    wp.empty((P, g["slots"]), dtype=f64, device=dev),
+                    wp.empty(P, dtype=i32, device=dev),
+                    *gate,
+                ],
+            )
         qh = q.numpy().reshape(P, nf, dof).astype(np.float64)
         st = status.numpy().reshape(P, nf).astype(np.int64)
         pe = perr.numpy().reshape(P, nf).astype(np.float64)
@@ -562,18 +813,47 @@ class WarpAnalyticIK:
         zeros = np.zeros(nf, dtype=np.int64)
         out = []
         for p in range(P):
-            r = IKResult(qh[p], st[p] == IKStatus.SUCCESS, pe[p], re[p], st[p], self.method,
-                         zeros, zeros.copy())
+            r = IKResult(
+                qh[p],
+                st[p] == IKStatus.SUCCESS,
+                pe[p],
+                re[p],
+                st[p],
+                self.method,
+                zeros,
+                zeros.copy(),
+            )
             und = np.flatnonzero(st[p] < 0)
             if und.size:
                 # a constraint too close to call on the device: the host loop from that frame
                 f0 = int(und[0])
-                start = qh[p, f0 - 1:f0] if f0 else S[p:p + 1]
+                start = qh[p, f0 - 1 : f0] if f0 else S[p : p + 1]
                 rest = self._ik.solve_path(T[p, f0:], start)
-                head = IKResult(qh[p, :f0], r.success[:f0], pe[p, :f0], re[p, :f0],
-                                st[p, :f0], self.method, zeros[:f0], zeros[:f0])
-                r = IKResult.concat([head, IKResult(rest.q, rest.success, rest.position_error,
-                                            rest.rotation_error, rest.status, self.method,
-                                            rest.iterations, rest.restarts)], self.method)
+                head = IKResult(
+                    qh[p, :f0],
+                    r.success[:f0],
+                    pe[p, :f0],
+                    re[p, :f0],
+                    st[p, :f0],
+                    self.method,
+                    zeros[:f0],
+                    zeros[:f0],
+                )
+                r = IKResult.concat(
+                    [
+                        head,
+                        IKResult(
+                            rest.q,
+                            rest.success,
+                            rest.position_error,
+                            rest.rotation_error,
+                            rest.status,
+                            self.method,
+                            rest.iterations,
+                            rest.restarts,
+                        ),
+                    ],
+                    self.method,
+                )
             out.append(r)
         return out

@@ -59,8 +59,12 @@ def fk(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
     qd = wp.array(flat, dtype=wp.float64, device=dev)
     scratch = wp.empty((1, 1), dtype=wp.vec3d, device=dev)
     out = wp.empty(n, dtype=wp.mat44d, device=dev)
-    wp.launch(_kernels()["fk"], dim=n, inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"],
-                                               d["p_end"], scratch, scratch, out], device=dev)
+    wp.launch(
+        _kernels()["fk"],
+        dim=n,
+        inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], scratch, scratch, out],
+        device=dev,
+    )
     return out.numpy().reshape(batch + (4, 4))
 
 
@@ -75,8 +79,12 @@ def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array,
     os_ = wp.empty((n, dof), dtype=wp.vec3d, device=dev)
     out = wp.empty(n, dtype=wp.mat44d, device=dev)
     J = wp.empty((n, 6, dof), dtype=wp.float64, device=dev)
-    wp.launch(_kernels()["jac"], dim=n, inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"],
-                                                d["p_end"], zs, os_, out, J], device=dev)
+    wp.launch(
+        _kernels()["jac"],
+        dim=n,
+        inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], zs, os_, out, J],
+        device=dev,
+    )
     return out.numpy().reshape(batch + (4, 4)), J.numpy().reshape(batch + (6, dof))
 
 
@@ -90,11 +98,19 @@ def constraint_arrays(wp: Any, dev: Any, tabs: Any, dof: int) -> list[Any]:
     in the layout the CPU kernels take them, for the generated ``constraints_row`` (empty tables
     stay empty: the row counts are the arrays' lengths)."""
     f64 = np.float64
-    return [wp.array(np.ascontiguousarray(tabs.qidx, dtype=np.int32).reshape(-1, 2),
-                     dtype=wp.int32, device=dev),
-            wp.array(np.ascontiguousarray(tabs.qcoef, dtype=f64).reshape(-1, 2, 2, 4),
-                     dtype=wp.float64, device=dev),
-            wp.array(np.ascontiguousarray(tabs.A, dtype=f64).reshape(-1, dof), dtype=wp.float64,
-                     device=dev),
-            wp.array(np.ascontiguousarray(tabs.b, dtype=f64).reshape(-1), dtype=wp.float64,
-                     device=dev)]
+    return [
+        wp.array(
+            np.ascontiguousarray(tabs.qidx, dtype=np.int32).reshape(-1, 2),
+            dtype=wp.int32,
+            device=dev,
+        ),
+        wp.array(
+            np.ascontiguousarray(tabs.qcoef, dtype=f64).reshape(-1, 2, 2, 4),
+            dtype=wp.float64,
+            device=dev,
+        ),
+        wp.array(
+            np.ascontiguousarray(tabs.A, dtype=f64).reshape(-1, dof), dtype=wp.float64, device=dev
+        ),
+        wp.array(np.ascontiguousarray(tabs.b, dtype=f64).reshape(-1), dtype=wp.float64, device=dev),
+    ]

@@ -53,12 +53,20 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         DeviceUnavailableError: the device does not exist.
     """
 
-    def __init__(self, chain: Chain, device: str = "cpu", damping: str = "chan",
-                 damping_parameter: float | None = None, chunk_size: int = 65536,
-                 **options: Any) -> None:
+    def __init__(
+        self,
+        chain: Chain,
+        device: str = "cpu",
+        damping: str = "chan",
+        damping_parameter: float | None = None,
+        chunk_size: int = 65536,
+        **options: Any,
+    ) -> None:
         if options.get("time_budget") is not None:
-            raise InputError("time_budget is not supported by the warp backend's numerical IK "
-                             "(no wall clock inside a device kernel)")
+            raise InputError(
+                "time_budget is not supported by the warp backend's numerical IK "
+                "(no wall clock inside a device kernel)"
+            )
         if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
             raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
         super().__init__(chain, damping, damping_parameter, **options)
@@ -67,9 +75,10 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         self.device = str(dev)
         self.chunk_size = int(chunk_size)
         f64 = wp.float64
-        self._consts = [wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
-                        for a in (self._lo, self._hi, self._slo, self._shi, self._w,
-                                  np.sqrt(self._w))]
+        self._consts = [
+            wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
+            for a in (self._lo, self._hi, self._slo, self._shi, self._w, np.sqrt(self._w))
+        ]
         # the coupled-joint tables the compiled loop checks, as the CPU kernels take them
         self._tables = constraint_arrays(wp, dev, self._tabs, chain.dof)
 
@@ -78,9 +87,16 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         """``"warp:numerical:lm"``."""
         return "warp:numerical:lm"
 
-    def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
-             iters: NDArray[np.int64], rest: NDArray[np.int64],
-             max_restarts: int | None = None) -> None:
+    def _run(
+        self,
+        Tt: Array,
+        Q0: Array,
+        Q: Array,
+        codes: NDArray[np.int64],
+        iters: NDArray[np.int64],
+        rest: NDArray[np.int64],
+        max_restarts: int | None = None,
+    ) -> None:
         from ikstack.backends.warp import _lm
 
         o = self.options
@@ -95,30 +111,76 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
             b = min(n, a + self.chunk_size)
             m = b - a
             k6 = max(dof, 6)
-            s = {"q": (m, dof), "J": (m, 6, dof), "e": (m, 6), "Jw": (m, 6, dof), "ew": (m, 6),
-                 "y": (m, 6), "L": (m, k6, k6), "G": (m, k6, k6), "dq": (m, dof),
-                 "out": (m, dof)}
+            s = {
+                "q": (m, dof),
+                "J": (m, 6, dof),
+                "e": (m, 6),
+                "Jw": (m, 6, dof),
+                "ew": (m, 6),
+                "y": (m, 6),
+                "L": (m, k6, k6),
+                "G": (m, k6, k6),
+                "dq": (m, dof),
+                "out": (m, dof),
+            }
             buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
             held = wp.zeros((m, dof), dtype=i32, device=dev)
             out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
-            wp.launch(_lm.lm_kernel, dim=m, device=dev, inputs=[
-                wp.array(np.ascontiguousarray(Tt[a:b]), dtype=wp.mat44d, device=dev),
-                wp.array(np.ascontiguousarray(Q0[a:b], dtype=np.float64), dtype=f64,
-                         device=dev),
-                d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], *self._consts,
-                o.position_tolerance, o.rotation_tolerance, int(self.step_kind), self.damping,
-                int(o.limits), int(o.max_iterations), int(restarts), key, *self._tables,
-                buf["q"], buf["J"], buf["e"], buf["Jw"], buf["ew"], buf["y"],
-                buf["L"], buf["G"], buf["dq"], held, buf["out"], *out_i])
+            wp.launch(
+                _lm.lm_kernel,
+                dim=m,
+                device=dev,
+                inputs=[
+                    wp.array(np.ascontiguousarray(Tt[a:b]), dtype=wp.mat44d, device=dev),
+                    wp.array(
+                        np.ascontiguousarray(Q0[a:b], dtype=np.float64), dtype=f64, device=dev
+                    ),
+                    d["Rs"],
+                    d["ps"],
+                    d["kinds"],
+                    d["R_end"],
+                    d["p_end"],
+                    *self._consts,
+                    o.position_tolerance,
+                    o.rotation_tolerance,
+                    int(self.step_kind),
+                    self.damping,
+                    int(o.limits),
+                    int(o.max_iterations),
+                    int(restarts),
+                    key,
+                    *self._tables,
+                    buf["q"],
+                    buf["J"],
+                    buf["e"],
+                    buf["Jw"],
+                    buf["ew"],
+                    buf["y"],
+                    buf["L"],
+                    buf["G"],
+                    buf["dq"],
+                    held,
+                    buf["out"],
+                    *out_i,
+                ],
+            )
             Q[a:b] = buf["out"].numpy()
             codes[a:b] = out_i[0].numpy()
             iters[a:b] = out_i[1].numpy()
             rest[a:b] = out_i[2].numpy()
 
 
-def solve(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *,
-          device: str = "cpu", damping: str = "chan", damping_parameter: float | None = None,
-          rng: int | np.random.Generator | None = 0, **options: Any) -> IKResult:
+def solve(
+    chain: Chain,
+    T_base_tcp: ArrayLike,
+    q0: ArrayLike | None = None,
+    *,
+    device: str = "cpu",
+    damping: str = "chan",
+    damping_parameter: float | None = None,
+    rng: int | np.random.Generator | None = 0,
+    **options: Any,
+) -> IKResult:
     """Solve N targets on ``device`` with :class:`WarpLevenbergMarquardt` (one-shot helper).
 
     Args:
@@ -133,5 +195,6 @@ def solve(chain: Chain, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *,
     if "seed" in options:  # here the joint guess (a LevenbergMarquardt's seed= was its rng)
         q0 = old_seed(q0, options.pop("seed"), where)
     rng = renamed_keyword(options, "rng_seed", "rng", rng, where, default=0)
-    return WarpLevenbergMarquardt(chain, device, damping, damping_parameter, rng=rng,
-                                  **options).solve(T_base_tcp, q0)
+    return WarpLevenbergMarquardt(
+        chain, device, damping, damping_parameter, rng=rng, **options
+    ).solve(T_base_tcp, q0)

@@ -37,8 +37,11 @@ def device(name: str) -> Any:
     if name.startswith("cuda") and not wp.is_cuda_available():
         raise DeviceUnavailableError(
             f"device {name!r} requested but no CUDA GPU is available (devices here: "
-            f"{', '.join(names)}); ikstack does not fall back to the CPU silently")
+            f"{', '.join(names)}); ikstack does not fall back to the CPU silently"
+        )
     try:
         return wp.get_device(name)
     except Exception:
-        raise DeviceUnavailableError(f"unknown Warp device {name!r}; devices: {', '.join(names)}") from None
+        raise DeviceUnavailableError(
+            f"unknown Warp device {name!r}; devices: {', '.join(names)}"
+        ) from None

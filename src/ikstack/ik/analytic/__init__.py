@@ -22,5 +22,15 @@ from ikstack.ik.analytic.families import Family
 from ikstack.ik.analytic.geometry import chain_from_hp
 from ikstack.ik.analytic.solver import AnalyticIK
 
-__all__ = ["AnalyticConfig", "AnalyticIK", "AnalyticMode", "Classification", "Detection",
-           "Family", "chain_from_hp", "classify", "detections", "subproblems"]
+__all__ = [
+    "AnalyticConfig",
+    "AnalyticIK",
+    "AnalyticMode",
+    "Classification",
+    "Detection",
+    "Family",
+    "chain_from_hp",
+    "classify",
+    "detections",
+    "subproblems",
+]

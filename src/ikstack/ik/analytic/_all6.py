@@ -77,8 +77,9 @@ def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``: :data:`._single_target.PACKING6`'s arrays,
-    their tag checked by the caller; ``out``: ``(Q, VA, q, ok, perr, rerr)``)."""
+    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``:
+    :data:`._single_target.PACKING6`'s arrays, their tag checked by the caller; ``out``:
+    ``(Q, VA, q, ok, perr, rerr)``)."""
     # unpacked here, inlined (records passed into a compiled call cost a reference count per
     # array); the family's fid, var, sgn: the arguments
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)
@@ -152,17 +153,26 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
                     # a joint value of the last candidate gated (the families write the
                     # candidates sharing joints next to each other): its cosine and sine
                     x = Qi[k, j]
-                    if last >= 0 and Qi[last, j] == x and (
-                            math.copysign(1.0, Qi[last, j]) == math.copysign(1.0, x)):
+                    if (
+                        last >= 0
+                        and Qi[last, j] == x
+                        and (math.copysign(1.0, Qi[last, j]) == math.copysign(1.0, x))
+                    ):
                         CQ[k, j] = CQ[last, j]
                         SQ[k, j] = SQ[last, j]
                     else:
                         CQ[k, j] = np.cos(x)
                         SQ[k, j] = np.sin(x)
                 last = k
-                fk_revolute6_cs((CQ[k, 0], CQ[k, 1], CQ[k, 2], CQ[k, 3], CQ[k, 4], CQ[k, 5]),
-                                (SQ[k, 0], SQ[k, 1], SQ[k, 2], SQ[k, 3], SQ[k, 4], SQ[k, 5]),
-                                Rs_t, ps_t, Re_t, pe_t, Tbuf)
+                fk_revolute6_cs(
+                    (CQ[k, 0], CQ[k, 1], CQ[k, 2], CQ[k, 3], CQ[k, 4], CQ[k, 5]),
+                    (SQ[k, 0], SQ[k, 1], SQ[k, 2], SQ[k, 3], SQ[k, 4], SQ[k, 5]),
+                    Rs_t,
+                    ps_t,
+                    Re_t,
+                    pe_t,
+                    Tbuf,
+                )
                 # fk_error_one's numbers; its atan2 only where the verdict needs it, and for
                 # the selection's reported error below
                 pe, c, vx, vy, vz = pose_residual(Tbuf, Ti)
@@ -203,30 +213,33 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
 
 
 @njit(cache=True)
-def all_serial(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
-               rerr):  # pragma: no cover - compiled
+def all_serial(
+    S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr
+):  # pragma: no cover - compiled
     """Every candidate ``Q`` (N, 8, 6), its certified mask ``VA`` (N, 8), the selection ``q``
     (N, 6), its success ``ok`` and its errors, for targets ``T`` (N, 4, 4) and seeds ``S`` (N or
     1, 6), on the calling thread; ``fid``, ``var`` and ``sgn`` are the family's
     :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``. Rows not ``ok`` are the general path's
-    to decide; returns :data:`._single_target.DONE` when every row is ``ok``, else the codes of the rows
-    that are not (:data:`._single_target.GENERAL`, and :data:`._single_target.NOT_RIGID` for a target numpy must
-    check) or-ed."""
+    to decide; returns :data:`._single_target.DONE` when every row is ``ok``, else the codes of
+    the rows that are not (:data:`._single_target.GENERAL`, and
+    :data:`._single_target.NOT_RIGID` for a target numpy must check) or-ed."""
     _check6(il)
     return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr))
 
 
 @njit(cache=True, parallel=True)
-def all_parallel(S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr,
-                 rerr):  # pragma: no cover - compiled
+def all_parallel(
+    S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr
+):  # pragma: no cover - compiled
     """:func:`all_serial` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
     nblk = (n + 63) // 64
     codes = np.zeros(nblk, dtype=np.int64)
     _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
-                               (Q, VA, q, ok, perr, rerr))
+        codes[bk] = _all_block(
+            bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr)
+        )
     out = 0
     for bk in range(nblk):
         out |= codes[bk]
@@ -256,8 +269,13 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         return None
     if seed is None:
         S = ik._middle1
-    elif (type(seed) is np.ndarray and seed.dtype == np.float64 and seed.size == 6
-          and seed.shape[-1] == 6 and all_finite(seed)):
+    elif (
+        type(seed) is np.ndarray
+        and seed.dtype == np.float64
+        and seed.size == 6
+        and seed.shape[-1] == 6
+        and all_finite(seed)
+    ):
         S = np.minimum(np.maximum(seed.reshape(1, 6), ik._lo), ik._hi)
     else:
         S = ik._seeds(seed, n)
@@ -277,12 +295,14 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
         if code & NOT_RIGID:
             as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
         rows = np.flatnonzero(~success)
-        Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
-            np.broadcast_to(S, (rows.size, 6)))
+        Sr = (
+            S[rows] if S.shape[0] == n else np.ascontiguousarray(np.broadcast_to(S, (rows.size, 6)))
+        )
         r = ik._solve(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr), True)
         q[rows], success[rows], status[rows] = r.q, r.success, r.status
         perr[rows], rerr[rows] = r.position_error, r.rotation_error
         Q[rows], VA[rows] = r.q_all, r.valid_all
     zeros = np.zeros
-    return IKResult._trusted(q, success, perr, rerr, status, ik.method, zeros(n, _I64),
-                             zeros(n, _I64), Q, VA)
+    return IKResult._trusted(
+        q, success, perr, rerr, status, ik.method, zeros(n, _I64), zeros(n, _I64), Q, VA
+    )

@@ -317,8 +317,11 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
     m0 = neg(h0)
-    d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) \
+    d1 = (
+        h1[0] * (P1[0] + P2[0] + P3[0] + P4[0])
+        + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1])
         + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
+    )
     if var is None or var == LAST_MEET:  # None: this variant alone is compiled (SixR.kvar)
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
         return n, a, b, R06, p16, (ca, sa, cb, sb)
@@ -408,8 +411,10 @@ def tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, seed5):  # pragma: no
     the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
     nearest value with the elbow at mid reach."""
     q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
-    if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST and tp_elbow(
-            h1, P2, P3, theta, d)[1]:
+    if (
+        norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST
+        and tp_elbow(h1, P2, P3, theta, d)[1]
+    ):
         q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
     return q5, theta, d
 
@@ -419,8 +424,7 @@ def tp_exact(h1, P2, P3, ls, phi2, d):  # pragma: no cover - compiled
     """Whether the elbow branch with joint 3 (1-based) at ``phi2`` of :func:`tp_elbow`
     (least-squares flag ``ls``) exists: a least-squares elbow within round-off of straight (or
     folded) is the tangent one."""
-    return not ls or abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) \
-        <= TANGENT * max(1.0, norm(d))
+    return not ls or abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) <= TANGENT * max(1.0, norm(d))
 
 
 @njit(cache=True)
@@ -442,8 +446,7 @@ def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover
         q4 = b[i]
         if i > 0 and q0 != a[i - 1]:
             A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
-        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i],
-                                   seed[5])
+        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i], seed[5])
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= 8:
@@ -491,8 +494,9 @@ def _batch6_range(lo, hi, fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma:
     R6 = m9(R6T)
     for i in range(lo, hi):
         Ti = T[i]
-        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i],
-               V[i])
+        solve6(
+            fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i], V[i]
+        )
 
 
 def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):
@@ -514,8 +518,9 @@ def batch6_parallel(fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no co
 
 
 @njit(cache=True)
-def _locked_one(fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q,
-                V):  # pragma: no cover - compiled
+def _locked_one(
+    fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q, V
+):  # pragma: no cover - compiled
     dof = seed.shape[0]
     sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
     Qs = np.empty((8, 6))
@@ -555,8 +560,9 @@ def _locked_one(fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, 
                 Q[slot, dof - 1] = v
 
 
-def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q,
-                 V, parallel):
+def batch_locked(
+    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V, parallel
+):
     """7R with one end joint locked at ``vals`` (and first at each seed's own value); on all
     cores when ``parallel`` (a serial call never touches numba's thread pool)."""
     kern = batch_locked_parallel if parallel else batch_locked_serial
@@ -564,8 +570,9 @@ def batch_locked(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H
 
 
 @njit(cache=True, inline="always")
-def _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn,
-                Q, V):  # pragma: no cover - compiled
+def _locked_row(
+    i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
+):  # pragma: no cover - compiled
     lock_idx = 0 if lock_first else S.shape[1] - 1
     off = 1 if seed_first else 0
     vv = np.empty(vals.shape[0] + off)
@@ -577,18 +584,22 @@ def _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first,
 
 
 @njit(cache=True)
-def batch_locked_serial(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
-                        sgn, Q, V):  # pragma: no cover - compiled
+def batch_locked_serial(
+    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
+):  # pragma: no cover - compiled
     """:func:`batch_locked` on the calling thread."""
     for i in range(T.shape[0]):
-        _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
-                    sgn, Q, V)
+        _locked_row(
+            i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
+        )
 
 
 @njit(cache=True, parallel=True)
-def batch_locked_parallel(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
-                          sgn, Q, V):  # pragma: no cover - compiled
+def batch_locked_parallel(
+    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
+):  # pragma: no cover - compiled
     """:func:`batch_locked` on all cores."""
     for i in prange(T.shape[0]):
-        _locked_row(i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T,
-                    sgn, Q, V)
+        _locked_row(
+            i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
+        )

@@ -38,15 +38,25 @@ class GeneralFamily(Immutable):
             self.K = solver.num_candidates
 
     @classmethod
-    def build(cls, chain: Chain, position_tolerance: float, rotation_tolerance: float,
-              num_locks: int, search: str) -> GeneralFamily:
+    def build(
+        cls,
+        chain: Chain,
+        position_tolerance: float,
+        rotation_tolerance: float,
+        num_locks: int,
+        search: str,
+    ) -> GeneralFamily:
         """The family of ``chain``: :class:`LockedJoint7R` for seven joints, else
         :class:`General6R` (which names the problem for anything but six revolute joints)."""
         solver: General6R | LockedJoint7R
         if chain.dof == 7:
-            solver = LockedJoint7R(chain, num_locks=num_locks, search=search,
-                                   position_tolerance=position_tolerance,
-                                   rotation_tolerance=rotation_tolerance)
+            solver = LockedJoint7R(
+                chain,
+                num_locks=num_locks,
+                search=search,
+                position_tolerance=position_tolerance,
+                rotation_tolerance=rotation_tolerance,
+            )
         else:
             solver = General6R(chain, position_tolerance, rotation_tolerance)
         return cls(solver, search)

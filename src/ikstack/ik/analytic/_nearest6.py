@@ -132,9 +132,35 @@ def _gate(rev, r, pre, known, exact, seed, lo, hi, revolute, W, max_step):  # pr
 
 
 @njit(cache=True)
-def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, W, max_step,
-             Rs, ps, R_end, p_end, ptol, rtol, Q, D, OK, B,
-             Tbuf):  # pragma: no cover - compiled
+def nearest6(
+    fid,
+    var,
+    rev,
+    Rt,
+    pt,
+    H,
+    P,
+    R6T,
+    sgn,
+    seed,
+    Tt,
+    lo,
+    hi,
+    revolute,
+    W,
+    max_step,
+    Rs,
+    ps,
+    R_end,
+    p_end,
+    ptol,
+    rtol,
+    Q,
+    D,
+    OK,
+    B,
+    Tbuf,
+):  # pragma: no cover - compiled
     """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
     (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
     3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6),
@@ -199,12 +225,21 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                 best = k
         nxt = -1
         for i in range(n):
-            if B[i, _LIVE] > 0.0 and B[i, _DONE] != _EXPANDED and (nxt < 0
-                                                                  or B[i, _LB] < B[nxt, _LB]):
+            if (
+                B[i, _LIVE] > 0.0
+                and B[i, _DONE] != _EXPANDED
+                and (nxt < 0 or B[i, _LB] < B[nxt, _LB])
+            ):
                 nxt = i
         if best >= 0 and (nxt < 0 or D[best] < B[nxt, _LB] * _BOUND_MARGIN):
-            fk_revolute6_tuples((Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]), Rs,
-                 ps, R_end, p_end, Tbuf)
+            fk_revolute6_tuples(
+                (Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]),
+                Rs,
+                ps,
+                R_end,
+                p_end,
+                Tbuf,
+            )
             pe, re = fk_error_one(Tbuf, Tt)
             if pe <= ptol and re <= rtol:
                 return best, pe, re
@@ -218,12 +253,14 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
             if q0 != q0_at:
                 A, w0 = tp_joint1(h0, cs[0][nxt], cs[1][nxt], R06, p16, P1)
                 q0_at = q0
-            q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][nxt],
-                                       cs[3][nxt], seed_free)
+            q5, theta, d = tp_pair_rep(
+                h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][nxt], cs[3][nxt], seed_free
+            )
             B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
             # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
-            live, lb, B[nxt, _REP + 2] = _bound(B[nxt, _LB], q5, 0 if rev else 5, seed, lo, hi,
-                                                revolute, W, max_step)
+            live, lb, B[nxt, _REP + 2] = _bound(
+                B[nxt, _LB], q5, 0 if rev else 5, seed, lo, hi, revolute, W, max_step
+            )
             B[nxt, _LB] = lb + _elbow_bound(theta, elbow_seed, elbow_w)
             B[nxt, _LIVE], B[nxt, _DONE] = 1.0 if live else 0.0, _READY
             continue
@@ -232,13 +269,24 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
         if fid is not None and sgn is None:
             x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
             R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
-            m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seed_free,
-                                       seed[0] if rev else seed[5])
+            m, X, Y, Z = wrist_members(
+                mm(mT(R03), R06), h3, h4, h5, seed_free, seed[0] if rev else seed[5]
+            )
             pre = (B[nxt, _REP], B[nxt, _REP + 1], B[nxt, _REP + 2], 0.0, 0.0, 0.0)
             for j in range(m):
-                row, D[k0 + j], OK[k0 + j] = _gate(rev, (x0, x1, x2, X[j], Y[j], Z[j]), pre,
-                                                   known, True, seed, lo, hi, revolute, W,
-                                                   max_step)
+                row, D[k0 + j], OK[k0 + j] = _gate(
+                    rev,
+                    (x0, x1, x2, X[j], Y[j], Z[j]),
+                    pre,
+                    known,
+                    True,
+                    seed,
+                    lo,
+                    hi,
+                    revolute,
+                    W,
+                    max_step,
+                )
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
         elif sgn is not None:
@@ -251,7 +299,17 @@ def nearest6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Tt, lo, hi, revolute, 
                 exact = tp_exact(h1, P2, P3, ls, phi2[0], d)
             for j in range(m):
                 row, D[k0 + j], OK[k0 + j] = _gate(
-                    rev, (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
-                    pre, known, exact, seed, lo, hi, revolute, W, max_step)
+                    rev,
+                    (q0, phi1[j] * sgn[1], phi2[j] * sgn[2], phi3[j] * sgn[3], q4, q5),
+                    pre,
+                    known,
+                    exact,
+                    seed,
+                    lo,
+                    hi,
+                    revolute,
+                    W,
+                    max_step,
+                )
                 for c in range(6):
                     Q[k0 + j, c] = row[c]

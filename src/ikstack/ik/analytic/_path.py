@@ -76,14 +76,12 @@ def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - c
     R6 = m9(R6T)
     for i in range(T.shape[0]):
         Ti = T[i]
-        F6.solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, prev, Q,
-                  V)
+        F6.solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, prev, Q, V)
         _select(Q, V, prev, Ti, chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
 @njit(cache=True)
-def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel,
-                res):  # pragma: no cover - compiled
+def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: no cover - compiled
     """A 7R arm with an end joint locked at the previous selection's value, then ``vals``
     (``lock`` is the family's ``(lock_first, lh, lr, M, vals, K)``; the rest as in
     :func:`path6`).
@@ -122,8 +120,9 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel,
     for i in range(T.shape[0]):
         pl = prev[lock_idx]
         one[0] = pl
-        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev,
-                       Q1, V1)
+        F6._locked_one(
+            fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev, Q1, V1
+        )
         _finalize_one(Q1, V1, prev, T[i], chain, sel, True, None, (OK1, FK1, LIM1, D1, Tbuf))
         best = -1
         for k in range(8):
@@ -141,10 +140,35 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel,
                     m += 1
             if m > 0:
                 n8 = 8 * m
-                F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, sub[:m], H, P, R6T,
-                               sgn, prev, Q[:n8], V[:n8])
-                _finalize_one(Q[:n8], V[:n8], prev, T[i], chain, sel, True, None,
-                              (OK[:n8], FK[:n8], LIM[:n8], D[:n8], Tbuf))
+                F6._locked_one(
+                    fid,
+                    var,
+                    rev,
+                    T[i],
+                    lock_first,
+                    lh,
+                    lr,
+                    M,
+                    sub[:m],
+                    H,
+                    P,
+                    R6T,
+                    sgn,
+                    prev,
+                    Q[:n8],
+                    V[:n8],
+                )
+                _finalize_one(
+                    Q[:n8],
+                    V[:n8],
+                    prev,
+                    T[i],
+                    chain,
+                    sel,
+                    True,
+                    None,
+                    (OK[:n8], FK[:n8], LIM[:n8], D[:n8], Tbuf),
+                )
                 b2 = -1
                 for k in range(n8):
                     if OK[k] and (b2 < 0 or D[k] < D[b2]):
@@ -164,8 +188,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel,
             continue
         # no candidate at the previous lock value (or an unweighted lock joint): all of them
         vv[0] = pl
-        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q,
-                       V)
+        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q, V)
         _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
@@ -185,13 +208,13 @@ def path_srs(srs, T, seed, chain, sel, res):  # pragma: no cover - compiled
     Tbuf = np.empty((4, 4))
     prev = seed.copy()
     for i in range(T.shape[0]):
-        _srs._srs_target(T[i], prev, H, Sp, pS3, p3W, p7T, R7T, grid, True, slo, shi, arcs, Q,
-                         V)
+        _srs._srs_target(T[i], prev, H, Sp, pS3, p3W, p7T, R7T, grid, True, slo, shi, arcs, Q, V)
         _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
-def run(family: object, T: np.ndarray, seed: np.ndarray,
-        gate: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+def run(
+    family: object, T: np.ndarray, seed: np.ndarray, gate: tuple[Any, ...]
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Selected path ``q`` (n, dof) and outcome codes (n,) of ``family`` along ``T``, or None
     when the family has no compiled path loop. ``gate`` is ``(lo, hi, revolute, Rs, ps, kinds,
     R_end, p_end, ptol, rtol, step, W)``."""
@@ -200,20 +223,56 @@ def run(family: object, T: np.ndarray, seed: np.ndarray,
     code = np.empty(n, dtype=np.int64)
     lo, hi, revolute, Rs, ps, kinds, R_end, p_end, ptol, rtol, step, W = gate
     chain = CHAIN.make(Rs=Rs, ps=ps, kinds=kinds, R_end=R_end, p_end=p_end)
-    sel = SELECT.make(lo=lo, hi=hi, W=W, revolute=revolute, step=step, max_dq=0.0, tol_p=ptol,
-                      tol_r=rtol)
+    sel = SELECT.make(
+        lo=lo, hi=hi, W=W, revolute=revolute, step=step, max_dq=0.0, tol_p=ptol, tol_r=rtol
+    )
     if isinstance(family, SixR):
-        path6(family.kfid, family.kvar, family.ksgn,
-              (family.reverse, family.H, family.P, family.R6T), T, seed, chain, sel, (out, code))
+        path6(
+            family.kfid,
+            family.kvar,
+            family.ksgn,
+            (family.reverse, family.H, family.P, family.R6T),
+            T,
+            seed,
+            chain,
+            sel,
+            (out, code),
+        )
     elif isinstance(family, LockedJoint):
         s = family.sub
-        path_locked(s.kfid, s.kvar, s.ksgn, (s.reverse, s.H, s.P, s.R6T),
-                    (family.lock_first, family.lh, family.lr, family.M, family.grid, family.K),
-                    T, seed, chain, sel, (out, code))
+        path_locked(
+            s.kfid,
+            s.kvar,
+            s.ksgn,
+            (s.reverse, s.H, s.P, s.R6T),
+            (family.lock_first, family.lh, family.lr, family.M, family.grid, family.K),
+            T,
+            seed,
+            chain,
+            sel,
+            (out, code),
+        )
     elif isinstance(family, SRS):
-        path_srs((family.H, family.S, family.pS3, family.p3W, family.p7T, family.R7T,
-                  family.grid, family.lo, family.hi, family.arcs, family.K), T, seed, chain, sel,
-                 (out, code))
+        path_srs(
+            (
+                family.H,
+                family.S,
+                family.pS3,
+                family.p3W,
+                family.p7T,
+                family.R7T,
+                family.grid,
+                family.lo,
+                family.hi,
+                family.arcs,
+                family.K,
+            ),
+            T,
+            seed,
+            chain,
+            sel,
+            (out, code),
+        )
     else:
         return None
     return out, code

@@ -26,28 +26,45 @@ if TYPE_CHECKING:
 Array = NDArray[np.float64]
 
 #: compiled path outcome code -> IKStatus
-_STATUS = np.array([int(IKStatus.SUCCESS), int(IKStatus.UNREACHABLE),
-                    int(IKStatus.JOINT_LIMITS), int(IKStatus.STEP_LIMIT)], dtype=np.int64)
+_STATUS = np.array(
+    [
+        int(IKStatus.SUCCESS),
+        int(IKStatus.UNREACHABLE),
+        int(IKStatus.JOINT_LIMITS),
+        int(IKStatus.STEP_LIMIT),
+    ],
+    dtype=np.int64,
+)
 
 
 def step_bound(max_joint_step: float | None) -> float:
     """A step bound [rad] as a float (inf: none), or InputError."""
     if max_joint_step is None:
         return math.inf
-    if not (isinstance(max_joint_step, int | float | np.integer | np.floating)
-            and math.isfinite(max_joint_step) and max_joint_step > 0):
+    if not (
+        isinstance(max_joint_step, int | float | np.integer | np.floating)
+        and math.isfinite(max_joint_step)
+        and max_joint_step > 0
+    ):
         raise InputError(f"max_joint_step must be positive and finite; got {max_joint_step!r}")
     return float(max_joint_step)
 
 
-def solve_path(ik: AnalyticIK, targets: ArrayLike, seed: ArrayLike | None, compiled: bool,
-               max_joint_step: float | None | EllipsisType, search: str | None) -> IKResult:
+def solve_path(
+    ik: AnalyticIK,
+    targets: ArrayLike,
+    seed: ArrayLike | None,
+    compiled: bool,
+    max_joint_step: float | None | EllipsisType,
+    search: str | None,
+) -> IKResult:
     """:meth:`AnalyticIK.solve_path` (see there)."""
     step = ik._step if max_joint_step is ... else step_bound(max_joint_step)
     g = ik._general
     if search is not None and g is None:
-        raise InputError(f"search applies to mode='general' only; this solver's mode is "
-                         f"{ik.mode!r}")
+        raise InputError(
+            f"search applies to mode='general' only; this solver's mode is {ik.mode!r}"
+        )
     T, _ = ik._targets(targets)
     prev = ik._seeds(seed, 1)
     fam = None if g is None else g.with_search(ik._path_search if search is None else search)
@@ -57,18 +74,18 @@ def solve_path(ik: AnalyticIK, targets: ArrayLike, seed: ArrayLike | None, compi
         # without it (with the solver's own lock samples unless ``search`` was given)
         probe = None if search is None else fam
         for first in range(T.shape[0]):
-            r = ik._solve(T[first:first + 1], prev, False, math.inf, probe)
+            r = ik._solve(T[first : first + 1], prev, False, math.inf, probe)
             if r.success[0]:
                 parts = [frame_path(ik, T[:first], prev, step, probe)] if first else []
-                parts.append(_continue(ik, T[first:], ik._seeds(r.q[0], 1), compiled, step,
-                                       fam))
+                parts.append(_continue(ik, T[first:], ik._seeds(r.q[0], 1), compiled, step, fam))
                 return IKResult.concat(parts, ik.method)
         return frame_path(ik, T, prev, step, probe)
     return _continue(ik, T, prev, compiled, step, fam)
 
 
-def _continue(ik: AnalyticIK, T: Array, prev: Array, compiled: bool, step: float,
-              general: Any) -> IKResult:
+def _continue(
+    ik: AnalyticIK, T: Array, prev: Array, compiled: bool, step: float, general: Any
+) -> IKResult:
     """The path from ``prev`` under the step bound ``step``; ``general``: the general mode's
     family for paths (then frame by frame), else None."""
     if general is not None:
@@ -86,22 +103,33 @@ def _compiled_path(ik: AnalyticIK, T: Array, prev: Array, step: float) -> IKResu
     # distance to that rotation
     Tp, dev = project_rigid(T)
     cc = ik._cc
-    gate = (ik._lo, ik._hi, ik._revolute, cc.Rs, cc.ps, cc.kinds, cc.R_end, cc.p_end,
-            ik.position_tolerance, ik.rotation_tolerance, step, ik.weights)
+    gate = (
+        ik._lo,
+        ik._hi,
+        ik._revolute,
+        cc.Rs,
+        cc.ps,
+        cc.kinds,
+        cc.R_end,
+        cc.p_end,
+        ik.position_tolerance,
+        ik.rotation_tolerance,
+        step,
+        ik.weights,
+    )
     out = _path.run(ik.family, np.ascontiguousarray(Tp), np.ascontiguousarray(prev[0]), gate)
     if out is None:
         return None
     q, code = out
     found = code == _path.FOUND
-    ok, perr, rerr = certify(ik.chain, q, T, ik.position_tolerance,
-                             ik.rotation_tolerance + dev)
+    ok, perr, rerr = certify(ik.chain, q, T, ik.position_tolerance, ik.rotation_tolerance + dev)
     success = found & ok
     bad = np.flatnonzero(found & ~ok)
     if bad.size:
         # the compiled gate passed a selection certify rejects (round-off at the tolerance):
         # from that frame on, the frame-by-frame loop decides
         i = int(bad[0])
-        start = q[i - 1:i] if i else prev
+        start = q[i - 1 : i] if i else prev
         rest = frame_path(ik, T[i:], np.ascontiguousarray(start), step, None)
         q[i:], success[i:] = rest.q, rest.success
         perr[i:], rerr[i:] = rest.position_error, rest.rotation_error
@@ -124,7 +152,7 @@ def frame_path(ik: AnalyticIK, T: Array, prev: Array, step: float, family: Any) 
     rerr = np.empty(n)
     status = np.empty(n, dtype=np.int64)
     for i in range(n):
-        r = ik._solve(T[i:i + 1], prev, False, step, family)
+        r = ik._solve(T[i : i + 1], prev, False, step, family)
         perr[i] = r.position_error[0]
         rerr[i] = r.rotation_error[0]
         status[i] = r.status[0]

@@ -117,7 +117,7 @@ def newton_locks(chain: Chain, T: Array, starts: Array, lo: Array, hi: Array) ->
     Rt = Tt[:, :3, :3]
     lo_c = np.where(np.isfinite(lo), lo, -np.inf)
     hi_c = np.where(np.isfinite(hi), hi, np.inf)
-    eye = NEWTON_DAMPING ** 2 * np.eye(6)
+    eye = NEWTON_DAMPING**2 * np.eye(6)
     e = np.empty((m * k, 6))
     for _ in range(NEWTON_ITERATIONS):
         Tq, J = fk_jacobian(chain, q)
@@ -140,8 +140,7 @@ def reach(chain: Chain) -> tuple[Array, float]:
     the first joint's origin (each joint origin lies on its axis, so the distance between
     consecutive joint origins, and from the last one to the TCP, never changes)."""
     c = compile_chain(chain)
-    return c.ps[0].copy(), float(np.linalg.norm(c.ps[1:], axis=1).sum()
-                                 + np.linalg.norm(c.p_end))
+    return c.ps[0].copy(), float(np.linalg.norm(c.ps[1:], axis=1).sum() + np.linalg.norm(c.p_end))
 
 
 @dataclass(frozen=True)
@@ -159,10 +158,15 @@ def _locks(family: Any) -> _Locks | None:
     """The locked-joint view of ``family`` (the closed-form family, or the general mode's
     locked-joint 7R solver), or None for any other family."""
     if isinstance(family, LockedJoint):
-        return _Locks(family.lock_index, family.grid, family.range,
-                      lambda T, S, grid: family.solve(T, S, grid))
+        return _Locks(
+            family.lock_index,
+            family.grid,
+            family.range,
+            lambda T, S, grid: family.solve(T, S, grid),
+        )
     solver = getattr(family, "solver", None)
     if isinstance(family, GeneralFamily) and isinstance(solver, LockedJoint7R):
+
         def solve(T: Array, S: Array, grid: Array | None) -> tuple[Array, NDArray[np.bool_]]:
             if grid is None:
                 return family.solve(T, S)
@@ -173,8 +177,16 @@ def _locks(family: Any) -> _Locks | None:
     return None
 
 
-def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: Array,
-                 arrays: tuple[Any, ...], gate: Callable[..., None]) -> None:
+def refine_locks(
+    chain: Chain,
+    family: Any,
+    T: Array,
+    S: Array,
+    lo: Array,
+    hi: Array,
+    arrays: tuple[Any, ...],
+    gate: Callable[..., None],
+) -> None:
     """Re-solve, in place, the rows of ``arrays = (Q, V, OK, FK, LIM, CON, D, PL)`` where no
     slot is ``OK`` by adaptive lock refinement (a :class:`LockedJoint` family, or the general
     mode's :class:`LockedJoint7R`; other families are left as they are).
@@ -209,9 +221,9 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
     for r in range(rows.size):
         top = np.argsort(scores[r], kind="stable")[:CENTRES]
         top = top[np.isfinite(scores[r][top])]
-        starts[r, :1 + CENTRES] = Sr[r]
-        starts[r, 1:1 + top.size] = pool[r, top]
-        starts[r, 1 + CENTRES:] = spread
+        starts[r, : 1 + CENTRES] = Sr[r]
+        starts[r, 1 : 1 + top.size] = pool[r, top]
+        starts[r, 1 + CENTRES :] = spread
     predicted = newton_locks(chain, Tr, starts, lo, hi)[:, :, j]
     offsets = np.asarray(NEWTON_OFFSETS)
 
@@ -219,7 +231,7 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         """Solve and gate row ``r`` at ``grid``; on a certified slot write it back (and None)."""
         i = rows[r]
         vals = np.asarray(np.clip(grid, glo, ghi) if bounded else grid, dtype=np.float64)
-        Qr, Vr = fam.solve(Tr[r:r + 1], Sr[r:r + 1], vals)
+        Qr, Vr = fam.solve(Tr[r : r + 1], Sr[r : r + 1], vals)
         score = _score(chain, Qr[0], Vr[0], lo, hi)
         Qg = np.ascontiguousarray(Qr.copy())
         k = Qg.shape[1]
@@ -228,7 +240,7 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
         LIMg = np.zeros((1, k), dtype=np.bool_)
         Dg = np.empty((1, k))
         PLg = np.zeros((1, k), dtype=np.bool_)
-        gate(Qg, Vr, Sr[r:r + 1], Tr[r:r + 1], OKg, FKg, LIMg, Dg, PLg)
+        gate(Qg, Vr, Sr[r : r + 1], Tr[r : r + 1], OKg, FKg, LIMg, Dg, PLg)
         CONg = np.ones((1, k), dtype=np.bool_)
         if chain.constraints:
             CONg = chain.constraints_satisfied(Qg)
@@ -237,8 +249,16 @@ def refine_locks(chain: Chain, family: Any, T: Array, S: Array, lo: Array, hi: A
             return Qr[0], score
         order = np.lexsort((np.where(OKg[0], Dg[0], np.inf), ~OKg[0]))[:K]
         n = order.size
-        for dst, src in ((Q, Qg), (V, Vr), (OK, OKg), (FK, FKg), (LIM, LIMg), (CON, CONg),
-                         (D, Dg), (PL, PLg)):
+        for dst, src in (
+            (Q, Qg),
+            (V, Vr),
+            (OK, OKg),
+            (FK, FKg),
+            (LIM, LIMg),
+            (CON, CONg),
+            (D, Dg),
+            (PL, PLg),
+        ):
             dst[i, :n] = src[0, order]
         if n < K:  # fewer refined slots than the row holds: the rest stay invalid
             OK[i, n:] = False

@@ -104,14 +104,17 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
     ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
-    :data:`._single_target.SELECT` record, ``work`` the flags and scratch ``(OK, FK, LIM, D, Tbuf)``."""
-    _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
-                 np.zeros(Q.shape[0], dtype=np.bool_))
+    :data:`._single_target.SELECT` record, ``work`` the flags and scratch
+    ``(OK, FK, LIM, D, Tbuf)``."""
+    _finalize_pl(
+        Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
+    )
 
 
 @njit(cache=True)
-def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
-                 polished):  # pragma: no cover - compiled
+def _finalize_pl(
+    Q, V, seed, T, chain, sel, lazy, piters, work, polished
+):  # pragma: no cover - compiled
     """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
@@ -174,8 +177,8 @@ def _finalize_pl(Q, V, seed, T, chain, sel, lazy, piters, work,
 def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
     targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
-    record, ``sel`` a :data:`._single_target.SELECT` record, ``flags`` the outputs ``(OK, FK, LIM, D,
-    PL)`` (each (N, K)).
+    record, ``sel`` a :data:`._single_target.SELECT` record, ``flags`` the outputs
+    ``(OK, FK, LIM, D, PL)`` (each (N, K)).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
     are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
@@ -200,8 +203,18 @@ def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no 
     OK, FK, LIM, D, PL = flags
     Tbuf = np.empty((4, 4))
     for i in range(Q.shape[0]):
-        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters,
-                     (OK[i], FK[i], LIM[i], D[i], Tbuf), PL[i])
+        _finalize_pl(
+            Q[i],
+            V[i],
+            S[i],
+            T[i],
+            chain,
+            sel,
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            PL[i],
+        )
 
 
 @njit(cache=True, parallel=True)
@@ -210,8 +223,18 @@ def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: n
     OK, FK, LIM, D, PL = flags
     for i in prange(Q.shape[0]):
         Tbuf = np.empty((4, 4))
-        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters,
-                     (OK[i], FK[i], LIM[i], D[i], Tbuf), PL[i])
+        _finalize_pl(
+            Q[i],
+            V[i],
+            S[i],
+            T[i],
+            chain,
+            sel,
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            PL[i],
+        )
 
 
 @njit(cache=True)

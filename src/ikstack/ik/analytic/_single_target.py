@@ -43,28 +43,36 @@ NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: 
 
 
 #: the selection's settings (:func:`._select.lazy_one`, :func:`._nearest6.nearest6`)
-SELECT = Record("SelectData", __name__, [
-    ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
-    ("hi", F, ("dof",)),
-    ("W", F, ("dof",)),  # joint weights of the distance to the seed
-    ("revolute", B, ("dof",)),
-    ("step", F, ()),  # max_joint_step [rad or m], inf for none
-    ("max_dq", F, ()),  # the polish's largest step
-    ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
-    ("tol_r", F, ()),
-])
+SELECT = Record(
+    "SelectData",
+    __name__,
+    [
+        ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
+        ("hi", F, ("dof",)),
+        ("W", F, ("dof",)),  # joint weights of the distance to the seed
+        ("revolute", B, ("dof",)),
+        ("step", F, ()),  # max_joint_step [rad or m], inf for none
+        ("max_dq", F, ()),  # the polish's largest step
+        ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
+        ("tol_r", F, ()),
+    ],
+)
 SelectData = SELECT.type
 
 #: a 6R family's data (:class:`.families.SixR`)
-FAMILY6 = Record("Family6Data", __name__, [
-    ("fid", I, ()),
-    ("var", I, ()),
-    ("reverse", B, ()),
-    ("H", F, (6, 3)),
-    ("P", F, (7, 3)),
-    ("R6T", F, (3, 3)),
-    ("sgn", F, (6,)),
-])
+FAMILY6 = Record(
+    "Family6Data",
+    __name__,
+    [
+        ("fid", I, ()),
+        ("var", I, ()),
+        ("reverse", B, ()),
+        ("H", F, (6, 3)),
+        ("P", F, (7, 3)),
+        ("R6T", F, (3, 3)),
+        ("sgn", F, (6,)),
+    ],
+)
 Family6Data = FAMILY6.type
 
 #: chain, constraints, gate and selection settings of :func:`select_one`
@@ -77,24 +85,52 @@ _check6 = PACKING6.check
 _unpack6_unchecked = PACKING6.unpack_unchecked  # in a prange body, after _check6
 
 
-def solver_records(ik: Any, tabs: Any, six: Any,
-                   max_dq: float) -> tuple[Any, Any, Packed, Packed | None]:
+def solver_records(
+    ik: Any, tabs: Any, six: Any, max_dq: float
+) -> tuple[Any, Any, Packed, Packed | None]:
     """``(chain, selection, pack, pack6)`` of an :class:`~ikstack.ik.analytic.AnalyticIK`:
     its :data:`CHAIN` and :data:`SELECT` records (the FK gate at the solver's tolerances, the
     polish's largest step ``max_dq``) and
     the :data:`PACKING` (and for a 6R family ``six``, :data:`PACKING6`) of its records, with
     ``tabs`` its :class:`ikstack.ik._fixed_gate.ConstraintTables`."""
     chain = chain_data(ik._cc)
-    sel = SELECT.make(lo=ik._lo, hi=ik._hi, W=ik.weights, revolute=ik._revolute,
-                      step=np.inf if ik.max_joint_step is None else ik.max_joint_step,
-                      max_dq=max_dq, tol_p=ik.position_tolerance,
-                      tol_r=ik.rotation_tolerance)
-    records = (chain, constraint_data(tabs),
-               GATE.make(lo=ik.chain.lower, hi=ik.chain.upper,  # certify: limit tolerance 0
-                         tol_p=ik.position_tolerance, tol_r=ik.rotation_tolerance), sel)
-    pack6 = None if six is None else PACKING6.pack(*records, FAMILY6.make(
-        fid=six.fid, var=six.var, reverse=six.reverse, H=six.H, P=six.P, R6T=six.R6T,
-        sgn=six.sgn))
+    sel = SELECT.make(
+        lo=ik._lo,
+        hi=ik._hi,
+        W=ik.weights,
+        revolute=ik._revolute,
+        step=np.inf if ik.max_joint_step is None else ik.max_joint_step,
+        max_dq=max_dq,
+        tol_p=ik.position_tolerance,
+        tol_r=ik.rotation_tolerance,
+    )
+    records = (
+        chain,
+        constraint_data(tabs),
+        GATE.make(
+            lo=ik.chain.lower,
+            hi=ik.chain.upper,  # certify: limit tolerance 0
+            tol_p=ik.position_tolerance,
+            tol_r=ik.rotation_tolerance,
+        ),
+        sel,
+    )
+    pack6 = (
+        None
+        if six is None
+        else PACKING6.pack(
+            *records,
+            FAMILY6.make(
+                fid=six.fid,
+                var=six.var,
+                reverse=six.reverse,
+                H=six.H,
+                P=six.P,
+                R6T=six.R6T,
+                sgn=six.sgn,
+            ),
+        )
+    )
     return chain, sel, PACKING.pack(*records), pack6
 
 
@@ -116,17 +152,35 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
     q[0, :] = Q[best]
     if constraints_row(q[0], cons.qidx, cons.qcoef, cons.A, cons.b) != 1:
         return GENERAL  # broken (the general path re-selects) or too close to call here
-    certify_rows(q, T, gate.tol_p, gate.tol_r, gate.lo, gate.hi, chain.Rs, chain.ps, chain.kinds,
-                 chain.R_end, chain.p_end, cons.qidx, cons.qcoef, cons.A, cons.b, ok, perr, rerr,
-                 Tbuf)
+    certify_rows(
+        q,
+        T,
+        gate.tol_p,
+        gate.tol_r,
+        gate.lo,
+        gate.hi,
+        chain.Rs,
+        chain.ps,
+        chain.kinds,
+        chain.R_end,
+        chain.p_end,
+        cons.qidx,
+        cons.qcoef,
+        cons.A,
+        cons.b,
+        ok,
+        perr,
+        rerr,
+        Tbuf,
+    )
     return DONE if ok[0] else GENERAL
 
 
 @njit(cache=True)
 def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`six_batch` (``fl, il``: :data:`PACKING6`'s arrays, their tag
-    checked by the caller; ``out``: ``(q, perr, rerr, code)``). Per row: the rigid check, the family's
-    nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
+    checked by the caller; ``out``: ``(q, perr, rerr, code)``). Per row: the rigid check, the
+    family's nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
@@ -160,9 +214,35 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
             code[i] = NOT_RIGID
             continue
-        best, pe, re = nearest6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6,
-                                sgn, s, Ti, lo, hi, revolute, W, step, Rs_t, ps_t, Re_t, pe_t,
-                                ptol, rtol, Q, D, OK, Bs, Tbuf)
+        best, pe, re = nearest6(
+            fid,
+            var,
+            rev,
+            m9(Ti),
+            (Ti[0, 3], Ti[1, 3], Ti[2, 3]),
+            H,
+            P,
+            R6,
+            sgn,
+            s,
+            Ti,
+            lo,
+            hi,
+            revolute,
+            W,
+            step,
+            Rs_t,
+            ps_t,
+            Re_t,
+            pe_t,
+            ptol,
+            rtol,
+            Q,
+            D,
+            OK,
+            Bs,
+            Tbuf,
+        )
         code[i] = GENERAL
         if best < 0:
             continue
@@ -189,23 +269,26 @@ def six_batch(S, T, fl, il, fid, var, sgn, q, perr, rerr, code, parallel):
 
 
 @njit(cache=True)
-def six_batch_serial(S, T, fl, il, fid, var, sgn, q, perr, rerr,
-                     code):  # pragma: no cover - compiled
+def six_batch_serial(
+    S, T, fl, il, fid, var, sgn, q, perr, rerr, code
+):  # pragma: no cover - compiled
     """:func:`six_batch` on the calling thread."""
     _check6(il)
     _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True, parallel=True)
-def six_batch_parallel(S, T, fl, il, fid, var, sgn, q, perr, rerr,
-                       code):  # pragma: no cover - compiled
+def six_batch_parallel(
+    S, T, fl, il, fid, var, sgn, q, perr, rerr, code
+):  # pragma: no cover - compiled
     """:func:`six_batch` on all cores, in blocks of 64 targets."""
     _check6(il)
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn,
-                   (q, perr, rerr, code))
+        _six_block(
+            bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, (q, perr, rerr, code)
+        )
 
 
 @njit(cache=True)

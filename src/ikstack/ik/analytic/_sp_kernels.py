@@ -43,9 +43,11 @@ def sp1(p1, p2, k):  # pragma: no cover - compiled
     n1 = norm(p1)
     n2 = norm(p2)
     scale_ = max(1.0, n1, n2)
-    ls = (abs(n1 - n2) > LS_TOL * scale_
-          or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale_
-          or math.hypot(x0, x1) < 1e-14 * scale_ * scale_)
+    ls = (
+        abs(n1 - n2) > LS_TOL * scale_
+        or abs(dot(k, p1) - dot(k, p2)) > LS_TOL * scale_
+        or math.hypot(x0, x1) < 1e-14 * scale_ * scale_
+    )
     return t, ls
 
 
@@ -251,8 +253,20 @@ def _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no
     n = 0
     for i in range(na):
         for j in range(nb):
-            xa, yb = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1,
-                                 a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+            xa, yb = _sp6_polish(
+                ta0 if i == 0 else ta1,
+                tb0 if j == 0 else tb1,
+                a1s,
+                a1c,
+                a2s,
+                a2c,
+                b1s,
+                b1c,
+                b2s,
+                b2c,
+                e1,
+                e2,
+            )
             x = set4(x, n, xa)
             y = set4(y, n, yb)
             n += 1
@@ -305,9 +319,13 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
     Q00 = M00 * M00 + M10 * M10
     Q01 = M00 * M01 + M10 * M11
     Q11 = M01 * M01 + M11 * M11
-    n, roots = trig_quartic(u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
-                            2.0 * (M01 * u0 + M11 * u1), 2.0 * (M00 * u0 + M10 * u1),
-                            0.5 * (Q11 - Q00), Q01)
+    n, roots = trig_quartic(
+        u0 * u0 + u1 * u1 - 1.0 + 0.5 * (Q00 + Q11),
+        2.0 * (M01 * u0 + M11 * u1),
+        2.0 * (M00 * u0 + M10 * u1),
+        0.5 * (Q11 - Q00),
+        Q01,
+    )
     x = y = z4
     for i in range(n):
         s = math.sin(roots[i])
@@ -330,8 +348,7 @@ def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
     """
     rhs2 = 0.5 * (dot(p2, p2) + dot(p3, p3) - dot(p0, p0) - dot(p1, p1))
     m3 = neg(p3)
-    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0),
-                  rhs2)
+    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0), rhs2)
     scale_ = max(1.0, norm(p0) + norm(p1), norm(p2) + norm(p3))
     cnt = 0
     x1 = x2 = x3 = (0.0, 0.0, 0.0, 0.0)

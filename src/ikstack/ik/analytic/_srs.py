@@ -210,8 +210,9 @@ MAX_ARCS = 48
 
 
 @njit(cache=True)
-def _srs_target(T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
-                V):  # pragma: no cover - compiled
+def _srs_target(
+    T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
+):  # pragma: no cover - compiled
     Rt = m9(T)
     pt = (T[0, 3], T[1, 3], T[2, 3])
     Sp, pS3, p3W, p7T, R7T = v3(Sp), v3(pS3), v3(p3W), v3(p7T), m9(R7T)
@@ -237,18 +238,22 @@ def batch_srs(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q
 
 
 @njit(cache=True)
-def batch_srs_serial(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
-                     V):  # pragma: no cover - compiled
+def batch_srs_serial(
+    T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
+):  # pragma: no cover - compiled
     """:func:`batch_srs` on the calling thread."""
     for i in range(T.shape[0]):
-        _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i],
-                    V[i])
+        _srs_target(
+            T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i], V[i]
+        )
 
 
 @njit(cache=True, parallel=True)
-def batch_srs_parallel(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q,
-                       V):  # pragma: no cover - compiled
+def batch_srs_parallel(
+    T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
+):  # pragma: no cover - compiled
     """:func:`batch_srs` on all cores."""
     for i in prange(T.shape[0]):
-        _srs_target(T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i],
-                    V[i])
+        _srs_target(
+            T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i], V[i]
+        )

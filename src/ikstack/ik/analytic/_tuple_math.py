@@ -74,9 +74,11 @@ def norm(a):  # pragma: no cover - compiled
 def rot_cs(k, c, s, p):  # pragma: no cover - compiled
     """``R(k, t) @ p`` by Rodrigues' formula from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     kp = (k[0] * p[0] + k[1] * p[1] + k[2] * p[2]) * (1.0 - c)
-    return (p[0] * c + (k[1] * p[2] - k[2] * p[1]) * s + k[0] * kp,
-            p[1] * c + (k[2] * p[0] - k[0] * p[2]) * s + k[1] * kp,
-            p[2] * c + (k[0] * p[1] - k[1] * p[0]) * s + k[2] * kp)
+    return (
+        p[0] * c + (k[1] * p[2] - k[2] * p[1]) * s + k[0] * kp,
+        p[1] * c + (k[2] * p[0] - k[0] * p[2]) * s + k[1] * kp,
+        p[2] * c + (k[0] * p[1] - k[1] * p[0]) * s + k[2] * kp,
+    )
 
 
 @njit(cache=True)
@@ -89,9 +91,17 @@ def rot(k, t, p):  # pragma: no cover - compiled
 def rotm_cs(k, c, s):  # pragma: no cover - compiled
     """The rotation ``R(k, t)`` as a 9-tuple from ``c = cos t``, ``s = sin t`` (``k`` unit)."""
     v = 1.0 - c
-    return (c + k[0] * k[0] * v, k[0] * k[1] * v - k[2] * s, k[0] * k[2] * v + k[1] * s,
-            k[1] * k[0] * v + k[2] * s, c + k[1] * k[1] * v, k[1] * k[2] * v - k[0] * s,
-            k[2] * k[0] * v - k[1] * s, k[2] * k[1] * v + k[0] * s, c + k[2] * k[2] * v)
+    return (
+        c + k[0] * k[0] * v,
+        k[0] * k[1] * v - k[2] * s,
+        k[0] * k[2] * v + k[1] * s,
+        k[1] * k[0] * v + k[2] * s,
+        c + k[1] * k[1] * v,
+        k[1] * k[2] * v - k[0] * s,
+        k[2] * k[0] * v - k[1] * s,
+        k[2] * k[1] * v + k[0] * s,
+        c + k[2] * k[2] * v,
+    )
 
 
 @njit(cache=True)
@@ -103,28 +113,37 @@ def rotm(k, t):  # pragma: no cover - compiled
 @njit(cache=True)
 def mv(R, p):  # pragma: no cover - compiled
     """``R @ p``."""
-    return (R[0] * p[0] + R[1] * p[1] + R[2] * p[2],
-            R[3] * p[0] + R[4] * p[1] + R[5] * p[2],
-            R[6] * p[0] + R[7] * p[1] + R[8] * p[2])
+    return (
+        R[0] * p[0] + R[1] * p[1] + R[2] * p[2],
+        R[3] * p[0] + R[4] * p[1] + R[5] * p[2],
+        R[6] * p[0] + R[7] * p[1] + R[8] * p[2],
+    )
 
 
 @njit(cache=True)
 def mtv(R, p):  # pragma: no cover - compiled
     """``R.T @ p``."""
-    return (R[0] * p[0] + R[3] * p[1] + R[6] * p[2],
-            R[1] * p[0] + R[4] * p[1] + R[7] * p[2],
-            R[2] * p[0] + R[5] * p[1] + R[8] * p[2])
+    return (
+        R[0] * p[0] + R[3] * p[1] + R[6] * p[2],
+        R[1] * p[0] + R[4] * p[1] + R[7] * p[2],
+        R[2] * p[0] + R[5] * p[1] + R[8] * p[2],
+    )
 
 
 @njit(cache=True)
 def mm(A, B):  # pragma: no cover - compiled
     """``A @ B``."""
-    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
-            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
-            A[3] * B[0] + A[4] * B[3] + A[5] * B[6], A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
-            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
-            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
-            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+    return (
+        A[0] * B[0] + A[1] * B[3] + A[2] * B[6],
+        A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+        A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+        A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+        A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+        A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+        A[6] * B[0] + A[7] * B[3] + A[8] * B[6],
+        A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+        A[6] * B[2] + A[7] * B[5] + A[8] * B[8],
+    )
 
 
 @njit(cache=True)
@@ -151,8 +170,9 @@ def fatan2(y, x):  # pragma: no cover - compiled
     c = k * (1.0 / _ATAN_N)
     u = (a - c) / (1.0 + a * c)
     u2 = u * u
-    p = u2 * (-1.0 / 3.0 + u2 * (1.0 / 5.0 + u2 * (-1.0 / 7.0 + u2 * (1.0 / 9.0
-                                                                        - u2 * (1.0 / 11.0)))))
+    p = u2 * (
+        -1.0 / 3.0 + u2 * (1.0 / 5.0 + u2 * (-1.0 / 7.0 + u2 * (1.0 / 9.0 - u2 * (1.0 / 11.0))))
+    )
     r = _ATAN_TAB[k] + (u + u * p)
     if swap:
         r = 0.5 * math.pi - r
@@ -191,8 +211,12 @@ def any_perp(k):  # pragma: no cover - compiled
 @njit(cache=True)
 def set4(t, i, v):  # pragma: no cover - compiled
     """The 4-tuple ``t`` with entry ``i`` replaced by ``v`` (no list allocated per target)."""
-    return (v if i == 0 else t[0], v if i == 1 else t[1], v if i == 2 else t[2],
-            v if i == 3 else t[3])
+    return (
+        v if i == 0 else t[0],
+        v if i == 1 else t[1],
+        v if i == 2 else t[2],
+        v if i == 3 else t[3],
+    )
 
 
 # ----------------------------------------------------------------------------- polynomials
@@ -293,8 +317,12 @@ def quartic_roots(c4, c3, c2, c1, c0):  # pragma: no cover - compiled
         z1 = (s - d1) / 2.0 + sh
         z2 = (-s + d2) / 2.0 + sh
         z3 = (-s - d2) / 2.0 + sh
-    return 4, (_polish(c4, c3, c2, c1, c0, z0), _polish(c4, c3, c2, c1, c0, z1),
-               _polish(c4, c3, c2, c1, c0, z2), _polish(c4, c3, c2, c1, c0, z3))
+    return 4, (
+        _polish(c4, c3, c2, c1, c0, z0),
+        _polish(c4, c3, c2, c1, c0, z1),
+        _polish(c4, c3, c2, c1, c0, z2),
+        _polish(c4, c3, c2, c1, c0, z3),
+    )
 
 
 #: a near-tangent extremum within this (relative to the coefficients) of zero is a root
@@ -329,8 +357,13 @@ def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
     phi = 0.0
     for j in range(4):
         ph = 0.5 * math.pi * j + math.pi
-        v = abs(a0 + a1 * math.cos(ph) + a2 * math.sin(ph) + a3 * math.cos(2.0 * ph)
-                + a4 * math.sin(2.0 * ph))
+        v = abs(
+            a0
+            + a1 * math.cos(ph)
+            + a2 * math.sin(ph)
+            + a3 * math.cos(2.0 * ph)
+            + a4 * math.sin(2.0 * ph)
+        )
         if v > best:
             best = v
             phi = ph - math.pi
@@ -342,8 +375,9 @@ def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
     b2 = -a1 * sp + a2 * cp
     b3 = a3 * c2p + a4 * s2p
     b4 = -a3 * s2p + a4 * c2p
-    n, roots = quartic_roots(a0 - b1 + b3, 2.0 * b2 - 4.0 * b4, 2.0 * a0 - 6.0 * b3,
-                             2.0 * b2 + 4.0 * b4, a0 + b1 + b3)
+    n, roots = quartic_roots(
+        a0 - b1 + b3, 2.0 * b2 - 4.0 * b4, 2.0 * a0 - 6.0 * b3, 2.0 * b2 + 4.0 * b4, a0 + b1 + b3
+    )
     scale_ = abs(a0) + abs(a1) + abs(a2) + abs(a3) + abs(a4)
     cnt = 0
     t0 = t1 = t2 = t3 = 0.0
@@ -375,8 +409,12 @@ def trig_quartic(a0, a1, a2, a3, a4):  # pragma: no cover - compiled
         for e in range(1 + extra):
             if e == 1:
                 t = te
-            if (cnt > 0 and abs(wrap(t0 - t)) < 1e-7) or (cnt > 1 and abs(wrap(t1 - t)) < 1e-7) \
-                    or (cnt > 2 and abs(wrap(t2 - t)) < 1e-7) or cnt > 3:
+            if (
+                (cnt > 0 and abs(wrap(t0 - t)) < 1e-7)
+                or (cnt > 1 and abs(wrap(t1 - t)) < 1e-7)
+                or (cnt > 2 and abs(wrap(t2 - t)) < 1e-7)
+                or cnt > 3
+            ):
                 continue
             if cnt == 0:
                 t0 = t

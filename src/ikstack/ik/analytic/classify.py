@@ -121,17 +121,26 @@ def _meet(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tupl
 
 def _par(lines: Lines, idx: tuple[int, int, int], off: int, tol: float) -> tuple[float, str]:
     a, b, c = idx
-    errs = [(parallel_error(lines.h[a], lines.h[b]), a, b),
-            (parallel_error(lines.h[a], lines.h[c]), a, c)]
+    errs = [
+        (parallel_error(lines.h[a], lines.h[b]), a, b),
+        (parallel_error(lines.h[a], lines.h[c]), a, c),
+    ]
     e, i, j = max(errs)
     if e <= tol:
         return e, ""
-    return e, (f"axes {i + 1 + off} and {j + 1 + off} are {e:.3g} rad from parallel; "
-               f"tolerance {tol:g} rad")
+    return e, (
+        f"axes {i + 1 + off} and {j + 1 + off} are {e:.3g} rad from parallel; tolerance {tol:g} rad"
+    )
 
 
-def _detect6(lines: Lines, tol: float, lower: np.ndarray | None = None,
-             upper: np.ndarray | None = None, *, off: int = 0) -> list[Detection]:
+def _detect6(
+    lines: Lines,
+    tol: float,
+    lower: np.ndarray | None = None,
+    upper: np.ndarray | None = None,
+    *,
+    off: int = 0,
+) -> list[Detection]:
     """The 6R families' verdicts (a detector of :data:`DETECTORS`; they need no limits).
 
     ``off`` numbers the axes in messages from ``off + 1`` (a 6R sub-chain of a 7R arm)."""
@@ -148,10 +157,12 @@ def _detect6(lines: Lines, tol: float, lower: np.ndarray | None = None,
         def build(_ns: int, kind: str = kind, rev: bool = rev) -> Family:
             return SixR(kind, lines, rev)
 
-        name = {("spherical_wrist", False): "spherical_wrist",
-                ("three_parallel", False): "three_parallel",
-                ("spherical_wrist", True): "spherical_shoulder",
-                ("three_parallel", True): "three_parallel_reversed"}[(kind, rev)]
+        name = {
+            ("spherical_wrist", False): "spherical_wrist",
+            ("three_parallel", False): "three_parallel",
+            ("spherical_wrist", True): "spherical_shoulder",
+            ("three_parallel", True): "three_parallel_reversed",
+        }[(kind, rev)]
         out.append(Detection(name, d, d <= tol, near, why, build))
     return out
 
@@ -162,22 +173,35 @@ def _detect7(lines: Lines, tol: float, lower: np.ndarray, upper: np.ndarray) -> 
     d2, w2 = _meet(lines, (4, 5, 6), 0, tol)
     d = max(d1, d2)
     why = "; ".join(w for w in (w1, w2) if w)
-    out.append(Detection("srs", d, d <= tol, d <= NEAR_DISTANCE, why,
-                         lambda ns: SRS(lines, ns, lower, upper)))
+    out.append(
+        Detection(
+            "srs", d, d <= tol, d <= NEAR_DISTANCE, why, lambda ns: SRS(lines, ns, lower, upper)
+        )
+    )
     for lock_first in (False, True):
         j = 0 if lock_first else 6
         sub = lines.sub(1, 7, lines.M) if lock_first else lines.sub(0, 6, lines.M)
         for det in _detect6(sub, tol, off=1 if lock_first else 0):
-            def build(ns: int, det: Detection = det, lock_first: bool = lock_first,
-                      j: int = j) -> Family:
+
+            def build(
+                ns: int, det: Detection = det, lock_first: bool = lock_first, j: int = j
+            ) -> Family:
                 six = det.build(ns)
                 if not isinstance(six, SixR):  # pragma: no cover - 6R detectors build SixR
                     raise TypeError(type(six))
                 return LockedJoint(lines, lock_first, six, float(lower[j]), float(upper[j]), ns)
 
             reason = f"with joint {j + 1} locked: {det.reason}" if det.reason else ""
-            out.append(Detection(f"locked_joint{j + 1}+{det.name}", det.distance, det.exact,
-                                 det.near, reason, build))
+            out.append(
+                Detection(
+                    f"locked_joint{j + 1}+{det.name}",
+                    det.distance,
+                    det.exact,
+                    det.near,
+                    reason,
+                    build,
+                )
+            )
     return out
 
 
@@ -195,41 +219,67 @@ def _check_tolerances(**tols: float) -> None:
             raise InputError(f"{name} must be a positive finite number; got {v!r}")
 
 
-def _detect(chain: Chain, tol: float, aligned: float = AXIS_ALIGNMENT_TOLERANCE,
-            near: float = NEAR_TOLERANCE) -> tuple[list[Detection], str]:
+def _detect(
+    chain: Chain,
+    tol: float,
+    aligned: float = AXIS_ALIGNMENT_TOLERANCE,
+    near: float = NEAR_TOLERANCE,
+) -> tuple[list[Detection], str]:
     if any(t == JointType.PRISMATIC for t in chain.joint_types):
-        names = [chain.joint_names[i] for i, t in enumerate(chain.joint_types)
-                 if t == JointType.PRISMATIC]
+        names = [
+            chain.joint_names[i]
+            for i, t in enumerate(chain.joint_types)
+            if t == JointType.PRISMATIC
+        ]
         return [], f"prismatic joints {names} are not supported by the analytic families"
     if chain.dof not in DETECTORS:
-        return [], (f"the analytic families cover {sorted(DETECTORS)}-joint arms; this chain has "
-                    f"{chain.dof} joints")
+        return [], (
+            f"the analytic families cover {sorted(DETECTORS)}-joint arms; this chain has "
+            f"{chain.dof} joints"
+        )
     lines = chain_lines(chain)
     lo = chain.lower + chain.kinematic_margin
     hi = chain.upper - chain.kinematic_margin
     dets: list[Detection] = []
     for detector in DETECTORS[chain.dof]:
         for d in detector(lines, tol, lo, hi):
-            dets.append(replace(d, near=d.exact or d.distance <= near,
-                                aligned=d.exact or d.distance <= aligned))
+            dets.append(
+                replace(
+                    d, near=d.exact or d.distance <= near, aligned=d.exact or d.distance <= aligned
+                )
+            )
     order = {id(d): i for i, d in enumerate(dets)}
-    dets.sort(key=lambda d: (not d.exact, not d.aligned, not d.near,
-                             0.0 if d.aligned else d.distance, order[id(d)]))
+    dets.sort(
+        key=lambda d: (
+            not d.exact,
+            not d.aligned,
+            not d.near,
+            0.0 if d.aligned else d.distance,
+            order[id(d)],
+        )
+    )
     return dets, ""
 
 
-def detections(chain: Chain, tol: float = EXACT_TOLERANCE,
-               axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
-               near_tolerance: float = NEAR_TOLERANCE) -> list[Detection]:
+def detections(
+    chain: Chain,
+    tol: float = EXACT_TOLERANCE,
+    axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
+    near_tolerance: float = NEAR_TOLERANCE,
+) -> list[Detection]:
     """Every family's verdict on ``chain``, best first (exact, aligned, near, by distance)."""
-    _check_tolerances(tol=tol, axis_alignment_tolerance=axis_alignment_tolerance,
-                      near_tolerance=near_tolerance)
+    _check_tolerances(
+        tol=tol, axis_alignment_tolerance=axis_alignment_tolerance, near_tolerance=near_tolerance
+    )
     return _detect(chain, tol, axis_alignment_tolerance, near_tolerance)[0]
 
 
-def classify(chain: Chain, tol: float = EXACT_TOLERANCE,
-             axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
-             near_tolerance: float = NEAR_TOLERANCE) -> Classification:
+def classify(
+    chain: Chain,
+    tol: float = EXACT_TOLERANCE,
+    axis_alignment_tolerance: float = AXIS_ALIGNMENT_TOLERANCE,
+    near_tolerance: float = NEAR_TOLERANCE,
+) -> Classification:
     """Which analytic family solves ``chain``, and whether near mode is needed.
 
     Args:
@@ -246,25 +296,42 @@ def classify(chain: Chain, tol: float = EXACT_TOLERANCE,
         tolerance 1e-08 m") and ``general`` True when the algebraic mode applies (revolute 6R
         or 7R chains).
     """
-    _check_tolerances(tol=tol, axis_alignment_tolerance=axis_alignment_tolerance,
-                      near_tolerance=near_tolerance)
+    _check_tolerances(
+        tol=tol, axis_alignment_tolerance=axis_alignment_tolerance, near_tolerance=near_tolerance
+    )
     dets, why = _detect(chain, tol, axis_alignment_tolerance, near_tolerance)
     if not dets:
         return Classification(None, False, why)
     best = dets[0]
     if best.exact:
-        return Classification(best.name, False, f"{best.name}: conditions hold within {tol:g}",
-                              tuple(dets))
+        return Classification(
+            best.name, False, f"{best.name}: conditions hold within {tol:g}", tuple(dets)
+        )
     if best.aligned:
         return Classification(
-            best.name, False, f"{best.name} within the axis alignment tolerance "
+            best.name,
+            False,
+            f"{best.name} within the axis alignment tolerance "
             f"{axis_alignment_tolerance:g} (deviation {best.distance:.3g}): solved as the exact "
-            "family, polished and certified on the true chain", tuple(dets), polish=True,
-            deviation=best.distance)
+            "family, polished and certified on the true chain",
+            tuple(dets),
+            polish=True,
+            deviation=best.distance,
+        )
     if best.near:
-        return Classification(best.name, True,
-                              f"near {best.name} (near mode needed): {best.reason}", tuple(dets),
-                              deviation=best.distance)
-    return Classification(None, False, f"no supported family; closest is {best.name}: "
-                          f"{best.reason}; the algebraic mode solves it "
-                          "(AnalyticIK(chain, mode='general'))", tuple(dets), general=True)
+        return Classification(
+            best.name,
+            True,
+            f"near {best.name} (near mode needed): {best.reason}",
+            tuple(dets),
+            deviation=best.distance,
+        )
+    return Classification(
+        None,
+        False,
+        f"no supported family; closest is {best.name}: "
+        f"{best.reason}; the algebraic mode solves it "
+        "(AnalyticIK(chain, mode='general'))",
+        tuple(dets),
+        general=True,
+    )

@@ -114,8 +114,10 @@ class SixR:
             self.var = F6.LAST_MEET
         base = {"spherical_wrist": "spherical_wrist", "three_parallel": "three_parallel"}[kind]
         if reverse:
-            base = {"spherical_wrist": "spherical_shoulder",
-                    "three_parallel": "three_parallel_reversed"}[kind]
+            base = {
+                "spherical_wrist": "spherical_shoulder",
+                "three_parallel": "three_parallel_reversed",
+            }[kind]
         self.name = base
         #: ``fid`` and ``sgn`` as the compiled kernels take them: each None where the arm is of
         #: the other family (``kfid`` None for three-parallel, ``ksgn`` None for a spherical
@@ -125,15 +127,26 @@ class SixR:
         self.ksgn = None if self.fid == F6.SPHERICAL else self.sgn
         #: ``var`` as the kernels take it: None for a three-parallel arm whose last axes meet
         #: (UR-type arms), which then compiles that variant alone (not subproblem 6)
-        self.kvar = None if self.fid == F6.THREE_PARALLEL and self.var == F6.LAST_MEET \
-            else self.var
+        self.kvar = None if self.fid == F6.THREE_PARALLEL and self.var == F6.LAST_MEET else self.var
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
         Q = np.empty((n, self.K, 6))
         V = np.empty((n, self.K), dtype=np.bool_)
-        F6.batch6(self.kfid, self.kvar, self.reverse, T, seed, self.H, self.P, self.R6T, self.ksgn,
-                  Q, V, n >= PARALLEL_THRESHOLD)
+        F6.batch6(
+            self.kfid,
+            self.kvar,
+            self.reverse,
+            T,
+            seed,
+            self.H,
+            self.P,
+            self.R6T,
+            self.ksgn,
+            Q,
+            V,
+            n >= PARALLEL_THRESHOLD,
+        )
         return Q, V
 
 
@@ -145,8 +158,15 @@ class LockedJoint:
     solver refines the samples of a target none of them certifies (:mod:`._refine`).
     """
 
-    def __init__(self, lines: Lines, lock_first: bool, sub: SixR, lower: float, upper: float,
-                 num_samples: int):
+    def __init__(
+        self,
+        lines: Lines,
+        lock_first: bool,
+        sub: SixR,
+        lower: float,
+        upper: float,
+        num_samples: int,
+    ):
         self.lock_first = lock_first
         self.sub = sub
         self.dof = 7
@@ -160,15 +180,17 @@ class LockedJoint:
         #: the locked joint's sampled range, and whether it is its limits (else a turn)
         self.range = (lo, hi, math.isfinite(lower) and math.isfinite(upper))
         if math.isfinite(lower) and math.isfinite(upper):
-            self.grid = np.linspace(lo, hi, num_samples) if num_samples > 1 else np.array(
-                [0.5 * (lo + hi)])
+            self.grid = (
+                np.linspace(lo, hi, num_samples) if num_samples > 1 else np.array([0.5 * (lo + hi)])
+            )
         else:
             self.grid = lo + (hi - lo) * np.arange(num_samples) / max(num_samples, 1)
         self.K = 8 * (num_samples + 1)
         self.name = f"locked_joint{j + 1}+{sub.name}"
 
-    def solve(self, T: Array, seed: Array,
-              grid: Array | None = None) -> tuple[Array, NDArray[np.bool_]]:
+    def solve(
+        self, T: Array, seed: Array, grid: Array | None = None
+    ) -> tuple[Array, NDArray[np.bool_]]:
         """Candidates at the seed's locked angle and at ``grid`` (the family's own by default:
         ``K`` slots; ``8 (len(grid) + 1)`` otherwise)."""
         n = T.shape[0]
@@ -177,9 +199,26 @@ class LockedJoint:
         Q = np.empty((n, k, 7))
         V = np.empty((n, k), dtype=np.bool_)
         s = self.sub
-        F6.batch_locked(s.kfid, s.kvar, s.reverse, T, seed, self.lock_first, self.lh, self.lr,
-                        self.M, vals, True, s.H, s.P, s.R6T, s.ksgn, Q, V,
-                        n >= PARALLEL_THRESHOLD_7R)
+        F6.batch_locked(
+            s.kfid,
+            s.kvar,
+            s.reverse,
+            T,
+            seed,
+            self.lock_first,
+            self.lh,
+            self.lr,
+            self.M,
+            vals,
+            True,
+            s.H,
+            s.P,
+            s.R6T,
+            s.ksgn,
+            Q,
+            V,
+            n >= PARALLEL_THRESHOLD_7R,
+        )
         return Q, V
 
 
@@ -195,8 +234,14 @@ class SRS:
 
     name = "srs"
 
-    def __init__(self, lines: Lines, num_samples: int, lower: Array | None = None,
-                 upper: Array | None = None, arcs: bool = True):
+    def __init__(
+        self,
+        lines: Lines,
+        num_samples: int,
+        lower: Array | None = None,
+        upper: Array | None = None,
+        arcs: bool = True,
+    ):
         self.dof = 7
         S, _ = closest_point(lines.h[0:3], lines.r[0:3])
         W, _ = closest_point(lines.h[4:7], lines.r[4:7])
@@ -219,6 +264,22 @@ class SRS:
         n = T.shape[0]
         Q = np.empty((n, self.K, 7))
         V = np.empty((n, self.K), dtype=np.bool_)
-        _srs.batch_srs(T, seed, self.H, self.S, self.pS3, self.p3W, self.p7T, self.R7T,
-                       self.grid, True, self.lo, self.hi, self.arcs, Q, V, n >= PARALLEL_THRESHOLD_7R)
+        _srs.batch_srs(
+            T,
+            seed,
+            self.H,
+            self.S,
+            self.pS3,
+            self.p3W,
+            self.p7T,
+            self.R7T,
+            self.grid,
+            True,
+            self.lo,
+            self.hi,
+            self.arcs,
+            Q,
+            V,
+            n >= PARALLEL_THRESHOLD_7R,
+        )
         return Q, V

@@ -85,10 +85,14 @@ def chain_lines(chain: Chain) -> Lines:
     return _LINES.add(chain, lines)
 
 
-def chain_from_hp(H: NDArray[np.float64], P: NDArray[np.float64],
-                  R_end: NDArray[np.float64] | None = None,
-                  lower: NDArray[np.float64] | None = None,
-                  upper: NDArray[np.float64] | None = None, name: str = "hp") -> Chain:
+def chain_from_hp(
+    H: NDArray[np.float64],
+    P: NDArray[np.float64],
+    R_end: NDArray[np.float64] | None = None,
+    lower: NDArray[np.float64] | None = None,
+    upper: NDArray[np.float64] | None = None,
+    name: str = "hp",
+) -> Chain:
     """A revolute chain from IK-Geo's description (the inverse of :func:`chain_lines`).
 
     Args:
@@ -109,11 +113,16 @@ def chain_from_hp(H: NDArray[np.float64], P: NDArray[np.float64],
     return Chain(
         joint_names=tuple(f"joint{i + 1}" for i in range(n)),
         joint_types=tuple(JointType.REVOLUTE for _ in range(n)),
-        axes=H, origins=origins, T_last_tip=T_last_tip,
+        axes=H,
+        origins=origins,
+        T_last_tip=T_last_tip,
         lower=np.full(n, -2 * np.pi) if lower is None else lower,
         upper=np.full(n, 2 * np.pi) if upper is None else upper,
-        velocity_limits=np.full(n, np.inf), acceleration_limits=np.full(n, np.inf),
-        jerk_limits=np.full(n, np.inf), name=name, source="IK-Geo H/P description",
+        velocity_limits=np.full(n, np.inf),
+        acceleration_limits=np.full(n, np.inf),
+        jerk_limits=np.full(n, np.inf),
+        name=name,
+        source="IK-Geo H/P description",
     )
 
 
@@ -138,8 +147,10 @@ def closest_point(h: Array, r: Array) -> tuple[Array, float]:
     if np.linalg.cond(A) > 1e12:
         return np.asarray(r[0], dtype=np.float64).copy(), np.inf
     x = np.asarray(np.linalg.solve(A, b), dtype=np.float64)
-    dist = max(float(np.linalg.norm((np.eye(3) - np.outer(hi, hi)) @ (x - ri)))
-               for hi, ri in zip(h, r, strict=True))
+    dist = max(
+        float(np.linalg.norm((np.eye(3) - np.outer(hi, hi)) @ (x - ri)))
+        for hi, ri in zip(h, r, strict=True)
+    )
     return x, dist
 
 
@@ -148,8 +159,9 @@ def line_distance(h1: Array, r1: Array, h2: Array, r2: Array) -> float:
 
     Deprecated: nothing in ikstack uses it; it goes in the next release.
     """
-    warn_deprecated("ikstack.ik.analytic.geometry.line_distance is deprecated and goes in the "
-                    "next release")
+    warn_deprecated(
+        "ikstack.ik.analytic.geometry.line_distance is deprecated and goes in the next release"
+    )
     c = np.cross(h1, h2)
     nc = np.linalg.norm(c)
     d = r2 - r1

@@ -101,12 +101,23 @@ class AnalyticIK(Immutable):
         InputError: a bad option.
     """
 
-    def __init__(self, chain: Chain, mode: str = "strict", position_tolerance: float = 1e-6,
-                 rotation_tolerance: float = 1e-6, num_samples: int = 128,
-                 weights: ArrayLike | None = None, max_joint_step: float | None = None,
-                 tol: float = 1e-8, num_locks: int = 16, search: str | None = None,
-                 axis_alignment_tolerance: float = 1e-5, near_tolerance: float = 0.025, *,
-                 config: AnalyticConfig | None = None):
+    def __init__(
+        self,
+        chain: Chain,
+        mode: str = "strict",
+        position_tolerance: float = 1e-6,
+        rotation_tolerance: float = 1e-6,
+        num_samples: int = 128,
+        weights: ArrayLike | None = None,
+        max_joint_step: float | None = None,
+        tol: float = 1e-8,
+        num_locks: int = 16,
+        search: str | None = None,
+        axis_alignment_tolerance: float = 1e-5,
+        near_tolerance: float = 0.025,
+        *,
+        config: AnalyticConfig | None = None,
+    ):
         if config is not None:
             if not isinstance(config, AnalyticConfig):
                 raise InputError(f"config must be an AnalyticConfig; got {type(config).__name__}")
@@ -114,8 +125,11 @@ class AnalyticIK(Immutable):
             return
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}; got {mode!r}")
-        for name, v in (("position_tolerance", position_tolerance),
-                        ("rotation_tolerance", rotation_tolerance), ("tol", tol)):
+        for name, v in (
+            ("position_tolerance", position_tolerance),
+            ("rotation_tolerance", rotation_tolerance),
+            ("tol", tol),
+        ):
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise InputError(f"{name} must be a positive finite number; got {v!r}")
         if not isinstance(num_samples, int | np.integer) or num_samples < 1:
@@ -135,8 +149,9 @@ class AnalyticIK(Immutable):
             if w.shape != (chain.dof,) or np.any(w < 0):
                 raise InputError(f"weights must be ({chain.dof},) and non-negative; got {w}")
         self.weights = np.ascontiguousarray(w, dtype=np.float64)
-        self.classification: Classification = classify(chain, tol, axis_alignment_tolerance,
-                                                       near_tolerance)
+        self.classification: Classification = classify(
+            chain, tol, axis_alignment_tolerance, near_tolerance
+        )
         self.near = mode == "near"
         #: strict mode on a chain within the axis alignment tolerance of its family: the
         #: surrogate's candidates are polished on the true chain before the FK gate
@@ -145,9 +160,13 @@ class AnalyticIK(Immutable):
         self._general: GeneralFamily | None = None
         self._path_search = "seed_local" if search is None else search
         if mode == "general":
-            self._general = GeneralFamily.build(chain, self.position_tolerance,
-                                                self.rotation_tolerance, num_locks,
-                                                "fixed" if search is None else search)
+            self._general = GeneralFamily.build(
+                chain,
+                self.position_tolerance,
+                self.rotation_tolerance,
+                num_locks,
+                "fixed" if search is None else search,
+            )
             self.family = self._general
             self.method = f"analytic:{self._general.name}"
         else:
@@ -173,8 +192,9 @@ class AnalyticIK(Immutable):
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
         # the kernels' records, and the single-target fast path's packings of them
-        self._chain_data, self._select_data, self._pack, self._pack6 = _single_target.solver_records(
-            self, tabs, six, NEAR_MAX_STEP)
+        self._chain_data, self._select_data, self._pack, self._pack6 = (
+            _single_target.solver_records(self, tabs, six, NEAR_MAX_STEP)
+        )
 
     def _pick(self, dets: list[Detection]) -> Detection:
         c = self.classification
@@ -184,7 +204,8 @@ class AnalyticIK(Immutable):
             raise UnsupportedGeometryError(
                 f"{self.chain.name or 'chain'} is only near a family: {c.reason}; "
                 "construct AnalyticIK(chain, mode='near') to solve it on the nearest exact "
-                "surrogate with a bounded Newton polish on the true model")
+                "surrogate with a bounded Newton polish on the true model"
+            )
         return dets[0]
 
     def _with_family(self, family: Any) -> AnalyticIK:
@@ -223,8 +244,9 @@ class AnalyticIK(Immutable):
         return np.array(np.broadcast_to(s, (n, dof)), order="C")
 
     # ------------------------------------------------------------------ solving
-    def _candidates(self, T: Array, S: Array, lazy: bool, step: float,
-                    family: Any) -> tuple[Any, ...]:
+    def _candidates(
+        self, T: Array, S: Array, lazy: bool, step: float, family: Any
+    ) -> tuple[Any, ...]:
         n = T.shape[0]
         Q, V = family.solve(T, S)
         piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
@@ -245,11 +267,31 @@ class AnalyticIK(Immutable):
         D = np.empty((n, k))
         PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
 
-        def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, OKs: Any, FKs: Any, LIMs: Any,
-                 Ds: Array, PLs: Any, *, every: bool = False) -> None:
-            _select.finalize(Qs, Vs, Ss, Ts, self._chain_data, sel,
-                             lazy and not every, piters, (OKs, FKs, LIMs, Ds, PLs),
-                             len(Ts) >= PARALLEL_THRESHOLD)
+        def gate(
+            Qs: Array,
+            Vs: Any,
+            Ss: Array,
+            Ts: Array,
+            OKs: Any,
+            FKs: Any,
+            LIMs: Any,
+            Ds: Array,
+            PLs: Any,
+            *,
+            every: bool = False,
+        ) -> None:
+            _select.finalize(
+                Qs,
+                Vs,
+                Ss,
+                Ts,
+                self._chain_data,
+                sel,
+                lazy and not every,
+                piters,
+                (OKs, FKs, LIMs, Ds, PLs),
+                len(Ts) >= PARALLEL_THRESHOLD,
+            )
 
         if self.near and lazy:
             # the seed initialization is the last resort: polished from afar it may stop within
@@ -262,8 +304,9 @@ class AnalyticIK(Immutable):
                 # gated by the first pass (their flags stand), so no slot is polished twice
                 V2 = np.zeros((rows.size, k), dtype=np.bool_)
                 V2[:, -1] = True
-                sub: list[Any] = [np.ascontiguousarray(a[rows])
-                                  for a in (Q, V, S, T, OK, FK, LIM, D, PL)]
+                sub: list[Any] = [
+                    np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)
+                ]
                 sub[1] = V2
                 gate(*sub)
                 for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
@@ -298,12 +341,26 @@ class AnalyticIK(Immutable):
                 regate(rows, (0, 4, 5, 6, 7, 8))
             OK &= CON
 
-        _refine.refine_locks(self.chain, family, T, S, self._lo, self._hi,
-                             (Q, V, OK, FK, LIM, CON, D, PL), partial(gate, every=True))
+        _refine.refine_locks(
+            self.chain,
+            family,
+            T,
+            S,
+            self._lo,
+            self._hi,
+            (Q, V, OK, FK, LIM, CON, D, PL),
+            partial(gate, every=True),
+        )
         return Q, OK, FK, LIM, CON, D
 
-    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
-              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
+    def solve(
+        self,
+        T_base_tcp: ArrayLike,
+        q0: ArrayLike | None = None,
+        return_all: bool = False,
+        *,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """Solve targets; the valid solution nearest each seed.
 
         Args:
@@ -350,14 +407,21 @@ class AnalyticIK(Immutable):
         chunk = max(1, CHUNK_CANDIDATES // self.K)
         if n <= chunk:
             return self._solve(T, S, False)
-        parts = [self._solve(T[i:i + chunk], S[i:i + chunk], False) for i in range(0, n, chunk)]
+        parts = [self._solve(T[i : i + chunk], S[i : i + chunk], False) for i in range(0, n, chunk)]
 
         def cat(field: str) -> Any:
             return np.concatenate([getattr(p, field) for p in parts])
 
-        return IKResult(cat("q"), cat("success"), cat("position_error"), cat("rotation_error"),
-                        cat("status"), self.method, np.zeros(n, dtype=np.int64),
-                        np.zeros(n, dtype=np.int64))
+        return IKResult(
+            cat("q"),
+            cat("success"),
+            cat("position_error"),
+            cat("rotation_error"),
+            cat("status"),
+            self.method,
+            np.zeros(n, dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+        )
 
     def _solve_one(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
         """One (4, 4) float64 target solved to a certified success without numpy glue, or None
@@ -367,14 +431,24 @@ class AnalyticIK(Immutable):
         general path's result, number for number.
         """
         T = T_base_tcp
-        if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64
-                and (T.flags.c_contiguous if self._six else rigid_code(T, RIGID_ATOL) == RIGID)):
+        if not (
+            self._fast
+            and type(T) is np.ndarray
+            and T.shape == (4, 4)
+            and T.dtype is _F64
+            and (T.flags.c_contiguous if self._six else rigid_code(T, RIGID_ATOL) == RIGID)
+        ):
             return None  # a 6R family's kernel checks the target itself
         dof = self.chain.dof
         if seed is None:
             S = self._middle1
-        elif (type(seed) is np.ndarray and seed.dtype == np.float64 and seed.size == dof
-              and seed.shape[-1] == dof and all_finite(seed)):
+        elif (
+            type(seed) is np.ndarray
+            and seed.dtype == np.float64
+            and seed.size == dof
+            and seed.shape[-1] == dof
+            and all_finite(seed)
+        ):
             S = np.minimum(np.maximum(seed.reshape(1, dof), self._lo), self._hi)
         else:
             return None
@@ -384,8 +458,9 @@ class AnalyticIK(Immutable):
         rerr = np.empty(1)
         if self._six:
             fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-            code = _single_target.six_one(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr,
-                                rerr)
+            code = _single_target.six_one(
+                S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr, rerr
+            )
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V = self.family.solve(T1, S)
@@ -397,20 +472,34 @@ class AnalyticIK(Immutable):
                 V[:, -1] = False  # the seed initialization is the general path's second pass
                 piters = NEAR_ITERATIONS
             fl, il = self._pack
-            code = _single_target.select_one(Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q,
-                                   ok, perr, rerr)
+            code = _single_target.select_one(
+                Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
+            )
         if code != _single_target.DONE:
             return None
-        return result_one(q, ok, perr, rerr, np.zeros(1, np.int64), self.method,
-                          np.zeros(1, np.int64), np.zeros(1, np.int64))
+        return result_one(
+            q,
+            ok,
+            perr,
+            rerr,
+            np.zeros(1, np.int64),
+            self.method,
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+        )
 
     def _solve_six(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
-        """(N, 4, 4) float64 targets of a 6R family through :func:`._single_target.six_batch`; rows it
-        leaves undecided (failures, broken constraints, targets numpy must check) are solved by
-        the general path. None for any other input (the general path validates it)."""
+        """(N, 4, 4) float64 targets of a 6R family through :func:`._single_target.six_batch`;
+        rows it leaves undecided (failures, broken constraints, targets numpy must check) are
+        solved by the general path. None for any other input (the general path validates it)."""
         T = T_base_tcp
-        if not (type(T) is np.ndarray and T.ndim == 3 and T.shape[1:] == (4, 4)
-                and T.dtype is _F64 and T.shape[0] > 0):
+        if not (
+            type(T) is np.ndarray
+            and T.ndim == 3
+            and T.shape[1:] == (4, 4)
+            and T.dtype is _F64
+            and T.shape[0] > 0
+        ):
             return None
         T = np.ascontiguousarray(T)
         n = T.shape[0]
@@ -420,24 +509,40 @@ class AnalyticIK(Immutable):
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
         fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-        _single_target.six_batch(S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, perr, rerr, code,
-                       n >= PARALLEL_THRESHOLD)
+        _single_target.six_batch(
+            S,
+            T,
+            fl,
+            il,
+            self._kfid,
+            self._kvar,
+            self._ksgn,
+            q,
+            perr,
+            rerr,
+            code,
+            n >= PARALLEL_THRESHOLD,
+        )
         success = code == _single_target.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
         if rows.size:
             if (code == _single_target.NOT_RIGID).any():
                 as_transforms(T, "T_base_tcp")  # raises unless rigid within the tolerance
-            Sr = S[rows] if S.shape[0] == n else np.ascontiguousarray(
-                np.broadcast_to(S, (rows.size, 6)))
+            Sr = (
+                S[rows]
+                if S.shape[0] == n
+                else np.ascontiguousarray(np.broadcast_to(S, (rows.size, 6)))
+            )
             r = self._solve_chunked(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr))
             q[rows], success[rows], status[rows] = r.q, r.success, r.status
             perr[rows], rerr[rows] = r.position_error, r.rotation_error
         zeros = np.zeros(n, dtype=np.int64)
         return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy())
 
-    def _solve(self, T: Array, S: Array, return_all: bool, step: float | None = None,
-               family: Any = None) -> IKResult:
+    def _solve(
+        self, T: Array, S: Array, return_all: bool, step: float | None = None, family: Any = None
+    ) -> IKResult:
         """Targets ``T`` from seeds ``S`` with the step bound ``step`` (None: the solver's;
         inf: none) and the candidates of ``family`` (None: the solver's)."""
         family = self.family if family is None else family
@@ -445,20 +550,31 @@ class AnalyticIK(Immutable):
         k = int(family.K) + (1 if self.near else 0)
         if n == 0:
             z = np.zeros(0)
-            return IKResult(np.zeros((0, dof)), np.zeros(0, dtype=bool), z, z.copy(),
-                            np.zeros(0, dtype=np.int64), self.method, np.zeros(0, np.int64),
-                            np.zeros(0, np.int64),
-                            np.zeros((0, k, dof)) if return_all else None,
-                            np.zeros((0, k), dtype=bool) if return_all else None)
+            return IKResult(
+                np.zeros((0, dof)),
+                np.zeros(0, dtype=bool),
+                z,
+                z.copy(),
+                np.zeros(0, dtype=np.int64),
+                self.method,
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int64),
+                np.zeros((0, k, dof)) if return_all else None,
+                np.zeros((0, k), dtype=bool) if return_all else None,
+            )
         # rotations within the input check's tolerance of orthonormal (float32, noise) are solved
         # as the nearest rotation; the gate judges against the target as given, its rotation
         # tolerance widened by the distance to that rotation
         Tp, dev = project_rigid(T)
         rtol = self.rotation_tolerance + dev
         rtol_all = rtol[:, None]
-        Q, OK, FK, LIM, CON, D = self._candidates(np.ascontiguousarray(Tp), S,
-                                                  not return_all,
-                                                  self._step if step is None else step, family)
+        Q, OK, FK, LIM, CON, D = self._candidates(
+            np.ascontiguousarray(Tp),
+            S,
+            not return_all,
+            self._step if step is None else step,
+            family,
+        )
         cost = np.where(OK, D, np.inf)
         idx = np.argmin(cost, axis=1)
         rows = np.arange(n)
@@ -472,36 +588,52 @@ class AnalyticIK(Immutable):
             fk_any = FK.any(axis=1)
             fk_lim = (FK & LIM).any(axis=1)
             fk_lim_con = (FK & LIM & CON).any(axis=1)
-            why = np.where(~fk_any, IKStatus.UNREACHABLE,
-                           np.where(~fk_lim, IKStatus.JOINT_LIMITS,
-                                    np.where(~fk_lim_con, IKStatus.CONSTRAINT,
-                                             IKStatus.STEP_LIMIT)))
+            why = np.where(
+                ~fk_any,
+                IKStatus.UNREACHABLE,
+                np.where(
+                    ~fk_lim,
+                    IKStatus.JOINT_LIMITS,
+                    np.where(~fk_lim_con, IKStatus.CONSTRAINT, IKStatus.STEP_LIMIT),
+                ),
+            )
             status[fails] = why[fails]
             # a candidate the compiled gate passed but certify did not (round-off at the
             # tolerance): reported as not meeting the FK tolerances
             status[found & ~ok] = IKStatus.UNREACHABLE
             q[fails] = S[fails]
             if (found & ~ok).any():
-                _, perr, rerr = certify(self.chain, q, T, self.position_tolerance,
-                                        self.rotation_tolerance)
+                _, perr, rerr = certify(
+                    self.chain, q, T, self.position_tolerance, self.rotation_tolerance
+                )
         q_all = valid_all = None
         if return_all:
             if n < PARALLEL_THRESHOLD and not dev.any():  # few exact targets: on this thread
-                okc, _, _ = self._fast_gate(np.ascontiguousarray(Q.reshape(n * k, dof)),
-                                 np.ascontiguousarray(np.repeat(T, k, axis=0)), serial=True)
+                okc, _, _ = self._fast_gate(
+                    np.ascontiguousarray(Q.reshape(n * k, dof)),
+                    np.ascontiguousarray(np.repeat(T, k, axis=0)),
+                    serial=True,
+                )
                 okc = okc.reshape(n, k)
             else:
-                okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance,
-                                    rtol_all)
+                okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance, rtol_all)
             valid_all = OK & okc
             q_all = Q
         zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q, success, perr, rerr, status, self.method, zeros, zeros.copy(),
-                        q_all, valid_all)
+        return IKResult(
+            q, success, perr, rerr, status, self.method, zeros, zeros.copy(), q_all, valid_all
+        )
 
-    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None,
-                   compiled: bool = True, *, max_joint_step: float | None | EllipsisType = ...,
-                   search: str | None = None, seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(
+        self,
+        targets: ArrayLike,
+        q0: ArrayLike | None = None,
+        compiled: bool = True,
+        *,
+        max_joint_step: float | None | EllipsisType = ...,
+        search: str | None = None,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """Solve a continuous path: each frame seeded by the previous frame's selection.
 
         A failed frame reports its status and holds the previous pose; later frames continue

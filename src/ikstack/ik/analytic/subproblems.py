@@ -120,11 +120,26 @@ def _sp5_batch(P0, P1, P2, P3, K1, K2, K3, T1, T2, T3, C):  # pragma: no cover -
 
 
 @njit(cache=True)
-def _sp6_batch(H1, H2, H3, H4, K1, K2, K3, K4, P1, P2, P3, P4, D1, D2, T1, T2,
-               C):  # pragma: no cover - compiled
+def _sp6_batch(
+    H1, H2, H3, H4, K1, K2, K3, K4, P1, P2, P3, P4, D1, D2, T1, T2, C
+):  # pragma: no cover - compiled
     for i in range(P1.shape[0]):
-        n, a, b = S.sp6(H1[i], H2[i], H3[i], H4[i], K1[i], K2[i], K3[i], K4[i], P1[i], P2[i],
-                        P3[i], P4[i], D1[i], D2[i])
+        n, a, b = S.sp6(
+            H1[i],
+            H2[i],
+            H3[i],
+            H4[i],
+            K1[i],
+            K2[i],
+            K3[i],
+            K4[i],
+            P1[i],
+            P2[i],
+            P3[i],
+            P4[i],
+            D1[i],
+            D2[i],
+        )
         C[i] = n
         for j in range(4):
             T1[i, j] = a[j]
@@ -176,25 +191,33 @@ def sp4(h: ArrayLike, p: ArrayLike, k: ArrayLike, d: ArrayLike) -> SubproblemRes
     return SubproblemResult((_mask(T, C),), C, LS)
 
 
-def sp5(p0: ArrayLike, p1: ArrayLike, p2: ArrayLike, p3: ArrayLike, k1: ArrayLike,
-        k2: ArrayLike, k3: ArrayLike) -> SubproblemResult:
+def sp5(
+    p0: ArrayLike,
+    p1: ArrayLike,
+    p2: ArrayLike,
+    p3: ArrayLike,
+    k1: ArrayLike,
+    k2: ArrayLike,
+    k3: ArrayLike,
+) -> SubproblemResult:
     """Subproblem 5: ``(t1, t2, t3)`` with ``p0 + R(k1,t1) p1 = R(k2,t2) (p2 + R(k3,t3) p3)``.
 
     Returns up to 4 exact solutions (``is_ls`` is always False).
     """
-    (a0, a1, a2, a3, b1, b2, b3), n = _vecs(p0, p1, p2, p3, k1, k2, k3,
-                                            names=("p0", "p1", "p2", "p3", "k1", "k2", "k3"))
+    (a0, a1, a2, a3, b1, b2, b3), n = _vecs(
+        p0, p1, p2, p3, k1, k2, k3, names=("p0", "p1", "p2", "p3", "k1", "k2", "k3")
+    )
     T1 = np.zeros((n, 4))
     T2 = np.zeros((n, 4))
     T3 = np.zeros((n, 4))
     C = np.zeros(n, dtype=np.int64)
     _sp5_batch(a0, a1, a2, a3, _unit(b1, "k1"), _unit(b2, "k2"), _unit(b3, "k3"), T1, T2, T3, C)
-    return SubproblemResult((_mask(T1, C), _mask(T2, C), _mask(T3, C)), C,
-                            np.zeros(n, dtype=np.bool_))
+    return SubproblemResult(
+        (_mask(T1, C), _mask(T2, C), _mask(T3, C)), C, np.zeros(n, dtype=np.bool_)
+    )
 
 
-def sp6(H: ArrayLike, K: ArrayLike, P: ArrayLike, d1: ArrayLike,
-        d2: ArrayLike) -> SubproblemResult:
+def sp6(H: ArrayLike, K: ArrayLike, P: ArrayLike, d1: ArrayLike, d2: ArrayLike) -> SubproblemResult:
     """Subproblem 6: ``(t1, t2)`` solving two equations jointly.
 
     ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``.

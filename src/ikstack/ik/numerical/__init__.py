@@ -9,10 +9,19 @@ from ikstack.ik.numerical.dls import DampedLeastSquaresIK
 from ikstack.ik.numerical.lm import LevenbergMarquardt
 from ikstack.ik.numerical.solver import LimitMode, NumericalConfig, NumericalIK
 
-__all__ = ["DampedLeastSquaresIK", "LevenbergMarquardt", "LimitMode", "NumericalIK",
-           "NumericalConfig"]
+__all__ = [
+    "DampedLeastSquaresIK",
+    "LevenbergMarquardt",
+    "LimitMode",
+    "NumericalIK",
+    "NumericalConfig",
+]
 
 #: names renamed in this release, kept one release (they warn)
-__getattr__ = renamed_module_names(__name__, {
-    "DampedLeastSquares": ("ikstack.ik.numerical", "DampedLeastSquaresIK"),
-    "NumericalOptions": ("ikstack.ik.numerical", "NumericalConfig")})
+__getattr__ = renamed_module_names(
+    __name__,
+    {
+        "DampedLeastSquares": ("ikstack.ik.numerical", "DampedLeastSquaresIK"),
+        "NumericalOptions": ("ikstack.ik.numerical", "NumericalConfig"),
+    },
+)

@@ -54,21 +54,25 @@ _STALL_STEPS = 2  # this many such iterations in a row end a search (restart soo
 _STALL_FLOOR = 1e-8  # below this cost (|e| ~ 1.4e-4) a slow search is close: let it finish
 
 #: a solver's search settings, as :func:`solve_batch` reads them
-SETTINGS = Record("LMSettings", __name__, [
-    ("lo", F, ("dof",)),  # the limits the iterates keep to (margin applied)
-    ("hi", F, ("dof",)),
-    ("slo", F, ("dof",)),  # the box restarts draw from (finite)
-    ("shi", F, ("dof",)),
-    ("w", F, (6,)),  # task weights times the axis mask
-    ("tol_p", F, ()),  # [m]
-    ("tol_r", F, ()),  # [rad]
-    ("damping", F, ()),  # the step's parameter (see the step kinds)
-    ("budget", F, ()),  # [s] per target, inf for none
-    ("step_kind", I, ()),
-    ("limit_mode", I, ()),
-    ("max_iter", I, ()),
-    ("max_restarts", I, ()),
-])
+SETTINGS = Record(
+    "LMSettings",
+    __name__,
+    [
+        ("lo", F, ("dof",)),  # the limits the iterates keep to (margin applied)
+        ("hi", F, ("dof",)),
+        ("slo", F, ("dof",)),  # the box restarts draw from (finite)
+        ("shi", F, ("dof",)),
+        ("w", F, (6,)),  # task weights times the axis mask
+        ("tol_p", F, ()),  # [m]
+        ("tol_r", F, ()),  # [rad]
+        ("damping", F, ()),  # the step's parameter (see the step kinds)
+        ("budget", F, ()),  # [s] per target, inf for none
+        ("step_kind", I, ()),
+        ("limit_mode", I, ()),
+        ("max_iter", I, ()),
+        ("max_restarts", I, ()),
+    ],
+)
 LMSettings = SETTINGS.type
 
 
@@ -104,17 +108,23 @@ def rigid_ok(T, atol):  # pragma: no cover - compiled
             for c in range(4):
                 if not np.isfinite(T[k, r, c]):
                     return False
-        if (abs(T[k, 3, 0]) > atol or abs(T[k, 3, 1]) > atol or abs(T[k, 3, 2]) > atol
-                or abs(T[k, 3, 3] - 1.0) > atol):
+        if (
+            abs(T[k, 3, 0]) > atol
+            or abs(T[k, 3, 1]) > atol
+            or abs(T[k, 3, 2]) > atol
+            or abs(T[k, 3, 3] - 1.0) > atol
+        ):
             return False
         for a in range(3):
             for b in range(3):
                 s = T[k, 0, a] * T[k, 0, b] + T[k, 1, a] * T[k, 1, b] + T[k, 2, a] * T[k, 2, b]
                 if abs(s - (1.0 if a == b else 0.0)) > atol:
                     return False
-        det = (T[k, 0, 0] * (T[k, 1, 1] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 1])
-               - T[k, 0, 1] * (T[k, 1, 0] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 0])
-               + T[k, 0, 2] * (T[k, 1, 0] * T[k, 2, 1] - T[k, 1, 1] * T[k, 2, 0]))
+        det = (
+            T[k, 0, 0] * (T[k, 1, 1] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 1])
+            - T[k, 0, 1] * (T[k, 1, 0] * T[k, 2, 2] - T[k, 1, 2] * T[k, 2, 0])
+            + T[k, 0, 2] * (T[k, 1, 0] * T[k, 2, 1] - T[k, 1, 1] * T[k, 2, 0])
+        )
         if det < 0.0:
             return False
     return True
@@ -272,23 +282,23 @@ def workspace(n):  # pragma: no cover - compiled
     k = max(n, 6)
     buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18)  # one allocation, then views
     o = 0
-    J = buf[o:o + 6 * n].reshape((6, n))
+    J = buf[o : o + 6 * n].reshape((6, n))
     o += 6 * n
-    T = buf[o:o + 16].reshape((4, 4))
+    T = buf[o : o + 16].reshape((4, 4))
     o += 16
-    e = buf[o:o + 6]
+    e = buf[o : o + 6]
     o += 6
-    dq = buf[o:o + n]
+    dq = buf[o : o + n]
     o += n
-    L = buf[o:o + k * k].reshape((k, k))
+    L = buf[o : o + k * k].reshape((k, k))
     o += k * k
-    q = buf[o:o + n]
+    q = buf[o : o + n]
     o += n
-    Jw = buf[o:o + 6 * n].reshape((6, n))
+    Jw = buf[o : o + 6 * n].reshape((6, n))
     o += 6 * n
-    ew = buf[o:o + 6]
-    y = buf[o + 6:o + 12]
-    sw = buf[o + 12:o + 18]
+    ew = buf[o : o + 6]
+    y = buf[o + 6 : o + 12]
+    sw = buf[o + 12 : o + 18]
     return Scratch(J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw)
 
 
@@ -355,8 +365,7 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
             return True
         grew = False
         for i in range(n):
-            if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0)
-                                or (q[i] >= hi[i] and dq[i] > 0.0)):
+            if not held[i] and ((q[i] <= lo[i] and dq[i] < 0.0) or (q[i] >= hi[i] and dq[i] > 0.0)):
                 held[i] = True
                 grew = True
                 for r in range(m):
@@ -367,7 +376,6 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
         if held[i]:
             dq[i] = 0.0
     return True
-
 
 
 @njit(cache=True)
@@ -453,7 +461,8 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
                 for i in range(n):
                     q_out[i] = q[i]
                     if limit_mode != LIMITS_IGNORE and (
-                            q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT):
+                        q[i] - lo[i] < _AT_LIMIT or hi[i] - q[i] < _AT_LIMIT
+                    ):
                         best_pinned = True
             if it == max_iter:
                 break
@@ -524,13 +533,13 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
 
 
 @njit(cache=True, nogil=True)
-def solve_batch(Tt, Q0, chain, cons, lm, key, Q_out, codes, iters,
-                restarts):  # pragma: no cover - compiled
+def solve_batch(
+    Tt, Q0, chain, cons, lm, key, Q_out, codes, iters, restarts
+):  # pragma: no cover - compiled
     """:func:`_solve_one` over every target, one workspace for all."""
     ws = workspace(Q0.shape[1])
     for k in range(Tt.shape[0]):
-        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws,
-                               Q_out[k])
+        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws, Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs

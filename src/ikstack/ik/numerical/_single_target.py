@@ -24,13 +24,32 @@ _unpack = PACKING.unpack
 
 
 @njit(cache=True)
-def solve_gate_one(Tt, Q0, fl, il, key, Q, codes, iters, restarts, ok, perr,
-                   rerr):  # pragma: no cover - compiled
+def solve_gate_one(
+    Tt, Q0, fl, il, key, Q, codes, iters, restarts, ok, perr, rerr
+):  # pragma: no cover - compiled
     """:func:`._kernels.solve_batch` for ``Tt (1, 4, 4)`` from ``Q0 (1, dof)``, then the FK
     gate of the answer into ``ok``, ``perr``, ``rerr``. Returns the number of rows whose
     constraints the gate could not decide (see :func:`ikstack.ik._gate.certify_rows`)."""
     chain, cons, lm, gate = _unpack(fl, il)
     solve_batch(Tt, Q0, chain, cons, lm, key, Q, codes, iters, restarts)
-    return certify_rows(Q, Tt, gate.tol_p, gate.tol_r, gate.lo, gate.hi, chain.Rs, chain.ps,
-                        chain.kinds, chain.R_end, chain.p_end, cons.qidx, cons.qcoef, cons.A,
-                        cons.b, ok, perr, rerr, np.empty((4, 4)))
+    return certify_rows(
+        Q,
+        Tt,
+        gate.tol_p,
+        gate.tol_r,
+        gate.lo,
+        gate.hi,
+        chain.Rs,
+        chain.ps,
+        chain.kinds,
+        chain.R_end,
+        chain.p_end,
+        cons.qidx,
+        cons.qcoef,
+        cons.A,
+        cons.b,
+        ok,
+        perr,
+        rerr,
+        np.empty((4, 4)),
+    )

@@ -26,5 +26,6 @@ class DampedLeastSquaresIK(NumericalIK):
         super().__init__(chain, damping, **options)
 
 
-__getattr__ = renamed_module_names(__name__, {"DampedLeastSquares": (__name__,
-                                                                     "DampedLeastSquaresIK")})
+__getattr__ = renamed_module_names(
+    __name__, {"DampedLeastSquares": (__name__, "DampedLeastSquaresIK")}
+)

@@ -26,8 +26,9 @@ class LevenbergMarquardt(NumericalIK):
 
     name = "lm"
 
-    def __init__(self, chain: Chain, damping: str = "chan", damping_parameter: float | None = None,
-                 **options) -> None:
+    def __init__(
+        self, chain: Chain, damping: str = "chan", damping_parameter: float | None = None, **options
+    ) -> None:
         if damping not in _DEFAULT_PARAM:
             raise InputError(f"damping {damping!r} is unknown; valid: 'chan', 'sugihara'")
         self.step_kind = K.STEP_LM_CHAN if damping == "chan" else K.STEP_LM_SUGIHARA

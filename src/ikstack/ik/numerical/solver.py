@@ -86,7 +86,8 @@ def _as_mask(mask: str | ArrayLike) -> Array:
         except KeyError:
             raise InputError(
                 f"mask {mask!r} is unknown; use one of {sorted(_MASKS)} or six booleans "
-                "[x, y, z, rx, ry, rz]") from None
+                "[x, y, z, rx, ry, rz]"
+            ) from None
     m = np.asarray(mask)
     if m.shape != (6,):
         raise ShapeError("mask", m.shape, "(6,) booleans [x, y, z, rx, ry, rz] or a name")
@@ -144,7 +145,9 @@ class NumericalConfig:
         if int(self.max_restarts) < 0:
             raise InputError(f"max_restarts must be >= 0; got {self.max_restarts}")
         if self.time_budget is not None and not (self.time_budget > 0):
-            raise InputError(f"time_budget must be positive seconds or None; got {self.time_budget}")
+            raise InputError(
+                f"time_budget must be positive seconds or None; got {self.time_budget}"
+            )
         for name in ("position_tolerance", "rotation_tolerance"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
@@ -188,14 +191,16 @@ class NumericalIK(Immutable):
         if not (math.isfinite(damping) and damping >= 0):
             raise InputError(f"damping must be finite and >= 0; got {damping}")
         if "seed" in options:  # the restarts' randomness, before it was named rng
-            options["rng"] = renamed_keyword(options, "seed", "rng", options.get("rng"),
-                                             type(self).__name__)
+            options["rng"] = renamed_keyword(
+                options, "seed", "rng", options.get("rng"), type(self).__name__
+            )
         config = options.pop("config", None)
         if config is not None and not isinstance(config, NumericalConfig):
             raise InputError(f"config must be a NumericalConfig; got {type(config).__name__}")
         try:
-            self.options = NumericalConfig(**options) if config is None \
-                else replace(config, **options)
+            self.options = (
+                NumericalConfig(**options) if config is None else replace(config, **options)
+            )
         except TypeError as exc:
             valid = ", ".join(NumericalConfig.__dataclass_fields__)
             raise InputError(f"{exc}; valid options: config, {valid}") from None
@@ -207,8 +212,10 @@ class NumericalIK(Immutable):
         self._w = np.ascontiguousarray(np.asarray(o.weights, dtype=np.float64) * _as_mask(o.mask))
         km = chain.kinematic_margin
         if o.margin is not None and o.margin < km:
-            raise InputError(f"margin {o.margin:g} is below the chain's kinematic margin {km:g}: "
-                             "an option may raise it, never lower it")
+            raise InputError(
+                f"margin {o.margin:g} is below the chain's kinematic margin {km:g}: "
+                "an option may raise it, never lower it"
+            )
         self.margin = km if o.margin is None else float(o.margin)
         self._lo, self._hi = _margin_limits(chain, self.margin)
         self._slo = np.where(np.isfinite(self._lo), self._lo, -math.pi)
@@ -231,25 +238,44 @@ class NumericalIK(Immutable):
         self._chain_data = chain_data(self._cc)
         self._cons_data = constraint_data(tabs)
         self._settings = K.SETTINGS.make(
-            lo=self._lo, hi=self._hi, slo=self._slo, shi=self._shi, w=self._w,
-            tol_p=o.position_tolerance, tol_r=o.rotation_tolerance, damping=self.damping,
+            lo=self._lo,
+            hi=self._hi,
+            slo=self._slo,
+            shi=self._shi,
+            w=self._w,
+            tol_p=o.position_tolerance,
+            tol_r=o.rotation_tolerance,
+            damping=self.damping,
             budget=math.inf if o.time_budget is None else o.time_budget,
-            step_kind=self.step_kind, limit_mode=int(o.limits), max_iter=o.max_iterations,
-            max_restarts=o.max_restarts)
+            step_kind=self.step_kind,
+            limit_mode=int(o.limits),
+            max_iter=o.max_iterations,
+            max_restarts=o.max_restarts,
+        )
         # one compiled call for a single target, unless the constraints need Python or a
         # subclass replaced the search or the gate
         own = type(self)._run is NumericalIK._run and type(self)._gate is NumericalIK._gate
-        self._pack = None if (chain.constraints and not tabs.compiled) or not own else (
-            one.PACKING.pack(self._chain_data, self._cons_data, self._settings,
-                             GATE.make(lo=self._lo, hi=self._hi, tol_p=tp, tol_r=tr)))
+        self._pack = (
+            None
+            if (chain.constraints and not tabs.compiled) or not own
+            else (
+                one.PACKING.pack(
+                    self._chain_data,
+                    self._cons_data,
+                    self._settings,
+                    GATE.make(lo=self._lo, hi=self._hi, tol_p=tp, tol_r=tr),
+                )
+            )
+        )
 
     @property
     def method(self) -> str:
         """The result's ``method`` string, e.g. ``"numerical:lm"``."""
         return f"numerical:{self.name}"
 
-    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *,
-              seed: ArrayLike | None = None) -> IKResult:
+    def solve(
+        self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None, *, seed: ArrayLike | None = None
+    ) -> IKResult:
         """Solve targets ``T_base_tcp`` (4, 4), (N, 4, 4) or (..., 4, 4).
 
         Args:
@@ -270,12 +296,20 @@ class NumericalIK(Immutable):
             q0 = old_seed(q0, seed, f"{type(self).__name__}.solve")
         seed = q0
         T = T_base_tcp
-        if type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64 and (
-                rigid_code(T, RIGID_ATOL) == RIGID):
+        if (
+            type(T) is np.ndarray
+            and T.shape == (4, 4)
+            and T.dtype is _F64
+            and (rigid_code(T, RIGID_ATOL) == RIGID)
+        ):
             pass  # one rigid target: the compiled check accepted it
-        elif not (isinstance(T, np.ndarray) and T.dtype == np.float64 and T.ndim in (2, 3)
-                  and T.shape[-2:] == (4, 4)
-                  and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)):
+        elif not (
+            isinstance(T, np.ndarray)
+            and T.dtype == np.float64
+            and T.ndim in (2, 3)
+            and T.shape[-2:] == (4, 4)
+            and K.rigid_ok(np.ascontiguousarray(T.reshape(-1, 4, 4)), RIGID_ATOL)
+        ):
             lead = batch_dims(T_base_tcp)
             if lead is not None:  # (..., 4, 4): solved flat, shaped back
                 Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
@@ -291,8 +325,13 @@ class NumericalIK(Immutable):
             Q0[:] = self._mid
         else:
             s = seed
-            if not (isinstance(s, np.ndarray) and s.dtype == np.float64 and s.ndim in (1, 2)
-                    and s.shape[-1] == dof and all_finite(s)):
+            if not (
+                isinstance(s, np.ndarray)
+                and s.dtype == np.float64
+                and s.ndim in (1, 2)
+                and s.shape[-1] == dof
+                and all_finite(s)
+            ):
                 s = as_vectors(seed, "q0", dof)  # converts, or names what is wrong
             if s.ndim > 2 or (s.ndim == 2 and s.shape[0] not in (1, n)):
                 raise ShapeError("q0", s.shape, f"({dof},) or ({n}, {dof})")
@@ -306,8 +345,12 @@ class NumericalIK(Immutable):
             ok = np.empty(1, dtype=np.bool_)
             perr = np.empty(1)
             rerr = np.empty(1)
-            if one.solve_gate_one(Tt, Q0, *self._pack, self._key(1), Q, codes, iters, rest, ok,
-                                  perr, rerr) or self._partial:
+            if (
+                one.solve_gate_one(
+                    Tt, Q0, *self._pack, self._key(1), Q, codes, iters, rest, ok, perr, rerr
+                )
+                or self._partial
+            ):
                 ok, perr, rerr = self._gate(Q, Tt)
         else:
             self._run(Tt, Q0, Q, codes, iters, rest)
@@ -327,12 +370,27 @@ class NumericalIK(Immutable):
             status[~ok & (codes == K.CODE_SUCCESS)] = IKStatus.ITERATION_LIMIT
         if n == 1:
             return result_one(Q, ok, perr, rerr, status, self.method, iters, rest)
-        return IKResult(q=Q, success=ok, position_error=perr, rotation_error=rerr, status=status,
-                        method=self.method, iterations=iters, restarts=rest)
+        return IKResult(
+            q=Q,
+            success=ok,
+            position_error=perr,
+            rotation_error=rerr,
+            status=status,
+            method=self.method,
+            iterations=iters,
+            restarts=rest,
+        )
 
-    def _run(self, Tt: Array, Q0: Array, Q: Array, codes: NDArray[np.int64],
-             iters: NDArray[np.int64], rest: NDArray[np.int64],
-             max_restarts: int | None = None) -> None:
+    def _run(
+        self,
+        Tt: Array,
+        Q0: Array,
+        Q: Array,
+        codes: NDArray[np.int64],
+        iters: NDArray[np.int64],
+        rest: NDArray[np.int64],
+        max_restarts: int | None = None,
+    ) -> None:
         n = Tt.shape[0]
         key = self._key(n)
         lm = self._settings
@@ -355,9 +413,15 @@ class NumericalIK(Immutable):
         seed = self.options.rng
         return (seed if isinstance(seed, int) else 0) % top
 
-    def _retry_constraints(self, Tt: Array, Q: Array, codes: NDArray[np.int64],
-                           iters: NDArray[np.int64], rest: NDArray[np.int64],
-                           ok: NDArray[np.bool_]) -> None:
+    def _retry_constraints(
+        self,
+        Tt: Array,
+        Q: Array,
+        codes: NDArray[np.int64],
+        iters: NDArray[np.int64],
+        rest: NDArray[np.int64],
+        ok: NDArray[np.bool_],
+    ) -> None:
         """Re-solve rows that converged onto a configuration violating a coupled-joint constraint
         the compiled loop could not evaluate (a constraint type without compiled tables, or a
         linear row within round-off of its bound): one search each from a random seed that
@@ -376,7 +440,7 @@ class NumericalIK(Immutable):
             seeds = seeds[self.chain.constraints_satisfied(seeds)]
             if seeds.shape[0] < pending.size:
                 continue
-            seeds = np.ascontiguousarray(seeds[:pending.size])
+            seeds = np.ascontiguousarray(seeds[: pending.size])
             q2 = np.empty((pending.size, self.chain.dof))
             c2 = np.empty(pending.size, dtype=np.int64)
             i2 = np.empty(pending.size, dtype=np.int64)

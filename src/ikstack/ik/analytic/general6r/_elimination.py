@@ -63,7 +63,9 @@ def _rz_left(c, s, M, out):  # pragma: no cover - compiled
 def _mm(A, B, out):  # pragma: no cover - compiled
     for i in range(4):
         for j in range(4):
-            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j] + A[i, 3] * B[3, j]
+            out[i, j] = (
+                A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j] + A[i, 3] * B[3, j]
+            )
 
 
 @njit(cache=True)

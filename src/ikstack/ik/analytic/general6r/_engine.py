@@ -38,8 +38,14 @@ PARALLEL_ITEMS = 64
 def require_revolute(chain: Chain, dof: int, who: str) -> None:
     """Raise :class:`UnsupportedGeometryError` unless ``chain`` has ``dof`` revolute joints."""
     if chain.dof != dof:
-        raise UnsupportedGeometryError(f"{who} needs a {dof}-joint chain; {chain!r} has {chain.dof}")
-    bad = [n for n, t in zip(chain.joint_names, chain.joint_types, strict=True) if t == JointType.PRISMATIC]
+        raise UnsupportedGeometryError(
+            f"{who} needs a {dof}-joint chain; {chain!r} has {chain.dof}"
+        )
+    bad = [
+        n
+        for n, t in zip(chain.joint_names, chain.joint_types, strict=True)
+        if t == JointType.PRISMATIC
+    ]
     if bad:
         raise UnsupportedGeometryError(f"{who} needs revolute joints; prismatic: {bad}")
 
@@ -78,19 +84,39 @@ class Geometry:
     def build(P: Array, E: Array, lock: int, lams: Array, shift: int) -> Geometry:
         """Fold joint ``lock`` of a 7-factor chain at each of ``lams`` (6 factors: no folding)."""
         G = int(lams.shape[0])
-        out = Geometry(np.empty((G, 6, 4, 4)), np.empty((G, 4, 4)), np.empty((G, 4, 4)),
-                       np.empty((G, 14, 27)), int(shift))
-        PN.build_geometry(np.ascontiguousarray(P), np.ascontiguousarray(E), int(lock),
-                          np.ascontiguousarray(lams, dtype=np.float64), int(shift), EL.VINV,
-                          EL._GRID, out.P, out.E, out.Ei, out.left)
+        out = Geometry(
+            np.empty((G, 6, 4, 4)),
+            np.empty((G, 4, 4)),
+            np.empty((G, 4, 4)),
+            np.empty((G, 14, 27)),
+            int(shift),
+        )
+        PN.build_geometry(
+            np.ascontiguousarray(P),
+            np.ascontiguousarray(E),
+            int(lock),
+            np.ascontiguousarray(lams, dtype=np.float64),
+            int(shift),
+            EL.VINV,
+            EL._GRID,
+            out.P,
+            out.E,
+            out.Ei,
+            out.left,
+        )
         return out
 
     @staticmethod
     def concat(a: Geometry, b: Geometry) -> Geometry:
         if a.shift != b.shift:
             raise ValueError("geometries with different role shifts cannot be combined")
-        return Geometry(np.concatenate([a.P, b.P]), np.concatenate([a.E, b.E]),
-                        np.concatenate([a.Ei, b.Ei]), np.concatenate([a.left, b.left]), a.shift)
+        return Geometry(
+            np.concatenate([a.P, b.P]),
+            np.concatenate([a.E, b.E]),
+            np.concatenate([a.Ei, b.Ei]),
+            np.concatenate([a.left, b.left]),
+            a.shift,
+        )
 
 
 def as_targets(T: ArrayLike, name: str = "T_base_tcp") -> tuple[Array, bool]:
@@ -118,8 +144,14 @@ def conditioned(T: Array) -> Array:
     return out
 
 
-def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geom: Geometry,
-                lower6: Array, upper6: Array) -> tuple[Array, Array]:
+def solve_items(
+    Tc: Array,
+    tidx: NDArray[np.int64],
+    gidx: NDArray[np.int64],
+    geom: Geometry,
+    lower6: Array,
+    upper6: Array,
+) -> tuple[Array, Array]:
     """Candidate 6R joint vectors (K, 16, 6) and pose residuals (K, 16) for K items.
 
     Item k pairs conditioned target ``Tc[tidx[k]]`` with chart ``gidx[k]`` of ``geom``.
@@ -137,19 +169,55 @@ def solve_items(Tc: Array, tidx: NDArray[np.int64], gidx: NDArray[np.int64], geo
     parallel = K >= PARALLEL_ITEMS
     prepare = PN.prepare_batch if parallel else PN.prepare_serial
     backsub = PN.backsub_batch if parallel else PN.backsub_serial
-    prepare(Tc, tidx, gidx, geom.P, geom.Ei, geom.shift, geom.left, PHI, EL.VINV, EL._GRID,
-            M, S, pinv, q0, Pp, Wp, left, chart)
+    prepare(
+        Tc,
+        tidx,
+        gidx,
+        geom.P,
+        geom.Ei,
+        geom.shift,
+        geom.left,
+        PHI,
+        EL.VINV,
+        EL._GRID,
+        M,
+        S,
+        pinv,
+        q0,
+        Pp,
+        Wp,
+        left,
+        chart,
+    )
     M[chart == PN.FAILED] = 0.0
     w = np.linalg.eigvals(M)
     q = np.empty((K, ROOTS, 6))
     res = np.empty((K, ROOTS))
-    backsub(np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag), chart, PHI, S, left,
-            pinv, q0, Wp, Pp, geom.shift, lower6, upper6, IMAG_TOL, NEWTON_ITERS, q, res)
+    backsub(
+        np.ascontiguousarray(w.real),
+        np.ascontiguousarray(w.imag),
+        chart,
+        PHI,
+        S,
+        left,
+        pinv,
+        q0,
+        Wp,
+        Pp,
+        geom.shift,
+        lower6,
+        upper6,
+        IMAG_TOL,
+        NEWTON_ITERS,
+        q,
+        res,
+    )
     return q, res
 
 
-def polish_near(chain: Chain, q: Array, found: NDArray[np.bool_], T: Array, pos_tol: float,
-                rot_tol: float) -> None:
+def polish_near(
+    chain: Chain, q: Array, found: NDArray[np.bool_], T: Array, pos_tol: float, rot_tol: float
+) -> None:
     """Polish, in place, the found candidates ``q (N, K, dof)`` of targets ``T (N, 4, 4)`` that
     miss the FK gate by little (errors at most :data:`POLISH_BELOW`); one that lands on another
     found slot's solution (within the kernel's duplicate tolerance) is unmarked in ``found``.
@@ -190,8 +258,12 @@ def polish_near(chain: Chain, q: Array, found: NDArray[np.bool_], T: Array, pos_
         en = se3.pose_error(Tt, Tn)
         cn = np.linalg.norm(en, axis=-1)
         better = cn < cost
-        x[better], J[better], e[better], cost[better] = trial[better], Jn[better], en[better], \
-            cn[better]
+        x[better], J[better], e[better], cost[better] = (
+            trial[better],
+            Jn[better],
+            en[better],
+            cn[better],
+        )
         mu = np.where(better, np.maximum(mu * 0.1, 1e-12), mu * 100.0)
     q[rows, cols] = x
     # a polished root that reached another found slot's solution is that solution: dropped
@@ -216,8 +288,17 @@ def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:
     return np.broadcast_to(s, (n, chain.dof)).copy()
 
 
-def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds: Array,
-           pos_tol: float, rot_tol: float, method: str, return_all: bool) -> IKResult:
+def select(
+    chain: Chain,
+    T: Array,
+    q_all: Array,
+    found: NDArray[np.bool_],
+    seeds: Array,
+    pos_tol: float,
+    rot_tol: float,
+    method: str,
+    return_all: bool,
+) -> IKResult:
     """Certify every candidate slot and pick, per target, the valid one nearest to the seed.
 
     Slots that fail the FK gate or the limits are masked: ``valid_all`` is False there and
@@ -251,16 +332,28 @@ def select(chain: Chain, T: Array, q_all: Array, found: NDArray[np.bool_], seeds
     failed = ~success
     if failed.any():
         pe[failed], re[failed] = fk_errors(chain, q[failed], T[failed])
-    status = np.where(success, IKStatus.SUCCESS,
-                      np.where(fk_ok.any(axis=1), IKStatus.JOINT_LIMITS, IKStatus.UNREACHABLE))
+    status = np.where(
+        success,
+        IKStatus.SUCCESS,
+        np.where(fk_ok.any(axis=1), IKStatus.JOINT_LIMITS, IKStatus.UNREACHABLE),
+    )
     q_out = valid_out = None
     if return_all:
         q_out = np.where(ok[..., None], q_safe, chain.clip(q_safe))
         valid_out = ok
     zeros = np.zeros(N, dtype=np.int64)
-    return IKResult(q=q, success=success, position_error=pe, rotation_error=re,
-                    status=status.astype(np.int64), method=method, iterations=zeros,
-                    restarts=zeros.copy(), q_all=q_out, valid_all=valid_out)
+    return IKResult(
+        q=q,
+        success=success,
+        position_error=pe,
+        rotation_error=re,
+        status=status.astype(np.int64),
+        method=method,
+        iterations=zeros,
+        restarts=zeros.copy(),
+        q_all=q_out,
+        valid_all=valid_out,
+    )
 
 
 def twin_roots(q: Array, res: Array, shift: int) -> int:
@@ -279,8 +372,16 @@ def twin_roots(q: Array, res: Array, shift: int) -> int:
     return int(twin.sum()) // 2
 
 
-def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true: Array,
-                 lower6: Array, upper6: Array) -> tuple[int, int]:
+def choose_shift(
+    P: Array,
+    E: Array,
+    lock: int,
+    q_lock: Array,
+    T: Array,
+    q6_true: Array,
+    lower6: Array,
+    upper6: Array,
+) -> tuple[int, int]:
     """The role shift recovering the most known solutions, and that count; among those
     recovering equally many, the one with the fewest :func:`twin_roots` (ties: the first).
 
@@ -297,8 +398,14 @@ def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true
     best, best_score, best_twins = 0, -1, 0
     for shift in (0, 5, 4, 1, 2, 3):
         geom = Geometry.build(P, E, lock, q_lock, shift)
-        q, res = solve_items(conditioned(T), np.arange(n, dtype=np.int64),
-                             np.arange(n, dtype=np.int64), geom, lower6, upper6)
+        q, res = solve_items(
+            conditioned(T),
+            np.arange(n, dtype=np.int64),
+            np.arange(n, dtype=np.int64),
+            geom,
+            lower6,
+            upper6,
+        )
         d = np.abs(np.angle(np.exp(1j * (q - q6_true[:, None, :])))).max(axis=-1)
         score = int(((d < 1e-6) & np.isfinite(res)).any(axis=1).sum())
         twins = twin_roots(q, res, shift)
@@ -311,5 +418,6 @@ def choose_shift(P: Array, E: Array, lock: int, q_lock: Array, T: Array, q6_true
             "the Raghavan-Roth elimination of this chain is singular for every cyclic role "
             f"assignment (no FK sample of {n} was recovered); the chain is degenerate for "
             "general 6R elimination (e.g. too many parallel axes); use a closed-form family "
-            "or numerical IK")
+            "or numerical IK"
+        )
     return best, best_score

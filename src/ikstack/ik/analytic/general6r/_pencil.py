@@ -40,8 +40,9 @@ DUP_TOL = 1e-6
 
 # ----------------------------------------------------------------------------- geometry
 @njit(cache=True)
-def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
-                   outLeft):  # pragma: no cover - compiled
+def build_geometry(
+    P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi, outLeft
+):  # pragma: no cover - compiled
     """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
 
     ``P7 (n, 4, 4)``, ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock`` is
@@ -77,16 +78,23 @@ def build_geometry(P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi,
         _rigid_inv(outE[g], outEi[g])
         if const:
             # links C_k = P_{k+1} (k < 5); roles r_i = (shift + i) mod 6; left uses r_2, r_3, r_4
-            fit_left(outP[g, (shift + 2) % 6 + 1], outP[g, (shift + 3) % 6 + 1],
-                     outP[g, (shift + 4) % 6 + 1], vinv, grid, outLeft[g])
+            fit_left(
+                outP[g, (shift + 2) % 6 + 1],
+                outP[g, (shift + 3) % 6 + 1],
+                outP[g, (shift + 4) % 6 + 1],
+                vinv,
+                grid,
+                outLeft[g],
+            )
         else:
             outLeft[g, :, :] = 0.0
 
 
 # ----------------------------------------------------------------------------- pencil
 @njit(cache=True)
-def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
-                 left):  # pragma: no cover - compiled
+def _prepare_one(
+    T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left
+):  # pragma: no cover - compiled
     """One item; ``Pp, Wp`` receive the shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
 
     Loop: ``Z_1 C_1 ... Z_6 C_6 = I`` with ``C_k = P_{k+1}`` (k < 6) and ``C_6 = W^{-1} P_1``;
@@ -206,21 +214,53 @@ def _prepare_one(T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, W
 
 
 @njit(cache=True, parallel=True)
-def prepare_batch(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
-                  left, chart):  # pragma: no cover - compiled
+def prepare_batch(
+    Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left, chart
+):  # pragma: no cover - compiled
     """Companion matrices for items ``(target tidx[k], geometry gidx[k])`` (all cores)."""
     for k in prange(tidx.shape[0]):
-        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
-                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+        chart[k] = _prepare_one(
+            Ts[tidx[k]],
+            P[gidx[k]],
+            Ei[gidx[k]],
+            shift,
+            left_g[gidx[k]],
+            phi,
+            vinv,
+            grid,
+            M[k],
+            S[k],
+            pinv[k],
+            q0[k],
+            Pp[k],
+            Wp[k],
+            left[k],
+        )
 
 
 @njit(cache=True)
-def prepare_serial(Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp,
-                   left, chart):  # pragma: no cover - compiled
+def prepare_serial(
+    Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left, chart
+):  # pragma: no cover - compiled
     """:func:`prepare_batch` on one thread (small batches: no thread wake-up cost)."""
     for k in range(tidx.shape[0]):
-        chart[k] = _prepare_one(Ts[tidx[k]], P[gidx[k]], Ei[gidx[k]], shift, left_g[gidx[k]], phi,
-                                vinv, grid, M[k], S[k], pinv[k], q0[k], Pp[k], Wp[k], left[k])
+        chart[k] = _prepare_one(
+            Ts[tidx[k]],
+            P[gidx[k]],
+            Ei[gidx[k]],
+            shift,
+            left_g[gidx[k]],
+            phi,
+            vinv,
+            grid,
+            M[k],
+            S[k],
+            pinv[k],
+            q0[k],
+            Pp[k],
+            Wp[k],
+            left[k],
+        )
 
 
 # ----------------------------------------------------------------------------- back-substitution
@@ -332,8 +372,11 @@ def _null_ratio(S, th, v, Sg):  # pragma: no cover - compiled
 def _quad(y, z, p, q, r, s):  # pragma: no cover - compiled
     """``(a, b, c)`` with ``Y_p Y_q - Y_r Y_s = a al^2 + b al be + c be^2`` for
     ``Y = al y + be z``."""
-    return (y[p] * y[q] - y[r] * y[s], y[p] * z[q] + z[p] * y[q] - y[r] * z[s] - z[r] * y[s],
-            z[p] * z[q] - z[r] * z[s])
+    return (
+        y[p] * y[q] - y[r] * y[s],
+        y[p] * z[q] + z[p] * y[q] - y[r] * z[s] - z[r] * y[s],
+        z[p] * z[q] - z[r] * z[s],
+    )
 
 
 @njit(cache=True)
@@ -404,8 +447,9 @@ def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _complete(th3, y, left, pinv, q0, W, P, shift, lower, upper, qrow, m27, rhs, mono, F, G,
-              t):  # pragma: no cover - compiled
+def _complete(
+    th3, y, left, pinv, q0, W, P, shift, lower, upper, qrow, m27, rhs, mono, F, G, t
+):  # pragma: no cover - compiled
     """Joints from the hidden angle ``th3`` and a null vector ``y``: ``q4, q5`` from its
     monomials, ``q1, q2`` from the eliminated block, ``q6`` from the target rotation; ``qrow``
     receives them in chain order (wrapped into the limits). Returns the pose residual."""
@@ -470,8 +514,25 @@ def _complete(th3, y, left, pinv, q0, W, P, shift, lower, upper, qrow, m27, rhs,
 
 
 @njit(cache=True)
-def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, upper,
-                 imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+def _backsub_one(
+    w_re,
+    w_im,
+    chart,
+    phi,
+    S,
+    left,
+    pinv,
+    q0,
+    W,
+    P,
+    shift,
+    lower,
+    upper,
+    imag_tol,
+    newton_iters,
+    qout,
+    resid,
+):  # pragma: no cover - compiled
     # per eigenvalue: the null vector's solution, and the two members of a 2-D null space
     qs = np.empty((3 * N_EIG, 6))
     res = np.full(3 * N_EIG, np.inf)
@@ -509,16 +570,35 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
         th3 = _refine_q3(S, th3, newton_iters, 0.05, LU, piv, work)
         if not _null_pair(LU, piv, y, z):
             continue
-        res[nc] = _complete(th3, y, left, pinv, q0, W, P, shift, lower, upper, qs[nc], m27,
-                            rhs, mono, F, G, t)
+        res[nc] = _complete(
+            th3, y, left, pinv, q0, W, P, shift, lower, upper, qs[nc], m27, rhs, mono, F, G, t
+        )
         nc += 1
         # a hidden angle shared by two solutions (e.g. a wrist flip): a double eigenvalue whose
         # null space holds both; inverse iteration alone returns one mixture of the two
         if _null_ratio(S, th3, z, work[0]) < TWIN_TOL and _split_pair(y, z, m1, m2):
-            res[nc] = _complete(th3, m1, left, pinv, q0, W, P, shift, lower, upper, qs[nc],
-                                m27, rhs, mono, F, G, t)
-            res[nc + 1] = _complete(th3, m2, left, pinv, q0, W, P, shift, lower, upper,
-                                    qs[nc + 1], m27, rhs, mono, F, G, t)
+            res[nc] = _complete(
+                th3, m1, left, pinv, q0, W, P, shift, lower, upper, qs[nc], m27, rhs, mono, F, G, t
+            )
+            res[nc + 1] = _complete(
+                th3,
+                m2,
+                left,
+                pinv,
+                q0,
+                W,
+                P,
+                shift,
+                lower,
+                upper,
+                qs[nc + 1],
+                m27,
+                rhs,
+                mono,
+                F,
+                G,
+                t,
+            )
             nc += 2
     # best residual first; a candidate within DUP_TOL of a kept one (mod 2 pi) is the same root
     order = np.argsort(res[:nc])
@@ -544,21 +624,89 @@ def _backsub_one(w_re, w_im, chart, phi, S, left, pinv, q0, W, P, shift, lower, 
 
 
 @njit(cache=True, parallel=True)
-def backsub_batch(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
-                  imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+def backsub_batch(
+    w_re,
+    w_im,
+    chart,
+    phi,
+    S,
+    left,
+    pinv,
+    q0,
+    Wp,
+    Pp,
+    shift,
+    lower,
+    upper,
+    imag_tol,
+    newton_iters,
+    qout,
+    resid,
+):  # pragma: no cover - compiled
     """Joint vectors (K, 16, 6) in chain order and pose residuals (K, 16) (inf where empty).
 
     ``Pp, Wp`` are each item's shifted chain (from :func:`prepare_batch`).
     """
     for k in prange(w_re.shape[0]):
-        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
-                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])
+        _backsub_one(
+            w_re[k],
+            w_im[k],
+            chart[k],
+            phi,
+            S[k],
+            left[k],
+            pinv[k],
+            q0[k],
+            Wp[k],
+            Pp[k],
+            shift,
+            lower,
+            upper,
+            imag_tol,
+            newton_iters,
+            qout[k],
+            resid[k],
+        )
 
 
 @njit(cache=True)
-def backsub_serial(w_re, w_im, chart, phi, S, left, pinv, q0, Wp, Pp, shift, lower, upper,
-                   imag_tol, newton_iters, qout, resid):  # pragma: no cover - compiled
+def backsub_serial(
+    w_re,
+    w_im,
+    chart,
+    phi,
+    S,
+    left,
+    pinv,
+    q0,
+    Wp,
+    Pp,
+    shift,
+    lower,
+    upper,
+    imag_tol,
+    newton_iters,
+    qout,
+    resid,
+):  # pragma: no cover - compiled
     """:func:`backsub_batch` on one thread (small batches)."""
     for k in range(w_re.shape[0]):
-        _backsub_one(w_re[k], w_im[k], chart[k], phi, S[k], left[k], pinv[k], q0[k], Wp[k],
-                     Pp[k], shift, lower, upper, imag_tol, newton_iters, qout[k], resid[k])
+        _backsub_one(
+            w_re[k],
+            w_im[k],
+            chart[k],
+            phi,
+            S[k],
+            left[k],
+            pinv[k],
+            q0[k],
+            Wp[k],
+            Pp[k],
+            shift,
+            lower,
+            upper,
+            imag_tol,
+            newton_iters,
+            qout[k],
+            resid[k],
+        )

@@ -60,34 +60,44 @@ class LockedJoint7R(Immutable):
 
     method = "analytic:general6r_locked"
 
-    def __init__(self, chain: Chain, lock_joint: int | None = None, num_locks: int = 16,
-                 search: str = "fixed", position_tolerance: float = 1e-6,
-                 rotation_tolerance: float = 1e-6,
-                 local_offsets: Sequence[float] = (0.02, 0.08, 0.25)):
+    def __init__(
+        self,
+        chain: Chain,
+        lock_joint: int | None = None,
+        num_locks: int = 16,
+        search: str = "fixed",
+        position_tolerance: float = 1e-6,
+        rotation_tolerance: float = 1e-6,
+        local_offsets: Sequence[float] = (0.02, 0.08, 0.25),
+    ):
         EN.require_revolute(chain, 7, "LockedJoint7R")
         if not isinstance(num_locks, (int, np.integer)) or num_locks < 1:
             raise InputError(f"num_locks must be a positive integer; got {num_locks!r}")
         self.search = _check_search(search)
         offs = np.asarray(local_offsets, dtype=np.float64)
         if offs.shape != (3,) or not np.all(np.isfinite(offs)) or np.any(offs <= 0):
-            raise InputError(f"local_offsets must be three positive angles [rad]; got {local_offsets!r}")
+            raise InputError(
+                f"local_offsets must be three positive angles [rad]; got {local_offsets!r}"
+            )
         self.local_offsets = offs
         self.chain = chain
         self.position_tolerance = _check_tolerance("position_tolerance", position_tolerance)
         self.rotation_tolerance = _check_tolerance("rotation_tolerance", rotation_tolerance)
         self.num_locks = int(num_locks)
         self._P, self._E = EN.poe_factors(chain)
-        if lock_joint is not None and (not isinstance(lock_joint, (int, np.integer))
-                                       or not 0 <= lock_joint < 7):
+        if lock_joint is not None and (
+            not isinstance(lock_joint, (int, np.integer)) or not 0 <= lock_joint < 7
+        ):
             raise InputError(f"lock_joint must be a joint index in 0..6; got {lock_joint!r}")
         rng = np.random.default_rng(0)
         q = chain.random_q(rng, 8)
         T = chain.fk(q)
         best: tuple[int, int, int] = (-1, 6, 0)  # (score, lock, shift)
-        for k in ((6, 0) if lock_joint is None else (int(lock_joint),)):
+        for k in (6, 0) if lock_joint is None else (int(lock_joint),):
             lo6, hi6 = np.delete(chain.lower, k), np.delete(chain.upper, k)
-            shift, score = EN.choose_shift(self._P, self._E, k, q[:, k], T, np.delete(q, k, 1),
-                                           lo6, hi6)
+            shift, score = EN.choose_shift(
+                self._P, self._E, k, q[:, k], T, np.delete(q, k, 1), lo6, hi6
+            )
             if score > best[0]:
                 best = (score, k, shift)
         self.role_shift = best[2]
@@ -104,8 +114,7 @@ class LockedJoint7R(Immutable):
     def _set_lock(self, k: int) -> None:
         self.lock_joint = k
         self.lock_values = self._grid(k)
-        self._grid_geom = EN.Geometry.build(self._P, self._E, k, self.lock_values,
-                                             self.role_shift)
+        self._grid_geom = EN.Geometry.build(self._P, self._E, k, self.lock_values, self.role_shift)
         km = self.chain.kinematic_margin  # kept from the limits, as every solver does
         self._lower6 = np.ascontiguousarray(np.delete(self.chain.lower, k) + km)
         self._upper6 = np.ascontiguousarray(np.delete(self.chain.upper, k) - km)
@@ -153,8 +162,9 @@ class LockedJoint7R(Immutable):
         local_search = search == "seed_local" and seeds is not None
         if local_search and seeds is not None:
             local = self._local_locks(T, seeds)
-            extra = EN.Geometry.build(self._P, self._E, self.lock_joint, local.ravel(),
-                                      self.role_shift)
+            extra = EN.Geometry.build(
+                self._P, self._E, self.lock_joint, local.ravel(), self.role_shift
+            )
             geom = EN.Geometry.concat(geom, extra)
             tidx = np.concatenate([tidx, np.repeat(np.arange(N, dtype=np.int64), N_LOCAL)])
             gidx = np.concatenate([gidx, L + np.arange(N * N_LOCAL, dtype=np.int64)])
@@ -162,8 +172,9 @@ class LockedJoint7R(Immutable):
         q6, res = EN.solve_items(Tc, tidx, gidx, geom, self._lower6, self._upper6)
         q7 = np.insert(q6, self.lock_joint, lams[:, None], axis=2)  # (K, 16, 7)
         found = np.isfinite(res)
-        EN.polish_near(self.chain, q7, found, T[tidx], self.position_tolerance,
-                       self.rotation_tolerance)
+        EN.polish_near(
+            self.chain, q7, found, T[tidx], self.position_tolerance, self.rotation_tolerance
+        )
         if not local_search:
             return q7.reshape(N, L * EN.ROOTS, 7), found.reshape(N, L * EN.ROOTS)
         n_grid = N * L
@@ -181,15 +192,27 @@ class LockedJoint7R(Immutable):
         qs, fs = [], []
         step = EN.PARALLEL_ITEMS - 1
         for a in range(0, lams.shape[0], step):
-            part = np.ascontiguousarray(lams[a:a + step], dtype=np.float64)
+            part = np.ascontiguousarray(lams[a : a + step], dtype=np.float64)
             L = part.shape[0]
             geom = EN.Geometry.build(self._P, self._E, self.lock_joint, part, self.role_shift)
-            q6, res = EN.solve_items(Tc, np.zeros(L, dtype=np.int64), np.arange(L, dtype=np.int64),
-                                     geom, self._lower6, self._upper6)
+            q6, res = EN.solve_items(
+                Tc,
+                np.zeros(L, dtype=np.int64),
+                np.arange(L, dtype=np.int64),
+                geom,
+                self._lower6,
+                self._upper6,
+            )
             q7 = np.insert(q6, self.lock_joint, part[:, None], axis=2)
             found = np.isfinite(res)
-            EN.polish_near(self.chain, q7, found, np.repeat(T, L, axis=0),
-                           self.position_tolerance, self.rotation_tolerance)
+            EN.polish_near(
+                self.chain,
+                q7,
+                found,
+                np.repeat(T, L, axis=0),
+                self.position_tolerance,
+                self.rotation_tolerance,
+            )
             qs.append(q7.reshape(L * EN.ROOTS, 7))
             fs.append(found.reshape(L * EN.ROOTS))
         return np.concatenate(qs)[None], np.concatenate(fs)[None]
@@ -205,9 +228,15 @@ class LockedJoint7R(Immutable):
         return -math.pi, math.pi, False
 
     # ------------------------------------------------------------------ public
-    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
-              return_all: bool = False, search: str | None = None, *,
-              seed: ArrayLike | None = None) -> IKResult:
+    def solve(
+        self,
+        T_base_tcp: ArrayLike,
+        q0: ArrayLike | None = None,
+        return_all: bool = False,
+        search: str | None = None,
+        *,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """The certified solution nearest to the joint guess ``q0`` for each target.
 
         Args:
@@ -232,11 +261,26 @@ class LockedJoint7R(Immutable):
         T, _ = EN.as_targets(T_base_tcp)
         seeds = EN.seeds_for(self.chain, seed, T.shape[0])
         q_all, found = self._pool(T, seeds, mode)
-        return EN.select(self.chain, T, q_all, found, seeds, self.position_tolerance,
-                         self.rotation_tolerance, self.method, return_all)
+        return EN.select(
+            self.chain,
+            T,
+            q_all,
+            found,
+            seeds,
+            self.position_tolerance,
+            self.rotation_tolerance,
+            self.method,
+            return_all,
+        )
 
-    def solve_path(self, targets: ArrayLike, q0: ArrayLike | None = None,
-                   search: str | None = None, *, seed: ArrayLike | None = None) -> IKResult:
+    def solve_path(
+        self,
+        targets: ArrayLike,
+        q0: ArrayLike | None = None,
+        search: str | None = None,
+        *,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """Solve a sequence of poses, each seeded by the previous frame's selection.
 
         A frame without a certified solution holds the previous pose (its status says why; its
@@ -252,8 +296,9 @@ class LockedJoint7R(Immutable):
         if seed is not None:
             q0 = old_seed(q0, seed, "LockedJoint7R.solve_path")
         if q0 is None:
-            raise InputError("LockedJoint7R.solve_path needs q0, the configuration before the "
-                             "first frame")
+            raise InputError(
+                "LockedJoint7R.solve_path needs q0, the configuration before the first frame"
+            )
         seed = q0
         mode = self.search if search is None else _check_search(search)
         T, _ = EN.as_targets(targets, "targets")
@@ -265,7 +310,7 @@ class LockedJoint7R(Immutable):
         success = np.zeros(n, dtype=bool)
         status = np.full(n, int(IKStatus.UNREACHABLE), dtype=np.int64)
         for t in range(n):
-            r = self.solve(T[t:t + 1], prev, search=mode)
+            r = self.solve(T[t : t + 1], prev, search=mode)
             if r.success[0]:
                 prev = r.q
                 success[t] = True
@@ -273,14 +318,19 @@ class LockedJoint7R(Immutable):
             q[t] = prev[0]
         pe, re = fk_errors(self.chain, q, T)
         zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(q=q, success=success, position_error=pe, rotation_error=re,
-                        status=status, method=self.method, iterations=zeros,
-                        restarts=zeros.copy())
+        return IKResult(
+            q=q,
+            success=success,
+            position_error=pe,
+            rotation_error=re,
+            status=status,
+            method=self.method,
+            iterations=zeros,
+            restarts=zeros.copy(),
+        )
 
 
 def _check_search(search: str) -> str:
     if search not in SEARCHES:
         raise InputError(f"search must be one of {SEARCHES}; got {search!r}")
     return search
-
-

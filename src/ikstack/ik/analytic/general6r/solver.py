@@ -55,8 +55,9 @@ class General6R(Immutable):
 
     method = "analytic:general6r"
 
-    def __init__(self, chain: Chain, position_tolerance: float = 1e-6,
-                 rotation_tolerance: float = 1e-6):
+    def __init__(
+        self, chain: Chain, position_tolerance: float = 1e-6, rotation_tolerance: float = 1e-6
+    ):
         EN.require_revolute(chain, 6, "General6R")
         self.chain = chain
         self.position_tolerance = _check_tolerance("position_tolerance", position_tolerance)
@@ -77,8 +78,14 @@ class General6R(Immutable):
         N = T.shape[0]
         Tc = EN.conditioned(T)
         km = self.chain.kinematic_margin  # kept from the limits, as every solver does
-        q, res = EN.solve_items(Tc, np.arange(N, dtype=np.int64), np.zeros(N, dtype=np.int64),
-                                self._geom, self.chain.lower + km, self.chain.upper - km)
+        q, res = EN.solve_items(
+            Tc,
+            np.arange(N, dtype=np.int64),
+            np.zeros(N, dtype=np.int64),
+            self._geom,
+            self.chain.lower + km,
+            self.chain.upper - km,
+        )
         found = np.isfinite(res)
         EN.polish_near(self.chain, q, found, T, self.position_tolerance, self.rotation_tolerance)
         return q, found
@@ -94,8 +101,17 @@ class General6R(Immutable):
         """
         T, single = EN.as_targets(T_base_tcp)
         q, found = self._raw(T)
-        res = EN.select(self.chain, T, q, found, EN.seeds_for(self.chain, None, T.shape[0]),
-                        self.position_tolerance, self.rotation_tolerance, self.method, True)
+        res = EN.select(
+            self.chain,
+            T,
+            q,
+            found,
+            EN.seeds_for(self.chain, None, T.shape[0]),
+            self.position_tolerance,
+            self.rotation_tolerance,
+            self.method,
+            True,
+        )
         q_all, valid = res.q_all, res.valid_all
         if q_all is None or valid is None:  # pragma: no cover - select(return_all=True)
             raise RuntimeError("candidate pool missing")
@@ -103,8 +119,14 @@ class General6R(Immutable):
             return q_all[0], valid[0]
         return q_all, valid
 
-    def solve(self, T_base_tcp: ArrayLike, q0: ArrayLike | None = None,
-              return_all: bool = False, *, seed: ArrayLike | None = None) -> IKResult:
+    def solve(
+        self,
+        T_base_tcp: ArrayLike,
+        q0: ArrayLike | None = None,
+        return_all: bool = False,
+        *,
+        seed: ArrayLike | None = None,
+    ) -> IKResult:
         """The certified solution nearest to the joint guess ``q0`` for each target.
 
         Args:
@@ -126,5 +148,14 @@ class General6R(Immutable):
         T, _ = EN.as_targets(T_base_tcp)
         seeds = EN.seeds_for(self.chain, seed, T.shape[0])
         q, found = self._raw(T)
-        return EN.select(self.chain, T, q, found, seeds, self.position_tolerance,
-                         self.rotation_tolerance, self.method, return_all)
+        return EN.select(
+            self.chain,
+            T,
+            q,
+            found,
+            seeds,
+            self.position_tolerance,
+            self.rotation_tolerance,
+            self.method,
+            return_all,
+        )
