@@ -254,6 +254,7 @@ def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
 
 
 def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
+    from ikstack.ik.analytic.general6r import _backsub as BS
     from ikstack.ik.analytic.general6r import _elimination as EL
     from ikstack.ik.analytic.general6r import _engine as EN
     from ikstack.ik.analytic.general6r import _pencil as PN
@@ -299,10 +300,10 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     piv = np.empty(12, dtype=np.int64)
     work = np.empty((2, 12, 12))
     for delta in (1e-3, -2e-4, 1e-6):
-        th = PN._refine_q3(S[0], truth + delta, 3, 0.05, LU, piv, work)
+        th = BS._refine_q3(S[0], truth + delta, 3, 0.05, LU, piv, work)
         assert abs(th - truth) < 1e-3 * abs(delta)
     # an unsafe (non-decreasing) correction is never taken: refining the exact root stays put
-    th = PN._refine_q3(S[0], truth, 3, 0.05, LU, piv, work)
+    th = BS._refine_q3(S[0], truth, 3, 0.05, LU, piv, work)
     assert abs(th - truth) < 1e-9
 
 

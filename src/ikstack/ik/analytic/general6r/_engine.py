@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import ShapeError, UnsupportedGeometryError
+from ikstack.ik.analytic.general6r import _backsub as BS
 from ikstack.ik.analytic.general6r import _elimination as EL
 from ikstack.ik.analytic.general6r import _pencil as PN
 from ikstack.ik.result import IKResult, IKStatus, certify, fk_errors
@@ -168,7 +169,7 @@ def solve_items(
     chart = np.empty(K, dtype=np.int64)
     parallel = K >= PARALLEL_ITEMS
     prepare = PN.prepare_batch if parallel else PN.prepare_serial
-    backsub = PN.backsub_batch if parallel else PN.backsub_serial
+    backsub = BS.backsub_batch if parallel else BS.backsub_serial
     prepare(
         Tc,
         tidx,
@@ -271,7 +272,7 @@ def polish_near(
         others = np.flatnonzero(found[r])
         others = others[others != c]
         d = np.abs(np.angle(np.exp(1j * (q[r, others] - q[r, c])))).max(axis=-1)
-        if (d < PN.DUP_TOL).any():
+        if (d < BS.DUP_TOL).any():
             found[r, c] = False
 
 
