@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import InputError, MissingExtraError
-from ikstack.ik import solve_ik
+from ikstack.ik import fk_errors, solve_ik
 from ikstack.kinematics import fk_links
 from ikstack.model import Chain, JointType
-from ikstack.spatial import as_transforms, matrix_to_quat, pose_error
+from ikstack.spatial import as_transforms, matrix_to_quat
 from ikstack.viz.geometry import LinkMesh, capsule_mesh, segments
 
 Array = NDArray[np.float64]
@@ -544,8 +544,8 @@ class Viewer:
         T = np.eye(4)
         T[:3, :3] = quat_to_matrix(np.asarray(self.gizmo.wxyz, dtype=np.float64))
         T[:3, 3] = np.asarray(self.gizmo.position, dtype=np.float64)
-        e = pose_error(T, self.chain.fk(self.q))
-        return float(np.linalg.norm(e[:3])), float(np.linalg.norm(e[3:]))
+        perr, rerr = fk_errors(self.chain, self.q, T)
+        return float(perr), float(rerr)
 
     def wait_for_client(self, timeout: float = 30.0) -> bool:
         """Wait until a browser is connected (True) or ``timeout`` seconds pass (False)."""
