@@ -41,8 +41,11 @@ def census() -> dict:
     params: list[tuple[int, str]] = []
     places: dict[str, list[str]] = {k: [] for k in BEHAVIOURS}
     status_literals = 0
+    offsets = 0
     generated = 0
     files = 0
+    warp_fns: dict[str, str] = {}
+    cpu_fns: set[str] = set()
     for path in sorted(SRC.rglob("*.py")):
         text = path.read_text()
         if path.name.startswith("_gen_"):  # generated from another module's source
@@ -51,10 +54,16 @@ def census() -> dict:
         files += 1
         lines += text.count("\n")
         rel = str(path.relative_to(SRC.parent))
+        in_warp = "backends/warp" in rel and not path.name.startswith("_translate")
         tree = ast.parse(text)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 params.append((_nparams(node), f"{rel}:{node.lineno} {node.name}"))
+                if not node.name.startswith("__"):
+                    if in_warp:
+                        warp_fns.setdefault(node.name, f"{rel}:{node.name}")
+                    elif "backends/warp" not in rel:
+                        cpu_fns.add(node.name)
                 for key, pat in BEHAVIOURS.items():
                     if re.match(pat, node.name):
                         places[key].append(f"{rel}:{node.name}")
@@ -63,6 +72,8 @@ def census() -> dict:
                     if re.match(pat, node.name):
                         places[key].append(f"{rel}:{node.name}")
         status_literals += len(re.findall(r"^\s*(?:ST_|S_)[A-Z_]+\s*=\s*\d+", text, re.M))
+        # layout offsets written by hand: F_NAME = 3, PI_NAME = 0, ... (packed-array indices)
+        offsets += len(re.findall(r"^(?:F|I|C|PF|PI)_[A-Z0-9_]+\s*=\s*\d+\s*$", text, re.M))
     n = Counter()
     for k, _ in params:
         n[">10"] += k > 10
@@ -78,6 +89,9 @@ def census() -> dict:
         "worst": [f"{k:3d} {where}" for k, where in worst],
         "places": {k: v for k, v in places.items()},
         "status_constants_retyped": status_literals,
+        "hand_written_offsets": offsets,
+        "warp_functions": len(warp_fns),
+        "warp_same_name_as_cpu": sorted(v for k, v in warp_fns.items() if k in cpu_fns),
     }
 
 
@@ -102,6 +116,14 @@ def main() -> None:
         for p in v:
             print(f"  {p}")
     print(f"status codes typed again as module constants: {c['status_constants_retyped']}")
+    print(f"packed-array offsets written by hand: {c['hand_written_offsets']}")
+    twins = c["warp_same_name_as_cpu"]
+    print(
+        f"hand-written Warp functions: {c['warp_functions']}, "
+        f"with a same-named CPU function: {len(twins)}"
+    )
+    for t in twins:
+        print(f"  {t}")
 
 
 if __name__ == "__main__":
