@@ -18,14 +18,14 @@ Array = NDArray[np.float64]
 
 class GeneralFamily(Immutable):
     """Candidates of :class:`General6R` (16 per target) or :class:`LockedJoint7R`
-    (``(num_locks [+ 9]) * 16`` per target, ``search`` ``"fixed"`` or ``"seed_local"``).
+    (``(num_locks [+ 9]) * 16`` per target, ``search`` a :class:`LockSearch`).
 
     Candidate slots are the raw pencil roots (unfound roots are masked); the solver gates them.
     Immutable: :meth:`with_search` is the same solver with another lock search.
     """
 
     def __init__(self, solver: General6R | LockedJoint7R, search: str):
-        if search not in SEARCHES:
+        if search not in SEARCHES:  # a former name was translated where the user gave it
             raise InputError(f"search must be one of {SEARCHES}; got {search!r}")
         self.solver = solver
         self.dof = solver.chain.dof
