@@ -8,7 +8,8 @@ plain string is accepted wherever an enum is.
 Words: a **method** is the IK algorithm (analytic, numerical...); a **backend** is where the
 kernels run (``numpy``: the compiled CPU path; ``warp``: NVIDIA Warp on CPU or CUDA), on a
 **device** (``cpu``, ``cuda``, ``cuda:1``). The servo's C++ implementation is its ``kernel``;
-the chunk decoder's IK method is its ``method``; the model check runs against an FK ``model``.
+the chunk decoder's IK method is its ``method`` (:class:`DecodeMethod`); the model check runs
+against an FK ``model``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ class Method(StrEnum):
 METHODS: tuple[str, ...] = tuple(m.value for m in Method)
 #: the methods a path job (``ikstack solve``, :mod:`ikstack.jobs`) accepts
 PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value, Method.NUMERICAL.value)
+
+
+class DecodeMethod(StrEnum):
+    """How a chunk decoder turns an arm's TCP knots into joint knots (``ik_method`` in an
+    embodiment profile; :mod:`ikstack.chunk`)."""
+
+    ANALYTIC = "analytic"  #: analytic IK per knot, nearest valid branch (the default)
+    DIFF = "diff"  #: the velocity QP, substep by substep
+
+
+#: every chunk decode method
+DECODE_METHODS: tuple[str, ...] = tuple(m.value for m in DecodeMethod)
 
 
 class Backend(StrEnum):
