@@ -41,7 +41,10 @@ def test_lock_search_is_a_string_enum_without_seed_in_its_names():
     from ikstack.ik.analytic import LockSearch
     from ikstack.ik.analytic.general6r import SEARCHES
 
-    assert [s.value for s in LockSearch] == ["fixed", "near_q0"] and SEARCHES == ("fixed", "near_q0")
+    assert [s.value for s in LockSearch] == ["fixed", "near_q0"] and SEARCHES == (
+        "fixed",
+        "near_q0",
+    )
     assert LockSearch.NEAR_Q0 == "near_q0" and f"{LockSearch.FIXED}" == "fixed"
     assert not any("seed" in s.name.lower() or "seed" in s.value for s in LockSearch)
 
@@ -160,3 +163,109 @@ def test_decode_methods_are_listed_once_in_the_vocabulary():
 
     assert chunk.DecodeMethod is types.DecodeMethod is vocabulary.DecodeMethod
     assert vocabulary.DECODE_METHODS == ("analytic", "diff")
+
+
+# ---------------------------------------------------------------- every result: the same words
+def _summary(**kw):
+    import dataclasses
+
+    from ikstack.jobs import SolveSummary
+
+    args = {
+        f.name: (0 if f.type in ("int", "float") else "x")
+        for f in dataclasses.fields(SolveSummary)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    return SolveSummary(**(args | kw))
+
+
+def test_a_solve_job_and_each_episode_say_success_status_and_message():
+    from ikstack.jobs import EpisodeStats, SolveStatus
+
+    ok = EpisodeStats("a", "a.csv", 10, 10, 1e-7, 1e-7, "analytic", 0.1)
+    part = EpisodeStats("b", "b.csv", 10, 7, 1e-7, 1e-7, "analytic", 0.1)
+    bad = EpisodeStats("c", "c.csv", 0, 0, 0.0, 0.0, "failed", 0.0, error={"message": "no q"})
+    assert (ok.success, ok.status) == (True, SolveStatus.OK) and "10/10" in ok.message
+    assert (part.success, part.status) == (False, SolveStatus.FRAMES_FAILED)
+    assert "7/10" in part.message
+    assert (bad.success, bad.status) == (False, SolveStatus.EPISODE_FAILED)
+    assert "no q" in bad.message
+    # a job: success exactly when its status is ok
+    good = _summary(frames=10, frames_solved=10, success_rate=1.0, success=True)
+    low = _summary(frames=10, frames_solved=7, success_rate=0.7, min_success=0.9, success=False)
+    err = _summary(success_rate=1.0, episode_errors=[{"name": "c"}], success=False)
+    assert [s.status for s in (good, low, err)] == [
+        SolveStatus.OK,
+        SolveStatus.BELOW_MIN_SUCCESS,
+        SolveStatus.EPISODE_FAILED,
+    ]
+    assert all(s.success == (s.status is SolveStatus.OK) for s in (good, low, err))
+    assert str(SolveStatus.OK) == "ok"
+
+
+def test_a_solved_episode_has_a_message():
+    from ikstack.ik import IKStatus
+    from ikstack.jobs import SolvedEpisode
+
+    n = 4
+    ep = SolvedEpisode(
+        np.arange(n, dtype=float),
+        ("j1",),
+        np.zeros((n, 1)),
+        np.array([True, False, False, True]),
+        np.zeros(n),
+        np.zeros(n),
+        np.array([0, 5, 5, 0]),
+    )
+    assert ep.message == f"2/4 frames certified; most failures: {IKStatus.UNREACHABLE.reason}"
+
+
+def test_every_status_enum_reads_as_its_value():
+    from ikstack.chunk import DecodeStatus
+    from ikstack.diffik import InternalUnits, LagPolicy, QPSolverKind, StepStatus
+    from ikstack.validate import CheckStatus
+
+    for e in (StepStatus.OK, LagPolicy.REPORT, InternalUnits.SI, QPSolverKind.OSQP):
+        assert str(e) == e.value and f"{e}" == e.value
+    assert str(CheckStatus.PASS) == "pass" and str(DecodeStatus.OK) == "ok"
+
+
+RESULTS = [
+    ("ikstack.ik", "IKResult"),
+    ("ikstack.diffik", "DiffIKResult"),
+    ("ikstack.diffik", "StepResult"),
+    ("ikstack.servo", "ServoResult"),
+    ("ikstack.chunk", "ArmDecodeResult"),
+    ("ikstack.chunk", "DecodedChunk"),
+    ("ikstack.jobs", "SolveSummary"),
+    ("ikstack.jobs", "EpisodeStats"),
+    ("ikstack.jobs", "SolvedEpisode"),
+    ("ikstack.validate", "TargetResult"),
+    ("ikstack.validate", "JacobianIKReport"),
+]
+
+
+@pytest.mark.parametrize("module, name", RESULTS)
+def test_every_public_result_has_success_status_and_message(module, name):
+    import dataclasses
+    import importlib
+
+    cls = getattr(importlib.import_module(module), name)
+    fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+    for word in ("success", "status", "message"):
+        assert word in fields or hasattr(cls, word), f"{name} has no {word}"
+
+
+def test_the_command_line_lists_come_from_the_vocabulary():
+    from ikstack import vocabulary
+    from ikstack.cli.main import build_parser
+    from ikstack.servo.demo import SOLVERS
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    choices = {
+        (cmd, a.dest): a.choices for cmd, p in sub.choices.items() for a in p._actions if a.choices
+    }
+    assert tuple(choices["view", "method"]) == vocabulary.VIEWER_METHODS
+    assert tuple(choices["servo-demo", "solver"]) == vocabulary.VELOCITY_SOLVERS == tuple(SOLVERS)
+    assert set(vocabulary.VIEWER_METHODS) <= set(vocabulary.METHODS)
+    assert set(vocabulary.ANALYTIC_PATH_METHODS) <= set(vocabulary.PATH_METHODS)
