@@ -43,6 +43,13 @@ class Method(StrEnum):
 METHODS: tuple[str, ...] = tuple(m.value for m in Method)
 #: the methods a path job (``ikstack solve``, :mod:`ikstack.jobs`) accepts
 PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value, Method.NUMERICAL.value)
+#: the methods a path job tries the closed form with (a path job's ``auto`` and ``analytic``)
+ANALYTIC_PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value)
+#: the methods the viewer's IK gizmo takes (``ikstack view --method``)
+VIEWER_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.NUMERICAL.value)
+#: the velocity solvers of the servo demo (``ikstack servo-demo --solver``): damped least
+#: squares and the box-constrained QP (:mod:`ikstack.diffik`)
+VELOCITY_SOLVERS: tuple[str, ...] = ("dls", "box_qp")
 
 
 class DecodeMethod(StrEnum):
