@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ikstack.errors import InputError
 from ikstack.ik._immutable import Immutable
+from ikstack.ik.analytic.config import lock_search
 from ikstack.ik.analytic.general6r import SEARCHES, General6R, LockedJoint7R
 from ikstack.model import Chain
 
@@ -62,8 +63,9 @@ class GeneralFamily(Immutable):
         return cls(solver, search)
 
     def with_search(self, search: str) -> GeneralFamily:
-        """This family with ``search`` for the lock samples (7R; it sets ``K``)."""
-        return self if search == self.search else GeneralFamily(self.solver, search)
+        """This family with ``search`` for the lock samples (7R; it sets ``K``); a former
+        name of a search warns here, where a call's ``search`` arrives."""
+        return self if search == self.search else GeneralFamily(self.solver, lock_search(search))
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         if isinstance(self.solver, LockedJoint7R):

@@ -661,5 +661,4 @@ class AnalyticIK(Immutable):
         """
         if seed is not None:
             q0 = old_seed(q0, seed, "AnalyticIK.solve_path")
-        search = None if search is None else lock_search(search)
         return _path_solve.solve_path(self, targets, q0, compiled, max_joint_step, search)
