@@ -269,3 +269,19 @@ def test_the_command_line_lists_come_from_the_vocabulary():
     assert tuple(choices["servo-demo", "solver"]) == vocabulary.VELOCITY_SOLVERS == tuple(SOLVERS)
     assert set(vocabulary.VIEWER_METHODS) <= set(vocabulary.METHODS)
     assert set(vocabulary.ANALYTIC_PATH_METHODS) <= set(vocabulary.PATH_METHODS)
+
+
+def test_the_model_check_takes_its_settings_as_one_config():
+    from ikstack.robots import load
+    from ikstack.validate import CheckConfig, check_jacobian_ik
+
+    chain = load("ur5")
+    cfg = CheckConfig(num_targets=2, max_iterations=30, damping=0.1, rng=4)
+    by_config = check_jacobian_ik(chain, config=cfg)
+    by_keywords = check_jacobian_ik(chain, num_targets=2, max_iterations=30, damping=0.1, rng=4)
+    assert by_config.config == by_keywords.config and by_config.config["damping"] == 0.1
+    assert [t.success for t in by_config.targets] == [t.success for t in by_keywords.targets]
+    with pytest.raises(AttributeError):
+        cfg.damping = 0.2  # frozen
+    with pytest.raises(InputError, match="CheckConfig"):
+        check_jacobian_ik(chain, config={"damping": 0.1})
