@@ -158,8 +158,7 @@ def check_jacobian_ik(
     name: str | None = None,
     progress: Progress | None = None,
     config: CheckConfig | None = None,
-    orientation_tolerance_deg: float | None = None,
-    seed: int | np.random.Generator | None = None,
+    **old: Any,
 ) -> JacobianIKReport:
     """Run the Jacobian-IK model check on any forward kinematics.
 
@@ -207,14 +206,15 @@ def check_jacobian_ik(
             name=name,
             progress=progress,
         )
-    if orientation_tolerance_deg is not None:
-        warn_renamed(
-            "check_jacobian_ik(orientation_tolerance_deg=...)", "rotation_tolerance_deg=..."
-        )
-        rotation_tolerance_deg = orientation_tolerance_deg
-    if seed is not None:
-        warn_renamed("check_jacobian_ik(seed=...)", "rng=...")
-        rng = seed
+    for key, value in old.items():  # the former names of two keywords (they warn)
+        if key == "orientation_tolerance_deg" and value is not None:
+            warn_renamed(f"check_jacobian_ik({key}=...)", "rotation_tolerance_deg=...")
+            rotation_tolerance_deg = value
+        elif key == "seed" and value is not None:
+            warn_renamed(f"check_jacobian_ik({key}=...)", "rng=...")
+            rng = value
+        elif key not in ("orientation_tolerance_deg", "seed"):
+            raise TypeError(f"check_jacobian_ik() got an unexpected keyword argument {key!r}")
     _check_options(
         num_targets,
         max_iterations,
