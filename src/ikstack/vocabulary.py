@@ -8,7 +8,8 @@ plain string is accepted wherever an enum is.
 Words: a **method** is the IK algorithm (analytic, numerical...); a **backend** is where the
 kernels run (``numpy``: the compiled CPU path; ``warp``: NVIDIA Warp on CPU or CUDA), on a
 **device** (``cpu``, ``cuda``, ``cuda:1``). The servo's C++ implementation is its ``kernel``;
-the chunk decoder's IK method is its ``method``; the model check runs against an FK ``model``.
+the chunk decoder's IK method is its ``method`` (:class:`DecodeMethod`); the model check runs
+against an FK ``model``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,25 @@ class Method(StrEnum):
 METHODS: tuple[str, ...] = tuple(m.value for m in Method)
 #: the methods a path job (``ikstack solve``, :mod:`ikstack.jobs`) accepts
 PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value, Method.NUMERICAL.value)
+#: the methods a path job tries the closed form with (a path job's ``auto`` and ``analytic``)
+ANALYTIC_PATH_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.ANALYTIC.value)
+#: the methods the viewer's IK gizmo takes (``ikstack view --method``)
+VIEWER_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.NUMERICAL.value)
+#: the velocity solvers of the servo demo (``ikstack servo-demo --solver``): damped least
+#: squares and the box-constrained QP (:mod:`ikstack.diffik`)
+VELOCITY_SOLVERS: tuple[str, ...] = ("dls", "box_qp")
+
+
+class DecodeMethod(StrEnum):
+    """How a chunk decoder turns an arm's TCP knots into joint knots (``ik_method`` in an
+    embodiment profile; :mod:`ikstack.chunk`)."""
+
+    ANALYTIC = "analytic"  #: analytic IK per knot, nearest valid branch (the default)
+    DIFF = "diff"  #: the velocity QP, substep by substep
+
+
+#: every chunk decode method
+DECODE_METHODS: tuple[str, ...] = tuple(m.value for m in DecodeMethod)
 
 
 class Backend(StrEnum):

@@ -85,7 +85,7 @@ def test_one_general_solver_shared_by_threads_gives_the_serial_answers():
     t = np.linspace(0.0, 1.0, 4)[:, None]
     qp = np.clip(q[0] + 0.1 * np.sin(2 * np.pi * t + np.arange(7)), chain.lower, chain.upper)
     path = chain.fk(qp)
-    ik = AnalyticIK(chain, mode="general", num_locks=4)  # solve: "fixed"; paths: "seed_local"
+    ik = AnalyticIK(chain, mode="general", num_locks=4)  # solve: "fixed"; paths: "near_q0"
     want_batch = ik.solve(T, q)
     want_path = ik.solve_path(path, qp[0])
     jobs = [lambda: ("b", ik.solve(T, q)), lambda: ("p", ik.solve_path(path, qp[0]))]

@@ -92,7 +92,7 @@ class Side:
             ik_v[s] = (
                 ("ok", -1, -1)
                 if f is None
-                else (REASON_NAMES.get(f.reason, f.reason), f.knot, f.substep)
+                else (REASON_NAMES.get(f.status, f.status), f.knot, f.substep)
             )
             r = refs[s]
             ref_v[s] = (r.reason, r.knot, r.substep)

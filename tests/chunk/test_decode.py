@@ -92,7 +92,7 @@ def test_whole_chunk_is_rejected_when_only_the_last_knot_of_the_second_arm_fails
     bad = ChunkRequest(T, req.q_observed, req.t0)
     out = dec.decode(bad)
     assert not out.success and out.q == {}
-    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == (
+    assert (out.rejection.arm, out.rejection.knot, out.rejection.status) == (
         "right",
         H - 1,
         "tracking_lag",
@@ -210,13 +210,13 @@ def test_analytic_backend_picks_the_closest_valid_branch_and_checks_jumps(taccap
     T2 = fk(chain, qs2)
     FakeAnalyticIK.table = list(zip(T2, qs2, strict=True))
     out2 = dec.decode(ChunkRequest({"left": T2}, {"left": q0()["left"]}))
-    assert not out2.success and (out2.rejection.knot, out2.rejection.reason) == (3, "branch_jump")
+    assert not out2.success and (out2.rejection.knot, out2.rejection.status) == (3, "branch_jump")
     # an unreachable knot is an IK failure
     T3 = T.copy()
     T3[2, 0, 3] += 5.0
     FakeAnalyticIK.table = list(zip(T, qs, strict=True))
     out3 = dec.decode(ChunkRequest({"left": T3}, {"left": q0()["left"]}))
-    assert (out3.rejection.knot, out3.rejection.reason) == (2, "ik_failed")
+    assert (out3.rejection.knot, out3.rejection.status) == (2, "ik_failed")
 
 
 def test_analytic_backend_with_the_real_solver_decodes_a_reachable_chunk(taccap_arms):
@@ -237,7 +237,7 @@ def test_analytic_backend_with_the_real_solver_decodes_a_reachable_chunk(taccap_
 
 def test_analytic_backend_without_a_solver_is_a_clear_config_error(taccap_arms, monkeypatch):
     monkeypatch.delattr(analytic_pkg, "AnalyticIK", raising=False)
-    with pytest.raises(ConfigError, match="ik_backend: diff"):
+    with pytest.raises(ConfigError, match="ik_method: diff"):
         ChunkDecoder([ArmSpec("left", taccap_arms["left"], "analytic")], INTERVAL)
 
 
@@ -256,6 +256,10 @@ def test_decode_file_writes_joint_knots_and_metadata(tmp_path, taccap_arms):
         assert z["q_left"].shape == (16, 7) and z["times"][0] == pytest.approx(1.5 + INTERVAL)
     meta = json.loads((tmp_path / "out.json").read_text())
     assert meta["metadata"]["diff_ik_lag"]["right"]["steps"] == 144
+    # written out under the new key; the former key repeats it for one release
+    assert meta["metadata"]["ik_method"] == {"left": "diff", "right": "diff"}
+    assert meta["metadata"]["ik_backend"] == meta["metadata"]["ik_method"]
+    assert meta["success"] is meta["ok"] is True
     del arrays["q_observed_right"]
     np.savez(chunk, **arrays)
     with pytest.raises(InputError, match="q_observed_right"):
@@ -297,7 +301,7 @@ def test_parallel_decode_rejects_atomically_when_one_worker_fails(parallel_decod
     bad_q["right"][3] = np.radians(58.0)  # J4 inside its margin: an empty box at knot 0
     out = dec.decode(ChunkRequest(req.T_base_tcp, bad_q))
     assert not out.success and out.q == {}
-    assert (out.rejection.arm, out.rejection.knot, out.rejection.reason) == (
+    assert (out.rejection.arm, out.rejection.knot, out.rejection.status) == (
         "right",
         0,
         "qp_infeasible",

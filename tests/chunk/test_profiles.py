@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ikstack.chunk import bundled_profile_path, load_profile
-from ikstack.errors import ConfigError
+from ikstack.errors import ConfigError, IKStackDeprecationWarning
 
 
 def test_bundled_marvin_profiles_reproduce_the_seed_defaults():
@@ -45,7 +45,7 @@ def write(path: Path, text: str) -> Path:
 EXPERIMENT = """
 name: exp
 action_interval_s: 0.05
-ik_backend: diff
+ik_method: diff
 arms:
   left: {{robot: marvin_left_taccap}}
 diff_ik:
@@ -142,7 +142,7 @@ def test_a_per_arm_override_that_contradicts_the_shared_tuning_is_an_error(tmp_p
     "edit,field",
     [
         (("action_interval_s: 0.05", "action_interval_s: -0.05"), "action_interval_s"),
-        (("ik_backend: diff", "ik_backend: numeric"), "ik_backend"),
+        (("ik_method: diff", "ik_method: numeric"), "ik_method"),
         (("name: exp", "name: exp\nspeed: 3"), "speed"),
         (("marvin_left_taccap", "marvin_leftt"), "robot"),
         (("name: exp", "name: exp\nik_validation_dt_s: 0"), "ik_validation_dt_s"),
@@ -213,7 +213,8 @@ def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
     }
     # as a referenced file (the block's text, dedented) ...
     p = make(tmp_path, _port_diff_ik_text())
-    # ... and inline in a profile, next to the port's ik_backend and ik_validation_dt_s
+    # ... and inline in a profile, next to the port's ik_backend (ikstack's ik_method: it
+    # warns) and ik_validation_dt_s
     inline = write(
         tmp_path / "inline.yaml",
         "name: inline\naction_interval_s: 0.0333333333333\n"
@@ -222,7 +223,11 @@ def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
         + "\n",
     )
     for path in (p, inline):
-        prof = load_profile(path)
+        if path == inline:
+            with pytest.warns(IKStackDeprecationWarning, match="ik_backend"):
+                prof = load_profile(path)
+        else:
+            prof = load_profile(path)
         c = prof.arms[0].diff_config
         assert (c.w_pos, c.w_rot, c.lam, c.mu_nullspace, c.max_lag_mm) == (
             1.0,
@@ -237,8 +242,8 @@ def test_the_published_ports_diff_ik_block_loads_as_written(tmp_path):
         # null j67_margin_deg: the J6/J7 buffer is the arm's 5 deg kinematic margin
         qp = prof.decoder().decoders["left"].qp
         assert math.degrees(qp.coupled_margin) == pytest.approx(5.0)
-    assert load_profile(inline).ik_method == "diff"
-    assert load_profile(inline).arms[0].ik_validation_dt_s == 0.004
+    assert prof.ik_method == "diff"
+    assert prof.arms[0].ik_validation_dt_s == 0.004
 
 
 def test_a_positive_j67_margin_overrides_the_inherited_buffer(tmp_path):
@@ -250,3 +255,40 @@ def test_a_positive_j67_margin_overrides_the_inherited_buffer(tmp_path):
     prof = load_profile(make(tmp_path, "limit_margin_deg: 7.0\n"))
     qp = prof.decoder().decoders["left"].qp
     assert math.degrees(qp.coupled_margin) == pytest.approx(7.0)
+
+
+def test_the_method_key_is_ik_method_and_ik_backend_warns(tmp_path):
+    new = make(tmp_path, "w_pos: 1.0\n")
+    assert load_profile(new).ik_method == "diff"
+    old = write(
+        tmp_path / "experiments/old.yaml", new.read_text().replace("ik_method", "ik_backend")
+    )
+    with pytest.warns(IKStackDeprecationWarning, match=r"ik_backend in .*old\.yaml.*ik_method"):
+        prof = load_profile(old)
+    assert prof.ik_method == "diff" and prof.arms[0].method == "diff"
+    # both keys agreeing: the old one still warns; disagreeing: an error naming file and key
+    both = write(
+        tmp_path / "experiments/both.yaml",
+        new.read_text().replace("ik_method: diff", "ik_method: diff\nik_backend: diff"),
+    )
+    with pytest.warns(IKStackDeprecationWarning):
+        assert load_profile(both).ik_method == "diff"
+    clash = write(
+        tmp_path / "experiments/clash.yaml",
+        new.read_text().replace("ik_method: diff", "ik_method: diff\nik_backend: analytic"),
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_profile(clash)
+    assert "clash.yaml" in str(exc.value) and "ik_backend" in str(exc.value)
+    assert "ik_method" in str(exc.value)
+    # a bad value under the old key names the key the file used
+    bad = write(tmp_path / "experiments/bad.yaml", old.read_text().replace("diff\n", "qp\n", 1))
+    with pytest.warns(IKStackDeprecationWarning), pytest.raises(ConfigError) as exc:
+        load_profile(bad)
+    assert "ik_backend in" in str(exc.value) and "bad.yaml" in str(exc.value)
+
+
+def test_bundled_profiles_use_the_new_key():
+    for name in ("marvin_bimanual", "marvin_bimanual_diff"):
+        text = bundled_profile_path(name).read_text()
+        assert "ik_method:" in text and "ik_backend" not in text

@@ -53,7 +53,7 @@ def test_decode_accepts_a_reachable_chunk_and_writes_knots(tmp_path, capsys):
 PROFILE_ABORT = """
 name: strict_lag
 action_interval_s: 0.0333333333333333
-ik_backend: diff
+ik_method: diff
 ik_validation_dt_s: 0.004
 arms:
   left: {robot: marvin_left_taccap}

@@ -44,7 +44,7 @@ JSON_COMMANDS = (
 #: command -> the options whose angles ``--deg`` turns into degrees
 DEG = {
     "fk": ["--q", "10"],
-    "ik": ["--seed", "10"],
+    "ik": ["--q0", "10"],
     "servo-demo": ["--target-q", "10"],
     "solve": ["--max-joint-step", "10"],
 }
@@ -186,7 +186,7 @@ def pose_of(robot, q):
     return [str(v) for v in (*p, *quat)]
 
 
-def test_ik_json_keys_carry_units_and_deg_seed_is_radians(capsys):
+def test_ik_json_keys_carry_units_and_deg_q0_is_radians(capsys):
     q = [0.3, -0.4, 0.2, -1.5, 0.1, 1.2, 0.4]
     pose = pose_of("iiwa14", q)
     code, out = run_json(
@@ -196,7 +196,7 @@ def test_ik_json_keys_carry_units_and_deg_seed_is_radians(capsys):
             "iiwa14",
             "--pose",
             *pose,
-            "--seed",
+            "--q0",
             *[str(math.degrees(v)) for v in q],
             "--deg",
             "--method",

@@ -82,3 +82,55 @@ def test_ik_unreachable_pose_exits_1_with_a_reason(capsys):
         == 1
     )
     assert "FAILED" in capsys.readouterr().out
+
+
+IK_POSE = ["--pose", "0.3", "0.1", "0.4", "1", "0", "0", "0"]
+
+
+def test_ik_q0_is_the_joint_guess_and_seed_its_deprecated_spelling(capsys):
+    text = build_parser_help("ik")
+    assert "--q0" in text and "--seed SEED" not in text  # --help shows the new name
+    guess = ["0", "-1", "1", "0", "1", "0"]
+    assert main(["ik", "--robot", "ur5", *IK_POSE, "--q0", *guess, "--json"]) == 0
+    cap = capsys.readouterr()
+    new = json.loads(cap.out)
+    assert "deprecated" not in cap.err
+    # the former flag still works one release: the same answer, a one-line note on stderr
+    assert main(["ik", "--robot", "ur5", *IK_POSE, "--seed", *guess, "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["q"] == new["q"]
+    assert notes(cap.err) == ["ikstack ik: note: --seed is deprecated; use --q0"]
+    # an error in the old flag's values names the flag as the user spelled it
+    assert main(["ik", "--robot", "ur5", *IK_POSE, "--seed", "1", "2"]) == 2
+    assert "error: --seed has 2 values" in capsys.readouterr().err
+
+
+def test_validate_rng_is_the_random_seed_and_seed_its_deprecated_spelling(capsys):
+    text = build_parser_help("validate")
+    assert "--rng" in text and "--seed SEED" not in text
+    argv = ["validate", "ur5", "--targets", "2", "--iterations", "20", "--json"]
+    main([*argv, "--rng", "3"])
+    cap = capsys.readouterr()
+    new = json.loads(cap.out)
+    assert new["config"]["rng"] == 3 and notes(cap.err) == []
+    main([*argv, "--seed", "3"])
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["targets"] == new["targets"]
+    assert notes(cap.err) == ["ikstack validate: note: --seed is deprecated; use --rng"]
+    main(argv)  # neither: rng 0, as before
+    assert json.loads(capsys.readouterr().out)["config"]["rng"] == 0
+    assert main([*argv, "--seed", "3", "--rng", "3"]) == 2
+    assert "--seed is the former name of --rng" in capsys.readouterr().err
+
+
+def notes(err: str) -> list[str]:
+    """The lines of stderr that are notes (a first run also prints compile notices)."""
+    return [line for line in err.splitlines() if ": note: " in line]
+
+
+def build_parser_help(command: str) -> str:
+    from ikstack.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[command].format_help()

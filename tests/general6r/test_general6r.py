@@ -15,7 +15,7 @@ from ikstack.errors import (
     UnsupportedGeometryError,
 )
 from ikstack.ik import IKStatus, certify
-from ikstack.ik.analytic.general6r import General6R, LockedJoint7R
+from ikstack.ik.analytic.general6r import General6R, LockedJoint7R, LockSearch
 from ikstack.kinematics import fk, fk_jacobian
 from ikstack.model import Chain, JointType
 from ikstack.spatial import se3, so3
@@ -168,7 +168,7 @@ def test_rizon_locked_joint_round_trips(name):
     chain = robots.load(name)
     solver = LockedJoint7R(chain)
     assert solver.num_candidates == 16 * 16
-    assert solver.candidates_for("seed_local") == (16 + 9) * 16
+    assert solver.candidates_for("near_q0") == (16 + 9) * 16
     rng = np.random.default_rng(11)
     q = chain.random_q(rng, 150)
     T = fk(chain, q)
@@ -178,16 +178,16 @@ def test_rizon_locked_joint_round_trips(name):
     assert grid.success.mean() >= 0.9
     pe, re = se3.position_rotation_error(T, fk(chain, grid.q))
     assert pe[grid.success].max() <= 1e-6 and re[grid.success].max() <= 1e-6
-    # seed_local from a nearby seed finds the branch through the seed's own lock value
+    # near_q0 from a nearby guess finds the branch through the guess's own lock value
     near = np.clip(q + rng.normal(scale=0.02, size=q.shape), chain.lower, chain.upper)
-    local = solver.solve(T, q0=near, search="seed_local")
+    local = solver.solve(T, q0=near, search=LockSearch.NEAR_Q0)
     assert local.success.all()
     assert np.abs(local.q - q).max() < 0.2
 
 
 def test_rizon4s_continuous_path_keeps_its_branch():
     chain = robots.load("rizon4s")
-    solver = LockedJoint7R(chain, search="seed_local")
+    solver = LockedJoint7R(chain, search="near_q0")
     rng = np.random.default_rng(12)
     q0 = chain.random_q(rng) * 0.5
     q1 = np.clip(q0 + rng.uniform(-0.4, 0.4, 7), chain.lower, chain.upper)
@@ -201,7 +201,7 @@ def test_rizon4s_continuous_path_keeps_its_branch():
 
 def test_failed_path_frame_holds_the_previous_pose():
     chain = robots.load("rizon4")
-    solver = LockedJoint7R(chain, search="seed_local")
+    solver = LockedJoint7R(chain, search="near_q0")
     q0 = chain.middle() + 0.3
     T = fk(chain, np.stack([q0, q0]))
     T[1, :3, 3] += 10.0  # out of reach
@@ -240,13 +240,13 @@ def test_bad_inputs_raise_named_errors():
         LockedJoint7R(rizon, num_locks=0)
 
 
-def test_any_lock_joint_can_be_given_and_seed_local_returns_400_slots():
+def test_any_lock_joint_can_be_given_and_near_q0_returns_400_slots():
     chain = robots.load("rizon4")
     solver = LockedJoint7R(chain, lock_joint=3, num_locks=8)
     assert solver.lock_joint == 3
     q = chain.random_q(np.random.default_rng(14), 40)
     T = fk(chain, q)
-    res = solver.solve(T, q0=q, search="seed_local", return_all=True)
+    res = solver.solve(T, q0=q, search="near_q0", return_all=True)
     assert res.q_all is not None and res.q_all.shape == (40, (8 + 9) * 16, 7)
     assert res.success.all()
     # locked joint values in every slot come from the lock samples, within limits

@@ -1,11 +1,13 @@
 """Action-chunk decoding: Cartesian TCP knots to joint knots for several arms, accepted or
-rejected whole; SE(3) subdivision for the QP backend, the lag guard, per-chunk solver reset,
-persistent per-arm worker processes, YAML embodiment profiles, and a timeline commit helper."""
+rejected whole; SE(3) subdivision for the diff (velocity QP) method, the lag guard, per-chunk
+solver reset, persistent per-arm worker processes, YAML embodiment profiles, and a timeline
+commit helper."""
 
 from ikstack._deprecated import renamed_module_names
 from ikstack.chunk.arm_decoder import (
     DEFAULT_IK_VALIDATION_DT_S,
     AnalyticDecodeConfig,
+    ArmDecodeConfig,
     ArmDecoder,
 )
 from ikstack.chunk.decode import ArmSpec, ChunkDecoder, merge_results
@@ -27,6 +29,7 @@ from ikstack.chunk.types import (
 __all__ = [
     "DEFAULT_IK_VALIDATION_DT_S",
     "AnalyticDecodeConfig",
+    "ArmDecodeConfig",
     "ArmDecodeResult",
     "ArmDecoder",
     "ArmSpec",

@@ -20,7 +20,7 @@ Both turn H TCP knots at a fixed action interval into H joint knots from the mea
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from ikstack.ik import certify
 from ikstack.kinematics import fk
 from ikstack.model import Chain
 from ikstack.spatial import as_transforms, as_vectors, se3
+from ikstack.vocabulary import DECODE_METHODS
 
 Array = NDArray[np.float64]
 
@@ -68,17 +69,98 @@ def _chunk_targets(T: Any, name: str) -> Array:
     return as_transforms(arr, name)
 
 
+@dataclass(frozen=True)
+class ArmDecodeConfig:
+    """How one arm's chunks are decoded: the method and its settings (``ArmDecoder(name, chain,
+    config=ArmDecodeConfig("diff", diff=DiffQPConfig(...)))``).
+
+    Attributes:
+        method: :class:`DecodeMethod` (or ``"analytic"``, ``"diff"``).
+        analytic: settings of the analytic method.
+        diff: QP tuning of the diff method.
+        ik_validation_dt_s: the diff method's longest substep [s].
+
+    Raises:
+        ConfigError: an unknown method, a bad substep, or settings of the wrong type.
+    """
+
+    method: str = DecodeMethod.ANALYTIC
+    analytic: AnalyticDecodeConfig = field(default_factory=AnalyticDecodeConfig)
+    diff: DiffQPConfig = field(default_factory=DiffQPConfig)
+    ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S
+
+    def __post_init__(self) -> None:
+        if self.method not in DECODE_METHODS:
+            raise ConfigError(
+                f"method (ik_method) must be one of {', '.join(DECODE_METHODS)}; got "
+                f"{self.method!r}"
+            )
+        dt = self.ik_validation_dt_s
+        if isinstance(dt, bool) or not (
+            isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0
+        ):
+            raise ConfigError(
+                f"ik_validation_dt_s must be a positive number of seconds; got {dt!r}"
+            )
+        for name, kind in (("analytic", AnalyticDecodeConfig), ("diff", DiffQPConfig)):
+            if not isinstance(getattr(self, name), kind):
+                raise ConfigError(
+                    f"{name} must be a {kind.__name__}; got {type(getattr(self, name)).__name__}"
+                )
+        object.__setattr__(self, "method", DecodeMethod(self.method))
+        object.__setattr__(self, "ik_validation_dt_s", float(dt))
+
+
+#: ``ArmDecoder``'s former settings arguments, in their positional order
+_OLD_ARGS = ("method", "diff_config", "analytic", "ik_validation_dt_s")
+
+
+def _old_arguments(
+    config: ArmDecodeConfig | str | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> ArmDecodeConfig:
+    """The :class:`ArmDecodeConfig` of the previous release's ``ArmDecoder`` arguments
+    (``method, diff_config, analytic, ik_validation_dt_s`` and ``backend=``); they warn."""
+    given: dict[str, Any] = {}
+    positional = args if config is None else (config, *args)
+    if len(positional) > len(_OLD_ARGS):
+        raise InputError(
+            f"ArmDecoder takes name, chain and config; got {len(positional)} more arguments"
+        )
+    given.update(zip(_OLD_ARGS, positional, strict=False))
+    for key, value in kwargs.items():
+        if key == "backend":
+            warn_renamed("ArmDecoder(backend=...)", "config=ArmDecodeConfig(method=...)")
+            key = "method"
+        elif key not in _OLD_ARGS:
+            raise TypeError(f"ArmDecoder() got an unexpected keyword argument {key!r}")
+        if key in given:
+            raise InputError(f"ArmDecoder got {key!r} twice")
+        given[key] = value
+    others = [k for k in given if k != "method" or "backend" not in kwargs]
+    if others:
+        warn_renamed(
+            f"ArmDecoder({', '.join(others)})",
+            "ArmDecoder(name, chain, config=ArmDecodeConfig(method, analytic=, diff=, "
+            "ik_validation_dt_s=))",
+        )
+    return ArmDecodeConfig(
+        given.get("method", DecodeMethod.ANALYTIC),
+        given.get("analytic") or AnalyticDecodeConfig(),
+        given.get("diff_config") or DiffQPConfig(),
+        given.get("ik_validation_dt_s", DEFAULT_IK_VALIDATION_DT_S),
+    )
+
+
 class ArmDecoder:
     """Decodes chunks for one arm (a chain with its mounted tool as TCP).
 
     Args:
         name: the arm's name (reported in rejections).
         chain: the arm; its TCP is the mounted tool the targets refer to.
-        method: :class:`DecodeMethod` (or ``"diff"``/``"analytic"``).
-        diff_config: QP tuning for the diff method.
-        analytic: settings of the analytic method.
-        ik_validation_dt_s: the longest substep of the diff method [s].
-        backend: the former name of ``method`` (warns).
+        config: an :class:`ArmDecodeConfig`: the method and its settings (default: analytic).
+
+    The previous release's settings arguments (``method``, ``diff_config``, ``analytic``,
+    ``ik_validation_dt_s``, by position or keyword, and ``backend``) still work and warn.
 
     Raises:
         ConfigError: an unknown method, a bad substep, or (analytic) no analytic solver.
@@ -88,50 +170,53 @@ class ArmDecoder:
         self,
         name: str,
         chain: Chain,
-        method: str = DecodeMethod.ANALYTIC,
-        diff_config: DiffQPConfig | None = None,
-        analytic: AnalyticDecodeConfig | None = None,
-        ik_validation_dt_s: float = DEFAULT_IK_VALIDATION_DT_S,
-        *,
-        backend: str | None = None,
+        config: ArmDecodeConfig | None = None,
+        *old_args: Any,
+        **old_kwargs: Any,
     ):
         self.name = name
         self.chain = chain
-        if backend is not None:
-            warn_renamed("ArmDecoder(backend=...)", "method=...")
-            method = backend
-        if method not in ("diff", "analytic"):
-            raise ConfigError(f"ik_backend must be 'analytic' or 'diff'; got {method!r}")
-        method = DecodeMethod(method)
-        if not (
-            isinstance(ik_validation_dt_s, (int, float))
-            and math.isfinite(ik_validation_dt_s)
-            and ik_validation_dt_s > 0
-        ):
-            raise ConfigError(
-                f"ik_validation_dt_s must be a positive number of seconds; got "
-                f"{ik_validation_dt_s!r}"
-            )
-        self.method = method
-        self.ik_validation_dt_s = float(ik_validation_dt_s)
-        self.diff_config = diff_config or DiffQPConfig()
-        self.analytic = analytic or AnalyticDecodeConfig()
+        if old_args or old_kwargs or not (config is None or isinstance(config, ArmDecodeConfig)):
+            config = _old_arguments(config, old_args, old_kwargs)
+        self.config = config or ArmDecodeConfig()
         self.T_tcp_flange = se3.inverse(chain.T_tip_tcp)
-        if method == "diff":
-            self.qp = make_velocity_qp(chain, self.diff_config)
+        if self.method == "diff":
+            self.qp = make_velocity_qp(chain, self.config.diff)
         else:
             self._init_analytic()
+
+    @property
+    def method(self) -> DecodeMethod:
+        """The decode method (``config.method``; ``backend``, its former name, warns)."""
+        return DecodeMethod(self.config.method)
+
+    @property
+    def ik_validation_dt_s(self) -> float:
+        """The diff method's longest substep [s] (``config.ik_validation_dt_s``)."""
+        return self.config.ik_validation_dt_s
+
+    @property
+    def diff_config(self) -> DiffQPConfig:
+        """Deprecated: ``config.diff``."""
+        warn_renamed("ArmDecoder.diff_config", ".config.diff")
+        return self.config.diff
+
+    @property
+    def analytic(self) -> AnalyticDecodeConfig:
+        """Deprecated: ``config.analytic``."""
+        warn_renamed("ArmDecoder.analytic", ".config.analytic")
+        return self.config.analytic
 
     def _init_analytic(self) -> None:
         try:
             from ikstack.ik.analytic import AnalyticIK  # type: ignore[attr-defined]
         except ImportError as exc:
             raise ConfigError(
-                "ik_backend 'analytic' needs ikstack.ik.analytic.AnalyticIK, which is not "
-                f"available in this installation ({exc}); use ik_backend: diff"
+                "ik_method 'analytic' needs ikstack.ik.analytic.AnalyticIK, which is not "
+                f"available in this installation ({exc}); use ik_method: diff"
             ) from None
-        self.ik = AnalyticIK(self.chain, mode=self.analytic.mode)
-        s = self.analytic
+        s = self.config.analytic
+        self.ik = AnalyticIK(self.chain, mode=s.mode)
         lm = (
             self.chain.kinematic_margin
             if s.limit_margin_deg is None
@@ -185,8 +270,8 @@ class ArmDecoder:
         or the QP's ``dt_max_s`` when that is shorter (a 1e-9 slack keeps an exact multiple
         from gaining a substep through round-off)."""
         bound = self.ik_validation_dt_s
-        if self.diff_config.dt_max_s is not None:
-            bound = min(bound, self.diff_config.dt_max_s)
+        if self.config.diff.dt_max_s is not None:
+            bound = min(bound, self.config.diff.dt_max_s)
         return max(1, math.ceil(action_interval_s / bound - 1e-9))
 
     # ------------------------------------------------------------------ diff
@@ -227,7 +312,7 @@ class ArmDecoder:
 
     # ------------------------------------------------------------------ analytic
     def _decode_analytic(self, q: Array, T: Array) -> ArmDecodeResult:
-        s = self.analytic
+        s = self.config.analytic
         ch = self.chain
         H = T.shape[0]
         out = np.empty((H, ch.dof))

@@ -10,7 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack._deprecated import renamed_attribute
-from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticDecodeConfig, ArmDecoder
+from ikstack.chunk.arm_decoder import (
+    DEFAULT_IK_VALIDATION_DT_S,
+    AnalyticDecodeConfig,
+    ArmDecodeConfig,
+    ArmDecoder,
+)
 from ikstack.chunk.types import (
     ArmDecodeResult,
     ChunkRejection,
@@ -48,16 +53,16 @@ class ArmSpec:
 
     backend = renamed_attribute("backend", "method")
 
+    @property
+    def config(self) -> ArmDecodeConfig:
+        """The decoder's settings as one :class:`ArmDecodeConfig` (checked)."""
+        return ArmDecodeConfig(
+            self.method, self.analytic, self.diff_config, self.ik_validation_dt_s
+        )
+
     def build(self) -> ArmDecoder:
         """The arm's decoder."""
-        return ArmDecoder(
-            self.name,
-            self.chain,
-            self.method,
-            self.diff_config,
-            self.analytic,
-            self.ik_validation_dt_s,
-        )
+        return ArmDecoder(self.name, self.chain, self.config)
 
 
 def check_interval(action_interval_s: float) -> float:
@@ -89,9 +94,11 @@ def merge_results(
     results: Mapping[str, ArmDecodeResult],
     arm_order: Sequence[str],
     action_interval_s: float,
-    backends: Mapping[str, str],
+    methods: Mapping[str, str],
 ) -> DecodedChunk:
-    """Merge per-arm results atomically: any failure rejects the whole chunk."""
+    """Merge per-arm results atomically: any failure rejects the whole chunk. ``methods``: each
+    arm's :class:`DecodeMethod` (the metadata's ``ik_method``; ``ik_backend``, its former key,
+    repeats it for one release)."""
     H = request.horizon()
     times = request.t0 + action_interval_s * np.arange(1, H + 1, dtype=np.float64)
     failures = tuple(
@@ -105,9 +112,11 @@ def merge_results(
         for a in arm_order
         if not results[a].success
     )
+    ik_method = {a: str(methods[a]) for a in arm_order}
     meta = {
-        "ik_backend": {a: backends[a] for a in arm_order},
-        "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order if backends[a] == "diff"},
+        "ik_method": ik_method,
+        "ik_backend": dict(ik_method),
+        "diff_ik_lag": {a: results[a].lag.to_dict() for a in arm_order if methods[a] == "diff"},
         "action_interval_s": action_interval_s,
         "horizon": H,
     }

@@ -61,8 +61,10 @@ def read_chunk(path: str | Path, arm_names: tuple[str, ...]) -> ChunkRequest:
 
 
 def summarize(chunk: DecodedChunk) -> dict[str, Any]:
-    """A JSON-ready summary of a decoded chunk."""
+    """A JSON-ready summary of a decoded chunk (``ok`` repeats ``success`` and ``reason``
+    repeats ``status`` under their former names, for one release)."""
     return {
+        "success": chunk.success,
         "ok": chunk.success,
         "horizon": int(chunk.times.shape[0]),
         "t_first": float(chunk.times[0]) if chunk.times.size else None,
@@ -73,11 +75,18 @@ def summarize(chunk: DecodedChunk) -> dict[str, Any]:
             "arm": chunk.rejection.arm,
             "knot": chunk.rejection.knot,
             "substep": chunk.rejection.substep,
-            "reason": str(chunk.rejection.reason),
+            "status": str(chunk.rejection.status),
+            "reason": str(chunk.rejection.status),
             "message": chunk.rejection.message,
         },
         "failures": [
-            {"arm": f.arm, "knot": f.knot, "substep": f.substep, "reason": str(f.reason)}
+            {
+                "arm": f.arm,
+                "knot": f.knot,
+                "substep": f.substep,
+                "status": str(f.status),
+                "reason": str(f.status),
+            }
             for f in chunk.failures
         ],
         "metadata": chunk.metadata,

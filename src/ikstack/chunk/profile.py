@@ -1,10 +1,10 @@
-"""Embodiment profiles in YAML: which arms, which IK backend, and the solver tuning.
+"""Embodiment profiles in YAML: which arms, which IK method, and the solver tuning.
 
 A profile names its arms (bundled robots, tool included) and the decode settings::
 
     name: marvin_bimanual_diff
     action_interval_s: 0.0333333333333
-    ik_backend: diff               # analytic (default) | diff
+    ik_method: diff                # analytic (default) | diff
     ik_validation_dt_s: 0.004
     arms:
       left: {robot: marvin_left_taccap}
@@ -21,6 +21,10 @@ Any mapping may carry ``config: PATH``: the referenced YAML mapping is merged in
 the referring file; a key given both inline and in the referenced file must agree (a conflict
 is an error). Every field is validated strictly, and every error names the field and the file.
 Velocity limits are never a profile field: they come from the arm's motion limits.
+
+``ik_backend``, the former name of ``ik_method`` (and the published port's), is still read for
+one release with an :class:`~ikstack.errors.IKStackDeprecationWarning`; a file giving both with
+different values is a :class:`~ikstack.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from ikstack._deprecated import renamed_attribute
+from ikstack._deprecated import renamed_attribute, warn_deprecated
 from ikstack.chunk.arm_decoder import DEFAULT_IK_VALIDATION_DT_S, AnalyticDecodeConfig
 from ikstack.chunk.decode import ArmSpec, ChunkDecoder
 from ikstack.diffik.qp_config import ALIASES as DIFF_ALIASES
@@ -41,16 +45,19 @@ from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.errors import ConfigError, IKStackError
 from ikstack.robots import data_path
 from ikstack.robots import load as load_robot
+from ikstack.vocabulary import DECODE_METHODS, DecodeMethod
 
 _TOP = (
     "name",
     "action_interval_s",
-    "ik_backend",
+    "ik_method",
     "ik_validation_dt_s",
     "arms",
     "diff_ik",
     "analytic_ik",
 )
+#: a top-level key's former name -> its name (read with a deprecation warning)
+_OLD_TOP = {"ik_backend": "ik_method"}
 _ARM = ("robot", "kinematic_margin_deg", "diff_ik")
 _ANALYTIC = (
     "branch_check_deg",
@@ -77,8 +84,8 @@ class EmbodimentProfile:
         name: the profile's name.
         path: the file it was loaded from.
         action_interval_s: the fixed policy action interval [s].
-        ik_method: :class:`DecodeMethod`, ``analytic`` or ``diff`` (the file's ``ik_backend``
-            key; ``ik_backend``, the attribute's former name, warns).
+        ik_method: :class:`DecodeMethod`, ``analytic`` or ``diff`` (the file's ``ik_method``
+            key; ``ik_backend``, the attribute's and the key's former name, warns).
         arms: the arms' decoder recipes, in file order.
     """
 
@@ -229,7 +236,8 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
     file = Path(path).resolve()
     raw = _read(file)
     top, top_src = _expand(raw, file, "profile", (file,))
-    _check_keys(top, _TOP, "profile", top_src)
+    _check_keys(top, _TOP + tuple(_OLD_TOP), "profile", top_src)
+    top_key = _old_keys(top, top_src)
 
     def src_of(key: str) -> Path:
         return top_src.get(key, file)
@@ -242,10 +250,11 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
             f"action_interval_s in {file}: required (the policy's fixed action interval in seconds)"
         )
     interval = _number(top["action_interval_s"], "action_interval_s", src_of("action_interval_s"))
-    backend = top.get("ik_backend", "analytic")
-    if backend not in ("analytic", "diff"):
+    method = top.get("ik_method", DecodeMethod.ANALYTIC)
+    if method not in DECODE_METHODS:
         raise ConfigError(
-            f"ik_backend in {src_of('ik_backend')}: must be 'analytic' or 'diff'; got {backend!r}"
+            f"{top_key.get('ik_method', 'ik_method')} in {src_of('ik_method')}: must be one of "
+            f"{', '.join(DECODE_METHODS)}; got {method!r}"
         )
     sub_dt = _number(
         top.get("ik_validation_dt_s", DEFAULT_IK_VALIDATION_DT_S),
@@ -327,8 +336,32 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
                 dvals[key], dsrc[key] = val, osrc[key]
         cfg = _diff_config(dvals, dsrc, f"{where}.diff_ik" if "diff_ik" in avals else "diff_ik")
         _check_against_chain(cfg, chain, dsrc, where)
-        specs.append(ArmSpec(str(arm), chain, backend, cfg, analytic, sub_dt))
-    return EmbodimentProfile(name, file, interval, backend, tuple(specs))
+        specs.append(ArmSpec(str(arm), chain, method, cfg, analytic, sub_dt))
+    return EmbodimentProfile(name, file, interval, DecodeMethod(method), tuple(specs))
+
+
+def _old_keys(top: dict[str, Any], src: dict[str, Path]) -> dict[str, str]:
+    """Rename the former top-level keys in place (each warns, naming its file); a file giving a
+    key under both names with different values is a ConfigError. Returns new name -> the name
+    the file used (for messages)."""
+    used: dict[str, str] = {}
+    for old, new in _OLD_TOP.items():
+        if old not in top:
+            continue
+        if new in top and top[new] != top[old]:
+            raise ConfigError(
+                f"{old} in {src[old]}: the former name of {new}, which {src[new]} sets to "
+                f"{top[new]!r} while {old} says {top[old]!r}; give {new} only"
+            )
+        warn_deprecated(
+            f"profile key {old} in {src[old]} is deprecated; use {new} (the old key goes in the "
+            "next release)"
+        )
+        if new not in top:
+            top[new], src[new] = top[old], src[old]
+            used[new] = old
+        del top[old], src[old]
+    return used
 
 
 def _check_against_chain(cfg: DiffQPConfig, chain: Any, src: dict[str, Path], where: str) -> None:

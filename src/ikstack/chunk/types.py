@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from ikstack._deprecated import renamed_attribute
 from ikstack.errors import InputError
+from ikstack.vocabulary import DecodeMethod as DecodeMethod  # re-exported: it lives there
 from ikstack.vocabulary import StrEnum
 
 Array = NDArray[np.float64]
@@ -84,13 +85,6 @@ class LagStats:
         }
 
 
-class DecodeMethod(StrEnum):
-    """How an arm's chunk is decoded (``ik_backend`` in a profile file)."""
-
-    ANALYTIC = "analytic"  #: analytic IK per knot, nearest valid branch (the default)
-    DIFF = "diff"  #: the velocity QP, substep by substep
-
-
 class DecodeStatus(StrEnum):
     """Why an arm's decode succeeded or failed (a ``str``: ``DecodeStatus.OK == "ok"``)."""
 
@@ -152,20 +146,23 @@ class ArmDecodeResult:
 
 @dataclass(frozen=True)
 class ChunkRejection:
-    """Why a whole chunk was rejected: the first failing arm (in arm order), knot and reason
-    (a :class:`DecodeStatus`)."""
+    """Why a whole chunk was rejected: the first failing arm (in arm order), knot, substep
+    (-1: none), ``status`` (a :class:`DecodeStatus`; ``reason``, its former name, warns) and
+    ``message``."""
 
     arm: str
     knot: int
     substep: int
-    reason: DecodeStatus
+    status: DecodeStatus
     message: str
+
+    reason = renamed_attribute("reason", "status")
 
     def __str__(self) -> str:
         return (
             f"chunk rejected: arm {self.arm!r}, knot {self.knot}"
             + (f" (substep {self.substep})" if self.substep >= 0 else "")
-            + f": {self.reason} ({self.message})"
+            + f": {self.status} ({self.message})"
         )
 
 
@@ -179,7 +176,9 @@ class DecodedChunk:
         q: per arm, (H, dof) joint knots [rad]; empty when rejected (nothing partial escapes).
         rejection: the first failure when rejected, else None.
         failures: every arm's failure (an arm may fail while another succeeds).
-        metadata: per-chunk figures (``diff_ik_lag`` per arm, backend, substeps).
+        metadata: per-chunk figures (``ik_method`` and ``diff_ik_lag`` per arm, the interval,
+            the horizon; ``ik_backend`` repeats ``ik_method`` under its former key for one
+            release).
         chunk_id: echoed from the request.
     """
 
@@ -196,7 +195,7 @@ class DecodedChunk:
     @property
     def status(self) -> DecodeStatus:
         """``ok``, or the first failing arm's :class:`DecodeStatus`."""
-        return DecodeStatus.OK if self.rejection is None else DecodeStatus(self.rejection.reason)
+        return DecodeStatus.OK if self.rejection is None else DecodeStatus(self.rejection.status)
 
     @property
     def message(self) -> str:

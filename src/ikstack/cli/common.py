@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ikstack.errors import InputError
@@ -46,6 +47,31 @@ def add_deg_flag(p: argparse.ArgumentParser, options: str) -> None:
         action="store_true",
         help=f"{options} in degrees (revolute joints; prismatic stay in m)",
     )
+
+
+def add_old_flag(p: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) -> None:
+    """``old``, the previous release's spelling of option ``new``: parsed as before, hidden from
+    ``--help`` (``new``'s help names it); :func:`resolve_old_flag` maps it onto ``new``."""
+    p.add_argument(old, default=None, help=argparse.SUPPRESS, **kwargs)
+
+
+def resolve_old_flag(
+    args: argparse.Namespace, command: str, old: str, new: str, default: Any = None
+) -> str:
+    """Map option ``old`` (added by :func:`add_old_flag`) onto ``new``, with a one-line note on
+    stderr that ``old`` is deprecated; giving both is an :class:`InputError`. ``new`` not given
+    gets ``default``. Returns the spelling the user gave (for messages naming the option)."""
+    old_dest, new_dest = old.lstrip("-").replace("-", "_"), new.lstrip("-").replace("-", "_")
+    old_value, new_value = getattr(args, old_dest), getattr(args, new_dest)
+    if old_value is None:
+        if new_value is None:
+            setattr(args, new_dest, default)
+        return new
+    if new_value is not None:
+        raise InputError(f"{old} is the former name of {new}; give {new} only")
+    print(f"ikstack {command}: note: {old} is deprecated; use {new}", file=sys.stderr)
+    setattr(args, new_dest, old_value)
+    return old
 
 
 def angles_in(values: Any, args: argparse.Namespace, chain: Chain, option: str) -> Any:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
-        status = "accepted" if summary["ok"] else "REJECTED"
+        status = "accepted" if summary["success"] else "REJECTED"
         print(
             f"chunk {chunk.name}: {status}, horizon {summary['horizon']} knots "
             f"(profile {summary.get('profile_name')})"
@@ -74,14 +74,14 @@ def run(args: argparse.Namespace) -> int:
         rej = summary.get("rejection")
         if rej:
             print(
-                f"  rejected: arm {rej['arm']}, knot {rej['knot']}, reason {rej['reason']}: "
+                f"  rejected: arm {rej['arm']}, knot {rej['knot']}, reason {rej['status']}: "
                 f"{rej['message']}"
             )
         for f in summary.get("failures", [])[:10]:
             print(
-                f"  failure: arm {f['arm']} knot {f['knot']} substep {f['substep']}: {f['reason']}"
+                f"  failure: arm {f['arm']} knot {f['knot']} substep {f['substep']}: {f['status']}"
             )
         for line in lag_lines(summary):
             print(line)
         print(f"  wrote {summary['outputs']['npz']} and {summary['outputs']['json']}")
-    return 0 if summary["ok"] else 1
+    return 0 if summary["success"] else 1

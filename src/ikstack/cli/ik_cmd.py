@@ -1,4 +1,5 @@
-"""``ikstack ik``: inverse kinematics of one pose, every solution or the nearest to a seed."""
+"""``ikstack ik``: inverse kinematics of one pose, every solution or the nearest to a joint
+guess (``--q0``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from ikstack.cli.common import (
     add_chain_arguments,
     add_deg_flag,
     add_json_flag,
+    add_old_flag,
     angles_in,
     chain_from_args,
     check_numbers,
     joints_text,
     print_json,
+    resolve_old_flag,
 )
 from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.vocabulary import METHODS
@@ -46,12 +49,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="target position [m] and quaternion (w, x, y, z) in the base frame",
     )
     p.add_argument(
-        "--seed",
+        "--q0",
         nargs="+",
         type=float,
-        help="seed joints [rad or m; deg with --deg]; default mid-limits",
+        help="joint guess: the solution nearest to it is returned [rad or m; deg with --deg]; "
+        "default mid-limits (--seed: its former name, deprecated)",
     )
-    add_deg_flag(p, "--seed")
+    add_old_flag(p, "--seed", "--q0", nargs="+", type=float)
+    add_deg_flag(p, "--q0")
     p.add_argument(
         "--method",
         default="auto",
@@ -72,7 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult:
+def _solve_all(chain: Chain, T: np.ndarray, q0: np.ndarray | None) -> IKResult:
     """Every analytic solution: of the closed-form family, or of the algebraic mode (general 6R
     elimination, locked-joint 7R) for revolute 6R/7R chains no closed form covers."""
     from ikstack.ik.analytic import AnalyticIK, classify
@@ -85,7 +90,7 @@ def _solve_all(chain: Chain, T: np.ndarray, seed: np.ndarray | None) -> IKResult
             f"{chain.name or 'this chain'}: {c.reason}"
         )
     solver = AnalyticIK(chain, mode=mode)
-    return solver.solve(T[None], q0=seed, return_all=True)
+    return solver.solve(T[None], q0=q0, return_all=True)
 
 
 def pose_target(pose: list[float]) -> np.ndarray:
@@ -110,20 +115,21 @@ def pose_target(pose: list[float]) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_numbers(args, finite=("pose", "seed"))
+    check_numbers(args, finite=("pose", "q0", "seed"))
+    q0_flag = resolve_old_flag(args, "ik", "--seed", "--q0")
 
     from ikstack.ik import fk_errors, solve_ik
 
     chain = chain_from_args(args)
     T = pose_target(args.pose)
-    seed = None
-    if args.seed is not None:
-        seed = angles_in(args.seed, args, chain, "--seed")
+    q0 = None
+    if args.q0 is not None:
+        q0 = angles_in(args.q0, args, chain, q0_flag)
     sols: list[dict] = []
     if args.all:
-        res = _solve_all(chain, T, seed)
+        res = _solve_all(chain, T, q0)
     else:
-        res = solve_ik(chain, T[None], q0=seed, method=args.method)
+        res = solve_ik(chain, T[None], q0=q0, method=args.method)
     if args.all and res.q_all is not None and res.valid_all is not None:
         valid = res.q_all[0][res.valid_all[0]]
         if len(valid):

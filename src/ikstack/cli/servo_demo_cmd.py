@@ -17,6 +17,7 @@ from ikstack.cli.common import (
     print_json,
 )
 from ikstack.cli.view_cmd import add_view_arguments, serve
+from ikstack.vocabulary import VELOCITY_SOLVERS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "deg with --deg] (default 0.3 rad)",
     )
     add_deg_flag(p, "--target-q and --offset")
-    p.add_argument("--solver", choices=("dls", "box_qp"), default="dls")
+    p.add_argument("--solver", choices=VELOCITY_SOLVERS, default="dls")
     p.add_argument("--steps", type=int, default=400, help="cycles to run")
     p.add_argument("--dt", type=float, default=0.01, help="cycle time [s]")
     p.add_argument("--every", type=int, default=20, help="print every N-th cycle")

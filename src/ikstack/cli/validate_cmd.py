@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ikstack.cli.common import add_chain_arguments, model_given
+from ikstack.cli.common import add_chain_arguments, add_old_flag, model_given, resolve_old_flag
 from ikstack.errors import InputError
 
 #: what ``--kinematics`` may name (``--engine`` is its deprecated spelling)
@@ -69,7 +69,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="scale every DLS step so no joint moves more than this [rad or m] "
         "(default: none, plain DLS; reported when set)",
     )
-    p.add_argument("--seed", type=int, default=0, help="target sampling seed")
+    p.add_argument(
+        "--rng",
+        type=int,
+        default=None,
+        help="random seed of the target sampling (default 0; --seed: its former name, deprecated)",
+    )
+    add_old_flag(p, "--seed", "--rng", type=int)
     p.add_argument(
         "--json",
         nargs="?",
@@ -93,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from ikstack.validate import check_jacobian_ik, format_table, load_fk_model, progress_bar
 
     _old_json(args)
+    resolve_old_flag(args, "validate", "--seed", "--rng", default=0)
     model, kinematics = _model(args)
     fk_model = load_fk_model(
         model, kinematics=kinematics, base=args.base, tip=args.tip, end_effector=args.end_effector
@@ -107,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         rotation_tolerance_deg=args.orientation_tolerance_deg,
         min_pass_rate=args.min_pass_rate,
         eps=args.eps,
-        rng=args.seed,
+        rng=args.rng,
         max_step=args.max_step,
         progress=progress_bar() if show else None,
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ikstack.cli.common import add_chain_arguments
 from ikstack.errors import InputError
+from ikstack.vocabulary import VIEWER_METHODS
 
 if TYPE_CHECKING:
     from ikstack.model import Chain
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--method",
-        choices=("auto", "numerical"),
+        choices=VIEWER_METHODS,
         default="auto",
         help="IK of the gizmo: auto (analytic where the family allows) or numerical",
     )

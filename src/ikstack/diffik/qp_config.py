@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from ikstack._deprecated import renamed_attribute, renamed_module_names, warn_deprecated
 from ikstack.errors import ConfigError
+from ikstack.vocabulary import StrEnum
 
 Array = NDArray[np.float64]
 
@@ -31,14 +32,14 @@ OSQP_FIXED_SETTINGS = {"verbose": False, "polishing": False, "warm_starting": Tr
 ALIASES = {"j67_margin_deg": "coupled_margin_deg"}
 
 
-class LagPolicy(str, Enum):
+class LagPolicy(StrEnum):
     """What a residual over the lag thresholds means."""
 
     ABORT = "abort"  #: a tracking_lag failure (library default)
     REPORT = "report"  #: keep the bounded step, count the exceedance
 
 
-class StepStatus(str, Enum):
+class StepStatus(StrEnum):
     """Why a step was accepted or rejected, in priority order after the QP (``StepReason``,
     its former name, warns); also a :class:`~ikstack.diffik.DiffIKResult`'s status."""
 
@@ -50,14 +51,14 @@ class StepStatus(str, Enum):
     OK = "ok"
 
 
-class InternalUnits(str, Enum):
+class InternalUnits(StrEnum):
     """Units the QP is written in: the port's mm/deg (its weighting exactly) or SI."""
 
     MM_DEG = "mm_deg"
     SI = "si"
 
 
-class QPSolverKind(str, Enum):
+class QPSolverKind(StrEnum):
     """Which QP solver runs the step."""
 
     OSQP = "osqp"

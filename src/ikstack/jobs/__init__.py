@@ -15,7 +15,13 @@ from ikstack._lazy import lazy_names
 
 if TYPE_CHECKING:  # loaded on first use: the command line's parser needs none of them
     from ikstack.errors import DatasetError, SolverUnavailableError
-    from ikstack.jobs.convert import EpisodeStats, EpisodeTask, SolveConfig, convert_episode
+    from ikstack.jobs.convert import (
+        EpisodeStats,
+        EpisodeTask,
+        SolveConfig,
+        SolveStatus,
+        convert_episode,
+    )
     from ikstack.jobs.episode import Episode, SolvedEpisode
     from ikstack.jobs.formats import read_episode, read_solved, write_solved
     from ikstack.jobs.job import SolveSummary, find_episodes, run_job
@@ -30,6 +36,7 @@ _LAZY = {
     "EpisodeTask": "ikstack.jobs.convert",
     "Progress": "ikstack.jobs.progress",
     "SolveConfig": "ikstack.jobs.convert",
+    "SolveStatus": "ikstack.jobs.convert",
     "SolveSummary": "ikstack.jobs.job",
     "SolvedEpisode": "ikstack.jobs.episode",
     "SolverUnavailableError": "ikstack.errors",
@@ -54,6 +61,7 @@ __all__ = [
     "EpisodeTask",
     "Progress",
     "SolveConfig",
+    "SolveStatus",
     "SolveSummary",
     "SolvedEpisode",
     "SolverUnavailableError",

@@ -30,6 +30,7 @@ from ikstack.jobs.episode import SolvedEpisode
 from ikstack.jobs.formats import read_episode, read_solved, write_solved
 from ikstack.jobs.path import PathSolver, PathSolverFactory, check_method
 from ikstack.model import Chain
+from ikstack.vocabulary import StrEnum
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,19 @@ class EpisodeTask:
     output_path: str
 
 
+class SolveStatus(StrEnum):
+    """Why an episode or a solve job is (not) a success (a ``str``: ``SolveStatus.OK == "ok"``)."""
+
+    OK = "ok"  #: every frame certified (an episode), or the job reached its ``min_success``
+    FRAMES_FAILED = "frames_failed"  #: an episode has frames without a certified solution
+    EPISODE_FAILED = "episode_failed"  #: an episode could not be converted (its ``error``)
+    BELOW_MIN_SUCCESS = "below_min_success"  #: the job's share of solved frames is too low
+
+
 @dataclass(frozen=True)
 class EpisodeStats:
-    """What converting (or skipping) one episode gave.
+    """What converting (or skipping) one episode gave: ``success`` (every frame certified),
+    ``status`` (a :class:`SolveStatus`) and ``message`` (one line).
 
     Attributes:
         frames: frames in the episode; solved: frames that passed certification.
@@ -134,6 +145,26 @@ class EpisodeStats:
     seconds: float
     skipped: bool = False
     error: dict[str, Any] | None = None
+
+    @property
+    def status(self) -> SolveStatus:
+        """``ok``, ``frames_failed`` or ``episode_failed``."""
+        if self.error is not None:
+            return SolveStatus.EPISODE_FAILED
+        return SolveStatus.OK if self.solved == self.frames else SolveStatus.FRAMES_FAILED
+
+    @property
+    def success(self) -> bool:
+        """Converted, with every frame certified."""
+        return self.status is SolveStatus.OK
+
+    @property
+    def message(self) -> str:
+        """One line: the error, or the frames certified."""
+        if self.error is not None:
+            return f"episode {self.name} failed: {self.error.get('message')}"
+        done = "already converted" if self.skipped else f"{self.method}"
+        return f"episode {self.name}: {self.solved}/{self.frames} frames certified ({done})"
 
 
 _SOLVERS: dict[str, PathSolver] = {}

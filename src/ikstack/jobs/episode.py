@@ -76,6 +76,8 @@ class SolvedEpisode:
         success: (T,) certified success per frame.
         position_error: (T,) [m]; rotation_error: (T,) [rad].
         status: (T,) :class:`ikstack.ik.IKStatus` codes.
+
+    :attr:`message` is one line (frames certified, and the commonest failure).
     """
 
     timestamps: Array
@@ -88,6 +90,20 @@ class SolvedEpisode:
 
     def __len__(self) -> int:
         return int(self.timestamps.shape[0])
+
+    @property
+    def message(self) -> str:
+        """``"n/T frames certified"``, with the commonest failure's reason when any failed."""
+        from ikstack.ik.result import IKStatus
+
+        n, ok = len(self), int(np.count_nonzero(self.success))
+        text = f"{ok}/{n} frames certified"
+        failed = np.asarray(self.status)[~np.asarray(self.success, dtype=bool)]
+        if failed.size:
+            codes, counts = np.unique(failed, return_counts=True)
+            worst = IKStatus(int(codes[np.argmax(counts)]))
+            text += f"; most failures: {worst.reason}"
+        return text
 
     def columns(self) -> list[str]:
         """Flat column names of the CSV/Parquet form."""

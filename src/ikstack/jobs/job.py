@@ -16,6 +16,7 @@ from ikstack.jobs.convert import (
     EpisodeStats,
     EpisodeTask,
     SolveConfig,
+    SolveStatus,
     output_path_for,
     skipped_stats,
 )
@@ -48,7 +49,8 @@ class SolveSummary:
             where not known); such an episode has no output.
         min_success: the share of solved frames the job must reach.
         success: no episode error and ``success_rate >= min_success`` (the command exits 0
-            only then; ``ok``, its former name, warns; ``summary.json`` holds both keys).
+            only then; ``ok``, its former name, warns; ``summary.json`` holds both keys);
+            :attr:`status` says why not, :attr:`message` is the summary's line.
         per_episode: one entry per episode (name, output, frames, solved, errors, method).
     """
 
@@ -77,6 +79,16 @@ class SolveSummary:
     per_episode: list[dict[str, Any]] = field(default_factory=list)
 
     ok = renamed_attribute("ok", "success")
+
+    @property
+    def status(self) -> SolveStatus:
+        """``ok``, ``episode_failed`` (an episode could not be converted) or
+        ``below_min_success``; ``ok`` exactly when :attr:`success`."""
+        if self.episode_errors:
+            return SolveStatus.EPISODE_FAILED
+        if self.success_rate < self.min_success:
+            return SolveStatus.BELOW_MIN_SUCCESS
+        return SolveStatus.OK
 
     @property
     def message(self) -> str:

@@ -20,6 +20,7 @@ from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.jobs.options import METHODS
 from ikstack.model import Chain
+from ikstack.vocabulary import ANALYTIC_PATH_METHODS
 
 Array = NDArray[np.float64]
 
@@ -154,7 +155,7 @@ def library_path_solver(
         UnsupportedGeometryError: ``analytic`` was forced on a chain without a closed form.
     """
     check_method(method)
-    if method in ("auto", "analytic"):
+    if method in ANALYTIC_PATH_METHODS:
         try:
             solver = AnalyticIK(chain, mode="strict", max_joint_step=max_joint_step)
         except UnsupportedGeometryError:
@@ -185,7 +186,7 @@ def warp_path_solver(
     check_method(method)
     from ikstack.backends.warp import WarpAnalyticIK, numerical
 
-    if method in ("auto", "analytic"):
+    if method in ANALYTIC_PATH_METHODS:
         try:
             solver = WarpAnalyticIK(
                 chain, device=device, mode="strict", max_joint_step=max_joint_step

@@ -21,11 +21,14 @@ from ikstack.servo.commands import Action, JointState, PoseCommand
 from ikstack.servo.config import ServoConfig
 from ikstack.servo.kernel import Servo
 from ikstack.spatial import as_transforms
+from ikstack.vocabulary import VELOCITY_SOLVERS
 
 Array = NDArray[np.float64]
 
 #: solver names the demo (and the CLI) accept
-SOLVERS: dict[str, type[DifferentialIK]] = {"dls": DLSVelocitySolver, "box_qp": BoxQPSolver}
+SOLVERS: dict[str, type[DifferentialIK]] = dict(
+    zip(VELOCITY_SOLVERS, (DLSVelocitySolver, BoxQPSolver), strict=True)
+)
 
 
 @dataclass(frozen=True)

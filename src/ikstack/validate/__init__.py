@@ -18,7 +18,7 @@ from ikstack.validate.fk_models import (
     load_backend,
     load_fk_model,
 )
-from ikstack.validate.jacobian_ik import check_jacobian_ik
+from ikstack.validate.jacobian_ik import CheckConfig, check_jacobian_ik
 from ikstack.validate.plot import plot_errors
 from ikstack.validate.progress import progress_bar
 from ikstack.validate.report import (
@@ -33,6 +33,7 @@ __all__ = [
     "LIKELY_CAUSES",
     "CallableFK",
     "ChainFK",
+    "CheckConfig",
     "CheckStatus",
     "FKModel",
     "JacobianIKReport",

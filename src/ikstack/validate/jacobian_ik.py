@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,31 @@ from ikstack.validate.report import (
 Array = NDArray[np.float64]
 #: ``progress(done, total, message)``: iterations done out of the most the check can take
 Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Every setting of :func:`check_jacobian_ik` (the model's own limits, neutral pose and
+    name apart), with the same names, units and defaults as its keywords (see there); checked
+    when the check runs. ``check_jacobian_ik(model, config=CheckConfig(damping=0.1))``."""
+
+    num_targets: int = 5
+    max_iterations: int = 150
+    damping: float = 0.05
+    position_tolerance: float = 0.05
+    rotation_tolerance_deg: float = 10.0
+    min_pass_rate: float = 0.40
+    eps: float | None = None
+    central: bool = True
+    rng: int | np.random.Generator = 0
+    min_target_separation: float = 0.01
+    max_step: float | None = None
+    scara: bool | None = None
+
+    def keywords(self) -> dict[str, Any]:
+        """The settings as :func:`check_jacobian_ik` keywords."""
+        return {k: getattr(self, k) for k in asdict(self)}
+
 
 _AT_LIMIT = 1e-9  # [rad or m]
 _DEAD_COLUMN = 1e-9  # Jacobian column norm below this: the joint does not move the end effector
@@ -131,8 +157,8 @@ def check_jacobian_ik(
     neutral: ArrayLike | None = None,
     name: str | None = None,
     progress: Progress | None = None,
-    orientation_tolerance_deg: float | None = None,
-    seed: int | np.random.Generator | None = None,
+    config: CheckConfig | None = None,
+    **old: Any,
 ) -> JacobianIKReport:
     """Run the Jacobian-IK model check on any forward kinematics.
 
@@ -161,19 +187,34 @@ def check_jacobian_ik(
             configuration clipped into the limits; MuJoCo's ``qpos0`` clipped likewise).
         name: display name of the model.
         progress: called as ``progress(done, total, message)`` after every iteration.
+        config: a :class:`CheckConfig` holding every setting above but the model's
+            (``lower``, ``upper``, ``neutral``, ``name``); when given, it replaces them.
 
     Returns:
         JacobianIKReport: verdict (``exit_code`` 0 pass, 1 fail, 3 skipped), per-target table,
         likely cause and diagnostics.
     """
-    if orientation_tolerance_deg is not None:
-        warn_renamed(
-            "check_jacobian_ik(orientation_tolerance_deg=...)", "rotation_tolerance_deg=..."
+    if config is not None:
+        if not isinstance(config, CheckConfig):
+            raise InputError(f"config must be a CheckConfig; got {type(config).__name__}")
+        return check_jacobian_ik(
+            model,
+            **config.keywords(),
+            lower=lower,
+            upper=upper,
+            neutral=neutral,
+            name=name,
+            progress=progress,
         )
-        rotation_tolerance_deg = orientation_tolerance_deg
-    if seed is not None:
-        warn_renamed("check_jacobian_ik(seed=...)", "rng=...")
-        rng = seed
+    for key, value in old.items():  # the former names of two keywords (they warn)
+        if key == "orientation_tolerance_deg" and value is not None:
+            warn_renamed(f"check_jacobian_ik({key}=...)", "rotation_tolerance_deg=...")
+            rotation_tolerance_deg = value
+        elif key == "seed" and value is not None:
+            warn_renamed(f"check_jacobian_ik({key}=...)", "rng=...")
+            rng = value
+        elif key not in ("orientation_tolerance_deg", "seed"):
+            raise TypeError(f"check_jacobian_ik() got an unexpected keyword argument {key!r}")
     _check_options(
         num_targets,
         max_iterations,
@@ -190,7 +231,7 @@ def check_jacobian_ik(
     eps = (1e-3 if be.float32 else 1e-5) if eps is None else float(eps)
     if max_step is not None and not (math.isfinite(max_step) and max_step > 0):
         raise InputError(f"max_step must be positive and finite, or None; got {max_step}")
-    config: dict[str, Any] = dict(
+    ran_with: dict[str, Any] = dict(
         num_targets=int(num_targets),
         max_iterations=int(max_iterations),
         damping=float(damping),
@@ -216,10 +257,10 @@ def check_jacobian_ik(
             label,
             "robot type is a gripper (its moving joints are jaws: prismatic, "
             "along one line): 6-DOF end-effector IK does not apply",
-            config,
+            ran_with,
         )
     if be.end_effector is None or len(be.joint_names) == 0:
-        return _skip(label, "no end effector discovered on the model", config)
+        return _skip(label, "no end effector discovered on the model", ran_with)
 
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     Q = _sample_targets(be, rng, int(num_targets), scara)
@@ -283,7 +324,7 @@ def check_jacobian_ik(
 
     if J_neutral is None:
         J_neutral = jacobian_fd(be.fk, neutral_q, eps=eps, central=central)
-    return _verdict(label, be, results, distinct, J_neutral, config)
+    return _verdict(label, be, results, distinct, J_neutral, ran_with)
 
 
 def _verdict(

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from ikstack._deprecated import renamed_attribute
+from ikstack.vocabulary import StrEnum
 
 
-class CheckStatus(str, Enum):
+class CheckStatus(StrEnum):
     """Verdict of a model check, with the process exit code each maps to."""
 
     PASS = "pass"

@@ -25,6 +25,7 @@ from ikstack.kinematics import fk_links
 from ikstack.model import Chain, JointType
 from ikstack.spatial import as_transforms, matrix_to_quat
 from ikstack.viz.geometry import LinkMesh, capsule_mesh, segments
+from ikstack.vocabulary import VIEWER_METHODS
 
 Array = NDArray[np.float64]
 
@@ -148,8 +149,8 @@ class Viewer:
                 f"the viewer listens on a loopback address only "
                 f"({', '.join(LOOPBACK)}); got host {host!r}"
             )
-        if method not in ("auto", "numerical"):
-            raise InputError(f"method must be 'auto' or 'numerical'; got {method!r}")
+        if method not in VIEWER_METHODS:
+            raise InputError(f"method must be one of {', '.join(VIEWER_METHODS)}; got {method!r}")
         viser = _viser()
         self.chain = chain
         self.method = method

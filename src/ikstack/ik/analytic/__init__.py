@@ -17,7 +17,7 @@ Example::
 
 from ikstack.ik.analytic import subproblems
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
-from ikstack.ik.analytic.config import AnalyticConfig, AnalyticMode
+from ikstack.ik.analytic.config import AnalyticConfig, AnalyticMode, LockSearch
 from ikstack.ik.analytic.families import Family
 from ikstack.ik.analytic.geometry import chain_from_hp
 from ikstack.ik.analytic.solver import AnalyticIK
@@ -29,6 +29,7 @@ __all__ = [
     "Classification",
     "Detection",
     "Family",
+    "LockSearch",
     "chain_from_hp",
     "classify",
     "detections",

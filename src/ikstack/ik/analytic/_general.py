@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ikstack.errors import InputError
 from ikstack.ik._immutable import Immutable
+from ikstack.ik.analytic.config import lock_search
 from ikstack.ik.analytic.general6r import SEARCHES, General6R, LockedJoint7R
 from ikstack.model import Chain
 
@@ -18,14 +19,14 @@ Array = NDArray[np.float64]
 
 class GeneralFamily(Immutable):
     """Candidates of :class:`General6R` (16 per target) or :class:`LockedJoint7R`
-    (``(num_locks [+ 9]) * 16`` per target, ``search`` ``"fixed"`` or ``"seed_local"``).
+    (``(num_locks [+ 9]) * 16`` per target, ``search`` a :class:`LockSearch`).
 
     Candidate slots are the raw pencil roots (unfound roots are masked); the solver gates them.
     Immutable: :meth:`with_search` is the same solver with another lock search.
     """
 
     def __init__(self, solver: General6R | LockedJoint7R, search: str):
-        if search not in SEARCHES:
+        if search not in SEARCHES:  # a former name was translated where the user gave it
             raise InputError(f"search must be one of {SEARCHES}; got {search!r}")
         self.solver = solver
         self.dof = solver.chain.dof
@@ -62,8 +63,9 @@ class GeneralFamily(Immutable):
         return cls(solver, search)
 
     def with_search(self, search: str) -> GeneralFamily:
-        """This family with ``search`` for the lock samples (7R; it sets ``K``)."""
-        return self if search == self.search else GeneralFamily(self.solver, search)
+        """This family with ``search`` for the lock samples (7R; it sets ``K``); a former
+        name of a search warns here, where a call's ``search`` arrives."""
+        return self if search == self.search else GeneralFamily(self.solver, lock_search(search))
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         if isinstance(self.solver, LockedJoint7R):

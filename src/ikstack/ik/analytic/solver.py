@@ -20,7 +20,7 @@ from ikstack.ik.analytic import _all6, _path_solve, _refine, _select, _single_ta
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.config import MODES as _MODES
-from ikstack.ik.analytic.config import AnalyticConfig
+from ikstack.ik.analytic.config import AnalyticConfig, LockSearch, lock_search
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
 from ikstack.kinematics._kernels import all_finite
@@ -84,10 +84,10 @@ class AnalyticIK(Immutable):
             relax the FK gate.
         near_tolerance: the largest deviation ([rad] / [m]; default 0.025) near mode accepts.
         num_locks: general mode, 7R: grid samples of the locked joint.
-        search: general mode, 7R: lock samples ``"fixed"`` (the grid) or ``"seed_local"`` (the
-            grid plus 9 samples around the seed). None: ``"fixed"`` for :meth:`solve`,
-            ``"seed_local"`` for :meth:`solve_path` (each frame samples around the previous
-            selection).
+        search: general mode, 7R: a :class:`LockSearch`, ``"fixed"`` (the grid) or ``"near_q0"``
+            (the grid plus 9 samples around ``q0``; ``"seed_local"``, its former name, warns).
+            None: ``"fixed"`` for :meth:`solve`, ``"near_q0"`` for :meth:`solve_path` (each
+            frame samples around the previous selection).
         config: an :class:`~ikstack.ik.analytic.AnalyticConfig` holding every setting above;
             when given, it replaces the keywords.
 
@@ -158,14 +158,14 @@ class AnalyticIK(Immutable):
         self.polish = mode == "strict" and self.classification.polish
         self.family: Family
         self._general: GeneralFamily | None = None
-        self._path_search = "seed_local" if search is None else search
+        self._path_search = LockSearch.NEAR_Q0 if search is None else lock_search(search)
         if mode == "general":
             self._general = GeneralFamily.build(
                 chain,
                 self.position_tolerance,
                 self.rotation_tolerance,
                 num_locks,
-                "fixed" if search is None else search,
+                LockSearch.FIXED if search is None else self._path_search,
             )
             self.family = self._general
             self.method = f"analytic:{self._general.name}"
@@ -655,9 +655,9 @@ class AnalyticIK(Immutable):
             compiled: False forces the frame-by-frame loop (same selections, slower).
             max_joint_step: this call's bound [rad] on every joint's change between frames;
                 None: no bound; ``...`` (default): the solver's ``max_joint_step``.
-            search: general mode, 7R: this call's lock samples, ``"fixed"`` or
-                ``"seed_local"``; None: the solver's (``search`` of the constructor, else
-                ``"seed_local"``).
+            search: general mode, 7R: this call's lock samples, a :class:`LockSearch`
+                (``"fixed"`` or ``"near_q0"``; ``"seed_local"``, its former name, warns);
+                None: the solver's (``search`` of the constructor, else ``"near_q0"``).
         """
         if seed is not None:
             q0 = old_seed(q0, seed, "AnalyticIK.solve_path")

@@ -7,7 +7,8 @@
   elimination.
 """
 
+from ikstack.ik.analytic.config import LockSearch
 from ikstack.ik.analytic.general6r.locked import N_LOCAL, SEARCHES, LockedJoint7R
 from ikstack.ik.analytic.general6r.solver import General6R
 
-__all__ = ["N_LOCAL", "SEARCHES", "General6R", "LockedJoint7R"]
+__all__ = ["N_LOCAL", "SEARCHES", "General6R", "LockSearch", "LockedJoint7R"]

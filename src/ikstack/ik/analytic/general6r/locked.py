@@ -12,6 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack._deprecated import old_seed
 from ikstack.errors import InputError
 from ikstack.ik._immutable import Immutable
+from ikstack.ik.analytic.config import SEARCHES as SEARCHES  # re-exported
+from ikstack.ik.analytic.config import LockSearch, lock_search
 from ikstack.ik.analytic.general6r import _engine as EN
 from ikstack.ik.analytic.general6r.solver import _check_tolerance
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, fk_errors, flatten_batch
@@ -21,9 +23,8 @@ from ikstack.spatial import se3
 
 Array = NDArray[np.float64]
 
-SEARCHES = ("fixed", "seed_local")
-#: lock samples a seed_local search adds: the seed's value, 3 symmetric offset pairs, and
-#: the lock components of one and two Gauss-Newton steps from the seed toward the target
+#: lock samples a near_q0 search adds: the guess's value, 3 symmetric offset pairs, and
+#: the lock components of one and two Gauss-Newton steps from the guess toward the target
 N_LOCAL = 9
 
 
@@ -33,7 +34,7 @@ class LockedJoint7R(Immutable):
     Joint ``lock_joint`` is frozen at each sample value; the other six form a general 6R chain
     solved exactly by elimination (no iteration in joint or Cartesian space). Candidates per
     target: ``num_locks * 16`` with ``search="fixed"`` (a grid of cell centres over the lock
-    joint's limits), ``(num_locks + 9) * 16`` with ``search="seed_local"``, which adds the seed's
+    joint's limits), ``(num_locks + 9) * 16`` with ``search="near_q0"``, which adds the seed's
     own lock value, the offsets ``+-local_offsets`` around it, and the lock values of one and two
     Gauss-Newton steps from the seed toward the target (a prediction of the lock angle only:
     every returned joint vector still comes from pencil roots). Every slot passes the FK gate,
@@ -48,10 +49,11 @@ class LockedJoint7R(Immutable):
             (with the best role assignment of the remaining 6R loop, see
             :func:`._engine.choose_shift`) recovers more of 8 fixed FK samples (ties: 6).
         num_locks: grid samples over the lock joint's limits (``[-pi, pi)`` if unbounded).
-        search: ``"fixed"`` or ``"seed_local"`` (the default for :meth:`solve`).
+        search: a :class:`LockSearch`, ``"fixed"`` or ``"near_q0"`` (the default for
+            :meth:`solve`; ``"seed_local"``, the former name of ``"near_q0"``, warns).
         position_tolerance: FK gate [m].
         rotation_tolerance: FK gate [rad].
-        local_offsets: [rad] symmetric offsets of the seed_local samples (three values).
+        local_offsets: [rad] symmetric offsets of the near_q0 samples (three values).
 
     Raises:
         UnsupportedGeometryError: not seven revolute joints.
@@ -73,7 +75,7 @@ class LockedJoint7R(Immutable):
         EN.require_revolute(chain, 7, "LockedJoint7R")
         if not isinstance(num_locks, (int, np.integer)) or num_locks < 1:
             raise InputError(f"num_locks must be a positive integer; got {num_locks!r}")
-        self.search = _check_search(search)
+        self.search = lock_search(search)
         offs = np.asarray(local_offsets, dtype=np.float64)
         if offs.shape != (3,) or not np.all(np.isfinite(offs)) or np.any(offs <= 0):
             raise InputError(
@@ -126,7 +128,7 @@ class LockedJoint7R(Immutable):
 
     def candidates_for(self, search: str) -> int:
         """Candidate slots per target: ``num_locks * 16`` or ``(num_locks + 9) * 16``."""
-        extra = N_LOCAL if _check_search(search) == "seed_local" else 0
+        extra = N_LOCAL if lock_search(search) == LockSearch.NEAR_Q0 else 0
         return (self.num_locks + extra) * EN.ROOTS
 
     # ------------------------------------------------------------------ numerics
@@ -159,7 +161,7 @@ class LockedJoint7R(Immutable):
         gidx = np.tile(np.arange(L, dtype=np.int64), N)
         geom = self._grid_geom
         lams = np.tile(self.lock_values, N)
-        local_search = search == "seed_local" and seeds is not None
+        local_search = search == LockSearch.NEAR_Q0 and seeds is not None
         if local_search and seeds is not None:
             local = self._local_locks(T, seeds)
             extra = EN.Geometry.build(
@@ -241,10 +243,10 @@ class LockedJoint7R(Immutable):
 
         Args:
             T_base_tcp: (N, 4, 4), (4, 4) or (..., 4, 4) targets (finite rigid transforms).
-            q0: (7,) or (N, 7) [rad]; the middle of the limits when omitted (a seed_local
+            q0: (7,) or (N, 7) [rad]; the middle of the limits when omitted (a near_q0
                 search then samples around the middle). ``seed``, its former name, warns.
             return_all: also return the candidate pool (``q_all``, ``valid_all``).
-            search: override the instance's search (``"fixed"`` or ``"seed_local"``).
+            search: override the instance's search (``"fixed"`` or ``"near_q0"``).
 
         Returns:
             An :class:`~ikstack.ik.IKResult` of length N with ``method``
@@ -257,7 +259,7 @@ class LockedJoint7R(Immutable):
         if lead is not None:  # (..., 4, 4): solved flat, shaped back
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
             return self.solve(Tf, sf, return_all, search).reshaped(lead)
-        mode = self.search if search is None else _check_search(search)
+        mode = self.search if search is None else lock_search(search)
         T, _ = EN.as_targets(T_base_tcp)
         seeds = EN.seeds_for(self.chain, seed, T.shape[0])
         q_all, found = self._pool(T, seeds, mode)
@@ -290,7 +292,7 @@ class LockedJoint7R(Immutable):
             targets: (T, 4, 4) poses in path order.
             q0: (7,) [rad] configuration before the first frame (required; ``seed``, its
                 former name, warns).
-            search: override the instance's search; ``"seed_local"`` regenerates the local lock
+            search: override the instance's search; ``"near_q0"`` regenerates the local lock
                 samples from each preceding selection (recommended for continuous paths).
         """
         if seed is not None:
@@ -300,7 +302,7 @@ class LockedJoint7R(Immutable):
                 "LockedJoint7R.solve_path needs q0, the configuration before the first frame"
             )
         seed = q0
-        mode = self.search if search is None else _check_search(search)
+        mode = self.search if search is None else lock_search(search)
         T, _ = EN.as_targets(targets, "targets")
         prev = EN.seeds_for(self.chain, seed, 1)
         if not self.chain.within_limits(prev)[0]:
@@ -328,9 +330,3 @@ class LockedJoint7R(Immutable):
             iterations=zeros,
             restarts=zeros.copy(),
         )
-
-
-def _check_search(search: str) -> str:
-    if search not in SEARCHES:
-        raise InputError(f"search must be one of {SEARCHES}; got {search!r}")
-    return search
