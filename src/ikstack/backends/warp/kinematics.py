@@ -91,26 +91,3 @@ def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array,
 def jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
     """Geometric Jacobian (..., 6, dof) computed by a Warp kernel."""
     return fk_jacobian(chain, q, device)[1]
-
-
-def constraint_arrays(wp: Any, dev: Any, tabs: Any, dof: int) -> list[Any]:
-    """The coupled-joint tables (``qidx``, ``qcoef (m, 2, 2, 4)``, ``A``, ``b``) on the device
-    in the layout the CPU kernels take them, for the generated ``constraints_row`` (empty tables
-    stay empty: the row counts are the arrays' lengths)."""
-    f64 = np.float64
-    return [
-        wp.array(
-            np.ascontiguousarray(tabs.qidx, dtype=np.int32).reshape(-1, 2),
-            dtype=wp.int32,
-            device=dev,
-        ),
-        wp.array(
-            np.ascontiguousarray(tabs.qcoef, dtype=f64).reshape(-1, 2, 2, 4),
-            dtype=wp.float64,
-            device=dev,
-        ),
-        wp.array(
-            np.ascontiguousarray(tabs.A, dtype=f64).reshape(-1, dof), dtype=wp.float64, device=dev
-        ),
-        wp.array(np.ascontiguousarray(tabs.b, dtype=f64).reshape(-1), dtype=wp.float64, device=dev),
-    ]
