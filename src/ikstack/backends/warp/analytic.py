@@ -43,11 +43,13 @@ that become a 6R family with their first or last joint locked (Panda: the seed's
 ``num_samples`` values over the limits). A family without a port is refused with
 :class:`UnsupportedGeometryError` naming it.
 
-Memory: targets are processed in chunks of ``chunk_size``; device scratch holds one chunk
-(``chunk_size * K * dof`` float64 candidates plus per-slot flags) and never grows past it.
-With ``return_all`` the output ``q_all`` is (N, K, dof) float64 on the host, ``8 N K dof``
-bytes (UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128 samples: K = 1416, ~79 KB a
-target).
+Memory: targets are processed in chunks of ``chunk_size``; a set of device scratch holds one
+chunk (``chunk_size * K * dof`` float64 candidates plus per-slot flags) and never grows past
+it. Threads: a solver never changes after construction, so one solver may serve several
+threads at once; each call in progress borrows a scratch set of its own (:mod:`._launch`) and
+at most four idle sets are kept. With ``return_all`` the output ``q_all`` is (N, K, dof)
+float64 on the host, ``8 N K dof`` bytes (UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128
+samples: K = 1416, ~79 KB a target).
 """
 
 from __future__ import annotations
