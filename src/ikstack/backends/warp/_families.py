@@ -39,6 +39,7 @@ from ikstack.backends.warp._gen_tuple_math import (
     sub,
 )
 from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._structs import FAMILY6_T, LOCKED_T
 from ikstack.ik.analytic._families6 import SINGULAR_WRIST as _SINGULAR_WRIST
 
 #: a three-parallel wrist this close to singular takes :func:`tp_singular`'s representative
@@ -49,6 +50,9 @@ GENERAL, TWO_PARALLEL, FIRST_MEET, SECOND_MEET = 0, 1, 2, 3
 LAST_MEET = 1  #: three-parallel variant: axes 5 and 6 (1-based) meet
 #: a 6R seed (the chain's order, or reversed for a reversed family)
 vec6d = wp.types.vector(length=6, dtype=wp.float64)
+#: a 6R family's data and an end joint's lock (the CPU records' fields)
+Family6 = FAMILY6_T.type
+Locked = LOCKED_T.type
 
 
 @wp.func
@@ -66,18 +70,19 @@ def _spherical(
     i: int,
     base: int,
     off: int,
-    var: int,
-    rev: int,
+    fam: Family6,
     Rt: wp.mat33d,
     pt: wp.vec3d,
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
     sd: vec6d,
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """The CPU ``spherical_wrist`` (``sd``: the seed in the family's joint order)."""
+    var = fam.var
+    rev = fam.reverse
+    H = fam.H
+    P = fam.P
+    R6T = fam.R6T
     R06 = mm(Rt, mT(R6T))
     pW = sub(pt, mv(R06, P[6]))
     n0, s0, s1, s2 = _position3(var, pW, H, P, sd[0])
@@ -104,20 +109,21 @@ def _three_parallel(
     i: int,
     base: int,
     off: int,
-    var: int,
-    rev: int,
+    fam: Family6,
     Rt: wp.mat33d,
     pt: wp.vec3d,
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
-    sgn: wp.array(dtype=wp.float64),
     s5: wp.float64,
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """The CPU ``three_parallel``: ``tp_start`` here, then the generated ``tp_joint1``,
     ``tp_pair``, ``tp_elbow``, ``tp_singular`` and ``tp_exact`` per (joint 1, joint 5) pair."""
+    var = fam.var
+    rev = fam.reverse
+    H = fam.H
+    P = fam.P
+    R6T = fam.R6T
+    sgn = fam.sgn
     R06 = mm(Rt, mT(R6T))
     p16 = sub(sub(pt, mv(R06, P[6])), P[0])
     h0 = H[0]
@@ -184,15 +190,9 @@ def _solve6(
     i: int,
     base: int,
     off: int,
-    fid: int,
-    var: int,
-    rev: int,
+    fam: Family6,
     Rt: wp.mat33d,
     pt: wp.vec3d,
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
-    sgn: wp.array(dtype=wp.float64),
     S: wp.array2d(dtype=wp.float64),
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
@@ -204,16 +204,16 @@ def _solve6(
         for j in range(6):
             Q[i, base + k, off + j] = S[i, off + j]
     sd = vec6d(S[i, off], S[i, off + 1], S[i, off + 2], S[i, off + 3], S[i, off + 4], S[i, off + 5])
-    if rev != 0:
+    if fam.reverse != 0:
         pt = neg(mtv(Rt, pt))
         Rt = mT(Rt)
         sd = vec6d(
             S[i, off + 5], S[i, off + 4], S[i, off + 3], S[i, off + 2], S[i, off + 1], S[i, off]
         )
-    if fid == SPHERICAL:
-        _spherical(i, base, off, var, rev, Rt, pt, H, P, R6T, sd, Q, V)
+    if fam.fid == SPHERICAL:
+        _spherical(i, base, off, fam, Rt, pt, sd, Q, V)
     else:
-        _three_parallel(i, base, off, var, rev, Rt, pt, H, P, R6T, sgn, sd[5], Q, V)
+        _three_parallel(i, base, off, fam, Rt, pt, sd[5], Q, V)
 
 
 @wp.func
@@ -226,22 +226,16 @@ def _rt(Ti: wp.mat44d):
 
 @wp.kernel
 def sixr_kernel(
-    fid: int,
-    var: int,
-    rev: int,
+    fam: Family6,
     T: wp.array(dtype=wp.mat44d),
     S: wp.array2d(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
-    sgn: wp.array(dtype=wp.float64),
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family, one thread a target."""
     i = wp.tid()
     Rt, pt = _rt(T[i])
-    _solve6(i, 0, 0, fid, var, rev, Rt, pt, H, P, R6T, sgn, S, Q, V)
+    _solve6(i, 0, 0, fam, Rt, pt, S, Q, V)
 
 
 @wp.func
@@ -249,70 +243,50 @@ def locked_slots(
     i: int,
     s: int,
     Ti: wp.mat44d,
-    fid: int,
-    var: int,
-    rev: int,
+    fam: Family6,
+    lk: Locked,
     S: wp.array2d(dtype=wp.float64),
-    lock_first: int,
-    lh: wp.vec3d,
-    lr: wp.vec3d,
-    M_R: wp.mat33d,
-    M_p: wp.vec3d,
-    grid: wp.array(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
-    sgn: wp.array(dtype=wp.float64),
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """7R with its first or last joint locked: sample ``s`` (0: the seed's own value, then
     ``grid[s - 1]``) of row ``i`` (target ``Ti``, seed ``S[i]``) fills slots ``8 s .. 8 s + 7``."""
+    lh = lk.lh
+    lr = lk.lr
+    M_R = lk.M_R
+    M_p = lk.M_p
     lock = 6
     off = 0
-    if lock_first != 0:
+    if lk.lock_first != 0:
         lock = 0
         off = 1
     v = S[i, lock]
     if s > 0:
-        v = grid[s - 1]
+        v = lk.grid[s - 1]
     Rt, pt = _rt(Ti)
     E = rotm(lh, -v)
     Ep = sub(lr, mv(E, lr))
     R2 = mm(E, Rt)
     p2 = add(mv(E, pt), Ep)
-    if lock_first == 0:
+    if lk.lock_first == 0:
         G_R = mm(mm(mT(M_R), E), M_R)
         G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
         R2 = mm(Rt, G_R)
         p2 = add(mv(Rt, G_p), pt)
-    _solve6(i, 8 * s, off, fid, var, rev, R2, p2, H, P, R6T, sgn, S, Q, V)
+    _solve6(i, 8 * s, off, fam, R2, p2, S, Q, V)
     for k in range(8):
         Q[i, 8 * s + k, lock] = v
 
 
 @wp.kernel
 def locked_kernel(
-    fid: int,
-    var: int,
-    rev: int,
+    fam: Family6,
+    lk: Locked,
     T: wp.array(dtype=wp.mat44d),
     S: wp.array2d(dtype=wp.float64),
-    lock_first: int,
-    lh: wp.vec3d,
-    lr: wp.vec3d,
-    M_R: wp.mat33d,
-    M_p: wp.vec3d,
-    grid: wp.array(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    P: wp.array(dtype=wp.vec3d),
-    R6T: wp.mat33d,
-    sgn: wp.array(dtype=wp.float64),
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """:func:`locked_slots` of sample ``s`` of target ``i``, one thread a pair."""
     i, s = wp.tid()
-    locked_slots(
-        i, s, T[i], fid, var, rev, S, lock_first, lh, lr, M_R, M_p, grid, H, P, R6T, sgn, Q, V
-    )
+    locked_slots(i, s, T[i], fam, lk, S, Q, V)

@@ -11,10 +11,17 @@ from typing import Any
 
 from ikstack.backends.warp.runtime import warp
 
+#: the chain record's struct (:data:`._structs.CHAIN_T`), set when the kernels are built
+Chain: Any = None
+
 
 @lru_cache(maxsize=1)
 def kinematics_kernels() -> dict[str, Any]:
     wp = warp()
+    from ikstack.backends.warp._structs import CHAIN_T
+
+    global Chain  # the kernels' annotations are read from this module's names
+    Chain = CHAIN_T.type
 
     @wp.func
     def chain_pose(
@@ -81,19 +88,15 @@ def kinematics_kernels() -> dict[str, Any]:
     @wp.kernel
     def fk_kernel(
         q: wp.array2d(dtype=wp.float64),
-        Rs: wp.array(dtype=wp.mat33d),
-        ps: wp.array(dtype=wp.vec3d),
-        kinds: wp.array(dtype=wp.int32),
-        R_end: wp.mat33d,
-        p_end: wp.vec3d,
+        ch: Chain,
         zs: wp.array2d(dtype=wp.vec3d),
         os: wp.array2d(dtype=wp.vec3d),
         out: wp.array(dtype=wp.mat44d),
     ):
         k = wp.tid()
-        R, p = chain_pose(q, k, Rs, ps, kinds, zs, os, 0)
-        pe = p + R * p_end
-        Re = R * R_end
+        R, p = chain_pose(q, k, ch.Rs, ch.ps, ch.kinds, zs, os, 0)
+        pe = p + R * ch.p_end
+        Re = R * ch.R_end
         out[k] = wp.mat44d(
             Re[0, 0],
             Re[0, 1],
@@ -116,20 +119,16 @@ def kinematics_kernels() -> dict[str, Any]:
     @wp.kernel
     def jac_kernel(
         q: wp.array2d(dtype=wp.float64),
-        Rs: wp.array(dtype=wp.mat33d),
-        ps: wp.array(dtype=wp.vec3d),
-        kinds: wp.array(dtype=wp.int32),
-        R_end: wp.mat33d,
-        p_end: wp.vec3d,
+        ch: Chain,
         zs: wp.array2d(dtype=wp.vec3d),
         os: wp.array2d(dtype=wp.vec3d),
         out: wp.array(dtype=wp.mat44d),
         J: wp.array3d(dtype=wp.float64),
     ):
         k = wp.tid()
-        R, p = chain_pose(q, k, Rs, ps, kinds, zs, os, 1)
-        pe = p + R * p_end
-        Re = R * R_end
+        R, p = chain_pose(q, k, ch.Rs, ch.ps, ch.kinds, zs, os, 1)
+        pe = p + R * ch.p_end
+        Re = R * ch.R_end
         out[k] = wp.mat44d(
             Re[0, 0],
             Re[0, 1],
@@ -148,7 +147,7 @@ def kinematics_kernels() -> dict[str, Any]:
             wp.float64(0.0),
             wp.float64(1.0),
         )
-        jacobian_columns(k, Rs.shape[0], kinds, zs, os, pe, J)
+        jacobian_columns(k, ch.Rs.shape[0], ch.kinds, zs, os, pe, J)
 
     return {
         "fk": fk_kernel,

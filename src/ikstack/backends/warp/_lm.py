@@ -29,6 +29,12 @@ from ikstack.backends.warp._lm_steps import (
     uniform,
 )
 from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, LM_T
+
+Chain = CHAIN_T.type
+Constraints = CONSTRAINTS_T.type
+#: the search's settings (the CPU record's fields) and ``sw``, the square roots of ``w``
+Settings = LM_T.type
 
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)
@@ -48,28 +54,51 @@ STALL_FLOOR = wp.constant(wp.float64(1e-8))
 PI = wp.constant(wp.float64(3.141592653589793))
 
 
+@wp.struct
+class Work:
+    """Per-target scratch (Warp threads have no dynamic local arrays), one row a target:
+    iterate, Jacobian, error, weighted rows, task-space right side, Cholesky factor, Gram
+    matrix, step, and the joints the active set holds."""
+
+    q: wp.array2d(dtype=wp.float64)
+    J: wp.array3d(dtype=wp.float64)
+    e: wp.array2d(dtype=wp.float64)
+    Jw: wp.array3d(dtype=wp.float64)
+    ew: wp.array2d(dtype=wp.float64)
+    y: wp.array2d(dtype=wp.float64)
+    L: wp.array3d(dtype=wp.float64)
+    G: wp.array3d(dtype=wp.float64)
+    dq: wp.array2d(dtype=wp.float64)
+    held: wp.array2d(dtype=wp.int32)
+
+
+@wp.struct
+class Found:
+    """What comes back, one a target: the answer, its code, iterations and restarts."""
+
+    q: wp.array2d(dtype=wp.float64)
+    codes: wp.array(dtype=wp.int32)
+    iters: wp.array(dtype=wp.int32)
+    restarts: wp.array(dtype=wp.int32)
+
+
 @wp.func
-def step(
-    k: int,
-    n: int,
-    J: wp.array3d(dtype=wp.float64),
-    e: wp.array2d(dtype=wp.float64),
-    sw: wp.array(dtype=wp.float64),
-    lam: wp.float64,
-    q: wp.array2d(dtype=wp.float64),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    active_set: int,
-    Jw: wp.array3d(dtype=wp.float64),
-    ew: wp.array2d(dtype=wp.float64),
-    y: wp.array2d(dtype=wp.float64),
-    dq: wp.array2d(dtype=wp.float64),
-    L: wp.array3d(dtype=wp.float64),
-    held: wp.array2d(dtype=wp.int32),
-):
-    """``ikstack.ik.numerical._kernels._step`` of row ``k``: the damped step into ``dq``
+def step(k: int, n: int, lam: wp.float64, active_set: int, st: Settings, wk: Work):
+    """``ikstack.ik.numerical._kernels._step`` of row ``k``: the damped step into ``wk.dq``
     (``m x m`` task-space system when the ``m`` weighted rows are fewer than the joints, else
     the ``n x n`` normal equations; active set when asked); 0 when singular."""
+    J = wk.J
+    e = wk.e
+    sw = st.sw
+    q = wk.q
+    lo = st.lo
+    hi = st.hi
+    Jw = wk.Jw
+    ew = wk.ew
+    y = wk.y
+    dq = wk.dq
+    L = wk.L
+    held = wk.held
     for i in range(n):
         held[k, i] = 0
     m = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -179,67 +208,42 @@ def move(
 
 
 @wp.func
-def evaluate(
-    k: int,
-    n: int,
-    q: wp.array2d(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    J: wp.array3d(dtype=wp.float64),
-    Tt: wp.mat44d,
-    e: wp.array2d(dtype=wp.float64),
-):
-    """FK, the Jacobian into ``J`` and the pose error into ``e`` at ``q[k]``."""
-    Re, pe = jac_into(q, k, n, Rs, ps, kinds, R_end, p_end, J)
-    pose_error(Tt, Re, pe, e, k)
+def evaluate(k: int, n: int, ch: Chain, Tt: wp.mat44d, wk: Work):
+    """FK, the Jacobian into ``wk.J`` and the pose error into ``wk.e`` at ``wk.q[k]``."""
+    Re, pe = jac_into(wk.q, k, n, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, wk.J)
+    pose_error(Tt, Re, pe, wk.e, k)
 
 
 @wp.kernel
 def lm_kernel(
     T: wp.array(dtype=wp.mat44d),
     Q0: wp.array2d(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    slo: wp.array(dtype=wp.float64),
-    shi: wp.array(dtype=wp.float64),
-    w: wp.array(dtype=wp.float64),
-    sw: wp.array(dtype=wp.float64),
-    tol_p: wp.float64,
-    tol_r: wp.float64,
-    step_kind: int,
-    damping: wp.float64,
-    limit_mode: int,
-    max_iter: int,
-    max_restarts: int,
+    ch: Chain,
+    st: Settings,
     key: wp.int64,
-    qidx: wp.array2d(dtype=wp.int32),
-    qcoef: wp.array4d(dtype=wp.float64),
-    cA: wp.array2d(dtype=wp.float64),
-    cb: wp.array(dtype=wp.float64),
-    q: wp.array2d(dtype=wp.float64),
-    J: wp.array3d(dtype=wp.float64),
-    e: wp.array2d(dtype=wp.float64),
-    Jw: wp.array3d(dtype=wp.float64),
-    ew: wp.array2d(dtype=wp.float64),
-    y: wp.array2d(dtype=wp.float64),
-    L: wp.array3d(dtype=wp.float64),
-    G: wp.array3d(dtype=wp.float64),
-    dq: wp.array2d(dtype=wp.float64),
-    held: wp.array2d(dtype=wp.int32),
-    q_out: wp.array2d(dtype=wp.float64),
-    codes: wp.array(dtype=wp.int32),
-    iters: wp.array(dtype=wp.int32),
-    restarts_out: wp.array(dtype=wp.int32),
+    con: Constraints,
+    wk: Work,
+    found: Found,
 ):
     """``_solve_one`` of target ``k`` (no time budget): code, iterations, restarts, q."""
+    lo = st.lo
+    hi = st.hi
+    slo = st.slo
+    shi = st.shi
+    w = st.w
+    tol_p = st.tol_p
+    tol_r = st.tol_r
+    step_kind = st.step_kind
+    damping = st.damping
+    limit_mode = st.limit_mode
+    max_iter = st.max_iter
+    max_restarts = st.max_restarts
+    q = wk.q
+    J = wk.J
+    e = wk.e
+    held = wk.held
+    q_out = found.q
+    kinds = ch.kinds
     k = wp.tid()
     n = lo.shape[0]
     Tt = T[k]
@@ -273,7 +277,7 @@ def lm_kernel(
             running = int(1)  # noqa: UP018 (a mutable Warp variable)
             for it in range(max_iter + 1):
                 if running != 0:
-                    evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
+                    evaluate(k, n, ch, Tt, wk)
                     E = F(0.0)
                     for r in range(6):
                         E += w[r] * e[k, r] * e[k, r]
@@ -307,7 +311,7 @@ def lm_kernel(
                                             inside = int(0)  # noqa: UP018 (a mutable Warp variable)
                             if inside == 0:
                                 out_of_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
-                            elif constraints_row(q[k], qidx, qcoef, cA, cb) == 0:
+                            elif constraints_row(q[k], con.qidx, con.qcoef, con.A, con.b) == 0:
                                 violated = int(1)  # noqa: UP018 (a mutable Warp variable)
                             else:
                                 for i in range(n):
@@ -343,31 +347,12 @@ def lm_kernel(
                                     lam = damping * damping
                                 elif step_kind == STEP_LM_SUGIHARA:
                                     lam = E + damping
-                                if (
-                                    step(
-                                        k,
-                                        n,
-                                        J,
-                                        e,
-                                        sw,
-                                        lam,
-                                        q,
-                                        lo,
-                                        hi,
-                                        wp.where(limit_mode == LIMITS_PROJECT, 1, 0),
-                                        Jw,
-                                        ew,
-                                        y,
-                                        dq,
-                                        L,
-                                        held,
-                                    )
-                                    == 0
-                                ):
+                                project = wp.where(limit_mode == LIMITS_PROJECT, 1, 0)
+                                if step(k, n, lam, project, st, wk) == 0:
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
                                 else:
-                                    move(k, n, q, dq, lo, hi, limit_mode)
+                                    move(k, n, q, wk.dq, lo, hi, limit_mode)
             if out_of_limits != 0:
                 best_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
             if singular != 0:
@@ -387,8 +372,8 @@ def lm_kernel(
         ):
             for i in range(n):
                 q[k, i] = q_out[k, i]
-            evaluate(k, n, q, Rs, ps, kinds, R_end, p_end, J, Tt, e)
-            singular_best = is_singular(J, w, k, n, Jw, G, L)
+            evaluate(k, n, ch, Tt, wk)
+            singular_best = is_singular(J, w, k, n, wk.Jw, wk.G, wk.L)
         for i in range(n):
             x = q_out[k, i]
             if not wp.isfinite(x) or best_E == INF:
@@ -401,6 +386,6 @@ def lm_kernel(
             code = CODE_JOINT_LIMITS
         elif any_singular != 0 or singular_best != 0:
             code = CODE_SINGULAR
-    codes[k] = code
-    iters[k] = iterations
-    restarts_out[k] = restarts
+    found.codes[k] = code
+    found.iters[k] = iterations
+    found.restarts[k] = restarts

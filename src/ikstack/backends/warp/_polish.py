@@ -17,6 +17,9 @@ import warp as wp
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._lm_steps import cholesky, cholesky_solve
 from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._structs import CHAIN_T
+
+Chain = CHAIN_T.type
 
 _pose = kinematics_kernels()["pose"]
 _jcols = kinematics_kernels()["jacobian_columns"]
@@ -72,23 +75,13 @@ def _err6(R: wp.mat33d, p: wp.vec3d, Tt: wp.mat44d):
 
 
 @wp.func
-def _tcp(
-    q: wp.array2d(dtype=wp.float64),
-    i: int,
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    pol: Polish,
-    jac: int,
-):
+def _tcp(q: wp.array2d(dtype=wp.float64), i: int, ch: Chain, pol: Polish, jac: int):
     """FK of ``q[i]`` (and its Jacobian into ``pol.J[i]`` when ``jac``): ``(R, p)``."""
-    R0, p0 = _pose(q, i, Rs, ps, kinds, pol.zs, pol.os, jac)
-    p = p0 + R0 * p_end
+    R0, p0 = _pose(q, i, ch.Rs, ch.ps, ch.kinds, pol.zs, pol.os, jac)
+    p = p0 + R0 * ch.p_end
     if jac != 0:
-        _jcols(i, q.shape[1], kinds, pol.zs, pol.os, p, pol.J)
-    return R0 * R_end, p
+        _jcols(i, q.shape[1], ch.kinds, pol.zs, pol.os, p, pol.J)
+    return R0 * ch.R_end, p
 
 
 @wp.func
@@ -97,11 +90,7 @@ def polish_one(
     row: int,
     i: int,
     Tt: wp.mat44d,
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
+    ch: Chain,
     ptol: wp.float64,
     rtol: wp.float64,
     pol: Polish,
@@ -111,7 +100,7 @@ def polish_one(
     dof = Qf.shape[1]
     for j in range(dof):
         pol.Qp[i, j] = Qf[row, j]
-    R, p = _tcp(pol.Qp, i, Rs, ps, kinds, R_end, p_end, pol, 1)
+    R, p = _tcp(pol.Qp, i, ch, pol, 1)
     cost, e = _err6(R, p, Tt)
     used = int(0)  # noqa: UP018 (a mutable Warp variable)
     go = int(1)  # noqa: UP018 (a mutable Warp variable)
@@ -155,7 +144,7 @@ def polish_one(
                 if accepted == 0:
                     for a in range(dof):
                         pol.Qp[i, a] = Qf[row, a] + alpha * pol.b[i, a]
-                    Rq, pq = _tcp(pol.Qp, i, Rs, ps, kinds, R_end, p_end, pol, 0)
+                    Rq, pq = _tcp(pol.Qp, i, ch, pol, 0)
                     ct, _e2 = _err6(Rq, pq, Tt)
                     if ct < cost:
                         accepted = 1
@@ -169,6 +158,6 @@ def polish_one(
                     Qf[row, a] = pol.Qp[i, a]
                 cost = c2
                 used += 1
-                R, p = _tcp(pol.Qp, i, Rs, ps, kinds, R_end, p_end, pol, 1)
+                R, p = _tcp(pol.Qp, i, ch, pol, 1)
                 _c, e = _err6(R, p, Tt)
     return used

@@ -23,6 +23,12 @@ from ikstack.backends.warp._gen_select import representative
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._polish import Polish, polish_one
 from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, GATE_T, SELECT_T
+
+Chain = CHAIN_T.type
+Constraints = CONSTRAINTS_T.type
+Gate = GATE_T.type
+Select = SELECT_T.type
 
 #: outcome codes (IKStatus values)
 SUCCESS = wp.constant(0)
@@ -38,16 +44,54 @@ CONSTRAINT_RETRIES = wp.constant(16)
 _pose = kinematics_kernels()["pose"]
 
 
+@wp.struct
+class Slots:
+    """A launch's per-target scratch: seeds, candidate slots and their flags (one row a
+    target or path)."""
+
+    #: (rows, dof) seeds (a path's previous selection)
+    S: wp.array2d(dtype=wp.float64)
+    #: (rows, K, dof) candidates, and the same viewed as (rows K, dof)
+    Q: wp.array3d(dtype=wp.float64)
+    Qf: wp.array2d(dtype=wp.float64)
+    #: (rows, K) flags: the branch exists, gated, FK passed, within limits, certified,
+    #: constraints met; and the weighted seed distance
+    V: wp.array2d(dtype=wp.int32)
+    OK: wp.array2d(dtype=wp.int32)
+    FK: wp.array2d(dtype=wp.int32)
+    LIM: wp.array2d(dtype=wp.int32)
+    VALID: wp.array2d(dtype=wp.int32)
+    CON: wp.array2d(dtype=wp.int32)
+    D: wp.array2d(dtype=wp.float64)
+    #: placeholders of the pose function's recorded axes and origins (never written)
+    zs: wp.array2d(dtype=wp.vec3d)
+    os: wp.array2d(dtype=wp.vec3d)
+
+
+@wp.struct
+class Targets:
+    """The targets of a launch, one a row (a path's frames one after another): solved as
+    ``T`` (each rotation projected to the nearest rotation), certified against ``Tg`` (as
+    given) at the rotation tolerance ``rtc`` (widened by the projection's deviation)."""
+
+    T: wp.array(dtype=wp.mat44d)
+    Tg: wp.array(dtype=wp.mat44d)
+    rtc: wp.array(dtype=wp.float64)
+
+
+@wp.struct
+class Written:
+    """What comes back, one a row: the selection (or the seed), its status and errors."""
+
+    q: wp.array2d(dtype=wp.float64)
+    status: wp.array(dtype=wp.int32)
+    perr: wp.array(dtype=wp.float64)
+    rerr: wp.array(dtype=wp.float64)
+
+
 @wp.func
 def limits_row(
-    Q: wp.array3d(dtype=wp.float64),
-    i: int,
-    k: int,
-    S: wp.array2d(dtype=wp.float64),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    revolute: wp.array(dtype=wp.int32),
-    W: wp.array(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64), i: int, k: int, S: wp.array2d(dtype=wp.float64), sel: Select
 ):
     """Move slot ``k`` to its representatives in place; ``(within limits, distance, step)``."""
     lim = int(1)  # noqa: UP018 (a mutable Warp variable)
@@ -55,43 +99,32 @@ def limits_row(
     step = F(0.0)
     for j in range(S.shape[1]):
         x = Q[i, k, j]
-        if revolute[j] != 0:
-            x = representative(x, S[i, j], lo[j], hi[j])
-        if x < lo[j]:
-            if x >= lo[j] - SNAP:
-                x = lo[j]
+        if sel.revolute[j] != 0:
+            x = representative(x, S[i, j], sel.lo[j], sel.hi[j])
+        if x < sel.lo[j]:
+            if x >= sel.lo[j] - SNAP:
+                x = sel.lo[j]
             else:
                 lim = 0
-        if x > hi[j]:
-            if x <= hi[j] + SNAP:
-                x = hi[j]
+        if x > sel.hi[j]:
+            if x <= sel.hi[j] + SNAP:
+                x = sel.hi[j]
             else:
                 lim = 0
         Q[i, k, j] = x
         dd = x - S[i, j]
-        d += W[j] * dd * dd
+        d += sel.W[j] * dd * dd
         step = wp.max(step, wp.abs(dd))
     return lim, d, step
 
 
 @wp.func
-def pose_errors(
-    q: wp.array2d(dtype=wp.float64),
-    row: int,
-    Tt: wp.mat44d,
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    zs: wp.array2d(dtype=wp.vec3d),
-    os: wp.array2d(dtype=wp.vec3d),
-):
+def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d, ch: Chain, w: Slots):
     """FK of ``q[row]`` against ``Tt``: ``(position error, rotation error of the candidate
     gate, rotation error of certify)`` (the two angles differ only in rounding)."""
-    R0, p0 = _pose(q, row, Rs, ps, kinds, zs, os, 0)
-    p = p0 + R0 * p_end
-    T = R0 * R_end
+    R0, p0 = _pose(q, row, ch.Rs, ch.ps, ch.kinds, w.zs, w.os, 0)
+    p = p0 + R0 * ch.p_end
+    T = R0 * ch.R_end
     perr, c, vx, vy, vz = pose_residual(
         wp.mat44d(
             T[0, 0],
@@ -127,91 +160,72 @@ def certified(
     row: int,
     perr: wp.float64,
     rerr: wp.float64,
-    ptol: wp.float64,
+    gate: Gate,
     rtol: wp.float64,
-    clo: wp.array(dtype=wp.float64),
-    chi: wp.array(dtype=wp.float64),
 ):
     """:func:`ikstack.ik.certify` without constraints: finite, within the chain's limits
-    (tolerance 0) and FK within both tolerances."""
+    (tolerance 0) and FK within ``gate.tol_p`` and ``rtol``."""
     ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-    if perr <= ptol and rerr <= rtol:
+    if perr <= gate.tol_p and rerr <= rtol:
         ok = 1
-    for j in range(clo.shape[0]):
+    for j in range(gate.lo.shape[0]):
         x = q[row, j]
-        if not (wp.isfinite(x) and x >= clo[j] and x <= chi[j]):
+        if not (wp.isfinite(x) and x >= gate.lo[j] and x <= gate.hi[j]):
             ok = 0
     return ok
 
 
 @wp.func
+def _relimit(i: int, k: int, sel: Select, w: Slots):
+    """Limits of slot ``k`` again after a polish moved it; the step to the seed."""
+    lim, d, step = limits_row(w.Q, i, k, w.S, sel)
+    w.LIM[i, k] = lim
+    w.D[i, k] = d
+    return step
+
+
+@wp.func
 def select_target(
-    i: int,
-    Tt: wp.mat44d,
-    S: wp.array2d(dtype=wp.float64),
-    Q: wp.array3d(dtype=wp.float64),
-    Qf: wp.array2d(dtype=wp.float64),
-    V: wp.array2d(dtype=wp.int32),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    clo: wp.array(dtype=wp.float64),
-    chi: wp.array(dtype=wp.float64),
-    revolute: wp.array(dtype=wp.int32),
-    W: wp.array(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    zs: wp.array2d(dtype=wp.vec3d),
-    os: wp.array2d(dtype=wp.vec3d),
-    ptol: wp.float64,
-    rtol: wp.float64,
-    max_step: wp.float64,
-    lazy: int,
-    OK: wp.array2d(dtype=wp.int32),
-    FK: wp.array2d(dtype=wp.int32),
-    LIM: wp.array2d(dtype=wp.int32),
-    D: wp.array2d(dtype=wp.float64),
-    VALID: wp.array2d(dtype=wp.int32),
-    pol: Polish,
+    i: int, Tt: wp.mat44d, ch: Chain, sel: Select, gate: Gate, lazy: int, w: Slots, pol: Polish
 ):
-    """Gate the ``K`` candidate slots of row ``i`` (seeded by ``S[i]``) as
+    """Gate the ``K`` candidate slots of row ``i`` (seeded by ``w.S[i]``) as
     ``_select._finalize_pl`` does; returns ``(selected slot or -1, status)``.
 
     ``lazy``: FK-check in order of seed distance until one passes (the nearest-solution mode);
-    otherwise every slot, with ``VALID`` the certified mask of every slot (``return_all``).
+    otherwise every slot, with ``w.VALID`` the certified mask of every slot (``return_all``).
     With ``pol.iters > 0`` each slot is polished on the true chain before its first FK check
     (the lazy order then sees it again at its new distance), at most once per target.
     """
-    K = Q.shape[1]
-    dof = S.shape[1]
+    K = w.Q.shape[1]
+    dof = w.S.shape[1]
+    ptol = sel.tol_p
+    rtol = sel.tol_r
     for k in range(K):
-        v = V[i, k]
+        v = w.V[i, k]
         for j in range(dof):
-            if not wp.isfinite(Q[i, k, j]):
-                Q[i, k, j] = S[i, j]
+            if not wp.isfinite(w.Q[i, k, j]):
+                w.Q[i, k, j] = w.S[i, j]
                 v = 0
-        V[i, k] = v
-        lim, d, step = limits_row(Q, i, k, S, lo, hi, revolute, W)
-        LIM[i, k] = lim
-        D[i, k] = d
+        w.V[i, k] = v
+        lim, d, step = limits_row(w.Q, i, k, w.S, sel)
+        w.LIM[i, k] = lim
+        w.D[i, k] = d
         ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if v != 0 and lim != 0 and step <= max_step:
+        if v != 0 and lim != 0 and step <= sel.step:
             ok = 1
-        OK[i, k] = ok
-        FK[i, k] = 0
-        VALID[i, k] = 0
+        w.OK[i, k] = ok
+        w.FK[i, k] = 0
+        w.VALID[i, k] = 0
     best = int(-1)  # noqa: UP018 (a mutable Warp variable)
     if lazy != 0:
         searching = int(1)  # noqa: UP018 (a mutable Warp variable)
         while searching != 0:
             cand = int(-1)  # noqa: UP018 (a mutable Warp variable)
             for k in range(K):
-                if OK[i, k] != 0 and FK[i, k] == 0:
+                if w.OK[i, k] != 0 and w.FK[i, k] == 0:
                     if cand < 0:
                         cand = k
-                    elif D[i, k] < D[i, cand]:
+                    elif w.D[i, k] < w.D[i, cand]:
                         cand = k
             polish_now = int(0)  # noqa: UP018 (a mutable Warp variable)
             if cand >= 0 and pol.iters > 0:
@@ -221,68 +235,63 @@ def select_target(
                 searching = 0
             elif polish_now != 0:
                 # polish, then let the polished candidate compete again at its new distance
-                polish_one(Qf, i * K + cand, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol, pol)
+                polish_one(w.Qf, i * K + cand, i, Tt, ch, ptol, rtol, pol)
                 pol.PL[i, cand] = 1
-                lim, d, step = limits_row(Q, i, cand, S, lo, hi, revolute, W)
-                LIM[i, cand] = lim
-                D[i, cand] = d
-                OK[i, cand] = 0
-                if lim != 0 and step <= max_step:
-                    OK[i, cand] = 1
+                step = _relimit(i, cand, sel, w)
+                w.OK[i, cand] = 0
+                if w.LIM[i, cand] != 0 and step <= sel.step:
+                    w.OK[i, cand] = 1
             else:
-                pe, rg, rc = pose_errors(Qf, i * K + cand, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+                pe, rg, rc = pose_errors(w.Qf, i * K + cand, Tt, ch, w)
                 if pe <= ptol and rg <= rtol:
-                    FK[i, cand] = 1
+                    w.FK[i, cand] = 1
                     for k in range(K):
-                        OK[i, k] = 0
-                    OK[i, cand] = 1
+                        w.OK[i, k] = 0
+                    w.OK[i, cand] = 1
                     best = cand
                     searching = 0
                 else:
-                    OK[i, cand] = 0
+                    w.OK[i, cand] = 0
     if best < 0:
         # every slot: the flags explain a failure (and return_all needs every mask)
         for k in range(K):
             step = F(0.0)
-            if V[i, k] != 0 and pol.iters > 0:
+            if w.V[i, k] != 0 and pol.iters > 0:
                 if pol.PL[i, k] == 0:
-                    polish_one(Qf, i * K + k, i, Tt, Rs, ps, kinds, R_end, p_end, ptol, rtol, pol)
+                    polish_one(w.Qf, i * K + k, i, Tt, ch, ptol, rtol, pol)
                     pol.PL[i, k] = 1
-                    lim, d, st = limits_row(Q, i, k, S, lo, hi, revolute, W)
-                    LIM[i, k] = lim
-                    D[i, k] = d
-                    step = st
+                    step = _relimit(i, k, sel, w)
             for j in range(dof):
-                step = wp.max(step, wp.abs(Q[i, k, j] - S[i, j]))
+                step = wp.max(step, wp.abs(w.Q[i, k, j] - w.S[i, j]))
             fk = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if V[i, k] != 0:
-                pe, rg, rc = pose_errors(Qf, i * K + k, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+            if w.V[i, k] != 0:
+                pe, rg, rc = pose_errors(w.Qf, i * K + k, Tt, ch, w)
                 if pe <= ptol and rg <= rtol:
                     fk = 1
-                    if LIM[i, k] != 0 and step <= max_step:
-                        VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtol, clo, chi)
-            FK[i, k] = fk
+                    if w.LIM[i, k] != 0 and step <= sel.step:
+                        w.VALID[i, k] = certified(w.Qf, i * K + k, pe, rc, gate, gate.tol_r)
+            w.FK[i, k] = fk
             ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if fk != 0 and LIM[i, k] != 0 and step <= max_step:
+            if fk != 0 and w.LIM[i, k] != 0 and step <= sel.step:
                 ok = 1
-            OK[i, k] = ok
+            w.OK[i, k] = ok
             if ok != 0:
                 if best < 0:
                     best = k
-                elif D[i, k] < D[i, best]:
+                elif w.D[i, k] < w.D[i, best]:
                     best = k
     for k in range(K):
-        if LIM[i, k] == 0:
+        if w.LIM[i, k] == 0:
             for j in range(dof):
-                Q[i, k, j] = wp.min(wp.max(Q[i, k, j], lo[j]), hi[j])
+                w.Q[i, k, j] = wp.min(wp.max(w.Q[i, k, j], sel.lo[j]), sel.hi[j])
     code = SUCCESS
     if best < 0:
         fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
         fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
         for k in range(K):
-            if FK[i, k] != 0:
+            if w.FK[i, k] != 0:
                 fk_any = 1
-                if LIM[i, k] != 0:
+                if w.LIM[i, k] != 0:
                     fk_lim = 1
         code = STEP_LIMIT
         if fk_any == 0:
@@ -293,33 +302,25 @@ def select_target(
 
 
 @wp.func
-def _constraints_all(
-    i: int,
-    Qf: wp.array2d(dtype=wp.float64),
-    K: int,
-    CON: wp.array2d(dtype=wp.int32),
-    qidx: wp.array2d(dtype=wp.int32),
-    qcoef: wp.array4d(dtype=wp.float64),
-    Ac: wp.array2d(dtype=wp.float64),
-    bc: wp.array(dtype=wp.float64),
-):
-    """``CON[i]`` of every slot; 1 when some slot could not be decided."""
+def _constraints_all(i: int, con: Constraints, w: Slots):
+    """``w.CON[i]`` of every slot; 1 when some slot could not be decided."""
     und = int(0)  # noqa: UP018 (a mutable Warp variable)
+    K = w.Q.shape[1]
     for k in range(K):
-        c = constraints_row(Qf[i * K + k], qidx, qcoef, Ac, bc)
+        c = constraints_row(w.Qf[i * K + k], con.qidx, con.qcoef, con.A, con.b)
         if c < 0:
             und = 1
             c = 0
-        CON[i, k] = c
+        w.CON[i, k] = c
     return und
 
 
 @wp.func
-def _breaks(i: int, best: int, CON: wp.array2d(dtype=wp.int32)):
+def _breaks(i: int, best: int, w: Slots):
     """1 when slot ``best`` exists and breaks a constraint."""
     out = int(0)  # noqa: UP018 (a mutable Warp variable)
     if best >= 0:
-        if CON[i, best] == 0:
+        if w.CON[i, best] == 0:
             out = 1
     return out
 
@@ -328,168 +329,53 @@ def _breaks(i: int, best: int, CON: wp.array2d(dtype=wp.int32)):
 def gate_row(
     i: int,
     Tt: wp.mat44d,
-    S: wp.array2d(dtype=wp.float64),
-    Q: wp.array3d(dtype=wp.float64),
-    Qf: wp.array2d(dtype=wp.float64),
-    V: wp.array2d(dtype=wp.int32),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    clo: wp.array(dtype=wp.float64),
-    chi: wp.array(dtype=wp.float64),
-    revolute: wp.array(dtype=wp.int32),
-    W: wp.array(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    zs: wp.array2d(dtype=wp.vec3d),
-    os: wp.array2d(dtype=wp.vec3d),
-    ptol: wp.float64,
-    rtol: wp.float64,
-    max_step: wp.float64,
+    ch: Chain,
+    con: Constraints,
+    gate: Gate,
+    sel: Select,
     lazy: int,
-    OK: wp.array2d(dtype=wp.int32),
-    FK: wp.array2d(dtype=wp.int32),
-    LIM: wp.array2d(dtype=wp.int32),
-    D: wp.array2d(dtype=wp.float64),
-    VALID: wp.array2d(dtype=wp.int32),
-    CON: wp.array2d(dtype=wp.int32),
-    qidx: wp.array2d(dtype=wp.int32),
-    qcoef: wp.array4d(dtype=wp.float64),
-    Ac: wp.array2d(dtype=wp.float64),
-    bc: wp.array(dtype=wp.float64),
+    w: Slots,
     pol: Polish,
 ):
     """:func:`select_target` plus the coupled-joint constraints, as
     :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
     ``UNDECIDED`` when a constraint was too close to call here."""
-    best, code = select_target(
-        i,
-        Tt,
-        S,
-        Q,
-        Qf,
-        V,
-        lo,
-        hi,
-        clo,
-        chi,
-        revolute,
-        W,
-        Rs,
-        ps,
-        kinds,
-        R_end,
-        p_end,
-        zs,
-        os,
-        ptol,
-        rtol,
-        max_step,
-        lazy,
-        OK,
-        FK,
-        LIM,
-        D,
-        VALID,
-        pol,
-    )
-    K = Q.shape[1]
-    if qidx.shape[0] + Ac.shape[0] > 0:
-        und = _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
+    best, code = select_target(i, Tt, ch, sel, gate, lazy, w, pol)
+    K = w.Q.shape[1]
+    if con.qidx.shape[0] + con.A.shape[0] > 0:
+        und = _constraints_all(i, con, w)
         if lazy != 0:
             tries = int(0)  # noqa: UP018 (a mutable Warp variable)
-            bad = _breaks(i, best, CON)
+            bad = _breaks(i, best, w)
             while bad != 0 and tries < CONSTRAINT_RETRIES:
                 # the nearest branch breaks a constraint: drop it and gate again
-                V[i, best] = 0
-                best, code = select_target(
-                    i,
-                    Tt,
-                    S,
-                    Q,
-                    Qf,
-                    V,
-                    lo,
-                    hi,
-                    clo,
-                    chi,
-                    revolute,
-                    W,
-                    Rs,
-                    ps,
-                    kinds,
-                    R_end,
-                    p_end,
-                    zs,
-                    os,
-                    ptol,
-                    rtol,
-                    max_step,
-                    1,
-                    OK,
-                    FK,
-                    LIM,
-                    D,
-                    VALID,
-                    pol,
-                )
-                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
-                bad = _breaks(i, best, CON)
+                w.V[i, best] = 0
+                best, code = select_target(i, Tt, ch, sel, gate, 1, w, pol)
+                und = und | _constraints_all(i, con, w)
+                bad = _breaks(i, best, w)
                 tries += 1
             if bad != 0:
                 # still breaking constraints after the retries: every slot
-                best, code = select_target(
-                    i,
-                    Tt,
-                    S,
-                    Q,
-                    Qf,
-                    V,
-                    lo,
-                    hi,
-                    clo,
-                    chi,
-                    revolute,
-                    W,
-                    Rs,
-                    ps,
-                    kinds,
-                    R_end,
-                    p_end,
-                    zs,
-                    os,
-                    ptol,
-                    rtol,
-                    max_step,
-                    0,
-                    OK,
-                    FK,
-                    LIM,
-                    D,
-                    VALID,
-                    pol,
-                )
-                und = und | _constraints_all(i, Qf, K, CON, qidx, qcoef, Ac, bc)
+                best, code = select_target(i, Tt, ch, sel, gate, 0, w, pol)
+                und = und | _constraints_all(i, con, w)
         best = int(-1)  # noqa: UP018 (a mutable Warp variable)
         fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
         fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
         fk_lim_con = int(0)  # noqa: UP018 (a mutable Warp variable)
         for k in range(K):
-            if CON[i, k] == 0:
-                OK[i, k] = 0
-                VALID[i, k] = 0
-            if OK[i, k] != 0:
+            if w.CON[i, k] == 0:
+                w.OK[i, k] = 0
+                w.VALID[i, k] = 0
+            if w.OK[i, k] != 0:
                 if best < 0:
                     best = k
-                elif D[i, k] < D[i, best]:
+                elif w.D[i, k] < w.D[i, best]:
                     best = k
-            if FK[i, k] != 0:
+            if w.FK[i, k] != 0:
                 fk_any = 1
-                if LIM[i, k] != 0:
+                if w.LIM[i, k] != 0:
                     fk_lim = 1
-                    if CON[i, k] != 0:
+                    if w.CON[i, k] != 0:
                         fk_lim_con = 1
         code = int(SUCCESS)
         if best < 0:
@@ -511,172 +397,72 @@ def finish_row(
     i: int,
     best: int,
     code: int,
-    Tt: wp.mat44d,
-    S: wp.array2d(dtype=wp.float64),
-    Qf: wp.array2d(dtype=wp.float64),
-    K: int,
-    clo: wp.array(dtype=wp.float64),
-    chi: wp.array(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    zs: wp.array2d(dtype=wp.vec3d),
-    os: wp.array2d(dtype=wp.vec3d),
-    ptol: wp.float64,
-    rtol: wp.float64,
-    q_out: wp.array2d(dtype=wp.float64),
+    Tg: wp.mat44d,
+    rtc: wp.float64,
+    ch: Chain,
+    gate: Gate,
+    w: Slots,
+    out: Written,
     r: int,
 ):
-    """Certify the selection of row ``i`` and write it (or the seed ``S[i]``, with a status)
-    to ``q_out[r]``; returns ``(status, position error, rotation error)`` of what was written,
-    as :meth:`AnalyticIK._solve` decides them."""
+    """Certify the selection of row ``i`` against ``Tg`` (rotation tolerance ``rtc``) and
+    write it (or the seed ``w.S[i]``, with a status) to row ``r`` of ``out``, as
+    :meth:`AnalyticIK._solve` decides them; returns the status written."""
     status = code
-    sel = int(0)  # noqa: UP018 (a mutable Warp variable)
+    chosen = int(0)  # noqa: UP018 (a mutable Warp variable)
     perr = F(0.0)
     rerr = F(0.0)
+    K = w.Q.shape[1]
     if best >= 0:
-        pe, rg, rc = pose_errors(Qf, i * K + best, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
-        if certified(Qf, i * K + best, pe, rc, ptol, rtol, clo, chi) != 0:
-            sel = 1
+        pe, rg, rc = pose_errors(w.Qf, i * K + best, Tg, ch, w)
+        if certified(w.Qf, i * K + best, pe, rc, gate, rtc) != 0:
+            chosen = 1
             perr = pe
             rerr = rc
         else:
             status = UNREACHABLE  # gate passed, certify did not (round-off at the tolerance)
-    for j in range(S.shape[1]):
-        if sel != 0:
-            q_out[r, j] = Qf[i * K + best, j]
+    for j in range(w.S.shape[1]):
+        if chosen != 0:
+            out.q[r, j] = w.Qf[i * K + best, j]
         else:
-            q_out[r, j] = S[i, j]
-    if sel == 0:
-        pe, rg, rc = pose_errors(S, i, Tt, Rs, ps, kinds, R_end, p_end, zs, os)
+            out.q[r, j] = w.S[i, j]
+    if chosen == 0:
+        pe, rg, rc = pose_errors(w.S, i, Tg, ch, w)
         perr = pe
         rerr = rc
-    return status, perr, rerr
+    out.status[r] = status
+    out.perr[r] = perr
+    out.rerr[r] = rerr
+    return status
 
 
 @wp.kernel
 def select_kernel(
-    T: wp.array(dtype=wp.mat44d),
-    S: wp.array2d(dtype=wp.float64),
-    Q: wp.array3d(dtype=wp.float64),
-    Qf: wp.array2d(dtype=wp.float64),
-    V: wp.array2d(dtype=wp.int32),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    clo: wp.array(dtype=wp.float64),
-    chi: wp.array(dtype=wp.float64),
-    revolute: wp.array(dtype=wp.int32),
-    W: wp.array(dtype=wp.float64),
-    Rs: wp.array(dtype=wp.mat33d),
-    ps: wp.array(dtype=wp.vec3d),
-    kinds: wp.array(dtype=wp.int32),
-    R_end: wp.mat33d,
-    p_end: wp.vec3d,
-    zs: wp.array2d(dtype=wp.vec3d),
-    os: wp.array2d(dtype=wp.vec3d),
-    ptol: wp.float64,
-    rtol: wp.float64,
-    max_step: wp.float64,
+    tg: Targets,
+    ch: Chain,
+    con: Constraints,
+    gate: Gate,
+    sel: Select,
     lazy: int,
-    OK: wp.array2d(dtype=wp.int32),
-    FK: wp.array2d(dtype=wp.int32),
-    LIM: wp.array2d(dtype=wp.int32),
-    D: wp.array2d(dtype=wp.float64),
-    VALID: wp.array2d(dtype=wp.int32),
-    CON: wp.array2d(dtype=wp.int32),
-    qidx: wp.array2d(dtype=wp.int32),
-    qcoef: wp.array4d(dtype=wp.float64),
-    Ac: wp.array2d(dtype=wp.float64),
-    bc: wp.array(dtype=wp.float64),
-    q_out: wp.array2d(dtype=wp.float64),
-    status: wp.array(dtype=wp.int32),
-    perr: wp.array(dtype=wp.float64),
-    rerr: wp.array(dtype=wp.float64),
-    Tg: wp.array(dtype=wp.mat44d),
-    rtc: wp.array(dtype=wp.float64),
+    w: Slots,
+    out: Written,
     pol: Polish,
 ):
     """One thread a target: gate its candidates, select, certify, write ``(q, status,
-    errors)``; ``Qf`` is ``Q`` viewed as (N K, dof).
-
-    ``T`` holds the targets solved (each rotation projected to the nearest rotation), ``Tg``
-    the targets as given and ``rtc`` the rotation tolerance certifying against them (widened
-    by the projection's deviation), as :meth:`AnalyticIK._solve` does."""
+    errors)`` (see :class:`Targets`), as :meth:`AnalyticIK._solve` does."""
     i = wp.tid()
-    Tt = T[i]
     if pol.iters > 0:
-        for k in range(Q.shape[1]):
+        for k in range(w.Q.shape[1]):
             pol.PL[i, k] = 0
-    best, code = gate_row(
-        i,
-        Tt,
-        S,
-        Q,
-        Qf,
-        V,
-        lo,
-        hi,
-        clo,
-        chi,
-        revolute,
-        W,
-        Rs,
-        ps,
-        kinds,
-        R_end,
-        p_end,
-        zs,
-        os,
-        ptol,
-        rtol,
-        max_step,
-        lazy,
-        OK,
-        FK,
-        LIM,
-        D,
-        VALID,
-        CON,
-        qidx,
-        qcoef,
-        Ac,
-        bc,
-        pol,
-    )
-    K = Q.shape[1]
-    if lazy == 0 and rtc[i] != rtol:
+    best, code = gate_row(i, tg.T[i], ch, con, gate, sel, lazy, w, pol)
+    K = w.Q.shape[1]
+    if lazy == 0 and tg.rtc[i] != gate.tol_r:
         # return_all of a projected target: every gated slot certified against the target
         # as given
         for k in range(K):
-            if OK[i, k] != 0:
-                pe, rg, rc = pose_errors(Qf, i * K + k, Tg[i], Rs, ps, kinds, R_end, p_end, zs, os)
-                VALID[i, k] = certified(Qf, i * K + k, pe, rc, ptol, rtc[i], clo, chi)
+            if w.OK[i, k] != 0:
+                pe, rg, rc = pose_errors(w.Qf, i * K + k, tg.Tg[i], ch, w)
+                w.VALID[i, k] = certified(w.Qf, i * K + k, pe, rc, gate, tg.rtc[i])
             else:
-                VALID[i, k] = 0
-    st, pe, re = finish_row(
-        i,
-        best,
-        code,
-        Tg[i],
-        S,
-        Qf,
-        K,
-        clo,
-        chi,
-        Rs,
-        ps,
-        kinds,
-        R_end,
-        p_end,
-        zs,
-        os,
-        ptol,
-        rtc[i],
-        q_out,
-        i,
-    )
-    status[i] = st
-    perr[i] = pe
-    rerr[i] = re
+                w.VALID[i, k] = 0
+    finish_row(i, best, code, tg.Tg[i], tg.rtc[i], ch, gate, w, out, i)

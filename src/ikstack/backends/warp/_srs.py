@@ -25,8 +25,22 @@ from ikstack.backends.warp._gen_tuple_math import (
     wrap,
 )
 from ikstack.backends.warp._prims import TWO_PI, F
+from ikstack.backends.warp._structs import SRS_T
 
 MAX_ARCS = 48
+
+#: the arm's data (the record's fields)
+SRSData = SRS_T.type
+
+
+@wp.struct
+class Swivels:
+    """Per-target swivel scratch: ``bounds`` (rows, MAX_ARCS) the joint-limit crossings,
+    ``psis`` (rows, swivels) the swivel angles, ``used`` (rows,) how many are set."""
+
+    bounds: wp.array2d(dtype=wp.float64)
+    psis: wp.array2d(dtype=wp.float64)
+    used: wp.array(dtype=wp.int32)
 
 
 @wp.func
@@ -40,22 +54,24 @@ def srs_swivels(
     i: int,
     Ti: wp.mat44d,
     S: wp.array2d(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    Sp: wp.vec3d,
-    pS3: wp.vec3d,
-    p3W: wp.vec3d,
-    p7T: wp.vec3d,
-    R7T: wp.mat33d,
-    grid: wp.array(dtype=wp.float64),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    arcs: int,
-    bounds: wp.array2d(dtype=wp.float64),
-    psis: wp.array2d(dtype=wp.float64),
-    used: wp.array(dtype=wp.int32),
+    arm: SRSData,
+    sw: Swivels,
 ):
     """Swivel angles of row ``i`` (target ``Ti``, seed ``S[i]``): the seed's, the grid, then
     the arc midpoints."""
+    H = arm.H
+    Sp = arm.S
+    pS3 = arm.pS3
+    p3W = arm.p3W
+    p7T = arm.p7T
+    R7T = arm.R7T
+    grid = arm.grid
+    lo = arm.lo
+    hi = arm.hi
+    arcs = arm.arcs
+    bounds = sw.bounds
+    psis = sw.psis
+    used = sw.used
     Rt, pt = _target(Ti)
     R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
     e1, e2 = _frame(what)
@@ -132,25 +148,23 @@ def srs_slots(
     s: int,
     Ti: wp.mat44d,
     S: wp.array2d(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    Sp: wp.vec3d,
-    pS3: wp.vec3d,
-    p3W: wp.vec3d,
-    p7T: wp.vec3d,
-    R7T: wp.mat33d,
-    psis: wp.array2d(dtype=wp.float64),
-    used: wp.array(dtype=wp.int32),
+    arm: SRSData,
+    sw: Swivels,
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """The 8 candidate slots of swivel ``s`` of row ``i`` (unused swivels keep the seed)."""
+    H = arm.H
+    pS3 = arm.pS3
+    p3W = arm.p3W
+    psis = sw.psis
     for k in range(8):
         V[i, s * 8 + k] = 0
         for j in range(7):
             Q[i, s * 8 + k, j] = S[i, j]
-    if s < used[i]:
+    if s < sw.used[i]:
         Rt, pt = _target(Ti)
-        R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+        R07, dw, what = _wrist_dir(Rt, pt, arm.S, arm.p7T, arm.R7T)
         e1, e2 = _frame(what)
         h3 = H[3]
         m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
@@ -181,42 +195,22 @@ def srs_slots(
 
 @wp.kernel
 def srs_swivels_kernel(
-    T: wp.array(dtype=wp.mat44d),
-    S: wp.array2d(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    Sp: wp.vec3d,
-    pS3: wp.vec3d,
-    p3W: wp.vec3d,
-    p7T: wp.vec3d,
-    R7T: wp.mat33d,
-    grid: wp.array(dtype=wp.float64),
-    lo: wp.array(dtype=wp.float64),
-    hi: wp.array(dtype=wp.float64),
-    arcs: int,
-    bounds: wp.array2d(dtype=wp.float64),
-    psis: wp.array2d(dtype=wp.float64),
-    used: wp.array(dtype=wp.int32),
+    T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64), arm: SRSData, sw: Swivels
 ):
     """:func:`srs_swivels` of target ``i``, one thread a target."""
     i = wp.tid()
-    srs_swivels(i, T[i], S, H, Sp, pS3, p3W, p7T, R7T, grid, lo, hi, arcs, bounds, psis, used)
+    srs_swivels(i, T[i], S, arm, sw)
 
 
 @wp.kernel
 def srs_kernel(
     T: wp.array(dtype=wp.mat44d),
     S: wp.array2d(dtype=wp.float64),
-    H: wp.array(dtype=wp.vec3d),
-    Sp: wp.vec3d,
-    pS3: wp.vec3d,
-    p3W: wp.vec3d,
-    p7T: wp.vec3d,
-    R7T: wp.mat33d,
-    psis: wp.array2d(dtype=wp.float64),
-    used: wp.array(dtype=wp.int32),
+    arm: SRSData,
+    sw: Swivels,
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
     """:func:`srs_slots` of swivel ``s`` of target ``i``, one thread a pair."""
     i, s = wp.tid()
-    srs_slots(i, s, T[i], S, H, Sp, pS3, p3W, p7T, R7T, psis, used, Q, V)
+    srs_slots(i, s, T[i], S, arm, sw, Q, V)

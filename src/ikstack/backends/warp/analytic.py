@@ -43,11 +43,13 @@ that become a 6R family with their first or last joint locked (Panda: the seed's
 ``num_samples`` values over the limits). A family without a port is refused with
 :class:`UnsupportedGeometryError` naming it.
 
-Memory: targets are processed in chunks of ``chunk_size``; device scratch holds one chunk
-(``chunk_size * K * dof`` float64 candidates plus per-slot flags) and never grows past it.
-With ``return_all`` the output ``q_all`` is (N, K, dof) float64 on the host, ``8 N K dof``
-bytes (UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128 samples: K = 1416, ~79 KB a
-target).
+Memory: targets are processed in chunks of ``chunk_size``; a set of device scratch holds one
+chunk (``chunk_size * K * dof`` float64 candidates plus per-slot flags) and never grows past
+it. Threads: a solver never changes after construction, so one solver may serve several
+threads at once; each call in progress borrows a scratch set of its own (:mod:`._launch`) and
+at most four idle sets are kept. With ``return_all`` the output ``q_all`` is (N, K, dof)
+float64 on the host, ``8 N K dof`` bytes (UR5: K = 8, 384 bytes a target; iiwa14 SRS with 128
+samples: K = 1416, ~79 KB a target).
 """
 
 from __future__ import annotations
@@ -59,14 +61,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack._deprecated import old_seed
-from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
+from ikstack.backends.warp._launch import DeviceSolve
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fixed_gate import constraint_tables
 from ikstack.ik.analytic import AnalyticIK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
-from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP
 from ikstack.ik.result import IKResult, IKStatus, batch_dims, flatten_batch
 from ikstack.ik.result import certify as host_certify
 from ikstack.model import Chain
@@ -155,9 +156,6 @@ class WarpAnalyticIK:
         self.family_name = base.name
         self.method = "warp:" + self._ik.method
         self._base = base
-        self._geometry = self._upload(base)
-        self._bufs: dict[str, Any] = {}
-        self._capacity = 0
         self._ik = self._ik._with_family(_DeviceFamily(self, base))
         #: selection and certification run on the device (else on the host, see the module)
         tabs = constraint_tables(chain)
@@ -165,313 +163,34 @@ class WarpAnalyticIK:
         if certify not in ("device", "host"):
             raise InputError(f"certify must be 'device' or 'host'; got {certify!r}")
         self.certify = certify
-        wp, _dev, _flat, _batch, d = _prepare(chain, np.zeros((1, chain.dof)), device)
-        f64 = wp.float64
-
-        def arr(x: Any, dtype: Any = f64) -> Any:
-            return wp.array(np.ascontiguousarray(x), dtype=dtype, device=self._dev)
-
-        ik = self._ik
-        dummy = wp.empty((1, 1), dtype=wp.vec3d, device=self._dev)
-        self._gate_args = [
-            arr(ik._lo),
-            arr(ik._hi),
-            arr(chain.lower),
-            arr(chain.upper),
-            arr(ik._revolute.astype(np.int32), wp.int32),
-            arr(ik.weights),
-            d["Rs"],
-            d["ps"],
-            d["kinds"],
-            d["R_end"],
-            d["p_end"],
-            dummy,
-            dummy,
-            ik.position_tolerance,
-            ik.rotation_tolerance,
-        ]
-        # coupled-joint constraint tables, as the CPU kernels take them
-        self._con_args = constraint_arrays(wp, self._dev, tabs, chain.dof)
-
-    @property
-    def _step(self) -> float:
-        s = self._ik.max_joint_step
-        return math.inf if s is None else float(s)
+        # the device records and scratch (immutable; scratch is lent per call)
+        self._run = DeviceSolve(
+            self._ik, base, tabs, self._wp, self._dev, self.chunk_size, self.device_selection
+        )
 
     @property
     def K(self) -> int:
         """Candidates per target (as :attr:`AnalyticIK.K`)."""
         return self._ik.K
 
-    # ------------------------------------------------------------------ device data
-    def _upload(self, f: Any) -> dict[str, Any]:
-        wp, dev = self._wp, self._dev
-        if isinstance(f, LockedJoint):
-            g = self._upload(f.sub)
-            M = np.asarray(f.M, dtype=np.float64)
-            g.update(
-                {
-                    "lock_first": int(bool(f.lock_first)),
-                    "lh": wp.vec3d(*np.asarray(f.lh, dtype=np.float64).tolist()),
-                    "lr": wp.vec3d(*np.asarray(f.lr, dtype=np.float64).tolist()),
-                    "M_R": wp.mat33d(*M[:3, :3].ravel().tolist()),
-                    "M_p": wp.vec3d(*M[:3, 3].tolist()),
-                    "grid": wp.array(
-                        np.asarray(f.grid, dtype=np.float64), dtype=wp.float64, device=dev
-                    ),
-                }
-            )
-            return g
-        if isinstance(f, SixR):
-            return {
-                "H": wp.array(f.H, dtype=wp.vec3d, device=dev),
-                "P": wp.array(f.P, dtype=wp.vec3d, device=dev),
-                "R6T": wp.mat33d(*np.asarray(f.R6T, dtype=np.float64).ravel().tolist()),
-                "sgn": wp.array(np.asarray(f.sgn, dtype=np.float64), dtype=wp.float64, device=dev),
-            }
-
-        def v(x: Any) -> Any:
-            return wp.vec3d(*np.asarray(x, dtype=np.float64).tolist())
-
-        return {
-            "H": wp.array(f.H, dtype=wp.vec3d, device=dev),
-            "Sp": v(f.S),
-            "pS3": v(f.pS3),
-            "p3W": v(f.p3W),
-            "p7T": v(f.p7T),
-            "R7T": wp.mat33d(*np.asarray(f.R7T, dtype=np.float64).ravel().tolist()),
-            "grid": wp.array(np.asarray(f.grid, dtype=np.float64), dtype=wp.float64, device=dev),
-            "lo": wp.array(np.asarray(f.lo, dtype=np.float64), dtype=wp.float64, device=dev),
-            "hi": wp.array(np.asarray(f.hi, dtype=np.float64), dtype=wp.float64, device=dev),
-            "arcs": int(bool(f.arcs)),
-            "slots": int(f.K) // 8,
-        }
-
+    # ------------------------------------------------------------------ device scratch
     def prepare_buffers(self, max_batch: int) -> None:
         """Reserve device scratch for batches up to ``max_batch`` targets (capped at
-        ``chunk_size``: larger batches reuse it chunk by chunk)."""
+        ``chunk_size``: larger batches reuse it chunk by chunk). Each call in progress holds a
+        set of its own (threads solving at once on one solver never share scratch); idle
+        sets are kept up to :data:`._launch.IDLE_SETS`."""
         if max_batch < 0:
             raise InputError(f"max_batch must be non-negative; got {max_batch}")
-        cap = min(int(max_batch), self.chunk_size)
-        if cap <= self._capacity:
-            return
-        wp, dev = self._wp, self._dev
-        k, dof = int(self._base.K), int(self._base.dof)
-        b = {
-            "T": wp.empty(cap, dtype=wp.mat44d, device=dev),
-            "S": wp.empty((cap, dof), dtype=wp.float64, device=dev),
-            "Q": wp.empty((cap, k, dof), dtype=wp.float64, device=dev),
-            "V": wp.empty((cap, k), dtype=wp.int32, device=dev),
-        }
-        if self.device_selection:
-            i32, f64 = wp.int32, wp.float64
-            b["Qf"] = b["Q"].reshape((cap * k, dof))
-            for name in ("OK", "FK", "LIM", "VALID", "CON"):
-                b[name] = wp.empty((cap, k), dtype=i32, device=dev)
-            b["D"] = wp.empty((cap, k), dtype=f64, device=dev)
-            b["q"] = wp.empty((cap, dof), dtype=f64, device=dev)
-            b["status"] = wp.empty(cap, dtype=i32, device=dev)
-            b["perr"] = wp.empty(cap, dtype=f64, device=dev)
-            b["rerr"] = wp.empty(cap, dtype=f64, device=dev)
-            b["Tg"] = wp.empty(cap, dtype=wp.mat44d, device=dev)
-            b["rtc"] = wp.empty(cap, dtype=f64, device=dev)
-            b["pol"] = self._polish(cap)
-        if isinstance(self._base, SRS):
-            slots = self._geometry["slots"]
-            b["psis"] = wp.empty((cap, slots), dtype=wp.float64, device=dev)
-            b["bounds"] = wp.empty((cap, 48), dtype=wp.float64, device=dev)
-            b["used"] = wp.empty(cap, dtype=wp.int32, device=dev)
-        self._bufs = b
-        self._capacity = cap
-
-    def _polish(self, rows: int) -> Any:
-        """The device polish of :mod:`._polish` for ``rows`` threads: on for a chain within
-        the alignment tolerance of its family (strict mode polishes the surrogate's candidates
-        on the true chain, as the CPU path), else off with placeholder arrays."""
-        from ikstack.backends.warp._polish import Polish
-
-        wp, dev, f64 = self._wp, self._dev, self._wp.float64
-        on = bool(self._ik.polish)
-        n, k, dof = (rows, self.K, self.chain.dof) if on else (1, 1, 1)
-        pol = Polish()
-        pol.iters = NEAR_ITERATIONS if on else 0
-        pol.max_dq = wp.float64(NEAR_MAX_STEP)
-        pol.PL = wp.zeros((n, k), dtype=wp.int32, device=dev)
-        pol.Qp = wp.zeros((n, dof), dtype=f64, device=dev)
-        pol.zs = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
-        pol.os = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
-        pol.J = wp.zeros((n, 6, dof), dtype=f64, device=dev)
-        pol.L = wp.zeros((n, dof, dof), dtype=f64, device=dev)
-        pol.b = wp.zeros((n, dof), dtype=f64, device=dev)
-        return pol
+        self._run.pool.reserve(max_batch)
 
     @property
     def buffer_bytes(self) -> int:
-        """Bytes of device scratch reserved now."""
-        total = 0
-        for name, a in self._bufs.items():
-            if name == "pol":
-                total += sum(x.capacity for x in (a.PL, a.Qp, a.zs, a.os, a.J, a.L, a.b))
-            elif name != "Qf":
-                total += a.capacity
-        return int(total)
-
-    def _launch_candidates(self, T: Array, S: Array) -> tuple[Any, Any]:
-        """Upload at most ``chunk_size`` targets and seeds and launch the family kernels;
-        returns the device candidates ``(Q, V)`` (views of the scratch)."""
-        from ikstack.backends.warp import _families, _srs
-
-        m = T.shape[0]
-        self.prepare_buffers(m)
-        wp, dev, b, g = self._wp, self._dev, self._bufs, self._geometry
-        b["T"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
-        b["S"][:m].assign(np.ascontiguousarray(S, dtype=np.float64))
-        Q, V = b["Q"][:m], b["V"][:m]
-        f = self._base
-        if isinstance(f, SixR):
-            wp.launch(
-                _families.sixr_kernel,
-                dim=m,
-                device=dev,
-                inputs=[
-                    int(f.fid),
-                    int(f.var),
-                    int(bool(f.reverse)),
-                    b["T"][:m],
-                    b["S"][:m],
-                    g["H"],
-                    g["P"],
-                    g["R6T"],
-                    g["sgn"],
-                    Q,
-                    V,
-                ],
-            )
-        elif isinstance(f, LockedJoint):
-            six = f.sub
-            wp.launch(
-                _families.locked_kernel,
-                dim=(m, f.K // 8),
-                device=dev,
-                inputs=[
-                    int(six.fid),
-                    int(six.var),
-                    int(bool(six.reverse)),
-                    b["T"][:m],
-                    b["S"][:m],
-                    g["lock_first"],
-                    g["lh"],
-                    g["lr"],
-                    g["M_R"],
-                    g["M_p"],
-                    g["grid"],
-                    g["H"],
-                    g["P"],
-                    g["R6T"],
-                    g["sgn"],
-                    Q,
-                    V,
-                ],
-            )
-        else:
-            common = [
-                b["T"][:m],
-                b["S"][:m],
-                g["H"],
-                g["Sp"],
-                g["pS3"],
-                g["p3W"],
-                g["p7T"],
-                g["R7T"],
-            ]
-            wp.launch(
-                _srs.srs_swivels_kernel,
-                dim=m,
-                device=dev,
-                inputs=common
-                + [
-                    g["grid"],
-                    g["lo"],
-                    g["hi"],
-                    g["arcs"],
-                    b["bounds"][:m],
-                    b["psis"][:m],
-                    b["used"][:m],
-                ],
-            )
-            wp.launch(
-                _srs.srs_kernel,
-                dim=(m, g["slots"]),
-                device=dev,
-                inputs=common + [b["psis"][:m], b["used"][:m], Q, V],
-            )
-        return Q, V
+        """Bytes of idle device scratch reserved now."""
+        return self._run.pool.nbytes
 
     def _device_candidates(self, T: Array, S: Array) -> tuple[Array, NDArray[np.bool_]]:
         """Candidates of at most ``chunk_size`` targets, as fresh host arrays."""
-        Q, V = self._launch_candidates(T, S)
-        # copies: later calls reuse the scratch
-        return np.array(Q.numpy(), dtype=np.float64), np.array(V.numpy() != 0)
-
-    def _device_select(
-        self, T: Array, S: Array, return_all: bool, max_step: float | None = None
-    ) -> tuple[Any, ...]:
-        """Candidates, selection and certification of at most ``chunk_size`` targets on the
-        device; ``(q, status, perr, rerr, q_all, valid_all)`` as fresh host arrays (the last
-        two None unless ``return_all``: only (m, dof) and three (m,) arrays come back)."""
-        from ikstack.backends.warp import _selection
-
-        m = T.shape[0]
-        # rotations near orthonormal (float32, noise) are solved as the nearest rotation and
-        # certified against the target as given, the rotation tolerance widened by the
-        # distance to it (as the CPU path)
-        Tp, dev = project_rigid(T)
-        Q, V = self._launch_candidates(Tp, S)
-        wp, b, k = self._wp, self._bufs, self.K
-        b["Tg"][:m].assign(np.ascontiguousarray(T, dtype=np.float64))
-        b["rtc"][:m].assign(self._ik.rotation_tolerance + dev)
-        step = self._step if max_step is None else max_step
-        wp.launch(
-            _selection.select_kernel,
-            dim=m,
-            device=self._dev,
-            inputs=[
-                b["T"][:m],
-                b["S"][:m],
-                Q,
-                b["Qf"][: m * k],
-                V,
-                *self._gate_args,
-                step,
-                0 if return_all else 1,
-                b["OK"][:m],
-                b["FK"][:m],
-                b["LIM"][:m],
-                b["D"][:m],
-                b["VALID"][:m],
-                b["CON"][:m],
-                *self._con_args,
-                b["q"][:m],
-                b["status"][:m],
-                b["perr"][:m],
-                b["rerr"][:m],
-                b["Tg"][:m],
-                b["rtc"][:m],
-                b["pol"],
-            ],
-        )
-        q_all = valid_all = None
-        if return_all:
-            q_all = np.array(Q.numpy(), dtype=np.float64)
-            valid_all = np.array(b["VALID"][:m].numpy() != 0)
-        return (
-            np.array(b["q"][:m].numpy(), dtype=np.float64),
-            b["status"][:m].numpy().astype(np.int64),
-            np.array(b["perr"][:m].numpy()),
-            np.array(b["rerr"][:m].numpy()),
-            q_all,
-            valid_all,
-        )
+        return self._run.candidates(T, S)
 
     # ------------------------------------------------------------------ solving
     def candidates(
@@ -550,7 +269,7 @@ class WarpAnalyticIK:
     ) -> IKResult:
         n, step = T.shape[0], self.chunk_size
         parts = [
-            self._device_select(T[i : i + step], S[i : i + step], return_all, max_step)
+            self._run.solve_chunk(T[i : i + step], S[i : i + step], return_all, max_step)
             for i in range(0, n, step)
         ]
         q, status, perr, rerr = (np.concatenate([p[f] for p in parts]) for f in range(4))
@@ -697,10 +416,8 @@ class WarpAnalyticIK:
 
     def _device_paths(self, T: Array, S: Array) -> list[IKResult]:
         """Paths ``T`` (P, F, 4, 4) from seeds ``S`` (P, dof) in one launch."""
-        from ikstack.backends.warp import _paths
-
         P, nf = T.shape[0], T.shape[1]
-        dof, k = self.chain.dof, self.K
+        dof = self.chain.dof
         if nf == 0:
             z = np.zeros(0)
             zi = np.zeros(0, dtype=np.int64)
@@ -708,108 +425,7 @@ class WarpAnalyticIK:
                 IKResult(np.zeros((0, dof)), np.zeros(0, bool), z, z, zi, self.method, zi, zi)
                 for _ in range(P)
             ]
-        wp, dev, g, f = self._wp, self._dev, self._geometry, self._base
-        i32, f64 = wp.int32, wp.float64
-        seeds = wp.array(np.ascontiguousarray(S, dtype=np.float64), dtype=f64, device=dev)
-        Q = wp.empty((P, k, dof), dtype=f64, device=dev)
-        flags = [wp.empty((P, k), dtype=i32, device=dev) for _ in range(4)]
-        q = wp.empty((P * nf, dof), dtype=f64, device=dev)
-        status = wp.empty(P * nf, dtype=i32, device=dev)
-        perr = wp.empty(P * nf, dtype=f64, device=dev)
-        rerr = wp.empty(P * nf, dtype=f64, device=dev)
-        # frames are solved as their nearest rotations and certified as given (as the CPU path)
-        Tp, deviation = project_rigid(T)
-        gate = [
-            seeds,
-            Q,
-            Q.reshape((P * k, dof)),
-            flags[0],
-            *self._gate_args,
-            self._step,
-            flags[1],
-            flags[2],
-            flags[3],
-            wp.empty((P, k), dtype=f64, device=dev),
-            wp.empty((P, k), dtype=i32, device=dev),
-            wp.empty((P, k), dtype=i32, device=dev),
-            *self._con_args,
-            q,
-            status,
-            perr,
-            rerr,
-            wp.array(np.ascontiguousarray(T, dtype=np.float64), dtype=wp.mat44d, device=dev),
-            wp.array(self._ik.rotation_tolerance + deviation, dtype=f64, device=dev),
-            self._polish(P),
-        ]
-        Td = wp.array(np.ascontiguousarray(Tp, dtype=np.float64), dtype=wp.mat44d, device=dev)
-        if isinstance(f, SixR):
-            wp.launch(
-                _paths.path6_kernel,
-                dim=P,
-                device=dev,
-                inputs=[
-                    int(f.fid),
-                    int(f.var),
-                    int(bool(f.reverse)),
-                    Td,
-                    g["H"],
-                    g["P"],
-                    g["R6T"],
-                    g["sgn"],
-                    *gate,
-                ],
-            )
-        elif isinstance(f, LockedJoint):
-            six = f.sub
-            wp.launch(
-                _paths.path_locked_kernel,
-                dim=P,
-                device=dev,
-                inputs=[
-                    int(six.fid),
-                    int(six.var),
-                    int(bool(six.reverse)),
-                    Td,
-                    g["lock_first"],
-                    g["lh"],
-                    g["lr"],
-                    g["M_R"],
-                    g["M_p"],
-                    g["grid"],
-                    g["H"],
-                    g["P"],
-                    g["R6T"],
-                    g["sgn"],
-                    *gate,
-                ],
-            )
-        else:
-            wp.launch(
-                _paths.path_srs_kernel,
-                dim=P,
-                device=dev,
-                inputs=[
-                    Td,
-                    g["H"],
-                    g["Sp"],
-                    g["pS3"],
-                    g["p3W"],
-                    g["p7T"],
-                    g["R7T"],
-                    g["grid"],
-                    g["lo"],
-                    g["hi"],
-                    g["arcs"],
-                    wp.empty((P, 48), dtype=f64, device=dev),
-                    wp.empty((P, g["slots"]), dtype=f64, device=dev),
-                    wp.empty(P, dtype=i32, device=dev),
-                    *gate,
-                ],
-            )
-        qh = q.numpy().reshape(P, nf, dof).astype(np.float64)
-        st = status.numpy().reshape(P, nf).astype(np.int64)
-        pe = perr.numpy().reshape(P, nf).astype(np.float64)
-        re = rerr.numpy().reshape(P, nf).astype(np.float64)
+        qh, st, pe, re = self._run.paths(T, S)
         zeros = np.zeros(nf, dtype=np.int64)
         out = []
         for p in range(P):

@@ -15,6 +15,7 @@ from ikstack.backends.warp._kernels import kinematics_kernels as _kernels
 from ikstack.backends.warp.runtime import device as get_device
 from ikstack.backends.warp.runtime import warp
 from ikstack.errors import ShapeError
+from ikstack.ik._data import chain_data
 from ikstack.kinematics import compile_chain
 from ikstack.model import Chain
 from ikstack.model.chain_cache import ChainCache
@@ -22,11 +23,12 @@ from ikstack.spatial import check_finite
 
 Array = NDArray[np.float64]
 
-#: the compiled chain data of the chains in use, on each device they ran on
-_DEVICE_DATA: ChainCache[dict[str, Any]] = ChainCache("Warp chain data", 32)
+#: the compiled chain data of the chains in use (the chain record as a device struct), on
+#: each device they ran on
+_DEVICE_DATA: ChainCache[Any] = ChainCache("Warp chain data", 32)
 
 
-def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray, tuple, dict]:
+def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray, tuple, Any]:
     wp = warp()
     dev = get_device(device)
     c = compile_chain(chain)
@@ -39,14 +41,9 @@ def _prepare(chain: Chain, q: ArrayLike, device: str) -> tuple[Any, Any, NDArray
     key = str(dev)
     data = _DEVICE_DATA.get((id(chain), key))
     if data is None:
-        data = {
-            "Rs": wp.array(c.Rs, dtype=wp.mat33d, device=dev),
-            "ps": wp.array(c.ps, dtype=wp.vec3d, device=dev),
-            "kinds": wp.array(c.kinds.astype(np.int32), dtype=wp.int32, device=dev),
-            "R_end": wp.mat33d(*c.R_end.ravel().tolist()),
-            "p_end": wp.vec3d(*c.p_end.tolist()),
-        }
-        data = _DEVICE_DATA.add(chain, data, key)
+        from ikstack.backends.warp._structs import CHAIN_T
+
+        data = _DEVICE_DATA.add(chain, CHAIN_T.make(chain_data(c), dev), key)
     return wp, dev, flat, batch, data
 
 
@@ -62,7 +59,7 @@ def fk(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
     wp.launch(
         _kernels()["fk"],
         dim=n,
-        inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], scratch, scratch, out],
+        inputs=[qd, d, scratch, scratch, out],
         device=dev,
     )
     return out.numpy().reshape(batch + (4, 4))
@@ -82,7 +79,7 @@ def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array,
     wp.launch(
         _kernels()["jac"],
         dim=n,
-        inputs=[qd, d["Rs"], d["ps"], d["kinds"], d["R_end"], d["p_end"], zs, os_, out, J],
+        inputs=[qd, d, zs, os_, out, J],
         device=dev,
     )
     return out.numpy().reshape(batch + (4, 4)), J.numpy().reshape(batch + (6, dof))
@@ -91,26 +88,3 @@ def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array,
 def jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
     """Geometric Jacobian (..., 6, dof) computed by a Warp kernel."""
     return fk_jacobian(chain, q, device)[1]
-
-
-def constraint_arrays(wp: Any, dev: Any, tabs: Any, dof: int) -> list[Any]:
-    """The coupled-joint tables (``qidx``, ``qcoef (m, 2, 2, 4)``, ``A``, ``b``) on the device
-    in the layout the CPU kernels take them, for the generated ``constraints_row`` (empty tables
-    stay empty: the row counts are the arrays' lengths)."""
-    f64 = np.float64
-    return [
-        wp.array(
-            np.ascontiguousarray(tabs.qidx, dtype=np.int32).reshape(-1, 2),
-            dtype=wp.int32,
-            device=dev,
-        ),
-        wp.array(
-            np.ascontiguousarray(tabs.qcoef, dtype=f64).reshape(-1, 2, 2, 4),
-            dtype=wp.float64,
-            device=dev,
-        ),
-        wp.array(
-            np.ascontiguousarray(tabs.A, dtype=f64).reshape(-1, dof), dtype=wp.float64, device=dev
-        ),
-        wp.array(np.ascontiguousarray(tabs.b, dtype=f64).reshape(-1), dtype=wp.float64, device=dev),
-    ]

@@ -27,7 +27,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack._deprecated import old_seed, renamed_keyword
-from ikstack.backends.warp.kinematics import _prepare, constraint_arrays
+from ikstack.backends.warp.runtime import device as get_device
+from ikstack.backends.warp.runtime import warp
 from ikstack.errors import InputError
 from ikstack.ik import IKResult
 from ikstack.ik.numerical import LevenbergMarquardt
@@ -70,17 +71,23 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         if not isinstance(chunk_size, int | np.integer) or chunk_size < 1:
             raise InputError(f"chunk_size must be a positive integer; got {chunk_size!r}")
         super().__init__(chain, damping, damping_parameter, **options)
-        wp, dev, _flat, _batch, data = _prepare(chain, np.zeros((1, chain.dof)), device)
-        self._wp, self._dev, self._data = wp, dev, data
+        wp, dev = warp(), get_device(device)
+        from ikstack.backends.warp import _structs as st
+
+        self._wp, self._dev = wp, dev
         self.device = str(dev)
         self.chunk_size = int(chunk_size)
-        f64 = wp.float64
-        self._consts = [
-            wp.array(np.ascontiguousarray(a, dtype=np.float64), dtype=f64, device=dev)
-            for a in (self._lo, self._hi, self._slo, self._shi, self._w, np.sqrt(self._w))
-        ]
-        # the coupled-joint tables the compiled loop checks, as the CPU kernels take them
-        self._tables = constraint_arrays(wp, dev, self._tabs, chain.dof)
+        # the CPU kernels' records as device structs: chain, search settings (with the square
+        # roots of the task weights), coupled-joint tables
+        self._chain_struct = st.CHAIN_T.make(self._chain_data, dev)
+        self._settings_struct = self._device_settings(self._settings)
+        self._cons_struct = st.CONSTRAINTS_T.make(self._cons_data, dev)
+
+    def _device_settings(self, settings: Any) -> Any:
+        from ikstack.backends.warp._structs import LM_T
+
+        sw = np.sqrt(np.asarray(settings.w, dtype=np.float64))
+        return LM_T.make(settings, self._dev, sw=self._wp.array(sw, device=self._dev))
 
     @property
     def method(self) -> str:
@@ -105,27 +112,31 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         key = self._key(n)  # one key a call, as on the CPU path
         if n == 0:
             return
-        wp, dev, d = self._wp, self._dev, self._data
+        wp, dev = self._wp, self._dev
         f64, i32 = wp.float64, wp.int32
+        settings = self._settings_struct
+        if restarts != self._settings.max_restarts:
+            settings = self._device_settings(self._settings._replace(max_restarts=restarts))
         for a in range(0, n, self.chunk_size):
             b = min(n, a + self.chunk_size)
             m = b - a
             k6 = max(dof, 6)
-            s = {
-                "q": (m, dof),
-                "J": (m, 6, dof),
-                "e": (m, 6),
-                "Jw": (m, 6, dof),
-                "ew": (m, 6),
-                "y": (m, 6),
-                "L": (m, k6, k6),
-                "G": (m, k6, k6),
-                "dq": (m, dof),
-                "out": (m, dof),
-            }
-            buf = {k: wp.empty(v, dtype=f64, device=dev) for k, v in s.items()}
-            held = wp.zeros((m, dof), dtype=i32, device=dev)
-            out_i = [wp.empty(m, dtype=i32, device=dev) for _ in range(3)]
+            wk = _lm.Work()
+            wk.q = wp.empty((m, dof), dtype=f64, device=dev)
+            wk.J = wp.empty((m, 6, dof), dtype=f64, device=dev)
+            wk.e = wp.empty((m, 6), dtype=f64, device=dev)
+            wk.Jw = wp.empty((m, 6, dof), dtype=f64, device=dev)
+            wk.ew = wp.empty((m, 6), dtype=f64, device=dev)
+            wk.y = wp.empty((m, 6), dtype=f64, device=dev)
+            wk.L = wp.empty((m, k6, k6), dtype=f64, device=dev)
+            wk.G = wp.empty((m, k6, k6), dtype=f64, device=dev)
+            wk.dq = wp.empty((m, dof), dtype=f64, device=dev)
+            wk.held = wp.zeros((m, dof), dtype=i32, device=dev)
+            found = _lm.Found()
+            found.q = wp.empty((m, dof), dtype=f64, device=dev)
+            found.codes = wp.empty(m, dtype=i32, device=dev)
+            found.iters = wp.empty(m, dtype=i32, device=dev)
+            found.restarts = wp.empty(m, dtype=i32, device=dev)
             wp.launch(
                 _lm.lm_kernel,
                 dim=m,
@@ -135,39 +146,18 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                     wp.array(
                         np.ascontiguousarray(Q0[a:b], dtype=np.float64), dtype=f64, device=dev
                     ),
-                    d["Rs"],
-                    d["ps"],
-                    d["kinds"],
-                    d["R_end"],
-                    d["p_end"],
-                    *self._consts,
-                    o.position_tolerance,
-                    o.rotation_tolerance,
-                    int(self.step_kind),
-                    self.damping,
-                    int(o.limits),
-                    int(o.max_iterations),
-                    int(restarts),
+                    self._chain_struct,
+                    settings,
                     key,
-                    *self._tables,
-                    buf["q"],
-                    buf["J"],
-                    buf["e"],
-                    buf["Jw"],
-                    buf["ew"],
-                    buf["y"],
-                    buf["L"],
-                    buf["G"],
-                    buf["dq"],
-                    held,
-                    buf["out"],
-                    *out_i,
+                    self._cons_struct,
+                    wk,
+                    found,
                 ],
             )
-            Q[a:b] = buf["out"].numpy()
-            codes[a:b] = out_i[0].numpy()
-            iters[a:b] = out_i[1].numpy()
-            rest[a:b] = out_i[2].numpy()
+            Q[a:b] = found.q.numpy()
+            codes[a:b] = found.codes.numpy()
+            iters[a:b] = found.iters.numpy()
+            rest[a:b] = found.restarts.numpy()
 
 
 def solve(
