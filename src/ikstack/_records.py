@@ -176,15 +176,16 @@ def unpack(fl, il):
     check(il)
     return unpack_unchecked(fl, il)
 """
+        code = compile(self.source, f"<unpack {', '.join(r.name for r in records)}>", "exec")
         ns: dict[str, Any] = {r.name: r.type for r in records}
         ns["_as_strided"] = np.lib.stride_tricks.as_strided
-        code = compile(self.source, f"<unpack {', '.join(r.name for r in records)}>", "exec")
-        exec(code, ns)  # noqa: S102 - our own generated source, see _source
-        py = dict(ns)
+        py = dict(ns)  # a namespace of its own: these functions stay Python
+        exec(code, py)  # noqa: S102 - our own generated source, see _source
         #: ``(fl, il) -> tuple of records`` in Python, the same source run by numpy: array
         #: fields are views into ``fl`` and ``il`` (writing one writes the packed arrays), scalars
         #: are values; the Python side of a packed workspace
         self.views: Callable[..., Any] = py["unpack"]
+        exec(code, ns)  # noqa: S102 - the same, compiled below
         for name in ("check", "unpack_unchecked", "unpack"):  # the later ones call the earlier
             ns[name] = njit(inline="always")(ns[name])
         #: ``(fl, il) -> tuple of records`` after checking the layout's tag

@@ -8,6 +8,7 @@ solvers use and in random ones.
 
 from __future__ import annotations
 
+import inspect
 import pickle
 
 import numpy as np
@@ -213,6 +214,13 @@ def test_views_tile_the_packed_arrays_and_write_through(packing):
         for name, x, y in zip(got._fields, got, back, strict=True):
             assert np.array_equal(x, y), name
     assert fl.any()
+
+
+def test_views_stay_python():
+    """The Python views run the generated source without numba: compiling the unpack from
+    Python would cost a solver's constructor seconds, uncached."""
+    for name in ("check", "unpack_unchecked", "unpack"):
+        assert inspect.isfunction(PK_S.views.__globals__[name]), name
 
 
 def test_zeros_shapes_every_field_from_the_dimensions():
