@@ -236,8 +236,8 @@ class VelocityQPStepper(DifferentialIK):
         if code == 1:  # let the foundation's checks name what is wrong
             check_finite(q, "q")
             as_transforms(Tt, "T_target_flange")
-        r = self._quad_i.shape[0]
         if self._others:
+            r = self._quad_i.shape[0]
             G, h, s_ = ws.work.G, ws.work.h, self.s
             for con in self._others:
                 g, Gc = con.linearize(q, self.dof)
@@ -338,8 +338,7 @@ class VelocityQPStepper(DifferentialIK):
                 status,
                 iters,
             )
-        pres = float(w.out[0])
-        eres = float(w.out[1])
+        pres, eres = w.out.tolist()
         if math.isnan(eres):  # near the Euler gimbal lock: SciPy's own choice of angles
             eres = euler_residual_deg(Tt[:3, :3], w.T_new[:3, :3])
         lag = pres > self._max_lag_m or (self._max_lag_deg is not None and eres > self._max_lag_deg)
