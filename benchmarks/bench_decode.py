@@ -82,15 +82,15 @@ def bench_steps(n: int) -> dict:
         bare = None
         if isinstance(qp, OsqpQPSolver):  # the same first QP and settings, set up bare
             d = qp.build(Q0["left"], targets[0], 0.004)
-            v = qp._ws.v
+            v = qp._ws.work
             Pm, Am = qp._pattern
             bare = osqp.OSQP()
             bare.setup(
-                sp.csc_matrix((v["Px"].copy(), Pm.indices, Pm.indptr), shape=Pm.shape),
+                sp.csc_matrix((v.Px.copy(), Pm.indices, Pm.indptr), shape=Pm.shape),
                 d.c,
-                sp.csc_matrix((v["Ax"].copy(), Am.indices, Am.indptr), shape=Am.shape),
-                v["l"].copy(),
-                v["u"].copy(),
+                sp.csc_matrix((v.Ax.copy(), Am.indices, Am.indptr), shape=Am.shape),
+                v.l.copy(),
+                v.u.copy(),
                 **qp._settings,
             )
         x = np.zeros(7)
@@ -98,8 +98,8 @@ def bench_steps(n: int) -> dict:
         times, floor, iters = [], [], []
         for T in targets:
             d = qp.build(q, T, 0.004)  # this step's QP (not timed)
-            v = qp._ws.v
-            Px, Ax, lo, hi = v["Px"].copy(), v["Ax"].copy(), v["l"].copy(), v["u"].copy()
+            v = qp._ws.work
+            Px, Ax, lo, hi = v.Px.copy(), v.Ax.copy(), v.l.copy(), v.u.copy()
             t0 = time.perf_counter()
             r = qp.step(q, T, 0.004)
             t1 = time.perf_counter()

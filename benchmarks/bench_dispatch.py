@@ -10,6 +10,11 @@ fields) reach a compiled single-target call in three ways, timed here on an empt
   Python on every call);
 - ``fields``: every field as its own argument (the old kernel signatures).
 
+and what unpacking costs inside a kernel that does it on every call (the velocity QP's step):
+its workspace (:data:`ikstack.diffik._qp_workspace.WORKSPACE`, 48 fields) unpacked with strided
+views (what the step does) against reshaped ones, each kernel reading one element of every
+multi-dimensional field.
+
 Run: ``python benchmarks/bench_dispatch.py [--quick]``; writes
 ``benchmarks/results/bench_dispatch.json``.
 """
@@ -22,7 +27,10 @@ from pathlib import Path
 
 from numba import njit
 
+from ikstack._records import Packing
 from ikstack.bench import write_report
+from ikstack.diffik import ActiveSetQPSolver
+from ikstack.diffik._qp_workspace import WORKSPACE
 from ikstack.ik.numerical import LevenbergMarquardt
 from ikstack.ik.numerical._single_target import PACKING
 from ikstack.robots import load
@@ -39,6 +47,29 @@ def _packed(fl, il):  # pragma: no cover - compiled
 @njit(cache=True)
 def _records(chain, cons, lm, gate):  # pragma: no cover - compiled
     return chain.Rs[0, 0, 0] + lm.tol_p + gate.tol_r + cons.b.shape[0]
+
+
+_unpack_strided = WORKSPACE.unpack
+RESHAPED = Packing(*WORKSPACE.records)  # the same layout, multi-dimensional fields reshaped
+_unpack_reshaped = RESHAPED.unpack
+
+
+@njit(cache=True)
+def _qp_strided(fl, il):  # pragma: no cover - compiled
+    _, ch, rows, _, w = _unpack_strided(fl, il)
+    return (
+        ch.Rs[0, 0, 0] + ch.ps[0, 0] + ch.R_end[0, 0] + rows.qtab[0, 0, 0, 0] + w.T[0, 0]
+        + w.J[0, 0] + w.P[0, 0] + w.G[0, 0] + w.T_new[0, 0] + w.J_new[0, 0]
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _qp_reshaped(fl, il):  # pragma: no cover - compiled
+    _, ch, rows, _, w = _unpack_reshaped(fl, il)
+    return (
+        ch.Rs[0, 0, 0] + ch.ps[0, 0] + ch.R_end[0, 0] + rows.qtab[0, 0, 0, 0] + w.T[0, 0]
+        + w.J[0, 0] + w.P[0, 0] + w.G[0, 0] + w.T_new[0, 0] + w.J_new[0, 0]
+    )  # fmt: skip
 
 
 def _fields_kernel(n: int):  # noqa: ANN202
@@ -79,7 +110,15 @@ def main() -> None:
         f"records (4 named tuples, {len(fields)} fields)": best_ns(_records, recs, n, reps),
         f"fields ({len(fields)} arguments)": best_ns(_fields_kernel(len(fields)), fields, n, reps),
     }
-    print("| call of an empty compiled kernel | ns per call |\n|---|---:|")
+    ws = ActiveSetQPSolver(load("marvin_left"))._ws  # coupled joints: every field non-empty
+    nf = sum(len(r.fields) for r in WORKSPACE.records)
+    rows[f"QP workspace, strided unpack ({nf} fields)"] = best_ns(
+        _qp_strided, (ws.fb, ws.ib), n, reps
+    )
+    rows[f"QP workspace, reshaped unpack ({nf} fields)"] = best_ns(
+        _qp_reshaped, RESHAPED.pack(*WORKSPACE.views(ws.fb, ws.ib)), n, reps
+    )
+    print("| call of a compiled kernel | ns per call |\n|---|---:|")
     for k, v in rows.items():
         print(f"| {k} | {v:.0f} |")
     out = Path(args.out)

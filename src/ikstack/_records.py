@@ -7,7 +7,11 @@ positional arrays. One :class:`Record` definition (field names, dtypes, shapes) 
 - the named tuple type (:attr:`Record.type`), built in Python by :meth:`Record.make`;
 - through a :class:`Packing` of several records, :meth:`Packing.pack` (Python) and
   :attr:`Packing.unpack` (compiled, inlined into its caller), which carry the records across a
-  compiled call as one float64 and one int64 array.
+  compiled call as one float64 and one int64 array, and :attr:`Packing.views` (the same
+  unpack run in Python: named numpy views into the two arrays);
+- :meth:`Record.zeros`, a record of zeros at given dimensions: with :meth:`Packing.pack` and
+  :attr:`Packing.views`, a packed workspace whose fields kernels write and Python reads by name,
+  with no offset written by hand.
 
 Why pack at all: a compiled call pays per argument, and a named tuple is typed field by field
 in Python on every call (about 2.3 us for 21 fields against 0.16 us for two arrays, measured on
@@ -23,9 +27,13 @@ The int array starts with a tag of the layout (a checksum of the generated unpac
 unpack checks: a kernel cached with an older layout (numba's cache does not see a change in
 another module) raises instead of reading the wrong offsets.
 
-Records of many arrays are for calls, not for per-cycle kernels: a record built inside compiled
-code holds a reference to each of its arrays, which costs a per-cycle kernel measurably (the
-velocity QP's step kept its flat buffers for that reason).
+A per-cycle kernel unpacks its records on every call, so the unpack must cost next to nothing.
+A slice costs a compiled kernel about 3 ns, a reshape of it about 55 ns more (numba's reshape
+calls a C helper, measured on numba 0.68), so ``Packing(..., strided=True)`` builds each
+multi-dimensional field as a strided view of its slice instead (``as_strided``, same cost as the
+slice; numba types it as a layout "A" array, whose loops index through strides: about 50 ns more
+on a 7-joint FK and Jacobian, and a kernel shared with layout "C" callers compiles once more);
+the velocity QP's step unpacks its whole workspace this way twice per step.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ from numba import njit
 #: field dtypes: float64, int64, bool (stored as int64 0/1)
 F, I, B = "f8", "i8", "b1"
 _DTYPES = {F: np.float64, I: np.int64, B: np.bool_}
+#: bytes per element of both packed arrays (float64 and int64)
+_ITEMSIZE = 8
 
 
 class Record:
@@ -96,6 +106,16 @@ class Record:
             out.append(a)
         return self.type(*out)
 
+    def zeros(self, **dims: int) -> Any:
+        """The record with every field zero, its arrays shaped by ``dims`` (every dimension
+        name the fields use): the starting state of a workspace."""
+        missing = [d for d in self.dims if d not in dims]
+        if missing:
+            raise TypeError(f"{self.name}: dimensions {missing} not given")
+        return self.make(
+            **{f: np.zeros(_size(s, dims), _DTYPES[d]) if s else 0 for f, d, s in self.fields}
+        )
+
 
 def _names(expr: str) -> list[str]:
     return [t.strip() for t in expr.split("+")]
@@ -128,10 +148,15 @@ class Packing:
     """Several records carried as ``(fl, il)``: floats in ``fl``; the layout's tag, the
     dimensions, then ints and bools in ``il``; fields in definition order. :meth:`pack` builds
     the arrays from record instances; :attr:`unpack` (compiled,
-    ``(fl, il) -> tuple of records``) reads them back."""
+    ``(fl, il) -> tuple of records``) reads them back, :attr:`views` the same in Python.
 
-    def __init__(self, *records: Record):
+    ``strided``: multi-dimensional fields come back as strided views (layout "A" in numba)
+    rather than reshapes (layout "C"), for kernels that unpack on every call (see the module
+    doc)."""
+
+    def __init__(self, *records: Record, strided: bool = False):
         self.records = records
+        self.strided = strided
         dims: list[str] = []
         for r in records:
             dims += [d for d in r.dims if d not in dims]
@@ -151,9 +176,16 @@ def unpack(fl, il):
     check(il)
     return unpack_unchecked(fl, il)
 """
-        ns: dict[str, Any] = {r.name: r.type for r in records}
         code = compile(self.source, f"<unpack {', '.join(r.name for r in records)}>", "exec")
-        exec(code, ns)  # noqa: S102 - our own generated source, see _source
+        ns: dict[str, Any] = {r.name: r.type for r in records}
+        ns["_as_strided"] = np.lib.stride_tricks.as_strided
+        py = dict(ns)  # a namespace of its own: these functions stay Python
+        exec(code, py)  # noqa: S102 - our own generated source, see _source
+        #: ``(fl, il) -> tuple of records`` in Python, the same source run by numpy: array
+        #: fields are views into ``fl`` and ``il`` (writing one writes the packed arrays), scalars
+        #: are values; the Python side of a packed workspace
+        self.views: Callable[..., Any] = py["unpack"]
+        exec(code, ns)  # noqa: S102 - the same, compiled below
         for name in ("check", "unpack_unchecked", "unpack"):  # the later ones call the earlier
             ns[name] = njit(inline="always")(ns[name])
         #: ``(fl, il) -> tuple of records`` after checking the layout's tag
@@ -197,8 +229,16 @@ def unpack(fl, il):
                     expr = f"{buf}[{at}]"
                 else:
                     expr = f"{buf}[{at}:{at} + {size}]"
-                    if len(shape) > 1:
-                        expr += f".reshape(({', '.join(str(d) for d in shape)}))"
+                    dims = ", ".join(str(d) for d in shape)
+                    if len(shape) > 1 and self.strided:  # C order: bytes per step of each axis
+                        steps = [
+                            " * ".join([f"({d})" if "+" in str(d) else str(d) for d in shape[k:]])
+                            for k in range(1, len(shape))
+                        ]
+                        strides = ", ".join(f"{st} * {_ITEMSIZE}" for st in steps)
+                        expr = f"_as_strided({expr}, ({dims}), ({strides}, {_ITEMSIZE}))"
+                    elif len(shape) > 1:
+                        expr += f".reshape(({dims}))"
                 if dtype == B:
                     expr = f"({expr} != 0)"
                 lines += [f"    {rec.name}_{fname} = {expr}", f"    {at} += {size}"]

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import osqp
 import pytest
+import scipy.sparse as sp
 from scipy.spatial.transform import Rotation
 
 from conftest import Q0_DEG
@@ -28,6 +29,7 @@ from ikstack.errors import (
     ShapeError,
 )
 from ikstack.kinematics import fk, jacobian_fd
+from ikstack.model import LinearJointConstraint
 from ikstack.spatial import rotvec_to_matrix, so3
 
 D = math.pi / 180.0
@@ -300,6 +302,35 @@ def test_qp_row_keeps_the_coupled_constraint_with_its_buffer(marvin_left):
         r = solver(marvin_left, c).step(q, T, 0.03)
         assert r.success
         assert con.residual(r.q)[0] == pytest.approx(-math.radians(1.0), abs=tol)
+
+
+def test_a_linear_row_reaches_osqp_after_the_quadrant_rows_and_keeps_its_buffer(marvin_left):
+    """A constraint other than a quadrant polynomial is linearized in Python and written after
+    the compiled quadrant rows; OSQP's data in its fixed pattern must hold both (checked against
+    the dense problem rebuilt here from the constraint's own ``A q <= b``)."""
+    q = np.radians([10.0, 30, 0, -60, 0, 20, 10])
+    lin = LinearJointConstraint(A=np.eye(7)[[1]], b=np.array([q[1] + math.radians(1.5)]))
+    arm = marvin_left.with_constraints([*marvin_left.constraints, lin])
+    T = fk(arm, q + np.radians([0, 3.0, 0, 0, 0, 0, 0]))  # asks joint 2 to rise 3 deg
+    cfg = DiffQPConfig(lag_policy="report", coupled_margin_deg=1.0, eps_abs=1e-9, eps_rel=1e-9)
+    dt, k = 0.03, 180.0 / math.pi  # seed units: deg per rad for the row and the joint alike
+    for solver in (OsqpQPSolver, ActiveSetQPSolver):
+        qp = solver(arm, cfg)
+        d = qp.build(q, T, dt)
+        assert d.G.shape == (2, 7)  # the quadrant row, then the linear one
+        np.testing.assert_array_equal(d.G[1], lin.A[0] * k / k)
+        h = k * (-math.radians(1.0) - (lin.A[0] @ q - lin.b[0])) / dt
+        assert d.h[1] == pytest.approx(h, rel=1e-12)
+        if solver is OsqpQPSolver:  # OSQP's vectors in its pattern: [I; G] x in [l, u]
+            w = qp._ws.work
+            Am = qp._pattern[1]
+            A = sp.csc_matrix((w.Ax, Am.indices, Am.indptr), shape=(9, 7)).toarray()
+            np.testing.assert_array_equal(A, np.vstack([np.eye(7), d.G]))
+            np.testing.assert_array_equal(w.l, np.r_[d.lower, -1e30, -1e30])
+            np.testing.assert_array_equal(w.u, np.r_[d.upper, d.h])
+        r = qp.step(q, T, dt)
+        assert r.success
+        assert lin.residual(r.q)[0] == pytest.approx(-math.radians(1.0), abs=1e-7)
 
 
 def test_tracking_lag_under_both_policies_and_euler_guard(marvin_left):

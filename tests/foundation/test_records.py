@@ -8,6 +8,7 @@ solvers use and in random ones.
 
 from __future__ import annotations
 
+import inspect
 import pickle
 
 import numpy as np
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from ikstack._records import B, F, I, Packing, Record
+from ikstack.diffik import _qp_workspace as QW
 from ikstack.ik import _data
 from ikstack.ik.analytic import _single_target as A1
 from ikstack.ik.numerical import _kernels as NK
@@ -38,11 +40,18 @@ R2 = Record("Rec2", __name__, [("y", F, (2, "m", 4)), ("z", F, ("n + m",)), ("e"
 Rec1, Rec2 = R1.type, R2.type  # bound under their names, as numba's cache needs
 PK = Packing(R1, R2)
 _unpack = PK.unpack
+PK_S = Packing(R1, R2, strided=True)  # the same layout, unpacked without reshapes
+_unpack_s = PK_S.unpack
 
 
 @njit(cache=False)
 def _roundtrip(fl, il):
     return _unpack(fl, il)
+
+
+@njit(cache=False)
+def _roundtrip_s(fl, il):
+    return _unpack_s(fl, il)
 
 
 def _random(rec: Record, dims: dict[str, int], rng: np.random.Generator):
@@ -78,7 +87,12 @@ def test_pack_then_unpack_gives_every_field_back(n, m, seed):
     fl, il = PK.pack(r1, r2)
     assert fl.dtype == np.float64 and il.dtype == np.int64
     assert il[:3].tolist() == [PK.tag, n, m]  # the tag, then the dimensions in first-use order
-    for out in (_roundtrip(fl, il), PK.unpack.py_func(fl, il)):
+    for out in (_roundtrip(fl, il), PK.unpack.py_func(fl, il), PK.views(fl, il)):
+        _same(out[0], r1)
+        _same(out[1], r2)
+    fs, is_ = PK_S.pack(r1, r2)  # strided: the same arrays but for the tag
+    assert np.array_equal(fs, fl) and np.array_equal(is_[1:], il[1:])
+    for out in (_roundtrip_s(fs, is_), PK_S.views(fs, is_)):
         _same(out[0], r1)
         _same(out[1], r2)
     # a compiled unpack types every field as its definition says
@@ -131,6 +145,10 @@ def test_record_types_pickle_by_reference():
         NK.SETTINGS,
         A1.SELECT,
         A1.FAMILY6,
+        QW.QP_PARAMS,
+        QW.QP_ROWS,
+        QW.QP_PATTERN,
+        QW.QP_WORK,
         R1,
         R2,
     ):
@@ -142,7 +160,9 @@ def _solver_values(rec: Record, dims: dict[str, int], rng: np.random.Generator):
 
 
 @pytest.mark.parametrize(
-    "packing", [N1.PACKING, A1.PACKING, A1.PACKING6], ids=["numerical", "analytic", "analytic6"]
+    "packing",
+    [N1.PACKING, A1.PACKING, A1.PACKING6, QW.WORKSPACE],
+    ids=["numerical", "analytic", "analytic6", "velocity_qp"],
 )
 def test_the_solvers_layouts_round_trip(packing):
     rng = np.random.default_rng(5)
@@ -155,3 +175,57 @@ def test_the_solvers_layouts_round_trip(packing):
     fl, il = packing.pack(*recs)
     for got, want in zip(packing.unpack.py_func(fl, il), recs, strict=True):
         _same(got, want)
+    for got, want in zip(packing.views(fl, il), recs, strict=True):
+        _same(got, want)
+
+
+def _spans(buf: np.ndarray, arr: np.ndarray) -> tuple[int, int]:
+    start = (arr.__array_interface__["data"][0] - buf.__array_interface__["data"][0]) // 8
+    return start, start + arr.size
+
+
+@pytest.mark.parametrize("packing", [PK, PK_S, QW.WORKSPACE], ids=["plain", "strided", "qp"])
+def test_views_tile_the_packed_arrays_and_write_through(packing):
+    """:attr:`Packing.views` gives every array field as a view of its own span, as the layout
+    says (fields in definition order, floats in ``fl``, ints and bools in ``il`` after the tag
+    and the dimensions; the spans tile both arrays), and a write through a view is what the
+    compiled unpack reads."""
+    dims = {d: 2 + k for k, d in enumerate(packing.dims)}
+    fl, il = packing.pack(*[r.zeros(**dims) for r in packing.records])
+    views = packing.views(fl, il)
+    at = {F: 0, I: 1 + len(dims)}
+    for rec, got in zip(packing.records, views, strict=True):
+        for (name, dtype, shape), v in zip(rec.fields, got, strict=True):
+            size = tuple(
+                sum(dims[t.strip()] for t in d.split("+")) if isinstance(d, str) else d
+                for d in shape
+            )
+            kind = F if dtype == F else I
+            start, at[kind] = at[kind], at[kind] + int(np.prod(size))
+            if not shape or dtype == B or v.size == 0:  # values, not views; nothing to hold
+                continue
+            buf = fl if dtype == F else il
+            assert v.shape == size and v.flags.c_contiguous, name
+            assert _spans(buf, v) == (start, at[kind]), name
+            v.reshape(-1)[...] = np.arange(1, v.size + 1)  # a view: writes the packed array
+    assert (at[F], at[I]) == (fl.size, il.size)
+    again = packing.unpack.py_func(fl, il)  # what a kernel reads back
+    for got, back in zip(views, again, strict=True):
+        for name, x, y in zip(got._fields, got, back, strict=True):
+            assert np.array_equal(x, y), name
+    assert fl.any()
+
+
+def test_views_stay_python():
+    """The Python views run the generated source without numba: compiling the unpack from
+    Python would cost a solver's constructor seconds, uncached."""
+    for name in ("check", "unpack_unchecked", "unpack"):
+        assert inspect.isfunction(PK_S.views.__globals__[name]), name
+
+
+def test_zeros_shapes_every_field_from_the_dimensions():
+    r = R2.zeros(n=3, m=2)
+    assert r.y.shape == (2, 2, 4) and r.z.shape == (5,) and r.e.shape == (0,)
+    assert not r.y.any() and r.z.dtype == np.float64
+    with pytest.raises(TypeError, match="m"):
+        R2.zeros(n=3)

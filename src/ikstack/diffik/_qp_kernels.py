@@ -82,38 +82,20 @@ def euler_residual_deg(Rt, R):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def build_qp(
-    J,
-    T,
-    T_target,
-    q,
-    dt,
-    lin_scale,
-    ang_scale,
-    s,
-    w_pos,
-    w_rot,
-    lam,
-    mu,
-    lo_int,
-    hi_int,
-    band,
-    nsw,
-    lo_box,
-    hi_box,
-    vmax,
-    P,
-    c,
-    lb,
-    ub,
-    grad,
-):  # pragma: no cover
-    """Fill ``P (n,n)``, ``c (n)``, ``lb, ub (n)`` of one step; return the number of empty boxes.
+def build_qp(par, w, q, T_target, dt):  # pragma: no cover - compiled
+    """Fill ``w.P (n,n)``, ``w.c (n)``, ``w.lb, w.ub (n)`` and ``w.grad`` of one step from the
+    flange pose ``w.T`` and Jacobian ``w.J`` at ``q``; return the number of empty boxes.
 
-    Internal units: ``x = s * qdot`` (deg/s or rad/s), task rows scaled to mm (or m) and deg (or
-    rad). ``lo_int, hi_int`` are the raw limits in internal units (joint-limit cost);
-    ``lo_box, hi_box`` the margin-adjusted limits [rad]; ``vmax`` [rad/s].
+    ``par`` and ``w`` are the workspace's ``QPParams`` and ``QPWork`` records
+    (:mod:`ikstack.diffik._qp_workspace`). Internal units: ``x = s * qdot`` (deg/s or rad/s), task
+    rows scaled to mm (or m) and deg (or rad). ``lo_int, hi_int`` are the raw limits in internal
+    units (joint-limit cost); ``lo_box, hi_box`` the margin-adjusted limits [rad]; ``vmax``
+    [rad/s].
     """
+    J, T, s = w.J, w.T, par.s
+    lin_scale, ang_scale, w_pos, w_rot = par.lin_scale, par.ang_scale, par.w_pos, par.w_rot
+    lam, mu, lo_box, hi_box, vmax = par.lam, par.mu, par.lo_box, par.hi_box, par.vmax
+    P, c, lb, ub, grad = w.P, w.c, w.lb, w.ub, w.grad
     n = q.shape[0]
     Ji = np.empty((6, n))
     for j in range(n):
@@ -129,10 +111,10 @@ def build_qp(
             Rerr[a, b] = (
                 T_target[a, 0] * T[b, 0] + T_target[a, 1] * T[b, 1] + T_target[a, 2] * T[b, 2]
             )
-    w = np.empty(3)
-    rotvec_of(Rerr, w)
+    rv = np.empty(3)
+    rotvec_of(Rerr, rv)
     for r in range(3):
-        v[r + 3] = ang_scale * w[r] / dt
+        v[r + 3] = ang_scale * rv[r] / dt
     W = np.empty(6)
     for r in range(3):
         W[r] = w_pos
@@ -140,7 +122,7 @@ def build_qp(
     qi = np.empty(n)
     for j in range(n):
         qi[j] = q[j] * s[j]
-    cost_gradient_into(qi, lo_int, hi_int, nsw, band, grad)
+    cost_gradient_into(qi, par.lo_int, par.hi_int, par.nsw, par.band, grad)
     for a in range(n):
         for b in range(a, n):
             acc = 0.0
@@ -201,12 +183,15 @@ def inputs_ok(q, T, atol):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def quadrant_rows(q, ii, jj, table, margin, dt, row_scale, s, G, h):  # pragma: no cover
-    """Linearized quadrant-polynomial rows ``G x <= h`` (internal units) at ``q`` [rad].
+def quadrant_rows(q, rows, margin, dt, s, G, h):  # pragma: no cover - compiled
+    """Linearized quadrant-polynomial rows ``G x <= h`` (internal units) at ``q`` [rad], written
+    into the first rows of ``G`` and ``h``.
 
-    ``table[k, i_nonneg, j_nonneg] = (a0, a1, a2, sense)``: the bound ``b(q_i)`` with
+    ``rows`` is the workspace's ``QPRows`` record: joints ``(qi, qj)`` and
+    ``qtab[k, i_nonneg, j_nonneg] = (a0, a1, a2, sense)``, the bound ``b(q_i)`` with
     ``q_j <= b`` (sense +1) or ``q_j >= b`` (sense -1).
     """
+    ii, jj, table, row_scale = rows.qi, rows.qj, rows.qtab, rows.row_scale
     for k in range(ii.shape[0]):
         i = ii[k]
         j = jj[k]
@@ -229,8 +214,9 @@ def quadrant_rows(q, ii, jj, table, margin, dt, row_scale, s, G, h):  # pragma: 
 
 
 @njit(cache=True)
-def quadrant_residual_max(q, ii, jj, table):  # pragma: no cover - compiled
+def quadrant_residual_max(q, rows):  # pragma: no cover - compiled
     """Largest residual ``g(q)`` [rad] of the quadrant-polynomial rows (``<= 0`` holds)."""
+    ii, jj, table = rows.qi, rows.qj, rows.qtab
     worst = -np.inf
     for k in range(ii.shape[0]):
         qi = q[ii[k]]

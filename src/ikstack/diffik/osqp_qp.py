@@ -53,7 +53,7 @@ class OsqpQPSolver(VelocityQPStepper):
     def __init__(self, chain: Chain, config: DiffQPConfig | None = None):
         super().__init__(chain, config)
         ws = self._ws
-        self._Px, self._Ax, self._l, self._u = ws.v["Px"], ws.v["Ax"], ws.v["l"], ws.v["u"]
+        self._Px, self._Ax, self._l, self._u = ws.work.Px, ws.work.Ax, ws.work.l, ws.work.u
         self._pattern = (ws.P_pattern, ws.A_pattern)
         self._settings: dict[str, Any] = self.config.osqp_settings()
         self._m = self.dof + self.num_rows

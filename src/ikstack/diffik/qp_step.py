@@ -44,6 +44,7 @@ from ikstack.diffik.qp_config import (
 )
 from ikstack.diffik.solver import DifferentialIK
 from ikstack.errors import ConfigError, InputError, ShapeError
+from ikstack.ik._data import chain_data
 from ikstack.kinematics import compile_chain, fk_jacobian
 from ikstack.model import Chain, QuadrantPolynomialConstraint
 from ikstack.spatial import (
@@ -151,32 +152,34 @@ class VelocityQPStepper(DifferentialIK):
         )
         self.T_flange_tcp = chain.T_tip_tcp.copy()  # the mounted tool, in the flange frame
         self.T_tcp_flange = se3.inverse(self.T_flange_tcp)
-        # one flat workspace for the compiled step kernels; named views into it
+        # one packed workspace for the compiled step kernels; named views into it
         row_cols = [tuple(sorted(c.joints)) for c in self.constraints for _ in range(c.num_rows)]
-        ws = Workspace(n, len(quads), self.num_rows, row_cols)
-        v = ws.v
-        v["const"][:] = (
-            self.lin_scale,
-            self.ang_scale,
-            cfg.w_pos,
-            cfg.w_rot,
-            cfg.lam,
-            cfg.mu_nullspace,
-            self.band,
-            self.coupled_margin,
+        params = WS.QP_PARAMS.make(
+            lin_scale=self.lin_scale,
+            ang_scale=self.ang_scale,
+            w_pos=cfg.w_pos,
+            w_rot=cfg.w_rot,
+            lam=cfg.lam,
+            mu=cfg.mu_nullspace,
+            band=self.band,
+            coupled_margin=self.coupled_margin,
+            s=self.s,
+            lo_int=self.lo_int,
+            hi_int=self.hi_int,
+            nsw=self.nsw,
+            lo_box=self.lo_box,
+            hi_box=self.hi_box,
+            vmax=self.vmax,
         )
+        rows = WS.QP_ROWS.make(
+            qi=self._quad_i, qj=self._quad_j, qtab=self._quad_table, row_scale=self._row_scale
+        )
+        ws = Workspace(params, chain_data(compile_chain(self.flange_chain)), rows, row_cols)
         for name in ("s", "lo_int", "hi_int", "nsw", "lo_box", "hi_box", "vmax"):
-            v[name][:] = getattr(self, name)
-            setattr(self, name, v[name])
-        cc = compile_chain(self.flange_chain)
-        v["Rs"][:], v["ps"][:], v["R_end"][:], v["p_end"][:] = cc.Rs, cc.ps, cc.R_end, cc.p_end
-        v["kinds"][:] = cc.kinds
-        v["qtab"][:] = self._quad_table
-        v["qi"][:], v["qj"][:] = self._quad_i, self._quad_j
-        v["row_scale"][:] = self._row_scale
+            setattr(self, name, getattr(ws.params, name))
         self._ws = ws
-        self._data = QPData(v["P"], v["c"], v["lb"], v["ub"], v["G"], v["h"], 0.0)
-        self._out_offset = int(ws.ib[WS.F_OUT])
+        w = ws.work
+        self._data = QPData(w.P, w.c, w.lb, w.ub, w.G, w.h, 0.0)
         self._max_lag_m = cfg.max_lag_mm / 1000.0
         self._max_lag_deg = cfg.max_lag_deg
         self._abort = cfg.lag_policy == LagPolicy.ABORT
@@ -233,9 +236,9 @@ class VelocityQPStepper(DifferentialIK):
         if code == 1:  # let the foundation's checks name what is wrong
             check_finite(q, "q")
             as_transforms(Tt, "T_target_flange")
-        r = self._quad_i.shape[0]
         if self._others:
-            G, h, s_ = ws.v["G"], ws.v["h"], self.s
+            r = self._quad_i.shape[0]
+            G, h, s_ = ws.work.G, ws.work.h, self.s
             for con in self._others:
                 g, Gc = con.linearize(q, self.dof)
                 m = con.num_rows
@@ -325,6 +328,7 @@ class VelocityQPStepper(DifferentialIK):
             )
         ws = self._ws
         code = WS.post_step(q, x, dt, Tt, ws.fb, ws.ib, POST_CHECK_TOL)
+        w = ws.work
         if code == 3:
             return self._fail(
                 q,
@@ -334,10 +338,9 @@ class VelocityQPStepper(DifferentialIK):
                 status,
                 iters,
             )
-        pres = float(ws.fb[self._out_offset])
-        eres = float(ws.fb[self._out_offset + 1])
+        pres, eres = w.out.tolist()
         if math.isnan(eres):  # near the Euler gimbal lock: SciPy's own choice of angles
-            eres = euler_residual_deg(Tt[:3, :3], ws.v["T_new"][:3, :3])
+            eres = euler_residual_deg(Tt[:3, :3], w.T_new[:3, :3])
         lag = pres > self._max_lag_m or (self._max_lag_deg is not None and eres > self._max_lag_deg)
         if code == 1:
             return self._fail(
@@ -363,7 +366,7 @@ class VelocityQPStepper(DifferentialIK):
                 eres,
                 lag,
             )
-        q_new = ws.v["q_new"].copy()
+        q_new = w.q_new.copy()
         for con in self._others:
             if np.any(con.residual(q_new) > POST_CHECK_TOL):
                 return self._fail(
@@ -391,7 +394,7 @@ class VelocityQPStepper(DifferentialIK):
             )
         return StepResult(
             q_new,
-            ws.v["qdot"].copy(),
+            w.qdot.copy(),
             StepStatus.OK,
             dt,
             pres,
