@@ -154,3 +154,10 @@ def test_every_figure_pattern_finds_a_figure_in_the_committed_results(bench):
     for m in bench.metrics:
         one = ab.Bench(bench.script, (m,), exclude=bench.exclude)
         assert ab.figures(doc, one), f"{bench.script}: {m.pattern} matches nothing in {path.name}"
+
+
+def test_the_listing_names_every_script(capsys):
+    assert ab.main(["--list"]) == 0
+    listing = capsys.readouterr().out
+    for p in (ROOT / "benchmarks").glob("*.py"):
+        assert f"| {p.name} |" in listing

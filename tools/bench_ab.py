@@ -9,7 +9,8 @@ Run from the repository root::
 
 How it measures:
 
-- The base revision is checked out into a temporary git worktree (detached); the compiled
+- The base revision is checked out into a temporary git worktree (detached; with ``--keep``
+  it stays, and the next ``--keep`` run at that base reuses its compiled caches); the compiled
   servo module ``src/ikstack/_native*.so`` (untracked) is copied into it. The working tree
   (head) runs from a temporary copy of ``benchmarks/`` next to links to the rest of the tree.
   So every script writes its JSON into a scratch folder: committed results are never touched.
@@ -22,15 +23,17 @@ How it measures:
   (``--full``: the size the committed results were taken at). Each side's figure is the best
   of its rounds (``--stat median`` for the median).
 - Only ikstack's own timings are compared (a peer library's timing is not this project's
-  speed); the table ``BENCHES`` below names, per script, its arguments, its results file and
-  which JSON figures are timings, with whether lower is better.
+  speed); the table ``BENCHES`` below names, per script, its arguments and which figures of
+  its JSON (``benchmarks/results/<script>.json``, ``-quick.json`` at the quick size) are
+  timings, with whether lower is better. ``--list`` prints it.
 
 The verdict per figure, with ``worse = head/base`` for a time (``base/head`` for a rate):
 
 - ``ok`` when ``worse <= 1 + bound`` (``--bound``, default 0.05), ``faster`` when it is below
   ``1 - bound``;
 - ``REGRESSED`` when ``worse > 1 + bound`` and every head round is worse than every base round
-  (the two ranges do not overlap): beyond the bound and beyond the run-to-run noise;
+  (the two ranges do not overlap): beyond the bound and beyond the run-to-run noise. A script
+  with such a figure runs ``--confirm`` (default 2) more rounds and is judged on them all;
 - ``slower, noisy`` when ``worse > 1 + bound`` but the ranges overlap (rerun on a quieter
   machine or with more ``--rounds``; ``--strict`` counts it as a regression).
 
@@ -47,6 +50,7 @@ import fnmatch
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -211,22 +215,16 @@ def summary(values: Sequence[float], lower_is_better: bool, stat: str = "best") 
     return min(values) if lower_is_better else max(values)
 
 
-def worse_factor(base: float, head: float, lower_is_better: bool) -> float:
-    """How many times worse head is than base (> 1: slower), for times and rates alike."""
-    if base <= 0 or head <= 0:
-        return math.nan
-    return head / base if lower_is_better else base / head
-
-
 def verdict(row: Row, bound: float = BOUND, stat: str = "best") -> str:
     """``ok``, ``faster``, ``slower, noisy``, ``REGRESSED`` (see the module notes), or ``-``
     when a side has no figure."""
     if not row.base or not row.head:
         return "-"
     lo = row.lower_is_better
-    w = worse_factor(summary(row.base, lo, stat), summary(row.head, lo, stat), lo)
-    if math.isnan(w):
+    b, h = summary(row.base, lo, stat), summary(row.head, lo, stat)
+    if b <= 0 or h <= 0:
         return "-"
+    w = h / b if lo else b / h  # how many times worse head is (> 1: slower)
     if w < 1 - bound:
         return "faster"
     if w <= 1 + bound:
@@ -335,16 +333,9 @@ class Side:
     env: dict[str, str]
 
 
-def _env(site: Path, src: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(site), str(src)])
-    return env
-
-
 def _remove_worktree(wt: Path) -> None:
     subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=ROOT, capture_output=True)
     shutil.rmtree(wt, ignore_errors=True)
-    subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
 
 
 def prepare(work: Path, base: str, python: str) -> tuple[Side, Side]:
@@ -354,16 +345,10 @@ def prepare(work: Path, base: str, python: str) -> tuple[Side, Side]:
     site.mkdir(parents=True, exist_ok=True)
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
     wt = work / "base"
-    at = (
-        subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=wt, capture_output=True, text=True, check=False
-        ).stdout.strip()
-        if (wt / ".git").exists()
-        else ""
-    )
-    if at != base:
+    head_of = ["git", "-C", str(wt), "rev-parse", "HEAD"]
+    if not (wt / ".git").exists() or subprocess.getoutput(shlex.join(head_of)) != base:
         _remove_worktree(wt)
-        _git("worktree", "add", "--detach", str(wt), base)
+        _git("worktree", "add", "--force", "--detach", str(wt), base)  # force: a stale entry
     for so in (ROOT / "src" / "ikstack").glob("_native*.so"):
         shutil.copy2(so, wt / "src" / "ikstack" / so.name)
     head = work / "head"
@@ -375,21 +360,23 @@ def prepare(work: Path, base: str, python: str) -> tuple[Side, Side]:
     for entry in ROOT.iterdir():
         if entry.name != "benchmarks":
             (head / entry.name).symlink_to(entry)
-    sides = (
-        Side("base", wt, _env(site, wt / "src")),
-        Side("head", head, _env(site, ROOT / "src")),
-    )
-    for side, src in zip(sides, (wt / "src", ROOT / "src"), strict=True):
+
+    def side(name: str, root: Path, src: Path) -> Side:
+        return Side(name, root, dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{src}"))
+
+    srcs = (wt / "src", ROOT / "src")
+    sides = (side("base", wt, srcs[0]), side("head", head, srcs[1]))
+    for s, src in zip(sides, srcs, strict=True):
         r = subprocess.run(
             [python, "-c", "import ikstack; print(ikstack.__file__)"],
-            env=side.env,
+            env=s.env,
             capture_output=True,
             text=True,
-            cwd=side.root,
+            cwd=s.root,
         )
         got = Path(r.stdout.strip() or "?").resolve()
         if not got.is_relative_to(src.resolve()):
-            raise SystemExit(f"{side.name}: ikstack imports from {got}, not {src}: {r.stderr}")
+            raise SystemExit(f"{s.name}: ikstack imports from {got}, not {src}: {r.stderr}")
     return sides
 
 
