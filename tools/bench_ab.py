@@ -130,7 +130,7 @@ BENCHES: tuple[Bench, ...] = (
         "bench_cold_start.py",
         _figs("rows/*/runs/0/wall_s"),
         committed="bench_cold_start_final.json",
-        opt_in="first-call compile times from an empty cache: minutes per path",
+        opt_in="compile times from an empty cache, minutes per path (seconds with --quick)",
     ),
 )
 
@@ -515,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--bound", type=float, default=BOUND, help="allowed slowdown (0.05)")
     ap.add_argument("--strict", action="store_true", help="a noisy slowdown fails too")
     ap.add_argument("--full", action="store_true", help="the scripts' default (committed) sizes")
-    ap.add_argument("--timeout", type=float, default=900.0, help="per run [s] (900)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="per run [s] (1800)")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument(
         "--keep",
@@ -542,7 +542,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: list[str] = [
         f"# Benchmarks A/B: base {sha[:10]} against the working tree",
         "",
-        f"{ns.rounds} rounds per side, alternating; the {ns.stat} of each side's rounds; bound "
+        f"Rounds per side: {ns.rounds} (+{ns.confirm} where a figure regressed), alternating; "
+        f"the {ns.stat} of each side's rounds; bound "
         f"{ns.bound:.0%}; {'full' if ns.full else 'quick'} sizes; load average at start "
         f"{os.getloadavg()[0]:.2f}.",
     ]
