@@ -525,6 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--report", type=Path, default=None, help="also write the tables here")
     ap.add_argument("--list", action="store_true", help="what is measured and skipped, then exit")
     ns = ap.parse_args(argv)
+    if ns.rounds < 1 or ns.confirm < 0:
+        ap.error("--rounds must be at least 1 and --confirm at least 0")
     missing = unlisted(p.name for p in (ROOT / "benchmarks").glob("*.py"))
     if ns.list:
         print(_listing())
