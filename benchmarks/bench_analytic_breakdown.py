@@ -16,15 +16,17 @@ the result object).
 
 Usage::
 
-    python benchmarks/bench_analytic_breakdown.py
+    python benchmarks/bench_analytic_breakdown.py [--out PATH]
 
-Writes ``benchmarks/results/bench_analytic_breakdown.json``.
+Writes ``benchmarks/results/bench_analytic_breakdown.json`` (or ``--out``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -101,6 +103,9 @@ def breakdown(name: str, chain, n: int = 200) -> dict[str, object]:  # noqa: ANN
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=RESULTS / "bench_analytic_breakdown.json")
+    args = ap.parse_args()
     rows = [breakdown("ur5", robots.load("ur5")), breakdown("irb6640", irb6640())]
     keys = (
         "candidates_us",
@@ -119,7 +124,8 @@ def main() -> int:
         "machine": machine(),
         "rows": rows,
     }
-    out = RESULTS / "bench_analytic_breakdown.json"
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=2))
     print(f"wrote {out}")
     return 0

@@ -23,6 +23,8 @@ def test_there_are_scripts():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_a_benchmark_script_starts(script):
+    """... and ``--help`` only prints: it measures nothing and leaves the committed results be."""
+    before = {p.name: p.stat().st_mtime_ns for p in (BENCH / "results").iterdir()}
     env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning:__main__")
     r = subprocess.run(
         [sys.executable, str(BENCH / script), "--help"],
@@ -33,3 +35,5 @@ def test_a_benchmark_script_starts(script):
         cwd=BENCH.parent,
     )
     assert r.returncode == 0, f"{script}: {r.stderr.strip().splitlines()[-1:]}"
+    after = {p.name: p.stat().st_mtime_ns for p in (BENCH / "results").iterdir()}
+    assert after == before, f"{script} --help wrote into benchmarks/results"
