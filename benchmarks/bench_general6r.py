@@ -8,7 +8,7 @@ random 6R arm ik-geo's general 6R solver (a 2-D search) runs on the same targets
 checked with ikstack's FK gate at 1e-6, and at 1e-3 m / rad in ``peer_recovered_1e3``: its
 search returns approximate roots); ratio = ik-geo / ikstack (> 1: ikstack faster). EAIK refuses
 both arms (no closed-form family), so it is not listed. Rizon 4s: a fixed 16-lock grid on random
-targets, and ``seed_local`` on continuous joint-space paths (each frame seeded by the previous).
+targets, and ``near_q0`` on continuous joint-space paths (each frame seeded by the previous).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def bench_rizon(
     q = chain.random_q(rng, n_targets)
     T = fk(chain, q)
     rows = []
-    for mode in ("fixed", "seed_local"):
+    for mode in ("fixed", "near_q0"):
         single = time_per_call(
             lambda mode=mode: solver.solve(T[0], q0=q[0], search=mode), samples=10 * reps, warmup=2
         )
@@ -186,7 +186,7 @@ def bench_rizon(
             total = 0
             worst_p = worst_r = 0.0
             for q0, path in random_paths(chain, rng, n_paths, frames):
-                r = solver.solve_path(fk(chain, path), q0=q0, search="seed_local")
+                r = solver.solve_path(fk(chain, path), q0=q0, search="near_q0")
                 ok += int(r.success.sum())
                 total += len(r)
                 if r.success.any():
