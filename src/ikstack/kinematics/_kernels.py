@@ -4,10 +4,17 @@ A chain is compiled once into "canonical" joint data: every joint axis is rotate
 by folding a constant rotation into the neighbouring origins, so a revolute joint's motion is a
 2x2 mix of two rotation columns and a prismatic joint's motion a move along the third column.
 
+One joint's step (:func:`joint_step`), the TCP (:func:`tool_pose`) and one Jacobian column
+(:func:`joint_column`) are written in the portable subset of the kernels (tuples of floats):
+the Warp kernels' versions are generated from them (``backends/warp/_gen_kinematics.py``), so
+both devices run the same operations in the same order.
+
 With ``NUMBA_DISABLE_JIT=1`` these run as plain Python for debugging.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -16,46 +23,138 @@ from numba import njit, prange
 ROT = 0
 PRISM = 1
 
-
-@njit(cache=True, inline="always")
-def _apply_chain(q, Rs, ps, kinds, R, p):  # pragma: no cover - compiled
-    n = Rs.shape[0]
-    for i in range(n):
-        # p = p + R @ ps[i]
-        p0 = p[0] + R[0, 0] * ps[i, 0] + R[0, 1] * ps[i, 1] + R[0, 2] * ps[i, 2]
-        p1 = p[1] + R[1, 0] * ps[i, 0] + R[1, 1] * ps[i, 1] + R[1, 2] * ps[i, 2]
-        p2 = p[2] + R[2, 0] * ps[i, 0] + R[2, 1] * ps[i, 1] + R[2, 2] * ps[i, 2]
-        p[0], p[1], p[2] = p0, p1, p2
-        # R = R @ Rs[i]
-        for r in range(3):
-            a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
-            R[r, 0] = a0 * Rs[i, 0, 0] + a1 * Rs[i, 1, 0] + a2 * Rs[i, 2, 0]
-            R[r, 1] = a0 * Rs[i, 0, 1] + a1 * Rs[i, 1, 1] + a2 * Rs[i, 2, 1]
-            R[r, 2] = a0 * Rs[i, 0, 2] + a1 * Rs[i, 1, 2] + a2 * Rs[i, 2, 2]
-        qi = q[i]
-        if kinds[i] == ROT:
-            c = np.cos(qi)
-            s = np.sin(qi)
-            for r in range(3):
-                x, y = R[r, 0], R[r, 1]
-                R[r, 0] = c * x + s * y
-                R[r, 1] = -s * x + c * y
-        else:
-            p[0] += R[0, 2] * qi
-            p[1] += R[1, 2] * qi
-            p[2] += R[2, 2] * qi
+#: the identity rotation as a row-major 9-tuple
+_EYE9 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 @njit(cache=True, inline="always")
-def _finish(R, p, R_end, p_end, out):  # pragma: no cover - compiled
+def joint_step(R, p, A, b, kind, qi):  # pragma: no cover - compiled
+    """The frame ``(R, p)`` (a row-major 9-tuple and a 3-tuple) carried through one joint:
+    to the joint (``p + R b``, ``R A``; ``A``, ``b`` the joint's canonical data as tuples),
+    then by its value ``qi`` (a revolute joint turns columns 0 and 1 about column 2, a
+    prismatic one moves along column 2). The joint's axis is column 2 of the result; a
+    revolute joint's origin is its ``p``."""
+    p0 = p[0] + R[0] * b[0] + R[1] * b[1] + R[2] * b[2]
+    p1 = p[1] + R[3] * b[0] + R[4] * b[1] + R[5] * b[2]
+    p2 = p[2] + R[6] * b[0] + R[7] * b[1] + R[8] * b[2]
+    r00 = R[0] * A[0] + R[1] * A[3] + R[2] * A[6]
+    r01 = R[0] * A[1] + R[1] * A[4] + R[2] * A[7]
+    r02 = R[0] * A[2] + R[1] * A[5] + R[2] * A[8]
+    r10 = R[3] * A[0] + R[4] * A[3] + R[5] * A[6]
+    r11 = R[3] * A[1] + R[4] * A[4] + R[5] * A[7]
+    r12 = R[3] * A[2] + R[4] * A[5] + R[5] * A[8]
+    r20 = R[6] * A[0] + R[7] * A[3] + R[8] * A[6]
+    r21 = R[6] * A[1] + R[7] * A[4] + R[8] * A[7]
+    r22 = R[6] * A[2] + R[7] * A[5] + R[8] * A[8]
+    if kind == ROT:
+        c = math.cos(qi)
+        s = math.sin(qi)
+        r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
+        r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
+        r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
+    else:
+        p0 = p0 + r02 * qi
+        p1 = p1 + r12 * qi
+        p2 = p2 + r22 * qi
+    return (r00, r01, r02, r10, r11, r12, r20, r21, r22), (p0, p1, p2)
+
+
+@njit(cache=True, inline="always")
+def tool_pose(R, p, E, f):  # pragma: no cover - compiled
+    """The frame ``(R, p)`` followed by the fixed transform ``(E, f)`` (the TCP after the last
+    joint): ``(R E, p + R f)`` as a 9-tuple and a 3-tuple."""
+    t0 = p[0] + R[0] * f[0] + R[1] * f[1] + R[2] * f[2]
+    t1 = p[1] + R[3] * f[0] + R[4] * f[1] + R[5] * f[2]
+    t2 = p[2] + R[6] * f[0] + R[7] * f[1] + R[8] * f[2]
+    return (
+        R[0] * E[0] + R[1] * E[3] + R[2] * E[6],
+        R[0] * E[1] + R[1] * E[4] + R[2] * E[7],
+        R[0] * E[2] + R[1] * E[5] + R[2] * E[8],
+        R[3] * E[0] + R[4] * E[3] + R[5] * E[6],
+        R[3] * E[1] + R[4] * E[4] + R[5] * E[7],
+        R[3] * E[2] + R[4] * E[5] + R[5] * E[8],
+        R[6] * E[0] + R[7] * E[3] + R[8] * E[6],
+        R[6] * E[1] + R[7] * E[4] + R[8] * E[7],
+        R[6] * E[2] + R[7] * E[5] + R[8] * E[8],
+    ), (t0, t1, t2)
+
+
+@njit(cache=True, inline="always")
+def joint_column(kind, z, o, t):  # pragma: no cover - compiled
+    """One column of the base-frame geometric Jacobian at the TCP position ``t``, from the
+    joint's axis ``z`` and origin ``o``: ``(linear, angular)`` 3-tuples (``z x (t - o)`` and
+    ``z`` for a revolute joint, ``z`` and zero for a prismatic one)."""
+    if kind == ROT:
+        dx = t[0] - o[0]
+        dy = t[1] - o[1]
+        dz = t[2] - o[2]
+        return (z[1] * dz - z[2] * dy, z[2] * dx - z[0] * dz, z[0] * dy - z[1] * dx), z
+    return z, (0.0, 0.0, 0.0)
+
+
+@njit(cache=True, inline="always")
+def _row9(A, i):  # pragma: no cover - compiled
+    """``A[i]`` of an (n, 3, 3) array as a row-major 9-tuple."""
+    return (
+        A[i, 0, 0],
+        A[i, 0, 1],
+        A[i, 0, 2],
+        A[i, 1, 0],
+        A[i, 1, 1],
+        A[i, 1, 2],
+        A[i, 2, 0],
+        A[i, 2, 1],
+        A[i, 2, 2],
+    )
+
+
+@njit(cache=True, inline="always")
+def _row3(a, i):  # pragma: no cover - compiled
+    """``a[i]`` of an (n, 3) array as a 3-tuple."""
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@njit(cache=True, inline="always")
+def _chain_pose(q, Rs, ps, kinds):  # pragma: no cover - compiled
+    """The frame after the last joint, ``(R, p)`` as tuples."""
+    R = _EYE9
+    p = (0.0, 0.0, 0.0)
+    for i in range(Rs.shape[0]):
+        R, p = joint_step(R, p, _row9(Rs, i), _row3(ps, i), kinds[i], q[i])
+    return R, p
+
+
+@njit(cache=True, inline="always")
+def _store(R, p, out):  # pragma: no cover - compiled
+    """The pose ``(R, p)`` (tuples) into the (4, 4) ``out``."""
     for r in range(3):
-        out[r, 3] = p[r] + R[r, 0] * p_end[0] + R[r, 1] * p_end[1] + R[r, 2] * p_end[2]
-        for c in range(3):
-            out[r, c] = R[r, 0] * R_end[0, c] + R[r, 1] * R_end[1, c] + R[r, 2] * R_end[2, c]
+        out[r, 0] = R[3 * r]
+        out[r, 1] = R[3 * r + 1]
+        out[r, 2] = R[3 * r + 2]
+        out[r, 3] = p[r]
     out[3, 0] = 0.0
     out[3, 1] = 0.0
     out[3, 2] = 0.0
     out[3, 3] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _finish(R, p, R_end, p_end, out):  # pragma: no cover - compiled
+    """The TCP of the frame ``(R, p)`` (tuples) and the (3, 3), (3,) arrays of the fixed end
+    transform into ``out``."""
+    E = (
+        R_end[0, 0],
+        R_end[0, 1],
+        R_end[0, 2],
+        R_end[1, 0],
+        R_end[1, 1],
+        R_end[1, 2],
+        R_end[2, 0],
+        R_end[2, 1],
+        R_end[2, 2],
+    )
+    Rt, pt = tool_pose(R, p, E, (p_end[0], p_end[1], p_end[2]))
+    _store(Rt, pt, out)
 
 
 @njit(cache=True)
@@ -73,9 +172,7 @@ def fk_one(q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
     for v in q:
         if not np.isfinite(v):
             return False
-    R = np.eye(3)
-    p = np.zeros(3)
-    _apply_chain(q, Rs, ps, kinds, R, p)
+    R, p = _chain_pose(q, Rs, ps, kinds)
     _finish(R, p, R_end, p_end, out)
     return True
 
@@ -147,15 +244,8 @@ def fk_revolute6_cs(cq, sq, Rs, ps, R_end, p_end, out):  # pragma: no cover - co
 
 @njit(cache=True)
 def fk_batch(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover - compiled
-    R = np.empty((3, 3))
-    p = np.empty(3)
     for k in range(Q.shape[0]):
-        R[:] = 0.0
-        R[0, 0] = 1.0
-        R[1, 1] = 1.0
-        R[2, 2] = 1.0
-        p[:] = 0.0
-        _apply_chain(Q[k], Rs, ps, kinds, R, p)
+        R, p = _chain_pose(Q[k], Rs, ps, kinds)
         _finish(R, p, R_end, p_end, out[k])
 
 
@@ -172,73 +262,23 @@ def fk_batch_parallel(Q, Rs, ps, kinds, R_end, p_end, out):  # pragma: no cover 
 @njit(cache=True, inline="always")
 def _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cover - compiled
     """FK into ``T`` and the base-frame geometric Jacobian into ``J (6, n)``; allocates nothing
-    (the running frame lives in scalars; joint axes and origins wait in ``J``'s columns)."""
+    (the running frame lives in tuples; joint axes and origins wait in ``J``'s columns)."""
     n = Rs.shape[0]
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-    p0, p1, p2 = 0.0, 0.0, 0.0
+    R = _EYE9
+    p = (0.0, 0.0, 0.0)
     for i in range(n):
-        a0, a1, a2 = ps[i, 0], ps[i, 1], ps[i, 2]
-        p0 = p0 + r00 * a0 + r01 * a1 + r02 * a2
-        p1 = p1 + r10 * a0 + r11 * a1 + r12 * a2
-        p2 = p2 + r20 * a0 + r21 * a1 + r22 * a2
-        b00, b01, b02 = Rs[i, 0, 0], Rs[i, 0, 1], Rs[i, 0, 2]
-        b10, b11, b12 = Rs[i, 1, 0], Rs[i, 1, 1], Rs[i, 1, 2]
-        b20, b21, b22 = Rs[i, 2, 0], Rs[i, 2, 1], Rs[i, 2, 2]
-        r00, r01, r02 = (
-            r00 * b00 + r01 * b10 + r02 * b20,
-            r00 * b01 + r01 * b11 + r02 * b21,
-            r00 * b02 + r01 * b12 + r02 * b22,
-        )
-        r10, r11, r12 = (
-            r10 * b00 + r11 * b10 + r12 * b20,
-            r10 * b01 + r11 * b11 + r12 * b21,
-            r10 * b02 + r11 * b12 + r12 * b22,
-        )
-        r20, r21, r22 = (
-            r20 * b00 + r21 * b10 + r22 * b20,
-            r20 * b01 + r21 * b11 + r22 * b21,
-            r20 * b02 + r21 * b12 + r22 * b22,
-        )
+        R, p = joint_step(R, p, _row9(Rs, i), _row3(ps, i), kinds[i], q[i])
         # joint axis z_i (rows 3-5) and origin o_i (rows 0-2) until the TCP is known
-        J[3, i], J[4, i], J[5, i] = r02, r12, r22
-        J[0, i], J[1, i], J[2, i] = p0, p1, p2
-        qi = q[i]
-        if kinds[i] == ROT:
-            c = np.cos(qi)
-            s = np.sin(qi)
-            r00, r01 = c * r00 + s * r01, -s * r00 + c * r01
-            r10, r11 = c * r10 + s * r11, -s * r10 + c * r11
-            r20, r21 = c * r20 + s * r21, -s * r20 + c * r21
-        else:
-            p0 += r02 * qi
-            p1 += r12 * qi
-            p2 += r22 * qi
-    e0, e1, e2 = p_end[0], p_end[1], p_end[2]
-    tx = p0 + r00 * e0 + r01 * e1 + r02 * e2
-    ty = p1 + r10 * e0 + r11 * e1 + r12 * e2
-    tz = p2 + r20 * e0 + r21 * e1 + r22 * e2
-    T[0, 3], T[1, 3], T[2, 3] = tx, ty, tz
-    for c in range(3):
-        x, y, z = R_end[0, c], R_end[1, c], R_end[2, c]
-        T[0, c] = r00 * x + r01 * y + r02 * z
-        T[1, c] = r10 * x + r11 * y + r12 * z
-        T[2, c] = r20 * x + r21 * y + r22 * z
-    T[3, 0] = 0.0
-    T[3, 1] = 0.0
-    T[3, 2] = 0.0
-    T[3, 3] = 1.0
+        J[3, i], J[4, i], J[5, i] = R[2], R[5], R[8]
+        J[0, i], J[1, i], J[2, i] = p[0], p[1], p[2]
+    _finish(R, p, R_end, p_end, T)
+    t = (T[0, 3], T[1, 3], T[2, 3])
     for i in range(n):
-        zx, zy, zz = J[3, i], J[4, i], J[5, i]
-        if kinds[i] == ROT:
-            dx, dy, dz = tx - J[0, i], ty - J[1, i], tz - J[2, i]
-            J[0, i] = zy * dz - zz * dy
-            J[1, i] = zz * dx - zx * dz
-            J[2, i] = zx * dy - zy * dx
-        else:
-            J[0, i], J[1, i], J[2, i] = zx, zy, zz
-            J[3, i] = 0.0
-            J[4, i] = 0.0
-            J[5, i] = 0.0
+        lin, ang = joint_column(
+            kinds[i], (J[3, i], J[4, i], J[5, i]), (J[0, i], J[1, i], J[2, i]), t
+        )
+        J[0, i], J[1, i], J[2, i] = lin
+        J[3, i], J[4, i], J[5, i] = ang
 
 
 @njit(cache=True)
@@ -272,15 +312,10 @@ def jac_batch_parallel(Q, Rs, ps, kinds, R_end, p_end, J, T):  # pragma: no cove
 def links_batch(Q, Rs, ps, kinds, Cs, R_end, p_end, out):  # pragma: no cover - compiled
     """Frames of every joint's child link (undoing the canonical rotation ``Cs``) and the TCP."""
     n = Rs.shape[0]
-    R = np.empty((3, 3))
-    p = np.empty(3)
     for k in range(Q.shape[0]):
-        R[:] = 0.0
-        R[0, 0] = 1.0
-        R[1, 1] = 1.0
-        R[2, 2] = 1.0
-        p[:] = 0.0
+        R = _EYE9
+        p = (0.0, 0.0, 0.0)
         for i in range(n):
-            _apply_chain(Q[k, i : i + 1], Rs[i : i + 1], ps[i : i + 1], kinds[i : i + 1], R, p)
+            R, p = joint_step(R, p, _row9(Rs, i), _row3(ps, i), kinds[i], Q[k, i])
             _finish(R, p, Cs[i].T, np.zeros(3), out[k, i])
         _finish(R, p, R_end, p_end, out[k, n])

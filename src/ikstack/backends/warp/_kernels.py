@@ -1,6 +1,10 @@
 # mypy: ignore-errors
 """Warp kernel definitions (Warp's DSL: its type annotations are runtime objects).
 
+Each joint's step, the TCP and each Jacobian column are generated from the CPU kernels'
+source (``_gen_kinematics``: :func:`ikstack.kinematics._kernels.joint_step`, ``tool_pose``,
+``joint_column``); here are only the loops over joints and configurations.
+
 Built on first use, so importing ikstack never imports Warp.
 """
 
@@ -11,16 +15,19 @@ from typing import Any
 
 from ikstack.backends.warp.runtime import warp
 
-#: the chain record's struct (:data:`._structs.CHAIN_T`), set when the kernels are built
+#: the chain record's struct (:data:`._structs.CHAIN_T`) and the Warp module, set when the
+#: kernels are built
 Chain: Any = None
+wp: Any = None
 
 
 @lru_cache(maxsize=1)
 def kinematics_kernels() -> dict[str, Any]:
+    global Chain, wp  # the kernels' annotations are read from this module's names
     wp = warp()
+    from ikstack.backends.warp._gen_kinematics import joint_column, joint_step, tool_pose
     from ikstack.backends.warp._structs import CHAIN_T
 
-    global Chain  # the kernels' annotations are read from this module's names
     Chain = CHAIN_T.type
 
     @wp.func
@@ -34,26 +41,15 @@ def kinematics_kernels() -> dict[str, Any]:
         os: wp.array2d(dtype=wp.vec3d),
         record: int,
     ):
+        """The frame after the last joint of ``q[k]``, ``(R, p)``; with ``record`` each
+        joint's axis and origin into ``zs[k]``, ``os[k]`` (for :func:`jacobian_columns`)."""
         R = wp.identity(n=3, dtype=wp.float64)
         p = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
         for i in range(Rs.shape[0]):
-            p = p + R * ps[i]
-            R = R * Rs[i]
-            qi = q[k, i]
-            c0 = wp.vec3d(R[0, 0], R[1, 0], R[2, 0])
-            c1 = wp.vec3d(R[0, 1], R[1, 1], R[2, 1])
-            c2 = wp.vec3d(R[0, 2], R[1, 2], R[2, 2])
+            R, p = joint_step(R, p, Rs[i], ps[i], kinds[i], q[k, i])
             if record != 0:
-                zs[k, i] = c2
+                zs[k, i] = wp.vec3d(R[0, 2], R[1, 2], R[2, 2])
                 os[k, i] = p
-            if kinds[i] == 0:
-                c = wp.cos(qi)
-                s = wp.sin(qi)
-                n0 = c * c0 + s * c1
-                n1 = -s * c0 + c * c1
-                R = wp.matrix_from_cols(n0, n1, c2)
-            else:
-                p = p + c2 * qi
         return R, p
 
     @wp.func
@@ -68,36 +64,16 @@ def kinematics_kernels() -> dict[str, Any]:
     ):
         """Geometric Jacobian columns at the TCP ``pe`` from recorded joint axes and origins."""
         for i in range(n):
-            z = zs[k, i]
-            if kinds[i] == 0:
-                v = wp.cross(z, pe - os[k, i])
-                J[k, 0, i] = v[0]
-                J[k, 1, i] = v[1]
-                J[k, 2, i] = v[2]
-                J[k, 3, i] = z[0]
-                J[k, 4, i] = z[1]
-                J[k, 5, i] = z[2]
-            else:
-                J[k, 0, i] = z[0]
-                J[k, 1, i] = z[1]
-                J[k, 2, i] = z[2]
-                J[k, 3, i] = wp.float64(0.0)
-                J[k, 4, i] = wp.float64(0.0)
-                J[k, 5, i] = wp.float64(0.0)
+            lin, ang = joint_column(kinds[i], zs[k, i], os[k, i], pe)
+            for r in range(3):
+                J[k, r, i] = lin[r]
+                J[k, 3 + r, i] = ang[r]
 
-    @wp.kernel
-    def fk_kernel(
-        q: wp.array2d(dtype=wp.float64),
-        ch: Chain,
-        zs: wp.array2d(dtype=wp.vec3d),
-        os: wp.array2d(dtype=wp.vec3d),
-        out: wp.array(dtype=wp.mat44d),
-    ):
-        k = wp.tid()
-        R, p = chain_pose(q, k, ch.Rs, ch.ps, ch.kinds, zs, os, 0)
-        pe = p + R * ch.p_end
-        Re = R * ch.R_end
-        out[k] = wp.mat44d(
+    @wp.func
+    def tcp_matrix(R: wp.mat33d, p: wp.vec3d, ch: Chain):
+        """The (4, 4) TCP pose of the frame ``(R, p)`` after the last joint."""
+        Re, pe = tool_pose(R, p, ch.R_end, ch.p_end)
+        return wp.mat44d(
             Re[0, 0],
             Re[0, 1],
             Re[0, 2],
@@ -115,6 +91,18 @@ def kinematics_kernels() -> dict[str, Any]:
             wp.float64(0.0),
             wp.float64(1.0),
         )
+
+    @wp.kernel
+    def fk_kernel(
+        q: wp.array2d(dtype=wp.float64),
+        ch: Chain,
+        zs: wp.array2d(dtype=wp.vec3d),
+        os: wp.array2d(dtype=wp.vec3d),
+        out: wp.array(dtype=wp.mat44d),
+    ):
+        k = wp.tid()
+        R, p = chain_pose(q, k, ch.Rs, ch.ps, ch.kinds, zs, os, 0)
+        out[k] = tcp_matrix(R, p, ch)
 
     @wp.kernel
     def jac_kernel(
@@ -127,26 +115,9 @@ def kinematics_kernels() -> dict[str, Any]:
     ):
         k = wp.tid()
         R, p = chain_pose(q, k, ch.Rs, ch.ps, ch.kinds, zs, os, 1)
-        pe = p + R * ch.p_end
-        Re = R * ch.R_end
-        out[k] = wp.mat44d(
-            Re[0, 0],
-            Re[0, 1],
-            Re[0, 2],
-            pe[0],
-            Re[1, 0],
-            Re[1, 1],
-            Re[1, 2],
-            pe[1],
-            Re[2, 0],
-            Re[2, 1],
-            Re[2, 2],
-            pe[2],
-            wp.float64(0.0),
-            wp.float64(0.0),
-            wp.float64(0.0),
-            wp.float64(1.0),
-        )
+        T = tcp_matrix(R, p, ch)
+        out[k] = T
+        pe = wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
         jacobian_columns(k, ch.Rs.shape[0], ch.kinds, zs, os, pe, J)
 
     return {

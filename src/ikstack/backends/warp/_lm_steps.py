@@ -3,7 +3,8 @@
 
 :func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
 unsigned arithmetic, :func:`target_key` the per-target restart seed, :func:`jac_into` the
-kinematics layer's ``_jac_into`` (FK and Jacobian, the same operations in the same order),
+kinematics layer's ``_jac_into`` (FK and Jacobian, its per-joint pieces generated from the CPU
+source: ``_gen_kinematics``),
 :func:`pose_error`, :func:`cholesky` / :func:`cholesky_solve` and :func:`is_singular` those
 of the CPU path (the constraint check is generated from the CPU source: ``_gen_gate``). Row
 ``k`` of caller-owned arrays is one target's scratch.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_kinematics import joint_column, joint_step, tool_pose
 from ikstack.backends.warp._prims import F
 
 SINGULAR_RATIO = wp.constant(wp.float64(1e-7))
@@ -227,90 +229,21 @@ def jac_into(
     J: wp.array3d(dtype=wp.float64),
 ):
     """``ikstack.kinematics._kernels._jac_into`` at ``q[k]``: the base-frame Jacobian into
-    ``J[k]`` and the TCP pose returned as ``(R, p)`` (joint axes and origins wait in ``J``)."""
-    r00 = F(1.0)
-    r01 = F(0.0)
-    r02 = F(0.0)
-    r10 = F(0.0)
-    r11 = F(1.0)
-    r12 = F(0.0)
-    r20 = F(0.0)
-    r21 = F(0.0)
-    r22 = F(1.0)
-    p0 = F(0.0)
-    p1 = F(0.0)
-    p2 = F(0.0)
+    ``J[k]`` and the TCP pose returned as ``(R, p)`` (joint axes and origins wait in ``J``).
+    Each joint's step, the TCP and each column are generated from the CPU source."""
+    R = wp.identity(n=3, dtype=wp.float64)
+    p = wp.vec3d(F(0.0), F(0.0), F(0.0))
     for i in range(n):
-        a = ps[i]
-        p0 = p0 + r00 * a[0] + r01 * a[1] + r02 * a[2]
-        p1 = p1 + r10 * a[0] + r11 * a[1] + r12 * a[2]
-        p2 = p2 + r20 * a[0] + r21 * a[1] + r22 * a[2]
-        B = Rs[i]
-        t0 = r00 * B[0, 0] + r01 * B[1, 0] + r02 * B[2, 0]
-        t1 = r00 * B[0, 1] + r01 * B[1, 1] + r02 * B[2, 1]
-        r02 = r00 * B[0, 2] + r01 * B[1, 2] + r02 * B[2, 2]
-        r00 = t0
-        r01 = t1
-        t0 = r10 * B[0, 0] + r11 * B[1, 0] + r12 * B[2, 0]
-        t1 = r10 * B[0, 1] + r11 * B[1, 1] + r12 * B[2, 1]
-        r12 = r10 * B[0, 2] + r11 * B[1, 2] + r12 * B[2, 2]
-        r10 = t0
-        r11 = t1
-        t0 = r20 * B[0, 0] + r21 * B[1, 0] + r22 * B[2, 0]
-        t1 = r20 * B[0, 1] + r21 * B[1, 1] + r22 * B[2, 1]
-        r22 = r20 * B[0, 2] + r21 * B[1, 2] + r22 * B[2, 2]
-        r20 = t0
-        r21 = t1
-        J[k, 3, i] = r02
-        J[k, 4, i] = r12
-        J[k, 5, i] = r22
-        J[k, 0, i] = p0
-        J[k, 1, i] = p1
-        J[k, 2, i] = p2
-        qi = q[k, i]
-        if kinds[i] == 0:
-            c = wp.cos(qi)
-            s = wp.sin(qi)
-            t0 = c * r00 + s * r01
-            r01 = -s * r00 + c * r01
-            r00 = t0
-            t0 = c * r10 + s * r11
-            r11 = -s * r10 + c * r11
-            r10 = t0
-            t0 = c * r20 + s * r21
-            r21 = -s * r20 + c * r21
-            r20 = t0
-        else:
-            p0 += r02 * qi
-            p1 += r12 * qi
-            p2 += r22 * qi
-    tx = p0 + r00 * p_end[0] + r01 * p_end[1] + r02 * p_end[2]
-    ty = p1 + r10 * p_end[0] + r11 * p_end[1] + r12 * p_end[2]
-    tz = p2 + r20 * p_end[0] + r21 * p_end[1] + r22 * p_end[2]
-    R = wp.mat33d()
-    for c in range(3):
-        x = R_end[0, c]
-        y = R_end[1, c]
-        z = R_end[2, c]
-        R[0, c] = r00 * x + r01 * y + r02 * z
-        R[1, c] = r10 * x + r11 * y + r12 * z
-        R[2, c] = r20 * x + r21 * y + r22 * z
+        R, p = joint_step(R, p, Rs[i], ps[i], kinds[i], q[k, i])
+        for r in range(3):
+            J[k, 3 + r, i] = R[r, 2]
+            J[k, r, i] = p[r]
+    Re, t = tool_pose(R, p, R_end, p_end)
     for i in range(n):
-        zx = J[k, 3, i]
-        zy = J[k, 4, i]
-        zz = J[k, 5, i]
-        if kinds[i] == 0:
-            dx = tx - J[k, 0, i]
-            dy = ty - J[k, 1, i]
-            dz = tz - J[k, 2, i]
-            J[k, 0, i] = zy * dz - zz * dy
-            J[k, 1, i] = zz * dx - zx * dz
-            J[k, 2, i] = zx * dy - zy * dx
-        else:
-            J[k, 0, i] = zx
-            J[k, 1, i] = zy
-            J[k, 2, i] = zz
-            J[k, 3, i] = F(0.0)
-            J[k, 4, i] = F(0.0)
-            J[k, 5, i] = F(0.0)
-    return R, wp.vec3d(tx, ty, tz)
+        z = wp.vec3d(J[k, 3, i], J[k, 4, i], J[k, 5, i])
+        o = wp.vec3d(J[k, 0, i], J[k, 1, i], J[k, 2, i])
+        lin, ang = joint_column(kinds[i], z, o, t)
+        for r in range(3):
+            J[k, r, i] = lin[r]
+            J[k, 3 + r, i] = ang[r]
+    return Re, t

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_kinematics import tool_pose
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._lm_steps import cholesky, cholesky_solve
 from ikstack.backends.warp._prims import F
@@ -78,10 +79,10 @@ def _err6(R: wp.mat33d, p: wp.vec3d, Tt: wp.mat44d):
 def _tcp(q: wp.array2d(dtype=wp.float64), i: int, ch: Chain, pol: Polish, jac: int):
     """FK of ``q[i]`` (and its Jacobian into ``pol.J[i]`` when ``jac``): ``(R, p)``."""
     R0, p0 = _pose(q, i, ch.Rs, ch.ps, ch.kinds, pol.zs, pol.os, jac)
-    p = p0 + R0 * ch.p_end
+    R, p = tool_pose(R0, p0, ch.R_end, ch.p_end)
     if jac != 0:
         _jcols(i, q.shape[1], ch.kinds, pol.zs, pol.os, p, pol.J)
-    return R0 * ch.R_end, p
+    return R, p
 
 
 @wp.func

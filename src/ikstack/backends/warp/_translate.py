@@ -44,6 +44,7 @@ from ikstack.backends.warp._translate_expr import TranslateError, _flit, _Func, 
 
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {
+    "ikstack.kinematics._kernels": "ikstack.backends.warp._gen_kinematics",
     "ikstack.ik.analytic._tuple_math": "ikstack.backends.warp._gen_tuple_math",
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
@@ -58,6 +59,11 @@ MODULES = {
 #: array as an array of ``wp.vec3d`` (a row is a 3-vector). A compiled
 #: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
 SIGNATURES: dict[str, dict[str, str]] = {
+    "ikstack.kinematics._kernels": {
+        "joint_step": "R:m9 p:v3 A:m9 b:v3 kind:i qi:f",
+        "tool_pose": "R:m9 p:v3 E:m9 f:v3",
+        "joint_column": "kind:i z:v3 o:v3 t:v3",
+    },
     "ikstack.ik.analytic._tuple_math": {
         "add": "a:v3 b:v3",
         "sub": "a:v3 b:v3",

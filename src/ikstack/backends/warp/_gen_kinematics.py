@@ -1,0 +1,80 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/kinematics/_kernels.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+
+ROT = wp.constant(0)
+
+
+@wp.func
+def joint_step(R: wp.mat33d, p: wp.vec3d, A: wp.mat33d, b: wp.vec3d, kind: int, qi: wp.float64):
+    """The frame ``(R, p)`` (a row-major 9-tuple and a 3-tuple) carried through one joint:
+    to the joint (``p + R b``, ``R A``; ``A``, ``b`` the joint's canonical data as tuples),
+    then by its value ``qi`` (a revolute joint turns columns 0 and 1 about column 2, a
+    prismatic one moves along column 2). The joint's axis is column 2 of the result; a
+    revolute joint's origin is its ``p``."""
+    c = F(0.0)
+    s = F(0.0)
+    p0 = p[0] + R[0, 0] * b[0] + R[0, 1] * b[1] + R[0, 2] * b[2]
+    p1 = p[1] + R[1, 0] * b[0] + R[1, 1] * b[1] + R[1, 2] * b[2]
+    p2 = p[2] + R[2, 0] * b[0] + R[2, 1] * b[1] + R[2, 2] * b[2]
+    r00 = R[0, 0] * A[0, 0] + R[0, 1] * A[1, 0] + R[0, 2] * A[2, 0]
+    r01 = R[0, 0] * A[0, 1] + R[0, 1] * A[1, 1] + R[0, 2] * A[2, 1]
+    r02 = R[0, 0] * A[0, 2] + R[0, 1] * A[1, 2] + R[0, 2] * A[2, 2]
+    r10 = R[1, 0] * A[0, 0] + R[1, 1] * A[1, 0] + R[1, 2] * A[2, 0]
+    r11 = R[1, 0] * A[0, 1] + R[1, 1] * A[1, 1] + R[1, 2] * A[2, 1]
+    r12 = R[1, 0] * A[0, 2] + R[1, 1] * A[1, 2] + R[1, 2] * A[2, 2]
+    r20 = R[2, 0] * A[0, 0] + R[2, 1] * A[1, 0] + R[2, 2] * A[2, 0]
+    r21 = R[2, 0] * A[0, 1] + R[2, 1] * A[1, 1] + R[2, 2] * A[2, 1]
+    r22 = R[2, 0] * A[0, 2] + R[2, 1] * A[1, 2] + R[2, 2] * A[2, 2]
+    if kind == ROT:
+        c = wp.cos(qi)
+        s = wp.sin(qi)
+        _t1 = c * r00 + s * r01
+        _t2 = -s * r00 + c * r01
+        r00 = _t1
+        r01 = _t2
+        _t3 = c * r10 + s * r11
+        _t4 = -s * r10 + c * r11
+        r10 = _t3
+        r11 = _t4
+        _t5 = c * r20 + s * r21
+        _t6 = -s * r20 + c * r21
+        r20 = _t5
+        r21 = _t6
+    else:
+        p0 = p0 + r02 * qi
+        p1 = p1 + r12 * qi
+        p2 = p2 + r22 * qi
+    return wp.mat33d(r00, r01, r02, r10, r11, r12, r20, r21, r22), wp.vec3d(p0, p1, p2)
+
+
+@wp.func
+def tool_pose(R: wp.mat33d, p: wp.vec3d, E: wp.mat33d, f: wp.vec3d):
+    """The frame ``(R, p)`` followed by the fixed transform ``(E, f)`` (the TCP after the last
+    joint): ``(R E, p + R f)`` as a 9-tuple and a 3-tuple."""
+    t0 = p[0] + R[0, 0] * f[0] + R[0, 1] * f[1] + R[0, 2] * f[2]
+    t1 = p[1] + R[1, 0] * f[0] + R[1, 1] * f[1] + R[1, 2] * f[2]
+    t2 = p[2] + R[2, 0] * f[0] + R[2, 1] * f[1] + R[2, 2] * f[2]
+    return wp.mat33d(R[0, 0] * E[0, 0] + R[0, 1] * E[1, 0] + R[0, 2] * E[2, 0], R[0, 0] * E[0, 1] + R[0, 1] * E[1, 1] + R[0, 2] * E[2, 1], R[0, 0] * E[0, 2] + R[0, 1] * E[1, 2] + R[0, 2] * E[2, 2], R[1, 0] * E[0, 0] + R[1, 1] * E[1, 0] + R[1, 2] * E[2, 0], R[1, 0] * E[0, 1] + R[1, 1] * E[1, 1] + R[1, 2] * E[2, 1], R[1, 0] * E[0, 2] + R[1, 1] * E[1, 2] + R[1, 2] * E[2, 2], R[2, 0] * E[0, 0] + R[2, 1] * E[1, 0] + R[2, 2] * E[2, 0], R[2, 0] * E[0, 1] + R[2, 1] * E[1, 1] + R[2, 2] * E[2, 1], R[2, 0] * E[0, 2] + R[2, 1] * E[1, 2] + R[2, 2] * E[2, 2]), wp.vec3d(t0, t1, t2)
+
+
+@wp.func
+def joint_column(kind: int, z: wp.vec3d, o: wp.vec3d, t: wp.vec3d):
+    """One column of the base-frame geometric Jacobian at the TCP position ``t``, from the
+    joint's axis ``z`` and origin ``o``: ``(linear, angular)`` 3-tuples (``z x (t - o)`` and
+    ``z`` for a revolute joint, ``z`` and zero for a prismatic one)."""
+    dx = F(0.0)
+    dy = F(0.0)
+    dz = F(0.0)
+    if kind == ROT:
+        dx = t[0] - o[0]
+        dy = t[1] - o[1]
+        dz = t[2] - o[2]
+        return wp.vec3d(z[1] * dz - z[2] * dy, z[2] * dx - z[0] * dz, z[0] * dy - z[1] * dx), z
+    return z, wp.vec3d(F(0.0), F(0.0), F(0.0))
