@@ -125,4 +125,5 @@ def kinematics_kernels() -> dict[str, Any]:
         "jac": jac_kernel,
         "pose": chain_pose,
         "jacobian_columns": jacobian_columns,
+        "tcp_matrix": tcp_matrix,
     }

@@ -42,6 +42,7 @@ UNDECIDED = wp.constant(-1)
 CONSTRAINT_RETRIES = wp.constant(16)
 
 _pose = kinematics_kernels()["pose"]
+_tcp_matrix = kinematics_kernels()["tcp_matrix"]
 
 
 @wp.struct
@@ -123,29 +124,7 @@ def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d, ch: Ch
     """FK of ``q[row]`` against ``Tt``: ``(position error, rotation error of the candidate
     gate, rotation error of certify)`` (the two angles differ only in rounding)."""
     R0, p0 = _pose(q, row, ch.Rs, ch.ps, ch.kinds, w.zs, w.os, 0)
-    p = p0 + R0 * ch.p_end
-    T = R0 * ch.R_end
-    perr, c, vx, vy, vz = pose_residual(
-        wp.mat44d(
-            T[0, 0],
-            T[0, 1],
-            T[0, 2],
-            p[0],
-            T[1, 0],
-            T[1, 1],
-            T[1, 2],
-            p[1],
-            T[2, 0],
-            T[2, 1],
-            T[2, 2],
-            p[2],
-            F(0.0),
-            F(0.0),
-            F(0.0),
-            F(1.0),
-        ),
-        Tt,
-    )
+    perr, c, vx, vy, vz = pose_residual(_tcp_matrix(R0, p0, ch), Tt)
     v0 = F(0.5) * vx
     v1 = F(0.5) * vy
     v2 = F(0.5) * vz
