@@ -29,7 +29,7 @@ from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_da
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
-from ikstack.ik.analytic._select import lazy_one
+from ikstack.ik.analytic._select import SELECT, lazy_one
 from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
@@ -41,23 +41,6 @@ DONE = 0
 GENERAL = 1  #: let the general path decide
 NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: numpy decides
 
-
-#: the selection's settings (:func:`._select.lazy_one`, :func:`._nearest6.nearest6`)
-SELECT = Record(
-    "SelectData",
-    __name__,
-    [
-        ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
-        ("hi", F, ("dof",)),
-        ("W", F, ("dof",)),  # joint weights of the distance to the seed
-        ("revolute", B, ("dof",)),
-        ("step", F, ()),  # max_joint_step [rad or m], inf for none
-        ("max_dq", F, ()),  # the polish's largest step
-        ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
-        ("tol_r", F, ()),
-    ],
-)
-SelectData = SELECT.type
 
 #: a 6R family's data (:class:`.families.SixR`)
 FAMILY6 = Record(
