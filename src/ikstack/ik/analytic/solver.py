@@ -58,8 +58,11 @@ class AnalyticIK(Immutable):
     Strict 6R families solve ``solve`` calls (one target or a batch, nearest solution) in one
     compiled pass per target that expands the family's branches in order of a lower bound on
     their distance to the seed and certifies the selection in place; the answers are those of
-    the full enumeration bit for bit. Targets that pass have no numpy glue per row; failures
-    and ambiguous inputs are decided by the general path.
+    the full enumeration bit for bit. Other families' candidates are selected and certified
+    per target by one compiled row kernel too. One target is a batch of one through the same
+    row kernel; targets that pass have no numpy glue per row; failures and ambiguous inputs
+    are decided by the general path (the pipeline's stages: :mod:`._gate_stage`,
+    :mod:`._verdict`).
 
     Args:
         chain: a 6R or 7R arm.
@@ -319,10 +322,9 @@ class AnalyticIK(Immutable):
             fast = self._solve_one(T_base_tcp, seed)
             if fast is not None:
                 return fast
-            if self._six and self._fast:
-                fused = self._solve_six(T_base_tcp, seed)
-                if fused is not None:
-                    return fused
+            rows = self._solve_rows(T_base_tcp, seed)
+            if rows is not None:
+                return rows
         lead = batch_dims(T_base_tcp)
         if lead is not None:
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
@@ -399,7 +401,7 @@ class AnalyticIK(Immutable):
                 V[:, -1] = False  # the seed initialization is the general path's second pass
             fl, il = self._pack
             code = _single_target.select_one(
-                Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
+                Q, V, S, T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
             )
         if code != _single_target.DONE:
             return None
@@ -414,41 +416,65 @@ class AnalyticIK(Immutable):
             np.zeros(1, np.int64),
         )
 
-    def _solve_six(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
-        """(N, 4, 4) float64 targets of a 6R family through :func:`._single_target.six_batch`;
-        rows it leaves undecided (failures, broken constraints, targets numpy must check) are
-        solved by the general path. None for any other input (the general path validates it)."""
+    def _solve_rows(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
+        """(N, 4, 4) float64 targets through the row kernel :meth:`_solve_one` runs for one
+        (:func:`._single_target.six_batch` for a 6R family, else the family's candidates then
+        :func:`._single_target.select_batch`); rows it leaves undecided (failures, broken
+        constraints, targets numpy must check) are solved by the general path. None for any
+        other input (the general path validates it)."""
         T = T_base_tcp
         if not (
-            type(T) is np.ndarray
+            self._fast
+            and type(T) is np.ndarray
             and T.ndim == 3
             and T.shape[1:] == (4, 4)
             and T.dtype is _F64
             and T.shape[0] > 0
+            and (self._six or all_finite(T))  # a 6R family's kernel checks each target
         ):
             return None
         T = np.ascontiguousarray(T)
-        n = T.shape[0]
-        S = self._middle1 if seed is None else self._seeds(seed, n)
-        q = np.empty((n, 6))
+        n, dof = T.shape[0], self.chain.dof
+        q = np.empty((n, dof))
+        ok = np.empty(n, dtype=np.bool_)
         perr = np.empty(n)
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
-        fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-        _single_target.six_batch(
-            S,
-            T,
-            fl,
-            il,
-            self._kfid,
-            self._kvar,
-            self._ksgn,
-            q,
-            perr,
-            rerr,
-            code,
-            n >= PARALLEL_THRESHOLD,
-        )
+        if self._six:
+            S = self._middle1 if seed is None else self._seeds(seed, n)
+            fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
+            _single_target.six_batch(
+                S,
+                T,
+                fl,
+                il,
+                self._kfid,
+                self._kvar,
+                self._ksgn,
+                q,
+                perr,
+                rerr,
+                code,
+                n >= PARALLEL_THRESHOLD,
+            )
+        else:
+            S = self._seeds(seed, n)
+            chunk = max(1, CHUNK_CANDIDATES // self.K)  # candidates held at once
+            for i in range(0, n, chunk):
+                j = min(n, i + chunk)
+                Q, V, piters = self._pool(T[i:j], S[i:j], self.family)
+                if self.near:
+                    V[:, -1] = False  # the seed initialization is the general path's second pass
+                _single_target.select_batch(
+                    Q,
+                    V,
+                    S[i:j],
+                    T[i:j],
+                    *self._pack,
+                    _select.no_polish(piters),
+                    (q[i:j], ok[i:j], perr[i:j], rerr[i:j], code[i:j]),
+                    j - i >= PARALLEL_THRESHOLD,
+                )
         success = code == _single_target.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
@@ -458,7 +484,7 @@ class AnalyticIK(Immutable):
             Sr = (
                 S[rows]
                 if S.shape[0] == n
-                else np.ascontiguousarray(np.broadcast_to(S, (rows.size, 6)))
+                else np.ascontiguousarray(np.broadcast_to(S, (rows.size, dof)))
             )
             r = self._solve_chunked(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr))
             q[rows], success[rows], status[rows] = r.q, r.success, r.status
