@@ -68,7 +68,7 @@ def test_fused_batch_and_single_calls_equal_the_general_path(name, chain, option
     T, seeds = mixed_targets(chain, rng, 300)
     S = ik._seeds(seeds, len(T))
     ref = ik._solve(np.ascontiguousarray(T), S, False)
-    for r in (ik.solve(T, seeds), ik._solve_six(T, seeds)):
+    for r in (ik.solve(T, seeds), ik._solve_rows(T, seeds)):
         np.testing.assert_array_equal(r.q, ref.q)
         np.testing.assert_array_equal(r.success, ref.success)
         np.testing.assert_array_equal(r.status, ref.status)
@@ -149,3 +149,34 @@ def test_meeting_last_axes_variant_finds_the_subproblem6_solutions():
 def test_general_three_parallel_arm_keeps_the_subproblem6_route():
     fam = AnalyticIK(random_arm("three_parallel", np.random.default_rng(3))).family
     assert fam.var == F6.GENERAL
+
+
+@pytest.mark.parametrize(
+    "name, n",
+    [("iiwa14", 300), ("panda", 60), ("marvin_left", 60), ("rizon4", 20), ("ur5-near", 300)],
+)
+def test_other_families_rows_and_single_calls_equal_the_general_path(name, n):
+    """The row kernel of the families without a fused 6R kernel (select, constraints,
+    certificate per row; on all cores for 256 targets or more): a batch, and one target as a
+    batch of one, give the general path's answers bit for bit."""
+    chain = robots.load(name.split("-")[0])
+    if name == "rizon4":
+        ik = AnalyticIK(chain, mode="general", num_locks=8)
+    else:
+        ik = AnalyticIK(chain, mode="near" if name.endswith("near") else "strict")
+    assert not ik._six
+    rng = np.random.default_rng(3)
+    T, seeds = mixed_targets(chain, rng, n)
+    S = ik._seeds(seeds, len(T))
+    ref = ik._solve(np.ascontiguousarray(T), S, False)
+    assert 0 < ref.success.sum() < len(T)
+    for r in (ik.solve(T, seeds), ik._solve_rows(T, seeds)):
+        np.testing.assert_array_equal(r.q, ref.q)
+        np.testing.assert_array_equal(r.success, ref.success)
+        np.testing.assert_array_equal(r.status, ref.status)
+        np.testing.assert_array_equal(r.position_error, ref.position_error)
+        np.testing.assert_array_equal(r.rotation_error, ref.rotation_error)
+    for i in range(0, len(T), max(1, len(T) // 6)):
+        one = ik.solve(T[i], seeds[i])
+        np.testing.assert_array_equal(one.q[0], ref.q[i])
+        assert one.status[0] == ref.status[i]

@@ -348,3 +348,31 @@ def test_candidates_keep_the_chain_kinematic_margin():
     assert good.shape[0] > 20
     # written out: every valid answer at least 0.3 rad inside the +-2 rad limits
     assert np.all(np.abs(good) <= 2.0 - margin + 1e-12)
+
+
+def test_selection_is_the_nearest_turn_of_any_solution_within_the_limits():
+    """The analytic pipeline's selection: among every solution and each of its whole-turn
+    shifts within the limits, the one nearest the seed (unit weights). Reference: solutions
+    from the independent multistart search, each joint's turn chosen by brute force."""
+    chain = robots.load("ur5")  # joints over +-2 pi: a solution has several turns in range
+    solver = General6R(chain)
+    rng = np.random.default_rng(11)
+    q_true = chain.random_q(rng, 3)
+    seeds = chain.random_q(rng, 3)
+    T = fk(chain, q_true)
+    res = solver.solve(T, q0=seeds)
+    assert res.success.all()
+    ok, _, _ = certify(chain, res.q, T, 1e-6, 1e-6)
+    assert ok.all()
+    turns = 2 * np.pi * np.arange(-3, 4)
+    for i in range(3):
+        sols = multistart_solutions(chain, T[i], rng, starts=300)
+        assert len(sols) >= 1
+        best = np.inf
+        for s in sols:
+            x = s[:, None] + turns[None, :]  # (6, turns)
+            inside = (x >= chain.lower[:, None]) & (x <= chain.upper[:, None])
+            dd = np.where(inside, (x - seeds[i][:, None]) ** 2, np.inf).min(axis=1)
+            best = min(best, float(np.sqrt(dd.sum())))
+        got = float(np.linalg.norm(res.q[i] - seeds[i]))
+        assert got == pytest.approx(best, abs=1e-6)

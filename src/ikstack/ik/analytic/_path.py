@@ -1,7 +1,7 @@
 """Compiled continuous-path selection: one loop over frames calling a family's candidate kernel.
 
 Per frame, the family kernel writes its candidates for the target seeded by the previous
-selection; :func:`._select._finalize_one` (the same code :meth:`AnalyticIK.solve` runs) moves
+selection; :func:`._select.lazy_one` (the same code :meth:`AnalyticIK.solve` runs) moves
 them to their representatives within the limits, applies ``max_joint_step`` and the FK gate,
 and the valid candidate nearest the previous selection under the weights is taken. A failed
 frame holds the previous selection and records flags from which the caller derives its status.
@@ -17,9 +17,9 @@ from numba import njit
 
 from ikstack.ik._data import CHAIN
 from ikstack.ik.analytic import _families6 as F6
+from ikstack.ik.analytic import _locked6 as L6
 from ikstack.ik.analytic import _srs
-from ikstack.ik.analytic._select import TWO_PI, _finalize_one
-from ikstack.ik.analytic._single_target import SELECT
+from ikstack.ik.analytic._select import SELECT, TWO_PI, lazy_one
 from ikstack.ik.analytic._tuple_math import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 
@@ -32,16 +32,12 @@ NO_STEP = 3
 
 @njit(cache=True)
 def _select(Q, V, prev, T, chain, sel, work, res, i):  # pragma: no cover - compiled
-    """Gate the candidates of frame ``i`` (:func:`._select._finalize_one`, no polish); write
-    the selection (or ``prev``) to ``out[i]`` and its outcome to ``code[i]`` (``res`` is
+    """Select among the candidates of frame ``i`` (:func:`._select.lazy_one`, no polish);
+    write the selection (or ``prev``) to ``out[i]`` and its outcome to ``code[i]`` (``res`` is
     ``(out, code)``)."""
-    OK, FK, LIM, D, _ = work
+    FK, LIM = work[1], work[2]
     out, code = res
-    _finalize_one(Q, V, prev, T, chain, sel, True, None, work)
-    best = -1
-    for k in range(Q.shape[0]):
-        if OK[k] and (best < 0 or D[k] < D[best]):
-            best = k
+    best = lazy_one(Q, V, prev, T, chain, sel, None, work)
     if best >= 0:
         for j in range(Q.shape[1]):
             prev[j] = Q[best, j]
@@ -61,7 +57,7 @@ def _select(Q, V, prev, T, chain, sel, work, res, i):  # pragma: no cover - comp
 def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - compiled
     """A 6R family along targets ``T`` (n, 4, 4) from ``seed`` (6,): ``fid, var, sgn`` the
     family's kernel arguments, ``fam`` its ``(reverse, H, P, R6T)``, ``chain`` and ``sel`` the
-    :data:`ikstack.ik._data.CHAIN` and :data:`._single_target.SELECT` records, ``res`` the outputs
+    :data:`ikstack.ik._data.CHAIN` and :data:`._select.SELECT` records, ``res`` the outputs
     ``(out (n, 6), code (n,))``."""
     rev, H, P, R6T = fam
     K = F6.K6
@@ -120,14 +116,8 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
     for i in range(T.shape[0]):
         pl = prev[lock_idx]
         one[0] = pl
-        F6._locked_one(
-            fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev, Q1, V1
-        )
-        _finalize_one(Q1, V1, prev, T[i], chain, sel, True, None, (OK1, FK1, LIM1, D1, Tbuf))
-        best = -1
-        for k in range(8):
-            if OK1[k] and (best < 0 or D1[k] < D1[best]):
-                best = k
+        L6.locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev, Q1, V1)
+        best = lazy_one(Q1, V1, prev, T[i], chain, sel, None, (OK1, FK1, LIM1, D1, Tbuf))
         if best >= 0 and wl > 0.0:
             dstar = D1[best]
             m = 0
@@ -140,7 +130,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
                     m += 1
             if m > 0:
                 n8 = 8 * m
-                F6._locked_one(
+                L6.locked_one(
                     fid,
                     var,
                     rev,
@@ -158,21 +148,16 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
                     Q[:n8],
                     V[:n8],
                 )
-                _finalize_one(
+                b2 = lazy_one(
                     Q[:n8],
                     V[:n8],
                     prev,
                     T[i],
                     chain,
                     sel,
-                    True,
                     None,
                     (OK[:n8], FK[:n8], LIM[:n8], D[:n8], Tbuf),
                 )
-                b2 = -1
-                for k in range(n8):
-                    if OK[k] and (b2 < 0 or D[k] < D[b2]):
-                        b2 = k
                 if b2 >= 0 and D[b2] < dstar:
                     for j in range(dof):
                         prev[j] = Q[b2, j]
@@ -188,7 +173,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
             continue
         # no candidate at the previous lock value (or an unweighted lock joint): all of them
         vv[0] = pl
-        F6._locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q, V)
+        L6.locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q, V)
         _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 

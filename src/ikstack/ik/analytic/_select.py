@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ikstack._records import B, F, Record
 from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
 
@@ -20,6 +21,23 @@ TWO_PI = 2.0 * math.pi
 LIMIT_SNAP = 1e-6
 #: a value this far below 2 pi divided by 2 pi is under 1 whatever the rounding
 _ONE_TURN_INSIDE = 6.28
+
+#: the selection's settings (:func:`finalize`, :func:`lazy_one`, :func:`._nearest6.nearest6`)
+SELECT = Record(
+    "SelectData",
+    __name__,
+    [
+        ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
+        ("hi", F, ("dof",)),
+        ("W", F, ("dof",)),  # joint weights of the distance to the seed
+        ("revolute", B, ("dof",)),
+        ("step", F, ()),  # max_joint_step [rad or m], inf for none
+        ("max_dq", F, ()),  # the polish's largest step
+        ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
+        ("tol_r", F, ()),
+    ],
+)
+SelectData = SELECT.type
 
 
 @njit(cache=True)
@@ -104,7 +122,7 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
     ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
-    :data:`._single_target.SELECT` record, ``work`` the flags and scratch
+    :data:`SELECT` record, ``work`` the flags and scratch
     ``(OK, FK, LIM, D, Tbuf)``."""
     _finalize_pl(
         Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
@@ -177,7 +195,7 @@ def _finalize_pl(
 def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
     targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
-    record, ``sel`` a :data:`._single_target.SELECT` record, ``flags`` the outputs
+    record, ``sel`` a :data:`SELECT` record, ``flags`` the outputs
     ``(OK, FK, LIM, D, PL)`` (each (N, K)).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates

@@ -1,12 +1,14 @@
 """The compiled fast paths of :class:`~ikstack.ik.analytic.AnalyticIK`.
 
-:func:`select_one` selects one target's valid candidate nearest the seed
-(:func:`._select.lazy_one`, the same kernel as the batched path), checks it against the
-coupled-joint constraints and certifies it (:func:`ikstack.ik._gate.certify_rows`, the kernel
-behind :func:`ikstack.ik.certify`), so a success here carries exactly the general path's
-numbers. :func:`six_batch` (and :func:`six_one`, the same row kernel for one target) does the
-whole solve of a 6R family per row in one pass: rigid check, candidates, representatives,
-limits, lazy FK gate, certificate, with no scratch allocated per row. Anything else (no
+:func:`select_batch` (and :func:`select_one`, the same row kernel for one target) selects
+each target's valid candidate nearest the seed (:func:`._select.lazy_one`, the kernel the
+general path gates with), checks it against the coupled-joint constraints and certifies it
+(:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`), so a
+success here carries exactly the general path's numbers. :func:`six_batch` (and
+:func:`six_one`, the same row kernel for one target) does the whole solve of a 6R family per
+row in one pass: rigid check, candidates, representatives, limits, lazy FK gate (branches in
+order of a bound on their distance: :func:`._nearest6.nearest6`), certificate, with no scratch
+allocated per row. Anything else (no
 candidate, a broken constraint, a failed certificate, a target to check with numpy) returns a
 nonzero code and the general path decides.
 
@@ -29,35 +31,18 @@ from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_da
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
-from ikstack.ik.analytic._select import lazy_one
+from ikstack.ik.analytic._select import SELECT, lazy_one
 from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
 Array = NDArray[np.float64]
 Packed = tuple[Array, NDArray[np.int64]]
 
-#: codes of :func:`select_one`, :func:`six_one` and :func:`six_batch`
+#: codes of :func:`select_batch`, :func:`select_one`, :func:`six_one` and :func:`six_batch`
 DONE = 0
 GENERAL = 1  #: let the general path decide
 NOT_RIGID = 2  #: the target is not finite and rigid well within the tolerance: numpy decides
 
-
-#: the selection's settings (:func:`._select.lazy_one`, :func:`._nearest6.nearest6`)
-SELECT = Record(
-    "SelectData",
-    __name__,
-    [
-        ("lo", F, ("dof",)),  # the limits a candidate must meet (kinematic margin applied)
-        ("hi", F, ("dof",)),
-        ("W", F, ("dof",)),  # joint weights of the distance to the seed
-        ("revolute", B, ("dof",)),
-        ("step", F, ()),  # max_joint_step [rad or m], inf for none
-        ("max_dq", F, ()),  # the polish's largest step
-        ("tol_p", F, ()),  # the FK gate's tolerances [m], [rad]
-        ("tol_r", F, ()),
-    ],
-)
-SelectData = SELECT.type
 
 #: a 6R family's data (:class:`.families.SixR`)
 FAMILY6 = Record(
@@ -79,7 +64,8 @@ Family6Data = FAMILY6.type
 PACKING = Packing(CHAIN, CONSTRAINTS, GATE, SELECT)
 #: the same and a 6R family's data, of :func:`six_one` and :func:`six_batch`
 PACKING6 = Packing(CHAIN, CONSTRAINTS, GATE, SELECT, FAMILY6)
-_unpack = PACKING.unpack
+_check = PACKING.check
+_unpack_unchecked = PACKING.unpack_unchecked  # in a prange body, after _check
 _unpack6 = PACKING6.unpack
 _check6 = PACKING6.check
 _unpack6_unchecked = PACKING6.unpack_unchecked  # in a prange body, after _check6
@@ -135,45 +121,96 @@ def solver_records(
 
 
 @njit(cache=True)
-def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cover - compiled
-    """Select and certify one target's candidates ``Q (K, dof)`` (``V`` their exact mask, ``S``
-    the (dof,) seed, ``T`` the (1, 4, 4) target); on success write ``q (1, dof)``, ``ok``,
-    ``perr`` and ``rerr`` (each (1,)) and return :data:`DONE`."""
-    chain, cons, gate, sel = _unpack(fl, il)
-    k = Q.shape[0]
+def _select_block(i0, i1, Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`select_batch` (``fl, il``: :data:`PACKING`'s arrays, their
+    tag checked by the caller; ``out``: ``(q, ok, perr, rerr, code)``). Per row: the rigid
+    check, the valid candidate nearest the seed (:func:`._select.lazy_one`, the kernel the
+    general path gates with), the coupled-joint constraints, then the certificate
+    (:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`)."""
+    chain, cons, gate, sel = _unpack_unchecked(fl, il)
+    q, ok, perr, rerr, code = out
+    k = Q.shape[1]
     OK = np.empty(k, dtype=np.bool_)
     FK = np.empty(k, dtype=np.bool_)
     LIM = np.empty(k, dtype=np.bool_)
     D = np.empty(k)
     Tbuf = np.empty((4, 4))
-    best = lazy_one(Q, V, S, T[0], chain, sel, piters, (OK, FK, LIM, D, Tbuf))
-    if best < 0:
-        return GENERAL
-    q[0, :] = Q[best]
-    if constraints_row(q[0], cons.qidx, cons.qcoef, cons.A, cons.b) != 1:
-        return GENERAL  # broken (the general path re-selects) or too close to call here
-    certify_rows(
-        q,
-        T,
-        gate.tol_p,
-        gate.tol_r,
-        gate.lo,
-        gate.hi,
-        chain.Rs,
-        chain.ps,
-        chain.kinds,
-        chain.R_end,
-        chain.p_end,
-        cons.qidx,
-        cons.qcoef,
-        cons.A,
-        cons.b,
-        ok,
-        perr,
-        rerr,
-        Tbuf,
-    )
-    return DONE if ok[0] else GENERAL
+    one_seed = S.shape[0] == 1
+    for i in range(i0, i1):
+        code[i] = GENERAL
+        ok[i] = False
+        perr[i] = 0.0
+        rerr[i] = 0.0
+        if rigid_code(T[i], RIGID_ATOL) != RIGID:
+            code[i] = NOT_RIGID
+            continue
+        s = S[0] if one_seed else S[i]
+        best = lazy_one(Q[i], V[i], s, T[i], chain, sel, piters, (OK, FK, LIM, D, Tbuf))
+        if best < 0:
+            continue
+        q[i, :] = Q[i, best]
+        if constraints_row(q[i], cons.qidx, cons.qcoef, cons.A, cons.b) != 1:
+            continue  # broken (the general path re-selects) or too close to call here
+        certify_rows(
+            q[i : i + 1],
+            T[i : i + 1],
+            gate.tol_p,
+            gate.tol_r,
+            gate.lo,
+            gate.hi,
+            chain.Rs,
+            chain.ps,
+            chain.kinds,
+            chain.R_end,
+            chain.p_end,
+            cons.qidx,
+            cons.qcoef,
+            cons.A,
+            cons.b,
+            ok[i : i + 1],
+            perr[i : i + 1],
+            rerr[i : i + 1],
+            Tbuf,
+        )
+        if ok[i]:
+            code[i] = DONE
+
+
+def select_batch(Q, V, S, T, fl, il, piters, out, parallel):
+    """Select and certify the candidates ``Q`` (N, K, dof) (``V`` (N, K) their exact mask)
+    of targets ``T`` (N, 4, 4) from seeds ``S`` (N or 1, dof): per row the selection, its
+    certificate and a code (:data:`DONE`, :data:`GENERAL` or :data:`NOT_RIGID`) in ``out =
+    (q (N, dof), ok, perr, rerr, code)``; rows not :data:`DONE` are the general path's to
+    decide. ``fl, il``: :data:`PACKING`'s arrays. On all cores when ``parallel``."""
+    kern = select_batch_parallel if parallel else select_batch_serial
+    kern(Q, V, S, T, fl, il, piters, out)
+
+
+@njit(cache=True)
+def select_batch_serial(Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
+    """:func:`select_batch` on the calling thread."""
+    _check(il)
+    _select_block(0, T.shape[0], Q, V, S, T, fl, il, piters, out)
+
+
+@njit(cache=True, parallel=True)
+def select_batch_parallel(Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
+    """:func:`select_batch` on all cores, in blocks of 64 targets."""
+    _check(il)
+    n = T.shape[0]
+    nblk = (n + 63) // 64
+    for bk in prange(nblk):
+        _select_block(bk * 64, min(n, bk * 64 + 64), Q, V, S, T, fl, il, piters, out)
+
+
+@njit(cache=True)
+def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cover - compiled
+    """:func:`select_batch` for one target (a batch of one: ``Q`` (1, K, dof), ``V`` (1, K),
+    ``S`` (1, dof), ``T`` (1, 4, 4), outputs (1, dof) and (1,)); returns the code."""
+    code = np.empty(1, dtype=np.int64)
+    _check(il)
+    _select_block(0, 1, Q, V, S, T, fl, il, piters, (q, ok, perr, rerr, code))
+    return code[0]
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.ik.analytic import _families6 as F6
+from ikstack.ik.analytic import _locked6 as L6
 from ikstack.ik.analytic import _srs
 from ikstack.ik.analytic.geometry import Lines, closest_point, parallel_error
 
@@ -199,7 +200,7 @@ class LockedJoint:
         Q = np.empty((n, k, 7))
         V = np.empty((n, k), dtype=np.bool_)
         s = self.sub
-        F6.batch_locked(
+        L6.batch_locked(
             s.kfid,
             s.kvar,
             s.reverse,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import math
-from functools import partial
 from types import EllipsisType
 from typing import Any
 
@@ -16,13 +15,20 @@ from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fixed_gate import FastGate, constraint_tables, result_one
 from ikstack.ik._gate import RIGID, rigid_code
 from ikstack.ik._immutable import Immutable
-from ikstack.ik.analytic import _all6, _path_solve, _refine, _select, _single_target
+from ikstack.ik.analytic import (
+    _all6,
+    _gate_stage,
+    _path_solve,
+    _select,
+    _single_target,
+    _verdict,
+)
 from ikstack.ik.analytic._general import GeneralFamily
 from ikstack.ik.analytic.classify import Classification, Detection, classify, detections
 from ikstack.ik.analytic.config import MODES as _MODES
 from ikstack.ik.analytic.config import AnalyticConfig, LockSearch, lock_search
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD, Family, SixR
-from ikstack.ik.result import IKResult, IKStatus, batch_dims, certify, flatten_batch
+from ikstack.ik.result import IKResult, batch_dims, flatten_batch
 from ikstack.kinematics._kernels import all_finite
 from ikstack.kinematics.forward import compile_chain
 from ikstack.model import Chain
@@ -38,8 +44,6 @@ NEAR_MAX_STEP = 0.25
 CHUNK_CANDIDATES = 1 << 18
 #: solver modes: :class:`~ikstack.ik.analytic.config.AnalyticMode`
 MODES = _MODES
-#: re-selections after the nearest branch broke a coupled-joint constraint
-CONSTRAINT_RETRIES = 16
 
 
 class AnalyticIK(Immutable):
@@ -54,8 +58,11 @@ class AnalyticIK(Immutable):
     Strict 6R families solve ``solve`` calls (one target or a batch, nearest solution) in one
     compiled pass per target that expands the family's branches in order of a lower bound on
     their distance to the seed and certifies the selection in place; the answers are those of
-    the full enumeration bit for bit. Targets that pass have no numpy glue per row; failures
-    and ambiguous inputs are decided by the general path.
+    the full enumeration bit for bit. Other families' candidates are selected and certified
+    per target by one compiled row kernel too. One target is a batch of one through the same
+    row kernel; targets that pass have no numpy glue per row; failures and ambiguous inputs
+    are decided by the general path (the pipeline's stages: :mod:`._gate_stage`,
+    :mod:`._verdict`).
 
     Args:
         chain: a 6R or 7R arm.
@@ -244,9 +251,9 @@ class AnalyticIK(Immutable):
         return np.array(np.broadcast_to(s, (n, dof)), order="C")
 
     # ------------------------------------------------------------------ solving
-    def _candidates(
-        self, T: Array, S: Array, lazy: bool, step: float, family: Any
-    ) -> tuple[Any, ...]:
+    def _pool(self, T: Array, S: Array, family: Any) -> tuple[Array, Any, int]:
+        """The candidates stage: ``family``'s candidates ``(Q, V)`` of targets ``T`` from seeds
+        ``S`` (in near mode the seed too, as the last slot) and the polish's iterations."""
         n = T.shape[0]
         Q, V = family.solve(T, S)
         piters = NEAR_ITERATIONS if self.polish else 0  # rounded chain: polish the surrogate's
@@ -257,101 +264,28 @@ class AnalyticIK(Immutable):
             Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
             V = np.concatenate([written, np.ones((n, 1), dtype=np.bool_)], axis=1)
             piters = NEAR_ITERATIONS
+        return Q, V, piters
+
+    def _candidates(
+        self, T: Array, S: Array, lazy: bool, step: float, family: Any
+    ) -> _verdict.Flags:
+        """The candidates stage (:meth:`_pool`), then the gate stage
+        (:func:`._gate_stage.gate_stage`) under this call's step bound ``step``."""
+        Q, V, piters = self._pool(T, S, family)
         sel = self._select_data
         if sel.step != step:  # this call's step bound (solve_path's, as an argument)
             sel = sel._replace(step=float(step))
-        k = Q.shape[1]
-        OK = np.empty((n, k), dtype=np.bool_)
-        FK = np.empty((n, k), dtype=np.bool_)
-        LIM = np.empty((n, k), dtype=np.bool_)
-        D = np.empty((n, k))
-        PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
-
-        def gate(
-            Qs: Array,
-            Vs: Any,
-            Ss: Array,
-            Ts: Array,
-            OKs: Any,
-            FKs: Any,
-            LIMs: Any,
-            Ds: Array,
-            PLs: Any,
-            *,
-            every: bool = False,
-        ) -> None:
-            _select.finalize(
-                Qs,
-                Vs,
-                Ss,
-                Ts,
-                self._chain_data,
-                sel,
-                lazy and not every,
-                piters,
-                (OKs, FKs, LIMs, Ds, PLs),
-                len(Ts) >= PARALLEL_THRESHOLD,
-            )
-
-        if self.near and lazy:
-            # the seed initialization is the last resort: polished from afar it may stop within
-            # the tolerances but short of the exact branch it converges to
-            V[:, -1] = False
-            gate(Q, V, S, T, OK, FK, LIM, D, PL)
-            rows = np.flatnonzero(~OK.any(axis=1))
-            if rows.size:
-                # second pass over the seed slot alone: the surrogate slots were polished and
-                # gated by the first pass (their flags stand), so no slot is polished twice
-                V2 = np.zeros((rows.size, k), dtype=np.bool_)
-                V2[:, -1] = True
-                sub: list[Any] = [
-                    np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)
-                ]
-                sub[1] = V2
-                gate(*sub)
-                for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
-                    a[rows, -1] = sub[b][:, -1]
-                V[rows, -1] = True
-        else:
-            gate(Q, V, S, T, OK, FK, LIM, D, PL)
-        CON = np.ones((n, k), dtype=np.bool_)
-        if self.chain.constraints:
-            CON = self.chain.constraints_satisfied(Q)
-            arrays = (Q, V, S, T, OK, FK, LIM, D, PL)
-
-            def regate(rows: Any, keep: tuple[int, ...]) -> None:  # gate rows, keep outputs
-                sub = [np.ascontiguousarray(a[rows]) for a in arrays]
-                gate(*sub)
-                for k in keep:
-                    arrays[k][rows] = sub[k]
-                CON[rows] = self.chain.constraints_satisfied(sub[0])
-
-            for _ in range(CONSTRAINT_RETRIES):
-                bad = OK & ~CON
-                rows = np.flatnonzero(bad.any(axis=1))
-                if not lazy or rows.size == 0:
-                    break
-                # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
-                V[bad] = False
-                regate(rows, (0, 1, 4, 5, 6, 7, 8))
-            rows = np.flatnonzero((OK & ~CON).any(axis=1))
-            if lazy and rows.size:
-                # still breaking constraints after the retries: gate every candidate
-                lazy = False
-                regate(rows, (0, 4, 5, 6, 7, 8))
-            OK &= CON
-
-        _refine.refine_locks(
+        return _gate_stage.gate_stage(
             self.chain,
-            family,
+            (self._chain_data, sel, self._lo, self._hi),
             T,
             S,
-            self._lo,
-            self._hi,
-            (Q, V, OK, FK, LIM, CON, D, PL),
-            partial(gate, every=True),
+            (Q, V),
+            lazy,
+            piters,
+            self.near,
+            family,
         )
-        return Q, OK, FK, LIM, CON, D
 
     def solve(
         self,
@@ -388,10 +322,9 @@ class AnalyticIK(Immutable):
             fast = self._solve_one(T_base_tcp, seed)
             if fast is not None:
                 return fast
-            if self._six and self._fast:
-                fused = self._solve_six(T_base_tcp, seed)
-                if fused is not None:
-                    return fused
+            rows = self._solve_rows(T_base_tcp, seed)
+            if rows is not None:
+                return rows
         lead = batch_dims(T_base_tcp)
         if lead is not None:
             Tf, sf = flatten_batch(T_base_tcp, seed, self.chain.dof, lead)
@@ -463,17 +396,12 @@ class AnalyticIK(Immutable):
             )
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
-            Q, V = self.family.solve(T1, S)
-            piters = NEAR_ITERATIONS if self.polish else 0
+            Q, V, piters = self._pool(T1, S, self.family)
             if self.near:
-                written = V | np.any(Q != S[:, None, :], axis=2)
-                Q = np.ascontiguousarray(np.concatenate([Q, S[:, None, :]], axis=1))
-                V = np.concatenate([written, np.ones((1, 1), dtype=np.bool_)], axis=1)
                 V[:, -1] = False  # the seed initialization is the general path's second pass
-                piters = NEAR_ITERATIONS
             fl, il = self._pack
             code = _single_target.select_one(
-                Q[0], V[0], S[0], T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
+                Q, V, S, T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
             )
         if code != _single_target.DONE:
             return None
@@ -488,41 +416,65 @@ class AnalyticIK(Immutable):
             np.zeros(1, np.int64),
         )
 
-    def _solve_six(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
-        """(N, 4, 4) float64 targets of a 6R family through :func:`._single_target.six_batch`;
-        rows it leaves undecided (failures, broken constraints, targets numpy must check) are
-        solved by the general path. None for any other input (the general path validates it)."""
+    def _solve_rows(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
+        """(N, 4, 4) float64 targets through the row kernel :meth:`_solve_one` runs for one
+        (:func:`._single_target.six_batch` for a 6R family, else the family's candidates then
+        :func:`._single_target.select_batch`); rows it leaves undecided (failures, broken
+        constraints, targets numpy must check) are solved by the general path. None for any
+        other input (the general path validates it)."""
         T = T_base_tcp
         if not (
-            type(T) is np.ndarray
+            self._fast
+            and type(T) is np.ndarray
             and T.ndim == 3
             and T.shape[1:] == (4, 4)
             and T.dtype is _F64
             and T.shape[0] > 0
+            and (self._six or all_finite(T))  # a 6R family's kernel checks each target
         ):
             return None
         T = np.ascontiguousarray(T)
-        n = T.shape[0]
-        S = self._middle1 if seed is None else self._seeds(seed, n)
-        q = np.empty((n, 6))
+        n, dof = T.shape[0], self.chain.dof
+        q = np.empty((n, dof))
+        ok = np.empty(n, dtype=np.bool_)
         perr = np.empty(n)
         rerr = np.empty(n)
         code = np.empty(n, dtype=np.int64)
-        fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-        _single_target.six_batch(
-            S,
-            T,
-            fl,
-            il,
-            self._kfid,
-            self._kvar,
-            self._ksgn,
-            q,
-            perr,
-            rerr,
-            code,
-            n >= PARALLEL_THRESHOLD,
-        )
+        if self._six:
+            S = self._middle1 if seed is None else self._seeds(seed, n)
+            fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
+            _single_target.six_batch(
+                S,
+                T,
+                fl,
+                il,
+                self._kfid,
+                self._kvar,
+                self._ksgn,
+                q,
+                perr,
+                rerr,
+                code,
+                n >= PARALLEL_THRESHOLD,
+            )
+        else:
+            S = self._seeds(seed, n)
+            chunk = max(1, CHUNK_CANDIDATES // self.K)  # candidates held at once
+            for i in range(0, n, chunk):
+                j = min(n, i + chunk)
+                Q, V, piters = self._pool(T[i:j], S[i:j], self.family)
+                if self.near:
+                    V[:, -1] = False  # the seed initialization is the general path's second pass
+                _single_target.select_batch(
+                    Q,
+                    V,
+                    S[i:j],
+                    T[i:j],
+                    *self._pack,
+                    _select.no_polish(piters),
+                    (q[i:j], ok[i:j], perr[i:j], rerr[i:j], code[i:j]),
+                    j - i >= PARALLEL_THRESHOLD,
+                )
         success = code == _single_target.DONE
         status = np.zeros(n, dtype=np.int64)  # IKStatus.SUCCESS
         rows = np.flatnonzero(~success)
@@ -532,7 +484,7 @@ class AnalyticIK(Immutable):
             Sr = (
                 S[rows]
                 if S.shape[0] == n
-                else np.ascontiguousarray(np.broadcast_to(S, (rows.size, 6)))
+                else np.ascontiguousarray(np.broadcast_to(S, (rows.size, dof)))
             )
             r = self._solve_chunked(np.ascontiguousarray(T[rows]), np.ascontiguousarray(Sr))
             q[rows], success[rows], status[rows] = r.q, r.success, r.status
@@ -566,62 +518,22 @@ class AnalyticIK(Immutable):
         # as the nearest rotation; the gate judges against the target as given, its rotation
         # tolerance widened by the distance to that rotation
         Tp, dev = project_rigid(T)
-        rtol = self.rotation_tolerance + dev
-        rtol_all = rtol[:, None]
-        Q, OK, FK, LIM, CON, D = self._candidates(
+        flags = self._candidates(
             np.ascontiguousarray(Tp),
             S,
             not return_all,
             self._step if step is None else step,
             family,
         )
-        cost = np.where(OK, D, np.inf)
-        idx = np.argmin(cost, axis=1)
-        rows = np.arange(n)
-        found = OK[rows, idx]
-        q = np.where(found[:, None], Q[rows, idx], S)
-        ok, perr, rerr = certify(self.chain, q, T, self.position_tolerance, rtol)
-        success = found & ok
-        status = np.full(n, int(IKStatus.SUCCESS), dtype=np.int64)
-        fails = ~success
-        if fails.any():
-            fk_any = FK.any(axis=1)
-            fk_lim = (FK & LIM).any(axis=1)
-            fk_lim_con = (FK & LIM & CON).any(axis=1)
-            why = np.where(
-                ~fk_any,
-                IKStatus.UNREACHABLE,
-                np.where(
-                    ~fk_lim,
-                    IKStatus.JOINT_LIMITS,
-                    np.where(~fk_lim_con, IKStatus.CONSTRAINT, IKStatus.STEP_LIMIT),
-                ),
-            )
-            status[fails] = why[fails]
-            # a candidate the compiled gate passed but certify did not (round-off at the
-            # tolerance): reported as not meeting the FK tolerances
-            status[found & ~ok] = IKStatus.UNREACHABLE
-            q[fails] = S[fails]
-            if (found & ~ok).any():
-                _, perr, rerr = certify(
-                    self.chain, q, T, self.position_tolerance, self.rotation_tolerance
-                )
-        q_all = valid_all = None
-        if return_all:
-            if n < PARALLEL_THRESHOLD and not dev.any():  # few exact targets: on this thread
-                okc, _, _ = self._fast_gate(
-                    np.ascontiguousarray(Q.reshape(n * k, dof)),
-                    np.ascontiguousarray(np.repeat(T, k, axis=0)),
-                    serial=True,
-                )
-                okc = okc.reshape(n, k)
-            else:
-                okc, _, _ = certify(self.chain, Q, T[:, None], self.position_tolerance, rtol_all)
-            valid_all = OK & okc
-            q_all = Q
-        zeros = np.zeros(n, dtype=np.int64)
-        return IKResult(
-            q, success, perr, rerr, status, self.method, zeros, zeros.copy(), q_all, valid_all
+        return _verdict.verdict(
+            self.chain,
+            T,
+            S,
+            flags,
+            (self.position_tolerance, self.rotation_tolerance, dev),
+            self.method,
+            return_all,
+            self._fast_gate,
         )
 
     def solve_path(

@@ -9,10 +9,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import ShapeError, UnsupportedGeometryError
+from ikstack.ik._data import chain_data
+from ikstack.ik.analytic import _gate_stage  # a module: it imports this package (cycle)
+from ikstack.ik.analytic._select import SELECT
+from ikstack.ik.analytic._verdict import verdict
 from ikstack.ik.analytic.general6r import _backsub as BS
 from ikstack.ik.analytic.general6r import _elimination as EL
 from ikstack.ik.analytic.general6r import _pencil as PN
-from ikstack.ik.result import IKResult, IKStatus, certify, fk_errors
+from ikstack.ik.result import IKResult, fk_errors
 from ikstack.kinematics.forward import compile_chain, fk_jacobian
 from ikstack.model import Chain, JointType
 from ikstack.spatial import as_transforms, as_vectors, se3
@@ -300,61 +304,41 @@ def select(
     method: str,
     return_all: bool,
 ) -> IKResult:
-    """Certify every candidate slot and pick, per target, the valid one nearest to the seed.
+    """Per target, the valid candidate nearest the seed, certified: the analytic pipeline's
+    gate and selection stages (:func:`.._gate_stage.gate_stage`, every candidate gated, and
+    :func:`.._verdict.verdict`), as
+    :class:`~ikstack.ik.analytic.AnalyticIK` runs them, with unit joint weights and no step
+    bound.
 
-    Slots that fail the FK gate or the limits are masked: ``valid_all`` is False there and
-    their joint values are replaced by the limit-projected candidate (finite).
+    Each found slot is moved to its representative nearest the seed within the limits
+    (reduced by the chain's kinematic margin; the seed is projected into them first), and
+    gated by FK, the limits and the coupled-joint constraints. Slots that fail are masked:
+    ``valid_all`` is False there and their joint values are limit-projected (finite).
     """
-    N, K, dof = q_all.shape
-    q_safe = np.where(found[..., None], q_all, seeds[:, None, :])
-    # certify only the filled slots (the empty ones are already failures)
-    rows_f, cols_f = np.nonzero(found)
-    ok = np.zeros((N, K), dtype=bool)
-    fk_ok = np.zeros((N, K), dtype=bool)
-    pe_all = np.full((N, K), np.inf)
-    re_all = np.full((N, K), np.inf)
-    if rows_f.size:
-        ok_f, perr, rerr = certify(chain, q_safe[rows_f, cols_f], T[rows_f], pos_tol, rot_tol)
-        ok[rows_f, cols_f] = ok_f
-        fk_ok[rows_f, cols_f] = (perr <= pos_tol) & (rerr <= rot_tol)
-        pe_all[rows_f, cols_f] = perr
-        re_all[rows_f, cols_f] = rerr
     km = chain.kinematic_margin
-    if km > 0.0:  # the chain's kinematic margin is kept from the limits, as by every solver
-        ok &= np.all((q_safe >= chain.lower + km) & (q_safe <= chain.upper - km), axis=-1)
-    dist = np.linalg.norm(q_safe - seeds[:, None, :], axis=-1)
-    dist = np.where(ok, dist, np.inf)
-    best = np.argmin(dist, axis=1)
-    rows = np.arange(N)
-    success = ok[rows, best]
-    q = np.where(success[:, None], q_safe[rows, best], chain.clip(seeds))
-    pe = pe_all[rows, best]
-    re = re_all[rows, best]
-    failed = ~success
-    if failed.any():
-        pe[failed], re[failed] = fk_errors(chain, q[failed], T[failed])
-    status = np.where(
-        success,
-        IKStatus.SUCCESS,
-        np.where(fk_ok.any(axis=1), IKStatus.JOINT_LIMITS, IKStatus.UNREACHABLE),
+    lo = np.ascontiguousarray(chain.lower + km)
+    hi = np.ascontiguousarray(chain.upper - km)
+    S = np.ascontiguousarray(np.minimum(np.maximum(seeds, lo), hi))
+    sel = SELECT.make(
+        lo=lo,
+        hi=hi,
+        W=np.ones(chain.dof),
+        revolute=np.ascontiguousarray(chain.is_revolute),
+        step=np.inf,
+        max_dq=0.0,
+        tol_p=pos_tol,
+        tol_r=rot_tol,
     )
-    q_out = valid_out = None
-    if return_all:
-        q_out = np.where(ok[..., None], q_safe, chain.clip(q_safe))
-        valid_out = ok
-    zeros = np.zeros(N, dtype=np.int64)
-    return IKResult(
-        q=q,
-        success=success,
-        position_error=pe,
-        rotation_error=re,
-        status=status.astype(np.int64),
-        method=method,
-        iterations=zeros,
-        restarts=zeros.copy(),
-        q_all=q_out,
-        valid_all=valid_out,
+    pool = (
+        np.ascontiguousarray(np.where(found[..., None], q_all, S[:, None, :])),
+        np.ascontiguousarray(found, dtype=np.bool_).copy(),
     )
+    data = (chain_data(compile_chain(chain)), sel, lo, hi)
+    flags = _gate_stage.gate_stage(
+        chain, data, np.ascontiguousarray(T), S, pool, False, 0, False, None
+    )
+    tolerances = (pos_tol, rot_tol, np.zeros(T.shape[0]))
+    return verdict(chain, T, S, flags, tolerances, method, return_all)
 
 
 def twin_roots(q: Array, res: Array, shift: int) -> int:

@@ -1,0 +1,144 @@
+"""The gate stage of the analytic pipeline: candidates to per-candidate flags.
+
+:func:`gate_stage` runs :func:`._select.finalize` (representatives within the limits, the step
+bound, the FK gate, the weighted distance to the seed and, in near mode or on a rounded chain,
+the bounded polish) over every target's candidates, then the coupled-joint constraints
+(dropping a nearest candidate that breaks one and gating again), then the adaptive lock
+refinement of a locked-joint family's unsolved targets. Selection and certification follow
+(:func:`._verdict.verdict`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.ik.analytic import _refine, _select
+from ikstack.ik.analytic._verdict import Flags
+from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+#: re-selections after the nearest branch broke a coupled-joint constraint
+CONSTRAINT_RETRIES = 16
+
+
+def gate_stage(
+    chain: Chain,
+    data: tuple[Any, Any, Array, Array],
+    T: Array,
+    S: Array,
+    pool: tuple[Array, NDArray[np.bool_]],
+    lazy: bool,
+    piters: int,
+    near: bool,
+    family: Any,
+) -> Flags:
+    """:data:`._verdict.Flags` of the candidates ``pool = (Q (N, K, dof), V (N, K))`` (``Q``
+    and ``V`` are written) of targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof).
+
+    ``data`` is ``(chain record, selection record, lo, hi)`` (:data:`ikstack.ik._data.CHAIN`,
+    :data:`._select.SELECT`, the limits less the kinematic margin). With ``lazy`` only the
+    nearest candidate passing every gate is marked (the others' flags are partial); else every
+    candidate is gated. ``piters`` > 0 polishes candidates first; ``near``: the last slot is
+    the seed, polished only for targets no other slot solves. ``family`` is the candidates'
+    family (a locked-joint family's unsolved targets are refined; None: no refinement).
+    """
+    chain_rec, sel, lo, hi = data
+    Q, V = pool
+    n = T.shape[0]
+    k = Q.shape[1]
+    OK = np.empty((n, k), dtype=np.bool_)
+    FK = np.empty((n, k), dtype=np.bool_)
+    LIM = np.empty((n, k), dtype=np.bool_)
+    D = np.empty((n, k))
+    PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
+
+    def gate(
+        Qs: Array,
+        Vs: Any,
+        Ss: Array,
+        Ts: Array,
+        OKs: Any,
+        FKs: Any,
+        LIMs: Any,
+        Ds: Array,
+        PLs: Any,
+        *,
+        every: bool = False,
+    ) -> None:
+        _select.finalize(
+            Qs,
+            Vs,
+            Ss,
+            Ts,
+            chain_rec,
+            sel,
+            lazy and not every,
+            piters,
+            (OKs, FKs, LIMs, Ds, PLs),
+            len(Ts) >= PARALLEL_THRESHOLD,
+        )
+
+    if near and lazy:
+        # the seed initialization is the last resort: polished from afar it may stop within
+        # the tolerances but short of the exact branch it converges to
+        V[:, -1] = False
+        gate(Q, V, S, T, OK, FK, LIM, D, PL)
+        rows = np.flatnonzero(~OK.any(axis=1))
+        if rows.size:
+            # second pass over the seed slot alone: the surrogate slots were polished and
+            # gated by the first pass (their flags stand), so no slot is polished twice
+            V2 = np.zeros((rows.size, k), dtype=np.bool_)
+            V2[:, -1] = True
+            sub: list[Any] = [
+                np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)
+            ]
+            sub[1] = V2
+            gate(*sub)
+            for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
+                a[rows, -1] = sub[b][:, -1]
+            V[rows, -1] = True
+    else:
+        gate(Q, V, S, T, OK, FK, LIM, D, PL)
+    CON = np.ones((n, k), dtype=np.bool_)
+    if chain.constraints:
+        CON = chain.constraints_satisfied(Q)
+        arrays = (Q, V, S, T, OK, FK, LIM, D, PL)
+
+        def regate(rows: Any, keep: tuple[int, ...]) -> None:  # gate rows, keep outputs
+            sub = [np.ascontiguousarray(a[rows]) for a in arrays]
+            gate(*sub)
+            for k in keep:
+                arrays[k][rows] = sub[k]
+            CON[rows] = chain.constraints_satisfied(sub[0])
+
+        for _ in range(CONSTRAINT_RETRIES):
+            bad = OK & ~CON
+            rows = np.flatnonzero(bad.any(axis=1))
+            if not lazy or rows.size == 0:
+                break
+            # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
+            V[bad] = False
+            regate(rows, (0, 1, 4, 5, 6, 7, 8))
+        rows = np.flatnonzero((OK & ~CON).any(axis=1))
+        if lazy and rows.size:
+            # still breaking constraints after the retries: gate every candidate
+            lazy = False
+            regate(rows, (0, 4, 5, 6, 7, 8))
+        OK &= CON
+
+    _refine.refine_locks(
+        chain,
+        family,
+        T,
+        S,
+        lo,
+        hi,
+        (Q, V, OK, FK, LIM, CON, D, PL),
+        partial(gate, every=True),
+    )
+    return Q, OK, FK, LIM, CON, D

@@ -1,0 +1,100 @@
+"""The last stages of the analytic pipeline: selection and certification.
+
+Earlier stages (a family's candidates, then :func:`._gate_stage.gate_stage`: representatives
+within the limits, the step bound, the FK gate and the weighted distance to the seed, and the
+coupled-joint constraints) leave per-candidate flags; :func:`verdict` takes the nearest
+candidate that passed every gate, certifies it with :func:`ikstack.ik.certify` and says why a
+target failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
+from ikstack.ik.result import IKResult, IKStatus, certify
+from ikstack.model import Chain
+
+Array = NDArray[np.float64]
+#: a gate stage's flags: candidates (moved to representatives) and, per candidate, passed
+#: every gate, met the FK gate, within the limits, met the constraints, distance to the seed
+Flags = tuple[Array, Any, Any, Any, Any, Array]
+
+
+def failure_status(FK: Any, LIM: Any, CON: Any) -> NDArray[np.int64]:
+    """(N,) why no candidate of each target passed, from the gate's (N, K) flags: no FK
+    match, then none within the limits, then none meeting the constraints, else the step
+    bound."""
+    fk_any = FK.any(axis=1)
+    fk_lim = (FK & LIM).any(axis=1)
+    fk_lim_con = (FK & LIM & CON).any(axis=1)
+    return np.where(
+        ~fk_any,
+        IKStatus.UNREACHABLE,
+        np.where(
+            ~fk_lim,
+            IKStatus.JOINT_LIMITS,
+            np.where(~fk_lim_con, IKStatus.CONSTRAINT, IKStatus.STEP_LIMIT),
+        ),
+    ).astype(np.int64)
+
+
+def verdict(
+    chain: Chain,
+    T: Array,
+    S: Array,
+    flags: Flags,
+    tolerances: tuple[float, float, Array],
+    method: str,
+    return_all: bool,
+    fast_gate: Any = None,
+) -> IKResult:
+    """Per target ``T`` (N, 4, 4) the candidate that passed every gate nearest its seed ``S``
+    (N, dof), certified by :func:`ikstack.ik.certify`.
+
+    ``flags`` are :data:`Flags` (each (N, K)); ``tolerances`` is ``(position, rotation,
+    deviation)``: the rotation tolerance is widened per target by its deviation (N,) from the
+    nearest rotation, onto which it was projected before solving. A failed target holds its
+    seed and a status saying why; ``return_all`` adds every candidate and its certified mask.
+    ``fast_gate`` (a :class:`ikstack.ik._fixed_gate.FastGate` at the solver's tolerances),
+    when given, certifies the candidates of a few exact targets on this thread.
+    """
+    Q, OK, FK, LIM, CON, D = flags
+    ptol, rtol0, dev = tolerances
+    rtol = rtol0 + dev
+    n, k, dof = Q.shape
+    cost = np.where(OK, D, np.inf)
+    idx = np.argmin(cost, axis=1)
+    rows = np.arange(n)
+    found = OK[rows, idx]
+    q = np.where(found[:, None], Q[rows, idx], S)
+    ok, perr, rerr = certify(chain, q, T, ptol, rtol)
+    success = found & ok
+    status = np.full(n, int(IKStatus.SUCCESS), dtype=np.int64)
+    fails = ~success
+    if fails.any():
+        status[fails] = failure_status(FK, LIM, CON)[fails]
+        # a candidate the compiled gate passed but certify did not (round-off at the
+        # tolerance): reported as not meeting the FK tolerances
+        status[found & ~ok] = IKStatus.UNREACHABLE
+        q[fails] = S[fails]
+        if (found & ~ok).any():
+            _, perr, rerr = certify(chain, q, T, ptol, rtol0)
+    q_all = valid_all = None
+    if return_all:
+        if fast_gate is not None and n < PARALLEL_THRESHOLD and not dev.any():  # on this thread
+            okc, _, _ = fast_gate(
+                np.ascontiguousarray(Q.reshape(n * k, dof)),
+                np.ascontiguousarray(np.repeat(T, k, axis=0)),
+                serial=True,
+            )
+            okc = okc.reshape(n, k)
+        else:
+            okc, _, _ = certify(chain, Q, T[:, None], ptol, rtol[:, None])
+        valid_all = OK & okc
+        q_all = Q
+    zeros = np.zeros(n, dtype=np.int64)
+    return IKResult(q, success, perr, rerr, status, method, zeros, zeros.copy(), q_all, valid_all)
