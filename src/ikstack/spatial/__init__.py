@@ -4,7 +4,7 @@ Conventions: transforms ``(..., 4, 4)`` float64 named for their frames (``T_base
 quaternions ``wxyz``; twists and pose errors ``[linear; angular]`` in the base frame.
 """
 
-from ikstack import compile_notice
+from ikstack import _numba_cache, compile_notice
 from ikstack.spatial import se3, so3
 from ikstack.spatial.checks import (
     RIGID_ATOL,
@@ -41,6 +41,7 @@ from ikstack.spatial.so3 import (
 )
 
 compile_notice.install()  # every module with kernels imports this layer
+_numba_cache.install()
 
 __all__ = [
     "RIGID_ATOL",
