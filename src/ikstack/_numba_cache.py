@@ -10,8 +10,8 @@ removed and the kernel compiles (and is cached again). Kernels of other packages
 behaviour.
 
 The one place besides :mod:`ikstack.compile_notice` that touches numba's implementation
-(``numba.core.caching.Cache.load_overload`` and ``save_overload``); a test damages a real kernel's index and checks
-the next process compiles and then loads it.
+(``numba.core.caching.Cache.load_overload`` and ``save_overload``); a test damages a real
+kernel's index and checks the next process compiles and then loads it.
 """
 
 from __future__ import annotations

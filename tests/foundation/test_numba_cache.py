@@ -60,7 +60,7 @@ def test_a_stale_or_damaged_index_compiles_again(tmp_path, damage):
     assert first.returncode == 0 and "ok" in first.stdout, first.stderr
     index = _index(tmp_path)
     damage(index)
-    with pytest.raises(Exception):  # what numba itself does with this file
+    with pytest.raises((AttributeError, pickle.UnpicklingError, EOFError)):  # numba's read
         with open(index, "rb") as f:
             pickle.load(f)
             pickle.loads(f.read())
