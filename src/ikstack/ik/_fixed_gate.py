@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.ik._data import GATE, chain_data, constraint_data
 from ikstack.ik._gate import certify_rows, certify_rows_parallel
 from ikstack.ik.result import IKResult, certify
 from ikstack.kinematics import compile_chain
@@ -116,6 +117,12 @@ class FastGate:
         self.cc = compile_chain(chain)
         self.tabs = constraint_tables(chain)
         self._python_constraints = bool(chain.constraints) and not self.tabs.compiled
+        #: the gate's chain, constraint and gate records, built once
+        self._records = (
+            chain_data(self.cc),
+            constraint_data(self.tabs),
+            GATE.make(lo=self.lo, hi=self.hi, tol_p=self.ptol, tol_r=self.rtol),
+        )
 
     def __call__(
         self, Q: Array, T: Array, serial: bool = False
@@ -127,50 +134,10 @@ class FastGate:
         ok = np.empty(n, dtype=np.bool_)
         perr = np.empty(n)
         rerr = np.empty(n)
-        c, t = self.cc, self.tabs
         if n >= PARALLEL_ROWS and not serial:
-            undecided = certify_rows_parallel(
-                Q,
-                T,
-                self.ptol,
-                self.rtol,
-                self.lo,
-                self.hi,
-                c.Rs,
-                c.ps,
-                c.kinds,
-                c.R_end,
-                c.p_end,
-                t.qidx,
-                t.qcoef,
-                t.A,
-                t.b,
-                ok,
-                perr,
-                rerr,
-            )
+            undecided = certify_rows_parallel(Q, T, *self._records, ok, perr, rerr)
         else:
-            undecided = certify_rows(
-                Q,
-                T,
-                self.ptol,
-                self.rtol,
-                self.lo,
-                self.hi,
-                c.Rs,
-                c.ps,
-                c.kinds,
-                c.R_end,
-                c.p_end,
-                t.qidx,
-                t.qcoef,
-                t.A,
-                t.b,
-                ok,
-                perr,
-                rerr,
-                np.empty((4, 4)),
-            )
+            undecided = certify_rows(Q, T, *self._records, ok, perr, rerr, np.empty((4, 4)))
         if undecided or self._python_constraints:
             # the general gate decides (same numbers; its constraint verdicts are authoritative)
             return certify(

@@ -111,14 +111,19 @@ def constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def certify_rows(
-    Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok, perr, rerr, Tbuf
-):  # pragma: no cover - compiled
+def certify_rows(Q, T, chain, cons, gate, ok, perr, rerr, Tbuf):  # pragma: no cover - compiled
     """The FK gate of :func:`ikstack.ik.certify` for rows ``Q (n, dof)`` against ``T (n or 1,
-    4, 4)``; ``lo``/``hi`` already include the limit tolerance. Returns the number of rows whose
-    constraints could not be decided here (then ``ok`` is the verdict without constraints)."""
+    4, 4)``: ``chain``, ``cons`` and ``gate`` are :data:`ikstack.ik._data.CHAIN`,
+    :data:`~ikstack.ik._data.CONSTRAINTS` and :data:`~ikstack.ik._data.GATE` records (the
+    gate's ``lo``/``hi`` already include the limit tolerance); ``Tbuf`` a (4, 4) scratch.
+    Returns the number of rows whose constraints could not be decided here (then ``ok`` is the
+    verdict without constraints)."""
     n = Q.shape[0]
     dof = Q.shape[1]
+    # the fields once, out of the loop (a field read per row costs its reference count)
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
+    qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
+    lo, hi, ptol, rtol = gate.lo, gate.hi, gate.tol_p, gate.tol_r
     undecided = 0
     for i in range(n):
         Tt = T[i] if T.shape[0] == n else T[0]
@@ -146,9 +151,7 @@ def certify_rows(
 
 
 @njit(cache=True, parallel=True)
-def certify_rows_parallel(
-    Q, T, ptol, rtol, lo, hi, Rs, ps, kinds, R_end, p_end, qidx, qcoef, A, b, ok, perr, rerr
-):  # pragma: no cover - compiled
+def certify_rows_parallel(Q, T, chain, cons, gate, ok, perr, rerr):  # pragma: no cover - compiled
     """:func:`certify_rows` on all cores, in blocks of 256 rows (the same numbers)."""
     n = Q.shape[0]
     nblk = (n + 255) // 256
@@ -158,25 +161,7 @@ def certify_rows_parallel(
         k1 = min(n, k0 + 256)
         Tk = T[k0:k1] if T.shape[0] == n else T
         undecided += certify_rows(
-            Q[k0:k1],
-            Tk,
-            ptol,
-            rtol,
-            lo,
-            hi,
-            Rs,
-            ps,
-            kinds,
-            R_end,
-            p_end,
-            qidx,
-            qcoef,
-            A,
-            b,
-            ok[k0:k1],
-            perr[k0:k1],
-            rerr[k0:k1],
-            np.empty((4, 4)),
+            Q[k0:k1], Tk, chain, cons, gate, ok[k0:k1], perr[k0:k1], rerr[k0:k1], np.empty((4, 4))
         )
     return undecided
 

@@ -32,24 +32,4 @@ def solve_gate_one(
     constraints the gate could not decide (see :func:`ikstack.ik._gate.certify_rows`)."""
     chain, cons, lm, gate = _unpack(fl, il)
     solve_batch(Tt, Q0, chain, cons, lm, key, Q, codes, iters, restarts)
-    return certify_rows(
-        Q,
-        Tt,
-        gate.tol_p,
-        gate.tol_r,
-        gate.lo,
-        gate.hi,
-        chain.Rs,
-        chain.ps,
-        chain.kinds,
-        chain.R_end,
-        chain.p_end,
-        cons.qidx,
-        cons.qcoef,
-        cons.A,
-        cons.b,
-        ok,
-        perr,
-        rerr,
-        np.empty((4, 4)),
-    )
+    return certify_rows(Q, Tt, chain, cons, gate, ok, perr, rerr, np.empty((4, 4)))
