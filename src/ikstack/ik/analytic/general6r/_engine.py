@@ -4,6 +4,7 @@ the certified selection that turns candidate pools into an :class:`~ikstack.ik.I
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -19,6 +20,7 @@ from ikstack.ik.analytic.general6r import _pencil as PN
 from ikstack.ik.result import IKResult, fk_errors
 from ikstack.kinematics.forward import compile_chain, fk_jacobian
 from ikstack.model import Chain, JointType
+from ikstack.model.chain_cache import ChainCache
 from ikstack.spatial import as_transforms, as_vectors, se3
 
 Array = NDArray[np.float64]
@@ -293,6 +295,34 @@ def seeds_for(chain: Chain, seed: ArrayLike | None, n: int) -> Array:
     return np.broadcast_to(s, (n, chain.dof)).copy()
 
 
+#: a chain's selection data at given tolerances (records built once, not on every call)
+_SELECTION: ChainCache[tuple[Any, Any, Array, Array]] = ChainCache("general-mode selection", 64)
+
+
+def _selection_data(chain: Chain, pos_tol: float, rot_tol: float) -> tuple[Any, Any, Array, Array]:
+    """``(chain record, selection record, lo, hi)`` of :func:`select` (the limits less the
+    chain's kinematic margin, unit joint weights, no step bound), kept per chain and
+    tolerances."""
+    key = (float(pos_tol), float(rot_tol))
+    held = _SELECTION.get((id(chain), key))
+    if held is not None:
+        return held
+    km = chain.kinematic_margin
+    lo = np.ascontiguousarray(chain.lower + km)
+    hi = np.ascontiguousarray(chain.upper - km)
+    sel = SELECT.make(
+        lo=lo,
+        hi=hi,
+        W=np.ones(chain.dof),
+        revolute=np.ascontiguousarray(chain.is_revolute),
+        step=np.inf,
+        max_dq=0.0,
+        tol_p=pos_tol,
+        tol_r=rot_tol,
+    )
+    return _SELECTION.add(chain, (chain_data(compile_chain(chain)), sel, lo, hi), key)
+
+
 def select(
     chain: Chain,
     T: Array,
@@ -315,25 +345,13 @@ def select(
     gated by FK, the limits and the coupled-joint constraints. Slots that fail are masked:
     ``valid_all`` is False there and their joint values are limit-projected (finite).
     """
-    km = chain.kinematic_margin
-    lo = np.ascontiguousarray(chain.lower + km)
-    hi = np.ascontiguousarray(chain.upper - km)
+    data = _selection_data(chain, pos_tol, rot_tol)
+    lo, hi = data[2], data[3]
     S = np.ascontiguousarray(np.minimum(np.maximum(seeds, lo), hi))
-    sel = SELECT.make(
-        lo=lo,
-        hi=hi,
-        W=np.ones(chain.dof),
-        revolute=np.ascontiguousarray(chain.is_revolute),
-        step=np.inf,
-        max_dq=0.0,
-        tol_p=pos_tol,
-        tol_r=rot_tol,
-    )
     pool = (
         np.ascontiguousarray(np.where(found[..., None], q_all, S[:, None, :])),
         np.ascontiguousarray(found, dtype=np.bool_).copy(),
     )
-    data = (chain_data(compile_chain(chain)), sel, lo, hi)
     flags = _gate_stage.gate_stage(
         chain, data, np.ascontiguousarray(T), S, pool, False, 0, False, None
     )
