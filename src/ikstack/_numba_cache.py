@@ -68,8 +68,8 @@ def install() -> None:
                 raise
             # an index that cannot be read or replaced: the kernel runs, uncached
 
-    Cache.load_overload = load_overload
-    Cache.save_overload = save_overload
+    Cache.load_overload = load_overload  # type: ignore[method-assign]
+    Cache.save_overload = save_overload  # type: ignore[method-assign]
 
 
 __all__ = ["install"]
