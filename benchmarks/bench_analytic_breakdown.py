@@ -69,33 +69,20 @@ def breakdown(name: str, chain, n: int = 200) -> dict[str, object]:  # noqa: ANN
     Sn = np.ascontiguousarray(np.broadcast_to(S, (n, 6)))
     row: dict[str, object] = {"arm": name, "family": ik.method, "poses": n}
     row["candidates_us"] = best_us(
-        lambda: _families6.batch6(
-            fam.kfid,
-            fam.kvar,
-            fam.reverse,
-            T,
-            Sn,
-            fam.H,
-            fam.P,
-            fam.R6T,
-            fam.ksgn,
-            out[0],
-            out[1],
-            False,
-        ),
+        lambda: _families6.batch6(fam.kernel, T, Sn, out[0], out[1], False),
         n,
     )
-    row["kernel_us"] = best_us(lambda: _all6.all_serial(S, T, fl, il, *ik._kfam, *out), n)
+    row["kernel_us"] = best_us(lambda: _all6.all_serial(S, T, fl, il, ik._kfam, out), n)
     row["solve_batch_us"] = best_us(lambda: ik.solve(T, return_all=True), n)
     one = outputs(1)
     singles = [np.ascontiguousarray(t[None]) for t in T[:50]]
     row["kernel_one_us"] = best_us(
-        lambda: [_all6.all_serial(S, t, fl, il, *ik._kfam, *one) for t in singles], len(singles)
+        lambda: [_all6.all_serial(S, t, fl, il, ik._kfam, one) for t in singles], len(singles)
     )
     none = np.empty((0, 4, 4))
     zero = outputs(0)
     row["call_overhead_us"] = best_us(
-        lambda: [_all6.all_serial(S, none, fl, il, *ik._kfam, *zero) for _ in range(50)], 50
+        lambda: [_all6.all_serial(S, none, fl, il, ik._kfam, zero) for _ in range(50)], 50
     )
     flat = [t[0] for t in singles]
     row["solve_one_us"] = best_us(lambda: [ik.solve(t, return_all=True) for t in flat], len(flat))

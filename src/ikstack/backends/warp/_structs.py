@@ -30,6 +30,7 @@ import warp as wp
 from ikstack._records import B, F, I, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE
 from ikstack.ik.analytic._single_target import FAMILY6, SELECT
+from ikstack.ik.analytic._srs import SRS_DATA
 from ikstack.ik.numerical._kernels import SETTINGS
 
 _SCALAR = {F: wp.float64, I: int, B: int}
@@ -141,23 +142,7 @@ LOCKED = Record(
 )
 LOCKED_T = DeviceRecord(LOCKED, {"lh": _V3, "lr": _V3, "M_R": _M33, "M_p": _V3})
 
-#: a 7R SRS arm (:class:`ikstack.ik.analytic.families.SRS`)
-SRS_DATA = Record(
-    "SRSData",
-    __name__,
-    [
-        ("H", F, (7, 3)),  # joint axes
-        ("S", F, (3,)),  # shoulder centre
-        ("pS3", F, (3,)),
-        ("p3W", F, (3,)),
-        ("p7T", F, (3,)),
-        ("R7T", F, (3, 3)),
-        ("grid", F, ("ng",)),  # the uniform swivels
-        ("lo", F, (7,)),  # the limits the swivel arcs keep to
-        ("hi", F, (7,)),
-        ("arcs", B, ()),  # one swivel inside every joint-limit arc
-    ],
-)
+#: a 7R SRS arm (:data:`ikstack.ik.analytic._srs.SRS_DATA`)
 SRS_T = DeviceRecord(
     SRS_DATA, {"H": _V3, "S": _V3, "pS3": _V3, "p3W": _V3, "p7T": _V3, "R7T": _M33}
 )

@@ -76,13 +76,13 @@ def _rot_ok(y, c, rtol, tr):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
-    """Rows ``i0 .. i1`` of :func:`all_serial` (``fl, il``:
-    :data:`._single_target.PACKING6`'s arrays, their tag checked by the caller; ``out``:
-    ``(Q, VA, q, ok, perr, rerr)``)."""
+def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`all_serial` (its arguments; the packing's tag checked by the
+    caller)."""
     # unpacked here, inlined (records passed into a compiled call cost a reference count per
-    # array); the family's fid, var, sgn: the arguments
+    # array); the family's fid, var, sgn: kfam
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)
+    fid, var, sgn = kfam
     Q, VA, q, ok, perr, rerr = out
     lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
     glo, ghi, ptol, rtol = gate.lo, gate.hi, gate.tol_p, gate.tol_r
@@ -107,7 +107,7 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     tr = math.tan(rtol) if rtol < 1.0 else -1.0
     no_constraints = qidx.shape[0] == 0 and A.shape[0] == 0
     one_seed = S.shape[0] == 1
-    out = 0
+    code = 0
     for i in range(i0, i1):
         Ti = T[i]
         s = S[0] if one_seed else S[i]
@@ -118,7 +118,7 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         for k in range(K6):
             VA[i, k] = False
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
-            out |= NOT_RIGID
+            code |= NOT_RIGID
             for k in range(K6):
                 for j in range(6):
                     Qi[k, j] = s[j]
@@ -202,48 +202,43 @@ def _all_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
             if best < 0 or D[k] < D[best]:
                 best = k
         if undecided or best < 0 or not VA[i, best]:
-            out |= GENERAL
+            code |= GENERAL
             continue
         for j in range(6):
             q[i, j] = Qi[best, j]
         perr[i] = PE[best]
         rerr[i] = math.atan2(RE[best], RC[best])
         ok[i] = True
-    return out
+    return code
 
 
 @njit(cache=True)
-def all_serial(
-    S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr
-):  # pragma: no cover - compiled
+def all_serial(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     """Every candidate ``Q`` (N, 8, 6), its certified mask ``VA`` (N, 8), the selection ``q``
-    (N, 6), its success ``ok`` and its errors, for targets ``T`` (N, 4, 4) and seeds ``S`` (N or
-    1, 6), on the calling thread; ``fid``, ``var`` and ``sgn`` are the family's
+    (N, 6), its success ``ok`` and its errors (``out``: ``(Q, VA, q, ok, perr, rerr)``), for
+    targets ``T`` (N, 4, 4) and seeds ``S`` (N or 1, 6), on the calling thread; ``fl, il``: a
+    solver's :data:`._single_target.PACKING6` arrays; ``kfam``: the family's
     :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``. Rows not ``ok`` are the general path's
     to decide; returns :data:`._single_target.DONE` when every row is ``ok``, else the codes of
     the rows that are not (:data:`._single_target.GENERAL`, and
     :data:`._single_target.NOT_RIGID` for a target numpy must check) or-ed."""
     _check6(il)
-    return _all_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr))
+    return _all_block(0, T.shape[0], S, T, fl, il, kfam, out)
 
 
 @njit(cache=True, parallel=True)
-def all_parallel(
-    S, T, fl, il, fid, var, sgn, Q, VA, q, ok, perr, rerr
-):  # pragma: no cover - compiled
+def all_parallel(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     """:func:`all_serial` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
     nblk = (n + 63) // 64
     codes = np.zeros(nblk, dtype=np.int64)
     _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(
-            bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, (Q, VA, q, ok, perr, rerr)
-        )
-    out = 0
+        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, kfam, out)
+    code = 0
     for bk in range(nblk):
-        out |= codes[bk]
-    return out
+        code |= codes[bk]
+    return code
 
 
 def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
@@ -288,8 +283,7 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     rerr = empty(n)
     fl, il = ik._pack6
     kern = all_parallel if n >= PARALLEL_THRESHOLD else all_serial
-    kfid, kvar, ksgn = ik._kfam
-    code = kern(S, T, fl, il, kfid, kvar, ksgn, Q, VA, q, success, perr, rerr)
+    code = kern(S, T, fl, il, ik._kfam, (Q, VA, q, success, perr, rerr))
     status = np.zeros(n, _I64)  # IKStatus.SUCCESS
     if code != DONE:
         if code & NOT_RIGID:

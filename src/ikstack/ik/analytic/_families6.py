@@ -12,6 +12,7 @@ seed values). Singular wrists give the seed-dependent representative of their fa
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -490,29 +491,41 @@ def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cov
         spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
 
 
+#: a 6R family as its batch kernels take it (:attr:`.families.SixR.kernel`): ``fid``, ``var``
+#: and ``sgn`` are :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (each None where the arm
+#: is of the other family or variant, so numba compiles the family passed alone, see
+#: :func:`solve6`), ``reverse``, ``H``, ``P`` and ``R6T`` its geometry
+Family6Kernel = namedtuple(
+    "Family6Kernel", ["fid", "var", "reverse", "H", "P", "R6T", "sgn"], module=__name__
+)
+
+
 @njit(cache=True)
-def _batch6_range(lo, hi, fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover
-    R6 = m9(R6T)
-    for i in range(lo, hi):
+def _batch6_range(i0, i1, fam, T, S, Q, V):  # pragma: no cover - compiled
+    """Rows ``i0 .. i1`` of :func:`batch6`."""
+    fid, var, rev, H, P, sgn = fam.fid, fam.var, fam.reverse, fam.H, fam.P, fam.sgn
+    R6 = m9(fam.R6T)
+    for i in range(i0, i1):
         Ti = T[i]
         solve6(
             fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i], V[i]
         )
 
 
-def batch6(fid, var, rev, T, S, H, P, R6T, sgn, Q, V, parallel):
-    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) for targets ``T`` (N, 4, 4); on all
-    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
+def batch6(fam, T, S, Q, V, parallel):
+    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family ``fam``
+    (:data:`Family6Kernel`) for targets ``T`` (N, 4, 4) from seeds ``S`` (N, 6); on all cores
+    when ``parallel`` (a serial call never touches numba's thread pool)."""
     if parallel:
-        batch6_parallel(fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+        batch6_parallel(fam, T, S, Q, V)
     else:
-        _batch6_range(0, T.shape[0], fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+        _batch6_range(0, T.shape[0], fam, T, S, Q, V)
 
 
 @njit(cache=True, parallel=True)
-def batch6_parallel(fid, var, rev, T, S, H, P, R6T, sgn, Q, V):  # pragma: no cover - compiled
+def batch6_parallel(fam, T, S, Q, V):  # pragma: no cover - compiled
     """:func:`batch6` on all cores, in blocks of 64 targets."""
     n = T.shape[0]
     nblk = (n + 63) // 64
     for b in prange(nblk):
-        _batch6_range(b * 64, min(n, b * 64 + 64), fid, var, rev, T, S, H, P, R6T, sgn, Q, V)
+        _batch6_range(b * 64, min(n, b * 64 + 64), fam, T, S, Q, V)

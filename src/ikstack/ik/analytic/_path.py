@@ -180,9 +180,8 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
 @njit(cache=True)
 def path_srs(srs, T, seed, chain, sel, res):  # pragma: no cover - compiled
     """A 7R spherical-shoulder / spherical-wrist arm (swivel of the previous selection first);
-    ``srs`` is the family's ``(H, S, pS3, p3W, p7T, R7T, grid, lo, hi, arcs, K)``, the rest as
-    in :func:`path6`."""
-    H, Sp, pS3, p3W, p7T, R7T, grid, slo, shi, arcs, K = srs
+    ``srs`` is the family's :data:`._srs.SRS_DATA`, the rest as in :func:`path6`."""
+    K = _srs.slots(srs)
     dof = seed.shape[0]
     Q = np.empty((K, dof))
     V = np.empty(K, dtype=np.bool_)
@@ -193,7 +192,7 @@ def path_srs(srs, T, seed, chain, sel, res):  # pragma: no cover - compiled
     Tbuf = np.empty((4, 4))
     prev = seed.copy()
     for i in range(T.shape[0]):
-        _srs._srs_target(T[i], prev, H, Sp, pS3, p3W, p7T, R7T, grid, True, slo, shi, arcs, Q, V)
+        _srs.srs_target(T[i], prev, srs, Q, V)
         _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
@@ -238,26 +237,7 @@ def run(
             (out, code),
         )
     elif isinstance(family, SRS):
-        path_srs(
-            (
-                family.H,
-                family.S,
-                family.pS3,
-                family.p3W,
-                family.p7T,
-                family.R7T,
-                family.grid,
-                family.lo,
-                family.hi,
-                family.arcs,
-                family.K,
-            ),
-            T,
-            seed,
-            chain,
-            sel,
-            (out, code),
-        )
+        path_srs(family.data, T, seed, chain, sel, (out, code))
     else:
         return None
     return out, code

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ikstack._records import B, F, Record
 from ikstack.ik.analytic._families6 import decompose3
 from ikstack.ik.analytic._sp_kernels import sp3
 from ikstack.ik.analytic._tuple_math import (
@@ -36,6 +37,25 @@ from ikstack.ik.analytic._tuple_math import (
     v3,
     wrap,
 )
+
+#: a 7R SRS arm as its kernels take it (:class:`ikstack.ik.analytic.families.SRS`)
+SRS_DATA = Record(
+    "SRSData",
+    __name__,
+    [
+        ("H", F, (7, 3)),  # joint axes
+        ("S", F, (3,)),  # shoulder centre
+        ("pS3", F, (3,)),  # shoulder centre to the elbow axis's foot
+        ("p3W", F, (3,)),  # the elbow axis's foot to the wrist centre
+        ("p7T", F, (3,)),  # wrist centre to the TCP
+        ("R7T", F, (3, 3)),  # the TCP's rotation at zero
+        ("grid", F, ("ng",)),  # the uniform swivels
+        ("lo", F, (7,)),  # the limits the swivel arcs keep to
+        ("hi", F, (7,)),
+        ("arcs", B, ()),  # one swivel inside every joint-limit arc
+    ],
+)
+SRSData = SRS_DATA.type
 
 #: [m] an elbow whose least-squares wrist distance misses the target's by at most this is a
 #: tangent candidate (URDF rounding: the axis alignment tolerance's default)
@@ -63,9 +83,10 @@ def _wrist_dir(Rt, pt, Sp, p7T, R7T):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def seed_swivel(Rt, pt, H, Sp, pS3, p7T, R7T, seed):  # pragma: no cover - compiled
+def seed_swivel(Rt, pt, arm, seed):  # pragma: no cover - compiled
     """The swivel angle of the seed's elbow reference point about the target's S-W line."""
-    _, _, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    H, pS3 = arm.H, v3(arm.pS3)
+    _, _, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
     e1, e2 = _frame(what)
     R03 = mm(mm(rotm(v3(H[0]), seed[0]), rotm(v3(H[1]), seed[1])), rotm(v3(H[2]), seed[2]))
     e = mv(R03, pS3)
@@ -92,13 +113,14 @@ def _elbow_frame(q3, h3, pS3, p3W, what, e1, e2):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis, seed, Q, V):  # pragma: no cover - compiled
+def srs_one(Rt, pt, arm, psis, seed, Q, V):  # pragma: no cover - compiled
     """Candidates ``Q`` (8 * len(psis), 7) and masks ``V`` for one target."""
     for k in range(Q.shape[0]):
         V[k] = False
         for j in range(7):
             Q[k, j] = seed[j]
-    R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    H, pS3, p3W = arm.H, v3(arm.pS3), v3(arm.p3W)
+    R07, dw, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
     e1, e2 = _frame(what)
     h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
     h4, h5, h6 = v3(H[4]), v3(H[5]), v3(H[6])
@@ -153,7 +175,7 @@ def _swivel_roots(what, R0, psi0, x, y, target, out, cnt):  # pragma: no cover -
 
 
 @njit(cache=True)
-def arc_midpoints(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, lo, hi, out):  # pragma: no cover - compiled
+def arc_midpoints(Rt, pt, arm, out):  # pragma: no cover - compiled
     """Swivel angles inside every arc between consecutive joint-limit crossings.
 
     Along the swivel circle a joint reaches a limit value ``L`` where a linear equation in
@@ -163,9 +185,10 @@ def arc_midpoints(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, lo, hi, out):  # pragma: no
     likewise for the wrist with ``R47 = R(h4, q4)^T R03^T R07``. Between consecutive crossings
     no joint of any branch enters or leaves its limits, so one swivel per arc (its midpoint)
     finds every in-limit branch that sampling could miss. Writes the midpoints into ``out``
-    and returns their count.
+    and returns their count (``arm``'s ``lo`` and ``hi`` the limits).
     """
-    R07, dw, what = _wrist_dir(Rt, pt, Sp, p7T, R7T)
+    H, pS3, p3W, lo, hi = arm.H, v3(arm.pS3), v3(arm.p3W), arm.lo, arm.hi
+    R07, dw, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
     e1, e2 = _frame(what)
     hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]), v3(H[6]))
     m, ls, el0, el1 = sp3(p3W, neg(pS3), hs[3], dw)
@@ -210,50 +233,45 @@ MAX_ARCS = 48
 
 
 @njit(cache=True)
-def _srs_target(
-    T, seed, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
-):  # pragma: no cover - compiled
-    Rt = m9(T)
-    pt = (T[0, 3], T[1, 3], T[2, 3])
-    Sp, pS3, p3W, p7T, R7T = v3(Sp), v3(pS3), v3(p3W), v3(p7T), m9(R7T)
-    ns = grid.shape[0] + (1 if seed_first else 0)
-    psis = np.empty(ns + (MAX_ARCS if arcs else 0))
-    off = 0
-    if seed_first:
-        psis[0] = seed_swivel(Rt, pt, H, Sp, pS3, p7T, R7T, seed)
-        off = 1
-    psis[off:ns] = grid
-    used = ns
-    if arcs:
-        used += arc_midpoints(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, lo, hi, psis[ns:])
-    srs_one(Rt, pt, H, Sp, pS3, p3W, p7T, R7T, psis[:used], seed, Q, V)
-
-
-def batch_srs(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V, parallel):
-    """Candidates ``Q`` (N, K, 7) for targets ``T`` (N, 4, 4): the seed's swivel, the grid,
-    and (``arcs``) one swivel per joint-limit arc; unused slots keep the seed, masked. On all
-    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
-    kern = batch_srs_parallel if parallel else batch_srs_serial
-    kern(T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V)
+def slots(arm):  # pragma: no cover - compiled
+    """Candidate slots per target: 8 per swivel (the seed's, the grid's, the arcs')."""
+    return 8 * (arm.grid.shape[0] + 1 + (MAX_ARCS if arm.arcs else 0))
 
 
 @njit(cache=True)
-def batch_srs_serial(
-    T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
-):  # pragma: no cover - compiled
+def srs_target(T, seed, arm, Q, V):  # pragma: no cover - compiled
+    """Candidates ``Q`` (:func:`slots`, 7) and masks ``V`` of target ``T`` (4, 4): at the
+    seed's swivel, the grid's, and (``arm.arcs``) one inside every joint-limit arc."""
+    Rt = m9(T)
+    pt = (T[0, 3], T[1, 3], T[2, 3])
+    grid = arm.grid
+    ns = grid.shape[0] + 1
+    psis = np.empty(ns + (MAX_ARCS if arm.arcs else 0))
+    psis[0] = seed_swivel(Rt, pt, arm, seed)
+    psis[1:ns] = grid
+    used = ns
+    if arm.arcs:
+        used += arc_midpoints(Rt, pt, arm, psis[ns:])
+    srs_one(Rt, pt, arm, psis[:used], seed, Q, V)
+
+
+def batch_srs(T, S, arm, Q, V, parallel):
+    """:func:`srs_target` of targets ``T`` (N, 4, 4) from seeds ``S`` (N, 7) into ``Q``
+    (N, K, 7) and ``V`` (N, K); unused slots keep the seed, masked. On all cores when
+    ``parallel`` (a serial call never touches numba's thread pool)."""
+    kern = batch_srs_parallel if parallel else batch_srs_serial
+    kern(T, S, arm, Q, V)
+
+
+@njit(cache=True)
+def batch_srs_serial(T, S, arm, Q, V):  # pragma: no cover - compiled
     """:func:`batch_srs` on the calling thread."""
     for i in range(T.shape[0]):
-        _srs_target(
-            T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i], V[i]
-        )
+        srs_target(T[i], S[i], arm, Q[i], V[i])
 
 
 @njit(cache=True, parallel=True)
-def batch_srs_parallel(
-    T, S, H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q, V
-):  # pragma: no cover - compiled
+def batch_srs_parallel(T, S, arm, Q, V):  # pragma: no cover - compiled
     """:func:`batch_srs` on all cores."""
     for i in prange(T.shape[0]):
-        _srs_target(
-            T[i], S[i], H, Sp, pS3, p3W, p7T, R7T, grid, seed_first, lo, hi, arcs, Q[i], V[i]
-        )
+        srs_target(T[i], S[i], arm, Q[i], V[i])

@@ -129,25 +129,16 @@ class SixR:
         #: ``var`` as the kernels take it: None for a three-parallel arm whose last axes meet
         #: (UR-type arms), which then compiles that variant alone (not subproblem 6)
         self.kvar = None if self.fid == F6.THREE_PARALLEL and self.var == F6.LAST_MEET else self.var
+        #: the family as its batch kernel takes it
+        self.kernel = F6.Family6Kernel(
+            self.kfid, self.kvar, self.reverse, self.H, self.P, self.R6T, self.ksgn
+        )
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
         Q = np.empty((n, self.K, 6))
         V = np.empty((n, self.K), dtype=np.bool_)
-        F6.batch6(
-            self.kfid,
-            self.kvar,
-            self.reverse,
-            T,
-            seed,
-            self.H,
-            self.P,
-            self.R6T,
-            self.ksgn,
-            Q,
-            V,
-            n >= PARALLEL_THRESHOLD,
-        )
+        F6.batch6(self.kernel, T, seed, Q, V, n >= PARALLEL_THRESHOLD)
         return Q, V
 
 
@@ -260,27 +251,14 @@ class SRS:
         self.arcs = bool(arcs) and bool(np.isfinite(self.lo).any() or np.isfinite(self.hi).any())
         self.K = 8 * (num_samples + 1 + (_srs.MAX_ARCS if self.arcs else 0))
         self.surrogate = lines.with_points([0, 1, 2], S).with_points([4, 5, 6], W)
+        #: the arm as its kernels take it (:data:`._srs.SRS_DATA`)
+        self.data = _srs.SRS_DATA.make(
+            **{f: getattr(self, f) for f in _srs.SRSData._fields},
+        )
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
         Q = np.empty((n, self.K, 7))
         V = np.empty((n, self.K), dtype=np.bool_)
-        _srs.batch_srs(
-            T,
-            seed,
-            self.H,
-            self.S,
-            self.pS3,
-            self.p3W,
-            self.p7T,
-            self.R7T,
-            self.grid,
-            True,
-            self.lo,
-            self.hi,
-            self.arcs,
-            Q,
-            V,
-            n >= PARALLEL_THRESHOLD_7R,
-        )
+        _srs.batch_srs(T, seed, self.data, Q, V, n >= PARALLEL_THRESHOLD_7R)
         return Q, V
