@@ -12,7 +12,6 @@ seed values). Singular wrists give the seed-dependent representative of their fa
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -491,20 +490,11 @@ def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cov
         spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
 
 
-#: a 6R family as its batch kernels take it (:attr:`.families.SixR.kernel`): ``fid``, ``var``
-#: and ``sgn`` are :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (each None where the arm
-#: is of the other family or variant, so numba compiles the family passed alone, see
-#: :func:`solve6`), ``reverse``, ``H``, ``P`` and ``R6T`` its geometry
-Family6Kernel = namedtuple(
-    "Family6Kernel", ["fid", "var", "reverse", "H", "P", "R6T", "sgn"], module=__name__
-)
-
-
 @njit(cache=True)
 def _batch6_range(i0, i1, fam, T, S, Q, V):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`batch6`."""
-    fid, var, rev, H, P, sgn = fam.fid, fam.var, fam.reverse, fam.H, fam.P, fam.sgn
-    R6 = m9(fam.R6T)
+    fid, var, rev, H, P, R6T, sgn = fam
+    R6 = m9(R6T)
     for i in range(i0, i1):
         Ti = T[i]
         solve6(
@@ -513,9 +503,15 @@ def _batch6_range(i0, i1, fam, T, S, Q, V):  # pragma: no cover - compiled
 
 
 def batch6(fam, T, S, Q, V, parallel):
-    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family ``fam``
-    (:data:`Family6Kernel`) for targets ``T`` (N, 4, 4) from seeds ``S`` (N, 6); on all cores
-    when ``parallel`` (a serial call never touches numba's thread pool)."""
+    """Candidates ``Q`` (N, 8, 6) and masks ``V`` (N, 8) of a 6R family for targets ``T``
+    (N, 4, 4) from seeds ``S`` (N, 6); on all cores when ``parallel`` (a serial call never
+    touches numba's thread pool).
+
+    ``fam`` is the family as its kernels take it (:attr:`.families.SixR.kernel`): the tuple
+    ``(fid, var, reverse, H, P, R6T, sgn)`` of :func:`solve6`'s arguments, ``fid``, ``var``
+    and ``sgn`` each None where the arm is of the other family or variant (numba compiles the
+    family passed alone). A plain tuple: numba types it from a fingerprint, where a named
+    tuple costs a microsecond per call in Python (a single target's family call notices)."""
     if parallel:
         batch6_parallel(fam, T, S, Q, V)
     else:

@@ -129,10 +129,8 @@ class SixR:
         #: ``var`` as the kernels take it: None for a three-parallel arm whose last axes meet
         #: (UR-type arms), which then compiles that variant alone (not subproblem 6)
         self.kvar = None if self.fid == F6.THREE_PARALLEL and self.var == F6.LAST_MEET else self.var
-        #: the family as its batch kernel takes it
-        self.kernel = F6.Family6Kernel(
-            self.kfid, self.kvar, self.reverse, self.H, self.P, self.R6T, self.ksgn
-        )
+        #: the family as its batch kernel takes it (:func:`._families6.batch6`)
+        self.kernel = (self.kfid, self.kvar, self.reverse, self.H, self.P, self.R6T, self.ksgn)
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
