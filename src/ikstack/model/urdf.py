@@ -13,13 +13,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from xml.parsers import expat
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import UnknownLinkError, UnsupportedJointError, URDFError
-from ikstack.model.chain import Chain, ChainRole, JointType
+from ikstack.model.chain import Chain, ChainRole, JointType, per_joint
 from ikstack.model.constraints import JointConstraint
 from ikstack.spatial import from_xyz_rpy
 
@@ -313,19 +314,22 @@ def load_urdf(
         path.append(parent_joint)
         cur = parent_joint.parent
     path.reverse()
-    return _build_chain(
-        path,
-        base,
-        tip,
-        src,
-        robot_name,
-        acceleration_limits,
-        jerk_limits,
-        constraints,
-        kinematic_margin,
-        role,
-        name,
-        source,
+    where = f"{base} -> {tip}"
+    joints_of_path = _path_joints(path, base, tip, src)
+    names = joints_of_path["joint_names"]
+    return Chain(
+        **joints_of_path,
+        acceleration_limits=per_joint(
+            acceleration_limits, names, "acceleration_limits", where, URDFError
+        ),
+        jerk_limits=per_joint(jerk_limits, names, "jerk_limits", where, URDFError),
+        base=base,
+        tip=tip,
+        constraints=tuple(constraints),
+        kinematic_margin=kinematic_margin,
+        role=ChainRole(role),
+        name=name if name is not None else robot_name,
+        source=source if source is not None else src,
     )
 
 
@@ -382,20 +386,9 @@ def _leaves(base: str, children: dict[str, list[str]]) -> list[str]:
     return sorted(out)
 
 
-def _build_chain(
-    path: list[_UJoint],
-    base: str,
-    tip: str,
-    src: str,
-    robot_name: str,
-    acceleration_limits: ArrayLike | None,
-    jerk_limits: ArrayLike | None,
-    constraints: Sequence[JointConstraint],
-    kinematic_margin: float,
-    role: ChainRole | str,
-    name: str | None,
-    source: str | None,
-) -> Chain:
+def _path_joints(path: list[_UJoint], base: str, tip: str, src: str) -> dict[str, Any]:
+    """The :class:`~ikstack.model.Chain` keywords the joints of ``path`` (base to tip) give:
+    names, types, axes, origins, position and velocity limits, links and the TCP."""
     names, types, axes, origins, lo, hi, vel, link_names = [], [], [], [], [], [], [], []
     zero_velocity: list[str] = []
     pending = np.eye(4)
@@ -436,43 +429,15 @@ def _build_chain(
         link_names.append(j.child)
     if not names:
         raise URDFError(f"{src}: no moving joint between {base!r} and {tip!r}")
-    dof = len(names)
-    acc = np.full(dof, math.inf) if acceleration_limits is None else acceleration_limits
-    jerk = np.full(dof, math.inf) if jerk_limits is None else jerk_limits
-    acc_arr = (
-        np.broadcast_to(np.asarray(acc, dtype=np.float64), (dof,))
-        if np.ndim(acc) == 0
-        else np.asarray(acc, dtype=np.float64)
-    )
-    jerk_arr = (
-        np.broadcast_to(np.asarray(jerk, dtype=np.float64), (dof,))
-        if np.ndim(jerk) == 0
-        else np.asarray(jerk, dtype=np.float64)
-    )
-    for nm, arr in (("acceleration_limits", acc_arr), ("jerk_limits", jerk_arr)):
-        if arr.shape != (dof,):
-            raise URDFError(
-                f"{nm} has {arr.shape[0] if arr.ndim else 0} values; the chain "
-                f"{base} -> {tip} has {dof} joints ({', '.join(names)})"
-            )
-    return Chain(
-        joint_names=tuple(names),
-        joint_types=tuple(types),
-        axes=np.array(axes),
-        origins=np.array(origins),
-        T_last_tip=pending,
-        lower=np.array(lo),
-        upper=np.array(hi),
-        velocity_limits=np.array(vel),
-        acceleration_limits=acc_arr,
-        jerk_limits=jerk_arr,
-        base=base,
-        tip=tip,
-        link_names=tuple(link_names),
-        constraints=tuple(constraints),
-        kinematic_margin=kinematic_margin,
-        role=ChainRole(role),
-        name=name if name is not None else robot_name,
-        source=source if source is not None else src,
-        notes=(ZERO_VELOCITY_NOTE + ", ".join(zero_velocity),) if zero_velocity else (),
-    )
+    return {
+        "joint_names": tuple(names),
+        "joint_types": tuple(types),
+        "axes": np.array(axes),
+        "origins": np.array(origins),
+        "T_last_tip": pending,
+        "lower": np.array(lo),
+        "upper": np.array(hi),
+        "velocity_limits": np.array(vel),
+        "link_names": tuple(link_names),
+        "notes": (ZERO_VELOCITY_NOTE + ", ".join(zero_velocity),) if zero_velocity else (),
+    }
