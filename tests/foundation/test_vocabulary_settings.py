@@ -87,6 +87,20 @@ def test_analytic_general_mode_takes_near_q0_and_seed_local_warns(rizon):
         AnalyticIK(chain, mode="general", num_locks=4, search="everywhere")
 
 
+def test_analytic_config_holds_every_solver_keyword_with_its_default():
+    """``AnalyticConfig`` is the solver's settings as one value: the same names and defaults as
+    ``AnalyticIK``'s keywords (which stay the public way to pass them), so a setting added to
+    one is added to the other."""
+    import dataclasses
+    import inspect
+
+    from ikstack.ik.analytic import AnalyticConfig, AnalyticIK
+
+    params = inspect.signature(AnalyticIK.__init__).parameters
+    keywords = {n: p.default for n, p in params.items() if n not in ("self", "chain", "config")}
+    assert keywords == {f.name: f.default for f in dataclasses.fields(AnalyticConfig)}
+
+
 # ---------------------------------------------------------------- chunk decoder settings
 @pytest.fixture(scope="module")
 def arm():
