@@ -247,12 +247,10 @@ class SRS:
         self.lo = np.full(7, -np.inf) if lower is None else np.asarray(lower, dtype=np.float64)
         self.hi = np.full(7, np.inf) if upper is None else np.asarray(upper, dtype=np.float64)
         self.arcs = bool(arcs) and bool(np.isfinite(self.lo).any() or np.isfinite(self.hi).any())
-        self.K = 8 * (num_samples + 1 + (_srs.MAX_ARCS if self.arcs else 0))
         self.surrogate = lines.with_points([0, 1, 2], S).with_points([4, 5, 6], W)
         #: the arm as its kernels take it (:data:`._srs.SRS_DATA`)
-        self.data = _srs.SRS_DATA.make(
-            **{f: getattr(self, f) for f in _srs.SRSData._fields},
-        )
+        self.data = _srs.SRS_DATA.make(**{f: getattr(self, f) for f in _srs.SRSData._fields})
+        self.K = _srs.slots.py_func(self.data)  # the kernels' own count, run in Python
 
     def solve(self, T: Array, seed: Array) -> tuple[Array, NDArray[np.bool_]]:
         n = T.shape[0]
