@@ -82,12 +82,21 @@ def _wrist_dir(Rt, pt, Sp, p7T, R7T):  # pragma: no cover - compiled
     return R07, dw, what
 
 
+@njit(cache=True, inline="always")
+def _target_frame(Rt, pt, arm):  # pragma: no cover - compiled
+    """``(R07, |W - S|, unit S-W, e1, e2)`` of target ``(Rt, pt)``: the wrist's rotation, the
+    shoulder-wrist distance and direction, and the swivel's zero and quarter-turn directions
+    normal to it (:func:`_frame`)."""
+    R07, dw, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
+    e1, e2 = _frame(what)
+    return R07, dw, what, e1, e2
+
+
 @njit(cache=True)
 def seed_swivel(Rt, pt, arm, seed):  # pragma: no cover - compiled
     """The swivel angle of the seed's elbow reference point about the target's S-W line."""
     H, pS3 = arm.H, v3(arm.pS3)
-    _, _, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
-    e1, e2 = _frame(what)
+    _, _, what, e1, e2 = _target_frame(Rt, pt, arm)
     R03 = mm(mm(rotm(v3(H[0]), seed[0]), rotm(v3(H[1]), seed[1])), rotm(v3(H[2]), seed[2]))
     e = mv(R03, pS3)
     return math.atan2(dot(e, e2), dot(e, e1))
@@ -120,8 +129,7 @@ def srs_one(Rt, pt, arm, psis, seed, Q, V):  # pragma: no cover - compiled
         for j in range(7):
             Q[k, j] = seed[j]
     H, pS3, p3W = arm.H, v3(arm.pS3), v3(arm.p3W)
-    R07, dw, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
-    e1, e2 = _frame(what)
+    R07, dw, what, e1, e2 = _target_frame(Rt, pt, arm)
     h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
     h4, h5, h6 = v3(H[4]), v3(H[5]), v3(H[6])
     m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
@@ -188,8 +196,7 @@ def arc_midpoints(Rt, pt, arm, out):  # pragma: no cover - compiled
     and returns their count (``arm``'s ``lo`` and ``hi`` the limits).
     """
     H, pS3, p3W, lo, hi = arm.H, v3(arm.pS3), v3(arm.p3W), arm.lo, arm.hi
-    R07, dw, what = _wrist_dir(Rt, pt, v3(arm.S), v3(arm.p7T), m9(arm.R7T))
-    e1, e2 = _frame(what)
+    R07, dw, what, e1, e2 = _target_frame(Rt, pt, arm)
     hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]), v3(H[6]))
     m, ls, el0, el1 = sp3(p3W, neg(pS3), hs[3], dw)
     bounds = np.empty(2 * 2 * 2 * 6)
