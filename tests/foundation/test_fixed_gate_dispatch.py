@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ikstack.ik._fixed_gate import FastGate, certify_fields
+from ikstack.ik._fixed_gate import FIELDS_ROWS, FastGate, certify_fields
 from ikstack.ik._gate import certify_rows
 from ikstack.robots import load
 
@@ -34,7 +34,11 @@ def test_fields_call_is_the_records_call():
     np.testing.assert_array_equal(p1, p0)
     np.testing.assert_array_equal(r1, r0)
     assert not ok0[2] and not ok0[3] and not ok0[4] and ok0[1]
-    got = gate(Q, T)
+    got = gate(Q, T)  # a small batch: the fields call
     for a, b in zip(got, (ok0, p0, r0), strict=True):
         np.testing.assert_array_equal(a, b)
+    reps = -(-FIELDS_ROWS // n)  # a batch past FIELDS_ROWS: the records call
+    got = gate(np.tile(Q, (reps, 1)), np.tile(T, (reps, 1, 1)))
+    for a, b in zip(got, (ok0, p0, r0), strict=True):
+        np.testing.assert_array_equal(a, np.tile(b, reps))
     assert len(certify_rows.signatures) == 1  # the rebuilt records have the records' types

@@ -30,6 +30,12 @@ Array = NDArray[np.float64]
 #: rows from which the gate runs on all cores
 PARALLEL_ROWS = 512
 
+#: rows below which the gate passes its records to compiled code as plain tuples
+#: (:func:`certify_fields`): there the ~2 us numba spends typing three named tuples is a tenth of
+#: the call or more; from here on it is a few percent, and the records go whole, so a first
+#: batch run compiles no second entry point (about 0.3 s)
+FIELDS_ROWS = 64
+
 
 @njit(cache=True)
 def certify_fields(Q, T, chain, cons, gate, ok, perr, rerr, Tbuf):  # pragma: no cover - compiled
@@ -153,8 +159,10 @@ class FastGate:
         rerr = np.empty(n)
         if n >= PARALLEL_ROWS and not serial:
             undecided = certify_rows_parallel(Q, T, *self._records, ok, perr, rerr)
-        else:
+        elif n < FIELDS_ROWS:
             undecided = certify_fields(Q, T, *self._fields, ok, perr, rerr, np.empty((4, 4)))
+        else:
+            undecided = certify_rows(Q, T, *self._records, ok, perr, rerr, np.empty((4, 4)))
         if undecided or self._python_constraints:
             # the general gate decides (same numbers; its constraint verdicts are authoritative)
             return certify(
