@@ -145,7 +145,8 @@ class FastGate:
             GATE.make(lo=self.lo, hi=self.hi, tol_p=self.ptol, tol_r=self.rtol),
         )
         #: the same as plain tuples, for :func:`certify_fields`
-        self._fields = tuple(tuple(r) for r in self._records)
+        chain_rec, cons_rec, gate_rec = self._records
+        self._fields = (tuple(chain_rec), tuple(cons_rec), tuple(gate_rec))
 
     def __call__(
         self, Q: Array, T: Array, serial: bool = False
