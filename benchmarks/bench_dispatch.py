@@ -10,6 +10,8 @@ fields) reach a compiled single-target call in three ways, timed here on an empt
   Python on every call);
 - ``fields``: every field as its own argument (the old kernel signatures).
 
+what a single-target solve's FK gate (:class:`ikstack.ik._fixed_gate.FastGate`, its chain,
+constraint and gate records) costs per call on one row, the gate's FK and checks included;
 and what unpacking costs inside a kernel that does it on every call (the velocity QP's step):
 its workspace (:data:`ikstack.diffik._qp_workspace.WORKSPACE`, 48 fields) unpacked with strided
 views (what the step does) against reshaped ones, each kernel reading one element of every
@@ -25,12 +27,14 @@ import argparse
 import time
 from pathlib import Path
 
+import numpy as np
 from numba import njit
 
 from ikstack._records import Packing
 from ikstack.bench import write_report
 from ikstack.diffik import ActiveSetQPSolver
 from ikstack.diffik._qp_workspace import WORKSPACE
+from ikstack.ik._fixed_gate import FastGate
 from ikstack.ik.numerical import LevenbergMarquardt
 from ikstack.ik.numerical._single_target import PACKING
 from ikstack.robots import load
@@ -110,6 +114,9 @@ def main() -> None:
         f"records (4 named tuples, {len(fields)} fields)": best_ns(_records, recs, n, reps),
         f"fields ({len(fields)} arguments)": best_ns(_fields_kernel(len(fields)), fields, n, reps),
     }
+    gate = FastGate(ik.chain, 1e-6, 1e-6)
+    q1 = ik.chain.random_q(np.random.default_rng(0), 1)
+    rows["FastGate, one row (Panda)"] = best_ns(gate, (q1, ik.chain.fk(q1)), n, reps)
     ws = ActiveSetQPSolver(load("marvin_left"))._ws  # coupled joints: every field non-empty
     nf = sum(len(r.fields) for r in WORKSPACE.records)
     rows[f"QP workspace, strided unpack ({nf} fields)"] = best_ns(

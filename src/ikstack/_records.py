@@ -32,8 +32,11 @@ A slice costs a compiled kernel about 3 ns, a reshape of it about 55 ns more (nu
 calls a C helper, measured on numba 0.68), so ``Packing(..., strided=True)`` builds each
 multi-dimensional field as a strided view of its slice instead (``as_strided``, same cost as the
 slice; numba types it as a layout "A" array, whose loops index through strides: about 50 ns more
-on a 7-joint FK and Jacobian, and a kernel shared with layout "C" callers compiles once more);
-the velocity QP's step unpacks its whole workspace this way twice per step.
+on a 7-joint FK and Jacobian); the velocity QP's step unpacks its whole workspace this way twice
+per step. A compiled kernel that also has layout "C" callers would compile once more for such
+views (about a second of a first run from an empty cache), so a strided unpack's caller passes
+its fields only to kernels of its own or inlines what it shares (``njit(inline="always")``: the
+velocity QP's step inlines the FK and Jacobian).
 """
 
 from __future__ import annotations

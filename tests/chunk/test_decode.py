@@ -8,9 +8,9 @@ import time
 
 import numpy as np
 import pytest
+from chunk_helpers import q0, reachable_chunk
 
 import ikstack.ik.analytic as analytic_pkg
-from conftest import q0, reachable_chunk
 from ikstack.chunk import (
     ArmSpec,
     ChunkDecoder,

@@ -9,9 +9,9 @@ import numpy as np
 import osqp
 import pytest
 import scipy.sparse as sp
+from chunk_helpers import Q0_DEG
 from scipy.spatial.transform import Rotation
 
-from conftest import Q0_DEG
 from ikstack.diffik import (
     ActiveSetQPSolver,
     DiffIKRequest,

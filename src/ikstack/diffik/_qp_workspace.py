@@ -10,6 +10,11 @@ checks). Both unpack the arrays into the records below (:class:`ikstack._records
 generated from the records' definitions) and work on named fields; Python holds the same fields
 as numpy views (:attr:`Workspace.params`, :attr:`Workspace.work`, ...). No offset is written by
 hand: a field is added by adding it to its record.
+
+The unpacked arrays are strided views (numba layout "A"), so the step kernels inline the FK and
+Jacobian (``kinematics._kernels._jac_into``) rather than call the shared ``jac_one``, which every
+other caller compiles for C-contiguous arrays: a second specialization would cost a first run
+about a second of compiling (a test holds the FK kernels to one layout).
 """
 
 from __future__ import annotations
@@ -187,6 +192,15 @@ class Workspace:
         self.work.cached[0] = 0
 
 
+@njit(cache=True, inline="always")
+def _copy_into(src, dst):  # pragma: no cover - compiled
+    """``dst[:, :] = src`` for two 2-D arrays of one shape, as a loop: numba's slice assignment
+    compiles a formatted shape-mismatch error (about 2.5 s of string code on a first run)."""
+    for a in range(dst.shape[0]):
+        for b in range(dst.shape[1]):
+            dst[a, b] = src[a, b]
+
+
 @njit(cache=True)
 def _fill_osqp(pat, w):  # pragma: no cover - compiled
     P, G, h = w.P, w.G, w.h
@@ -227,10 +241,10 @@ def pre_step(q, Tt, dt, fb, ib, rigid_atol):  # pragma: no cover - compiled
                 hit = False
                 break
     if hit:
-        w.T[:, :] = w.T_new
-        w.J[:, :] = w.J_new
-    else:
-        KK.jac_one(q, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, w.J, w.T)
+        _copy_into(w.T_new, w.T)
+        _copy_into(w.J_new, w.J)
+    else:  # q is finite (inputs_ok)
+        KK._jac_into(q, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, w.J, w.T)
     empty = build_qp(par, w, q, Tt, dt)
     if rows.qi.shape[0] > 0:
         quadrant_rows(q, rows, par.coupled_margin, dt, par.s, w.G, w.h)
@@ -259,7 +273,8 @@ def post_step(q, x, dt, Tt, fb, ib, tol):  # pragma: no cover - compiled
         qd[j] = xj / s[j]
         qn[j] = q[j] + qd[j] * dt
     Tn = w.T_new
-    KK.jac_one(qn, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, w.J_new, Tn)
+    # qn is finite: q passed pre_step's check, x is finite, the boxes are
+    KK._jac_into(qn, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, w.J_new, Tn)
     qc = w.q_cache
     for j in range(n):
         qc[j] = qn[j]
