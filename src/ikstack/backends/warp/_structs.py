@@ -18,7 +18,7 @@ from the same definitions, so what a record holds is written once:
   the record and its row index (see :mod:`ikstack.backends.warp._translate`).
 
 :meth:`DeviceRecord.make` fills a struct from a record instance (or any object with the same
-attributes) on a device, :meth:`DeviceRecord.zeros` allocates a ``rows`` struct. Imported only
+attributes) on a device, :meth:`DeviceRecord.zero_rows` allocates a ``rows`` struct. Imported only
 after :func:`ikstack.backends.warp.runtime.warp` succeeded.
 """
 
@@ -97,7 +97,7 @@ class DeviceRecord:
         if set(extra) != set(self.extra):
             raise TypeError(f"{self.record.name}: extra fields {sorted(self.extra)} expected")
         if self.rows:
-            raise TypeError(f"{self.record.name}: a rows struct is allocated by zeros()")
+            raise TypeError(f"{self.record.name}: a rows struct is allocated by zero_rows()")
         s = self.type()
         for name, dtype, _shape in self.record.fields:
             v = getattr(values, name)
@@ -116,11 +116,11 @@ class DeviceRecord:
             setattr(s, name, v)
         return s
 
-    def zeros(self, n: int, device: Any, **dims: int) -> Any:
+    def zero_rows(self, n: int, device: Any, /, **dims: int) -> Any:
         """A ``rows`` struct of ``n`` rows of zeros on ``device``, the fields' dimension names
         given by ``dims`` (each field ``(n, *shape)``)."""
         if not self.rows or self.extra:
-            raise TypeError(f"{self.record.name}: zeros() makes rows structs without extras")
+            raise TypeError(f"{self.record.name}: zero_rows() makes rows structs without extras")
         s = self.type()
         for name, _dtype, shape in self.record.fields:
             wdt, _ndt, _nd = self._arrays[name]

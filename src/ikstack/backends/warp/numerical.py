@@ -120,7 +120,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         for a in range(0, n, self.chunk_size):
             b = min(n, a + self.chunk_size)
             m = b - a
-            wk = SCRATCH_ROWS_T.zeros(m, dev, dof=dof, k=max(dof, 6))
+            wk = SCRATCH_ROWS_T.zero_rows(m, dev, dof=dof, k=max(dof, 6))
             found = _lm.Found()
             found.q = wp.empty((m, dof), dtype=f64, device=dev)
             found.codes = wp.empty(m, dtype=i32, device=dev)

@@ -1,6 +1,10 @@
 """The bounded Newton polish of near mode (compiled): a chain within the alignment tolerance
 of its family is solved on the exact surrogate, and each candidate the gate looks at is first
 moved onto the true chain by at most ``iters`` monotone Gauss-Newton corrections.
+
+Each correction solves the damped normal equations ``(J^T J + lam I) dq = J^T e`` by the
+written-out Cholesky factorisation of :mod:`ikstack.spatial._dense` (the numerical search's
+and the Warp backend's), so the arithmetic is the same on every device.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from numba import njit
 
 from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
 
 @njit(cache=True)
@@ -39,7 +44,7 @@ def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - c
     """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
     :data:`ikstack.ik._data.CHAIN` record); returns the count.
 
-    Each step solves ``J dq = e`` (damped least squares), scales
+    Each step solves ``J dq = e`` (damped least squares: ``lam = 1e-12 trace(J^T J)``), scales
     ``dq`` so no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
     ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
     """
@@ -50,6 +55,8 @@ def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - c
     e = np.empty(6)
     e2 = np.empty(6)
     trial = np.empty(dof)
+    A = np.empty((dof, dof))
+    dq = np.empty(dof)
     jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
     cost = _err6(Tq, Tt, e)
     used = 0
@@ -58,16 +65,34 @@ def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - c
         re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
         if pe <= 0.01 * ptol and re <= 0.01 * rtol:
             break
-        A = J.T @ J
-        lam = 1e-12 * (np.trace(A) + 1e-300)
-        for j in range(dof):
-            A[j, j] += lam
-        dq = np.linalg.solve(A, J.T @ e)
-        big = np.max(np.abs(dq))
+        # the lower triangle of J^T J (all the factorisation reads), its trace, and J^T e
+        tr = 0.0
+        for a in range(dof):
+            for c in range(a + 1):
+                s = 0.0
+                for r in range(6):
+                    s += J[r, a] * J[r, c]
+                A[a, c] = s
+            tr += A[a, a]
+            s = 0.0
+            for r in range(6):
+                s += J[r, a] * e[r]
+            dq[a] = s
+        lam = 1e-12 * (tr + 1e-300)
+        for a in range(dof):
+            A[a, a] += lam
+        if not cholesky_inplace(A, dof):
+            break
+        cholesky_solve_inplace(A, dof, dq)
+        big = 0.0
+        for a in range(dof):
+            big = max(big, abs(dq[a]))
         if big > max_dq:
-            dq = dq * (max_dq / big)
+            for a in range(dof):
+                dq[a] *= max_dq / big
         alpha = 1.0
         accepted = False
+        c2 = 0.0
         for _h in range(5):
             for j in range(dof):
                 trial[j] = q[j] + alpha * dq[j]
@@ -79,7 +104,8 @@ def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - c
             alpha *= 0.5
         if not accepted:
             break
-        q[:] = trial
+        for j in range(dof):
+            q[j] = trial[j]
         cost = c2
         used += 1
         jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
