@@ -10,9 +10,6 @@ from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._structs import SCRATCH_ROWS_T
 
-LIMITS_CLAMP_STEP = wp.constant(1)
-LIMITS_PROJECT = wp.constant(0)
-_MAX_STEP = wp.constant(F(1.0))
 _SINGULAR_RATIO = wp.constant(F(1e-07))
 
 
@@ -233,36 +230,3 @@ def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dt
         if (held[i] != 0):
             dq[i] = F(0.0)
     return True
-
-
-@wp.func
-def _move(q: wp.array(dtype=wp.float64), dq: wp.array(dtype=wp.float64), lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), limit_mode: int):
-    """One iteration's move of ``q`` by the step ``dq``: the step capped at ``_MAX_STEP`` in
-    every joint, then the limits (the whole step scaled to stay in the box, each joint
-    projected onto its limits, or none)."""
-    scale = F(0.0)
-    nq = F(0.0)
-    n = q.shape[0]
-    big = F(0.0)
-    for i in range(n):
-        big = wp.max(big, wp.abs(dq[i]))
-    if big > _MAX_STEP:
-        for i in range(n):
-            dq[i] = dq[i] * (_MAX_STEP / big)
-    if limit_mode == LIMITS_CLAMP_STEP:
-        scale = F(1.0)
-        for i in range(n):
-            nq = q[i] + dq[i]
-            if nq > hi[i] and dq[i] > F(0.0):
-                scale = wp.min(scale, (hi[i] - q[i]) / dq[i])
-            elif nq < lo[i] and dq[i] < F(0.0):
-                scale = wp.min(scale, (lo[i] - q[i]) / dq[i])
-        scale = wp.max(scale, F(0.0))
-        for i in range(n):
-            q[i] = wp.min(wp.max(q[i] + scale * dq[i], lo[i]), hi[i])
-    elif limit_mode == LIMITS_PROJECT:
-        for i in range(n):
-            q[i] = wp.min(wp.max(q[i] + dq[i], lo[i]), hi[i])
-    else:
-        for i in range(n):
-            q[i] = q[i] + dq[i]

@@ -5,12 +5,13 @@ One thread a target runs :func:`_solve_one`'s searches operation by operation: t
 search, then random restarts drawn uniformly within the limits from the same per-target
 splitmix64 stream (:func:`uniform`, seeded by :func:`target_key`), so a restart starts from
 the same configuration as on the CPU. The damped step (fixed damping, Sugihara's or Chan's
-adaptive damping; task space when fewer weighted rows than joints; the active set), the move
-(step cap; limits by projection, step clamping or none), the pose error, cost, masked norms and
-the singularity test are generated from the CPU source (``_gen_lm``: ``_step``, ``_move``,
-``_pose_error``, ``_cost``, ``_masked_norms``, ``_is_singular``), as is the in-loop
-coupled-joint constraint check (``_gen_gate``); here: the searches, the stall rule and the
-failure codes. Per-target scratch is the CPU path's scratch record with a row a target
+adaptive damping; task space when fewer weighted rows than joints; the active set), the pose
+error, cost, masked norms and the singularity test are generated from the CPU source
+(``_gen_lm``: ``_step``, ``_pose_error``, ``_cost``, ``_masked_norms``, ``_is_singular``), as
+is the in-loop coupled-joint constraint check (``_gen_gate``); here: the searches, the move
+(step cap; limits by projection, step clamping or none: inline in the CPU loop, where an
+inline function of its own measured 8-10% slower), the stall rule and the failure codes.
+Per-target scratch is the CPU path's scratch record with a row a target
 (:data:`ikstack.backends.warp._structs.SCRATCH_ROWS_T`; Warp threads have no dynamic local
 arrays).
 """
@@ -24,7 +25,6 @@ from ikstack.backends.warp._gen_lm import (
     _cost,
     _is_singular,
     _masked_norms,
-    _move,
     _pose_error,
     _step,
 )
@@ -42,6 +42,7 @@ Work = SCRATCH_ROWS_T.type
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)
 LIMITS_PROJECT = wp.constant(0)
+LIMITS_CLAMP_STEP = wp.constant(1)
 LIMITS_IGNORE = wp.constant(2)
 CODE_SUCCESS = wp.constant(0)
 CODE_ITERATION_LIMIT = wp.constant(1)
@@ -49,6 +50,7 @@ CODE_JOINT_LIMITS = wp.constant(3)
 CODE_SINGULAR = wp.constant(4)
 CODE_CONSTRAINT = wp.constant(7)
 AT_LIMIT = wp.constant(wp.float64(1e-9))
+MAX_STEP = wp.constant(wp.float64(1.0))
 STALL_RATIO = wp.constant(wp.float64(0.7))
 STALL_STEPS = wp.constant(2)
 STALL_FLOOR = wp.constant(wp.float64(1e-8))
@@ -63,6 +65,42 @@ class Found:
     codes: wp.array(dtype=wp.int32)
     iters: wp.array(dtype=wp.int32)
     restarts: wp.array(dtype=wp.int32)
+
+
+@wp.func
+def move(
+    k: int,
+    n: int,
+    q: wp.array2d(dtype=wp.float64),
+    dq: wp.array2d(dtype=wp.float64),
+    lo: wp.array(dtype=wp.float64),
+    hi: wp.array(dtype=wp.float64),
+    limit_mode: int,
+):
+    """The step cap and the limit handling of one iteration (as on the CPU)."""
+    big = F(0.0)
+    for i in range(n):
+        big = wp.max(big, wp.abs(dq[k, i]))
+    if big > MAX_STEP:
+        for i in range(n):
+            dq[k, i] = dq[k, i] * (MAX_STEP / big)
+    if limit_mode == LIMITS_CLAMP_STEP:
+        scale = F(1.0)
+        for i in range(n):
+            nq = q[k, i] + dq[k, i]
+            if nq > hi[i] and dq[k, i] > F(0.0):
+                scale = wp.min(scale, (hi[i] - q[k, i]) / dq[k, i])
+            elif nq < lo[i] and dq[k, i] < F(0.0):
+                scale = wp.min(scale, (lo[i] - q[k, i]) / dq[k, i])
+        scale = wp.max(scale, F(0.0))
+        for i in range(n):
+            q[k, i] = _clip(q[k, i] + scale * dq[k, i], lo[i], hi[i])
+    elif limit_mode == LIMITS_PROJECT:
+        for i in range(n):
+            q[k, i] = _clip(q[k, i] + dq[k, i], lo[i], hi[i])
+    else:
+        for i in range(n):
+            q[k, i] = q[k, i] + dq[k, i]
 
 
 @wp.func
@@ -208,7 +246,7 @@ def lm_kernel(
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
                                 else:
-                                    _move(q[k], wk.dq[k], lo, hi, limit_mode)
+                                    move(k, n, q, wk.dq, lo, hi, limit_mode)
             if out_of_limits != 0:
                 best_limits = int(1)  # noqa: UP018 (a mutable Warp variable)
             if singular != 0:

@@ -167,7 +167,6 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
         "_masked_norms": "e:a1f w:a1f",
         "_cost": "e:a1f w:a1f",
-        "_move": "q:a1f dq:a1f lo:a1f hi:a1f limit_mode:i",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44",

@@ -383,37 +383,6 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, inline="always")
-def _move(q, dq, lo, hi, limit_mode):  # pragma: no cover - compiled
-    """One iteration's move of ``q`` by the step ``dq``: the step capped at ``_MAX_STEP`` in
-    every joint, then the limits (the whole step scaled to stay in the box, each joint
-    projected onto its limits, or none)."""
-    n = q.shape[0]
-    big = 0.0
-    for i in range(n):
-        big = max(big, abs(dq[i]))
-    if big > _MAX_STEP:
-        for i in range(n):
-            dq[i] *= _MAX_STEP / big
-    if limit_mode == LIMITS_CLAMP_STEP:
-        scale = 1.0
-        for i in range(n):
-            nq = q[i] + dq[i]
-            if nq > hi[i] and dq[i] > 0.0:
-                scale = min(scale, (hi[i] - q[i]) / dq[i])
-            elif nq < lo[i] and dq[i] < 0.0:
-                scale = min(scale, (lo[i] - q[i]) / dq[i])
-        scale = max(scale, 0.0)
-        for i in range(n):
-            q[i] = min(max(q[i] + scale * dq[i], lo[i]), hi[i])
-    elif limit_mode == LIMITS_PROJECT:
-        for i in range(n):
-            q[i] = min(max(q[i] + dq[i], lo[i]), hi[i])
-    else:
-        for i in range(n):
-            q[i] += dq[i]
-
-
 @njit(cache=True)
 def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
@@ -521,7 +490,29 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
             if not _step(ws, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = True
                 break
-            _move(q, dq, lo, hi, limit_mode)
+            big = 0.0
+            for i in range(n):
+                big = max(big, abs(dq[i]))
+            if big > _MAX_STEP:
+                for i in range(n):
+                    dq[i] *= _MAX_STEP / big
+            if limit_mode == LIMITS_CLAMP_STEP:
+                scale = 1.0
+                for i in range(n):
+                    nq = q[i] + dq[i]
+                    if nq > hi[i] and dq[i] > 0.0:
+                        scale = min(scale, (hi[i] - q[i]) / dq[i])
+                    elif nq < lo[i] and dq[i] < 0.0:
+                        scale = min(scale, (lo[i] - q[i]) / dq[i])
+                scale = max(scale, 0.0)
+                for i in range(n):
+                    q[i] = min(max(q[i] + scale * dq[i], lo[i]), hi[i])
+            elif limit_mode == LIMITS_PROJECT:
+                for i in range(n):
+                    q[i] = min(max(q[i] + dq[i], lo[i]), hi[i])
+            else:
+                for i in range(n):
+                    q[i] += dq[i]
         if out_of_limits:
             best_limits = True
         if singular:
