@@ -86,3 +86,17 @@ def test_definitions_the_generator_cannot_map_are_refused_by_name():
         DeviceRecord(REC, {"k": wp.vec2d})
     with pytest.raises(TypeError, match="extra fields"):
         PROBE.make(REC, "cpu")
+
+
+def test_a_rows_struct_holds_a_row_of_every_field_a_thread():
+    """``rows=True`` (per-thread scratch): every field one dimension larger, scalars as 1D
+    arrays, bools as int32; :meth:`DeviceRecord.zero_rows` allocates it by dimension names."""
+    rows = DeviceRecord(REC, {"Rs": wp.mat33d, "R": wp.mat33d}, rows=True)
+    s = rows.zero_rows(5, "cpu", n=4)
+    assert s.Rs.shape == (5, 4) and s.Rs.dtype == wp.mat33d
+    assert s.x.shape == (5, 4) and s.k.shape == (5, 4, 2) and s.k.dtype == wp.int32
+    assert s.flag.dtype == wp.int32 and s.R.shape == (5,) and s.R.dtype == wp.mat33d
+    assert s.t.shape == (5,) and s.m.shape == (5,) and s.on.shape == (5,)
+    assert not s.x.numpy().any()
+    with pytest.raises(TypeError, match="zero_rows"):
+        rows.make(REC.zeros(n=4), "cpu")

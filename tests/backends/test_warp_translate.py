@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from ikstack._records import B, F, Record
 from ikstack.backends.warp._translate import MODULES, TranslateError, Translator, generate_all
 
 
@@ -22,9 +23,13 @@ def test_generated_modules_match_their_cpu_source():
     assert len(generate_all()) == len(MODULES)
 
 
-def _tr(src: str, sigs: dict[str, str]) -> str:
-    tr = Translator(signatures={"snippet": sigs}, modules={})
+def _tr(src: str, sigs: dict[str, str], records: dict | None = None) -> str:
+    tr = Translator(signatures={"snippet": sigs}, modules={}, records=records)
     return tr.translate("snippet", textwrap.dedent(src))
+
+
+#: a scratch record as the kernels define one
+WORK = Record("Work", __name__, [("J", F, (6, "n")), ("held", B, ("n",)), ("lam", F, ())])
 
 
 def _body(code: str, name: str) -> str:
@@ -206,6 +211,80 @@ def test_stores_into_arrays_and_loops_over_a_tuple_of_numbers():
     assert "for _k1 in range(2):" in lines
     assert "sign = wp.where(_k1 == 0, F(1.0), F(-1.0))" in lines
     assert "out[n] = sign * x" in lines
+
+
+def test_a_rows_record_is_the_threads_row_of_a_struct_one_dimension_larger():
+    """A record parameter declared ``rows(NAME)`` is the struct ``NAME_ROWS_T`` (every field
+    with a row a thread) and its row index; a field reads that row (an array view indexed as
+    on the CPU, a scalar its value); the record passes on with its row."""
+    code = _tr(
+        """
+        import numpy as np
+        def scale(ws, c):
+            J, held = ws.J, ws.held
+            for c in range(J.shape[1]):
+                J[0, c] *= ws.lam
+            return held[0]
+        def run(ws, x):
+            return scale(ws, 1) and x < np.inf
+        """,
+        {"scale": "ws:rows(WORK) c:i", "run": "ws:rows(WORK) x:f"},
+        {"WORK": WORK},
+    )
+    assert "from ikstack.backends.warp._structs import WORK_ROWS_T" in code
+    body = _body(code, "scale")
+    assert "def scale(ws: WORK_ROWS_T.type, ws_row: int, c: int):" in body
+    assert "J = ws.J[ws_row]" in body and "held = ws.held[ws_row]" in body
+    # an element's augmented assignment is written out (Warp's `a[i] += v` is atomic)
+    assert "J[0, c] = J[0, c] * ws.lam[ws_row]" in body
+    assert "return (held[0] != 0)" in body  # bools are int32 0/1 on the device
+    assert "return scale(ws, ws_row, 1) and x < INF" in _body(code, "run")
+
+
+def test_bool_array_stores_void_functions_and_numpy_scalar_math():
+    code = _tr(
+        """
+        import numpy as np
+        def mark(flags, x, n):
+            for i in range(n):
+                flags[i] = x[i] > 0.0
+            flags[0] = False
+            if n == 0:
+                return
+            x[0] = np.sqrt(np.arctan2(x[0], 1.0))
+        def use(flags, x):
+            mark(flags, x, 2)
+            return flags[1]
+        """,
+        {"mark": "flags:a1b x:a1f n:i", "use": "flags:a1b x:a1f"},
+    )
+    body = _body(code, "mark")
+    assert "def mark(flags: wp.array(dtype=wp.int32), x: wp.array(dtype=wp.float64), n: int):" in (
+        body
+    )
+    assert "flags[i] = wp.where(x[i] > F(0.0), 1, 0)" in body and "flags[0] = 0" in body
+    assert "        return\n" in body  # a bare return in a function without a value
+    assert "x[0] = wp.sqrt(wp.atan2(x[0], F(1.0)))" in body
+    assert "    mark(flags, x, 2)\n" in _body(code, "use")  # a call for what it writes
+
+
+@pytest.mark.parametrize(
+    "src, sig, what",
+    [
+        ("def f(ws):\n    return ws.K[0, 0]\n", "ws:rows(WORK)", "no field K"),
+        ("def f(ws):\n    return 1.0\n", "ws:rows(NOPE)", "NOPE is not a record"),
+        ("def f(b):\n    b[0] = 1\n    return 0\n", "b:a1b", "non-bool stored"),
+        (
+            "def g(b):\n    b[0] = 1.0\n\ndef f(b):\n    y = g(b)\n    return y\n",
+            "b:a1f",
+            "returns nothing",
+        ),
+    ],
+)
+def test_records_and_arrays_outside_the_subset_are_errors(src, sig, what):
+    sigs = {"f": sig} if "def g" not in src else {"g": sig, "f": sig}
+    with pytest.raises(TranslateError, match=what):
+        _tr(src, sigs, {"WORK": WORK})
 
 
 @pytest.mark.parametrize(

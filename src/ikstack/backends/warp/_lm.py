@@ -4,12 +4,16 @@
 One thread a target runs :func:`_solve_one`'s searches operation by operation: the seeded
 search, then random restarts drawn uniformly within the limits from the same per-target
 splitmix64 stream (:func:`uniform`, seeded by :func:`target_key`), so a restart starts from
-the same configuration as on the CPU. Steps: fixed damping, Sugihara's or Chan's adaptive
-damping, solved in task space (``m x m``) when fewer weighted rows than joints; limits:
-active-set projection, step clamping or none; the same stall rule, step cap, in-loop
-coupled-joint constraint check (quadrant polynomials and linear rows), singularity test and
-failure codes. Per-target scratch lives in caller-owned arrays (Warp threads have no dynamic
-local arrays).
+the same configuration as on the CPU. The damped step (fixed damping, Sugihara's or Chan's
+adaptive damping; task space when fewer weighted rows than joints; the active set), the pose
+error, cost, masked norms and the singularity test are generated from the CPU source
+(``_gen_lm``: ``_step``, ``_pose_error``, ``_cost``, ``_masked_norms``, ``_is_singular``), as
+is the in-loop coupled-joint constraint check (``_gen_gate``); here: the searches, the move
+(step cap; limits by projection, step clamping or none: inline in the CPU loop, where an
+inline function of its own measured 8-10% slower), the stall rule and the failure codes.
+Per-target scratch is the CPU path's scratch record with a row a target
+(:data:`ikstack.backends.warp._structs.SCRATCH_ROWS_T`; Warp threads have no dynamic local
+arrays).
 """
 
 from __future__ import annotations
@@ -17,24 +21,23 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._gen_gate import constraints_row
-from ikstack.backends.warp._lm_steps import (
-    INF,
-    _clip,
-    cholesky,
-    cholesky_solve,
-    is_singular,
-    jac_into,
-    pose_error,
-    target_key,
-    uniform,
+from ikstack.backends.warp._gen_lm import (
+    _cost,
+    _is_singular,
+    _masked_norms,
+    _pose_error,
+    _step,
 )
+from ikstack.backends.warp._lm_steps import INF, _clip, jac_into, target_key, uniform
 from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, LM_T
+from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, LM_T, SCRATCH_ROWS_T
 
 Chain = CHAIN_T.type
 Constraints = CONSTRAINTS_T.type
-#: the search's settings (the CPU record's fields) and ``sw``, the square roots of ``w``
+#: the search's settings (the CPU record's fields)
 Settings = LM_T.type
+#: the search's scratch, a row a target (the CPU record's fields)
+Work = SCRATCH_ROWS_T.type
 
 STEP_DLS = wp.constant(0)
 STEP_LM_SUGIHARA = wp.constant(1)
@@ -55,24 +58,6 @@ PI = wp.constant(wp.float64(3.141592653589793))
 
 
 @wp.struct
-class Work:
-    """Per-target scratch (Warp threads have no dynamic local arrays), one row a target:
-    iterate, Jacobian, error, weighted rows, task-space right side, Cholesky factor, Gram
-    matrix, step, and the joints the active set holds."""
-
-    q: wp.array2d(dtype=wp.float64)
-    J: wp.array3d(dtype=wp.float64)
-    e: wp.array2d(dtype=wp.float64)
-    Jw: wp.array3d(dtype=wp.float64)
-    ew: wp.array2d(dtype=wp.float64)
-    y: wp.array2d(dtype=wp.float64)
-    L: wp.array3d(dtype=wp.float64)
-    G: wp.array3d(dtype=wp.float64)
-    dq: wp.array2d(dtype=wp.float64)
-    held: wp.array2d(dtype=wp.int32)
-
-
-@wp.struct
 class Found:
     """What comes back, one a target: the answer, its code, iterations and restarts."""
 
@@ -80,95 +65,6 @@ class Found:
     codes: wp.array(dtype=wp.int32)
     iters: wp.array(dtype=wp.int32)
     restarts: wp.array(dtype=wp.int32)
-
-
-@wp.func
-def step(k: int, n: int, lam: wp.float64, active_set: int, st: Settings, wk: Work):
-    """``ikstack.ik.numerical._kernels._step`` of row ``k``: the damped step into ``wk.dq``
-    (``m x m`` task-space system when the ``m`` weighted rows are fewer than the joints, else
-    the ``n x n`` normal equations; active set when asked); 0 when singular."""
-    J = wk.J
-    e = wk.e
-    sw = st.sw
-    q = wk.q
-    lo = st.lo
-    hi = st.hi
-    Jw = wk.Jw
-    ew = wk.ew
-    y = wk.y
-    dq = wk.dq
-    L = wk.L
-    held = wk.held
-    for i in range(n):
-        held[k, i] = 0
-    m = int(0)  # noqa: UP018 (a mutable Warp variable)
-    for r in range(6):
-        if sw[r] > F(0.0):
-            for c in range(n):
-                Jw[k, m, c] = sw[r] * J[k, r, c]
-            ew[k, m] = sw[r] * e[k, r]
-            m += 1
-    ok = int(1)  # noqa: UP018 (a mutable Warp variable)
-    going = int(1)  # noqa: UP018 (a mutable Warp variable)
-    for _pass in range(n + 1):
-        if going != 0:
-            if m < n:
-                for a in range(m):
-                    for b in range(a + 1):
-                        s = F(0.0)
-                        for c in range(n):
-                            s += Jw[k, a, c] * Jw[k, b, c]
-                        L[k, a, b] = s
-                    L[k, a, a] = L[k, a, a] + lam
-                    y[k, a] = ew[k, a]
-                if cholesky(L, k, m) == 0:
-                    ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-                else:
-                    cholesky_solve(L, k, m, y)
-                    for c in range(n):
-                        s = F(0.0)
-                        for a in range(m):
-                            s += Jw[k, a, c] * y[k, a]
-                        dq[k, c] = s
-            else:
-                for a in range(n):
-                    s = F(0.0)
-                    for r in range(m):
-                        s += Jw[k, r, a] * ew[k, r]
-                    dq[k, a] = s
-                    for b in range(a + 1):
-                        s2 = F(0.0)
-                        for r in range(m):
-                            s2 += Jw[k, r, a] * Jw[k, r, b]
-                        L[k, a, b] = s2
-                    L[k, a, a] = L[k, a, a] + lam
-                for i in range(n):
-                    if held[k, i] != 0:  # a zero column: a unit pivot keeps it definite
-                        L[k, i, i] = F(1.0)
-                if cholesky(L, k, n) == 0:
-                    ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-                else:
-                    cholesky_solve(L, k, n, dq)
-            if ok == 0 or active_set == 0:
-                going = int(0)  # noqa: UP018 (a mutable Warp variable)
-            else:
-                grew = int(0)  # noqa: UP018 (a mutable Warp variable)
-                for i in range(n):
-                    if held[k, i] == 0 and (
-                        (q[k, i] <= lo[i] and dq[k, i] < F(0.0))
-                        or (q[k, i] >= hi[i] and dq[k, i] > F(0.0))
-                    ):
-                        held[k, i] = 1
-                        grew = int(1)  # noqa: UP018 (a mutable Warp variable)
-                        for r in range(m):
-                            Jw[k, r, i] = F(0.0)
-                if grew == 0:
-                    going = int(0)  # noqa: UP018 (a mutable Warp variable)
-    if ok != 0 and active_set != 0:
-        for i in range(n):
-            if held[k, i] != 0:
-                dq[k, i] = F(0.0)
-    return ok
 
 
 @wp.func
@@ -210,8 +106,14 @@ def move(
 @wp.func
 def evaluate(k: int, n: int, ch: Chain, Tt: wp.mat44d, wk: Work):
     """FK, the Jacobian into ``wk.J`` and the pose error into ``wk.e`` at ``wk.q[k]``."""
-    Re, pe = jac_into(wk.q, k, n, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, wk.J)
-    pose_error(Tt, Re, pe, wk.e, k)
+    R, p = jac_into(wk.q, k, n, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, wk.J)
+    T = wp.mat44d(
+        R[0, 0], R[0, 1], R[0, 2], p[0],
+        R[1, 0], R[1, 1], R[1, 2], p[1],
+        R[2, 0], R[2, 1], R[2, 2], p[2],
+        F(0.0), F(0.0), F(0.0), F(1.0),
+    )  # fmt: skip
+    _pose_error(Tt, T, wk.e[k])
 
 
 @wp.kernel
@@ -247,6 +149,8 @@ def lm_kernel(
     k = wp.tid()
     n = lo.shape[0]
     Tt = T[k]
+    for r in range(6):
+        wk.sw[k, r] = wp.sqrt(w[r])
     for i in range(n):
         held[k, i] = 0
         if limit_mode != LIMITS_IGNORE:
@@ -278,23 +182,14 @@ def lm_kernel(
             for it in range(max_iter + 1):
                 if running != 0:
                     evaluate(k, n, ch, Tt, wk)
-                    E = F(0.0)
-                    for r in range(6):
-                        E += w[r] * e[k, r] * e[k, r]
-                    E = F(0.5) * E
+                    E = _cost(e[k], w)
                     if not wp.isfinite(E):
                         singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                         running = int(0)  # noqa: UP018 (a mutable Warp variable)
                     else:
-                        ep = F(0.0)
-                        er = F(0.0)
-                        for r in range(3):
-                            if w[r] > F(0.0):
-                                ep += e[k, r] * e[k, r]
-                            if w[r + 3] > F(0.0):
-                                er += e[k, r + 3] * e[k, r + 3]
-                        ep = wp.sqrt(ep)
-                        er = wp.sqrt(er)
+                        norms = _masked_norms(e[k], w)
+                        ep = norms[0]
+                        er = norms[1]
                         if ep <= tol_p and er <= tol_r:
                             running = int(0)  # noqa: UP018 (a mutable Warp variable)
                             inside = int(1)  # noqa: UP018 (a mutable Warp variable)
@@ -347,8 +242,7 @@ def lm_kernel(
                                     lam = damping * damping
                                 elif step_kind == STEP_LM_SUGIHARA:
                                     lam = E + damping
-                                project = wp.where(limit_mode == LIMITS_PROJECT, 1, 0)
-                                if step(k, n, lam, project, st, wk) == 0:
+                                if not _step(wk, k, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
                                 else:
@@ -373,7 +267,8 @@ def lm_kernel(
             for i in range(n):
                 q[k, i] = q_out[k, i]
             evaluate(k, n, ch, Tt, wk)
-            singular_best = is_singular(J, w, k, n, wk.Jw, wk.G, wk.L)
+            if _is_singular(J[k], w, wk.Jw[k], wk.G[k], wk.L[k]):
+                singular_best = int(1)  # noqa: UP018 (a mutable Warp variable)
         for i in range(n):
             x = q_out[k, i]
             if not wp.isfinite(x) or best_E == INF:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_kinematics import tool_pose
 from ikstack.backends.warp._kernels import kinematics_kernels
-from ikstack.backends.warp._lm_steps import cholesky, cholesky_solve
 from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._structs import CHAIN_T
 
@@ -128,10 +128,10 @@ def polish_one(
             lam = F(1e-12) * (tr + F(1e-300))
             for a in range(dof):
                 pol.L[i, a, a] = pol.L[i, a, a] + lam
-            if cholesky(pol.L, i, dof) == 0:
+            if not cholesky_inplace(pol.L[i], dof):
                 go = 0
         if go != 0:
-            cholesky_solve(pol.L, i, dof, pol.b)
+            cholesky_solve_inplace(pol.L[i], dof, pol.b[i])
             big = F(0.0)
             for a in range(dof):
                 big = wp.max(big, wp.abs(pol.b[i, a]))

@@ -12,11 +12,14 @@ from the same definitions, so what a record holds is written once:
 - ``elements`` names fields held as Warp vectors or matrices (the chain's ``Rs`` as
   ``mat33d``): the element eats the field's trailing dimensions (``("dof", 3, 3)`` becomes an
   array of ``mat33d``, ``(3, 3)`` one ``mat33d``);
-- ``extra`` adds fields the device needs beyond the record (a derived array), after its own.
+- ``extra`` adds fields the device needs beyond the record (a derived array), after its own;
+- ``rows``: one row of every field a thread (a per-thread scratch record): each field gains a
+  leading dimension (a scalar becomes a 1D array); a generated function reads a row through
+  the record and its row index (see :mod:`ikstack.backends.warp._translate`).
 
 :meth:`DeviceRecord.make` fills a struct from a record instance (or any object with the same
-attributes) on a device. Imported only after :func:`ikstack.backends.warp.runtime.warp`
-succeeded.
+attributes) on a device, :meth:`DeviceRecord.zero_rows` allocates a ``rows`` struct. Imported only
+after :func:`ikstack.backends.warp.runtime.warp` succeeded.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ikstack._records import B, F, I, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE
 from ikstack.ik.analytic._single_target import FAMILY6, SELECT
 from ikstack.ik.analytic._srs import SRS_DATA
-from ikstack.ik.numerical._kernels import SETTINGS
+from ikstack.ik.numerical._kernels import SCRATCH, SETTINGS
 
 _SCALAR = {F: wp.float64, I: int, B: int}
 _ARRAY = {F: (wp.float64, np.float64), I: (wp.int32, np.int32), B: (wp.int32, np.int32)}
@@ -44,6 +47,7 @@ class DeviceRecord:
         record: the record definition.
         elements: field name -> Warp vector or matrix type of its trailing dimensions.
         extra: ``(name, Warp type)`` fields after the record's own.
+        rows: a row of every field a thread (the fields one dimension larger).
     """
 
     def __init__(
@@ -51,6 +55,7 @@ class DeviceRecord:
         record: Record,
         elements: Mapping[str, Any] | None = None,
         extra: Sequence[tuple[str, Any]] = (),
+        rows: bool = False,
     ):
         elements = dict(elements or {})
         unknown = set(elements) - {f for f, _, _ in record.fields}
@@ -58,6 +63,7 @@ class DeviceRecord:
             raise ValueError(f"{record.name}: no fields {sorted(unknown)}")
         self.record = record
         self.elements = elements
+        self.rows = rows
         ann: dict[str, Any] = {}
         #: field -> (Warp dtype of its items, numpy dtype, leading dimensions), arrays only
         self._arrays: dict[str, tuple[Any, Any, int]] = {}
@@ -66,7 +72,7 @@ class DeviceRecord:
             tail: tuple = tuple(el._shape_) if el is not None else ()
             if tail and tuple(shape[len(shape) - len(tail) :]) != tail:
                 raise ValueError(f"{record.name}.{name}: shape {shape} does not end in {tail}")
-            nd = len(shape) - len(tail)
+            nd = len(shape) - len(tail) + int(rows)
             if el is not None and dtype != F:
                 raise ValueError(f"{record.name}.{name}: only float fields can be {el}")
             if nd == 0:
@@ -91,6 +97,8 @@ class DeviceRecord:
         attributes) with its arrays on ``device``; ``extra`` gives the extra fields."""
         if set(extra) != set(self.extra):
             raise TypeError(f"{self.record.name}: extra fields {sorted(self.extra)} expected")
+        if self.rows:
+            raise TypeError(f"{self.record.name}: a rows struct is allocated by zero_rows()")
         s = self.type()
         for name, dtype, _shape in self.record.fields:
             v = getattr(values, name)
@@ -109,6 +117,21 @@ class DeviceRecord:
             setattr(s, name, v)
         return s
 
+    def zero_rows(self, n: int, device: Any, /, **dims: int) -> Any:
+        """A ``rows`` struct of ``n`` rows of zeros on ``device``, the fields' dimension names
+        given by ``dims`` (each field ``(n, *shape)``)."""
+        if not self.rows or self.extra:
+            raise TypeError(f"{self.record.name}: zero_rows() makes rows structs without extras")
+        s = self.type()
+        for name, _dtype, shape in self.record.fields:
+            wdt, _ndt, _nd = self._arrays[name]
+            el = self.elements.get(name)
+            tail = len(el._shape_) if el is not None else 0
+            lead = shape[: len(shape) - tail]
+            size = (n, *(d if isinstance(d, int) else dims[d] for d in lead))
+            setattr(s, name, wp.zeros(size, dtype=wdt, device=device))
+        return s
+
 
 _M33, _V3 = wp.mat33d, wp.vec3d
 
@@ -122,9 +145,11 @@ GATE_T = DeviceRecord(GATE)
 SELECT_T = DeviceRecord(SELECT)
 #: a 6R family (:data:`ikstack.ik.analytic._single_target.FAMILY6`)
 FAMILY6_T = DeviceRecord(FAMILY6, {"H": _V3, "P": _V3, "R6T": _M33})
-#: the numerical search's settings (:data:`ikstack.ik.numerical._kernels.SETTINGS`) and the
-#: square roots of its task weights
-LM_T = DeviceRecord(SETTINGS, extra=[("sw", wp.array(dtype=wp.float64))])
+#: the numerical search's settings (:data:`ikstack.ik.numerical._kernels.SETTINGS`)
+LM_T = DeviceRecord(SETTINGS)
+#: the numerical search's scratch (:data:`ikstack.ik.numerical._kernels.SCRATCH`), a row a
+#: target (the generated ``_step`` takes it)
+SCRATCH_ROWS_T = DeviceRecord(SCRATCH, rows=True)
 
 #: a 7R arm with an end joint locked (:class:`ikstack.ik.analytic.families.LockedJoint`; its
 #: 6R family is a :data:`FAMILY6_T` of its own)

@@ -15,10 +15,23 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - module constants (numbers, and NumPy float tables indexed by an int), folded with the
   literals around them in float64 as LLVM folds them;
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
-  ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*``;
+  ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
+  scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
+- arrays (float64, int, bool) as parameters, read and written in place element by element
+  (``A[i, j] = ...``, ``A[i, j] += ...``; ``A.shape[k]``): a Warp array of the same
+  dimensions (``wp.array2d(dtype=wp.float64)``...; bools as int32 0/1). A device kernel whose
+  threads each own a row of a larger array passes that row, ``A[k]`` (a view: no copy, the
+  CPU's indices unchanged);
+- records of arrays (:class:`ikstack._records.Record`) as per-thread scratch, declared
+  ``rows(NAME)`` (``NAME`` the record's module-level name): the Warp struct ``NAME_ROWS_T``
+  of :mod:`ikstack.backends.warp._structs` (made from the same definition, every field one
+  dimension larger, a row a thread) followed by the thread's row index ``<param>_row``;
+  ``ws.J`` reads that row, ``ws.J[ws_row]`` (a view indexed as on the CPU), and the record
+  passes on to another translated function with its row;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
-  ``return``; assignments (chained, tuple-unpacking, augmented); calls of functions of the
-  same module or of another translated module.
+  ``return`` (a function without a value writes its arrays: a call as a statement);
+  assignments (chained, tuple-unpacking, augmented); calls of functions of the same module or
+  of another translated module.
 
 Parameter types are declared in :data:`SIGNATURES` (numba infers them; Warp needs them),
 local types are inferred. Float literals become ``wp.float64`` values (Warp folds arithmetic
@@ -33,6 +46,7 @@ import ast
 import importlib
 import inspect
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +54,14 @@ from typing import Any
 import numpy as np
 
 from ikstack.backends.warp._translate_body import _FuncWriter
-from ikstack.backends.warp._translate_expr import TranslateError, _flit, _Func, _parse_type
+from ikstack.backends.warp._translate_expr import (
+    TranslateError,
+    _flit,
+    _Func,
+    _parse_type,
+    field_type,
+    rows_struct,
+)
 
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {
@@ -51,13 +72,16 @@ MODULES = {
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
+    "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
+    "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
 #: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
-#: (4, 4) array as ``wp.mat44d``, ``a<ndim><f|i>`` a float64 / int32 array, ``av3`` an (n, 3)
-#: array as an array of ``wp.vec3d`` (a row is a 3-vector). A compiled
-#: function not listed here is not translated (it takes arrays, as ``v3`` and ``m9`` do).
+#: (4, 4) array as ``wp.mat44d`` (read only), ``a<ndim><f|i|b>`` a float64 / int / bool array,
+#: ``av3`` an (n, 3) array as an array of ``wp.vec3d`` (a row is a 3-vector), ``rows(NAME)``
+#: a scratch record with a row a thread (see the module). A compiled function not listed here
+#: is not translated.
 SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.kinematics._kernels": {
         "joint_step": "R:m9 p:v3 A:m9 b:v3 kind:i qi:f",
@@ -133,6 +157,17 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
     "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
+    "ikstack.spatial._dense": {
+        "cholesky_inplace": "A:a2f n:i",
+        "cholesky_solve_inplace": "L:a2f n:i b:a1f",
+    },
+    "ikstack.ik.numerical._kernels": {
+        "_pose_error": "Tt:m44 T:m44 e:a1f",
+        "_is_singular": "J:a2f w:a1f Jw:a2f G:a2f L:a2f",
+        "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
+        "_masked_norms": "e:a1f w:a1f",
+        "_cost": "e:a1f w:a1f",
+    },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44",
         "fk_error_one": "T:m44 Tt:m44",
@@ -141,6 +176,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
 }
 
 PRIMS = "ikstack.backends.warp._prims"
+STRUCTS = "ikstack.backends.warp._structs"
 
 
 @dataclass
@@ -162,10 +198,22 @@ class Translator:
         self,
         signatures: dict[str, dict[str, str]] | None = None,
         modules: dict[str, str] | None = None,
+        records: dict[str, Any] | None = None,
     ) -> None:
         self.signatures = SIGNATURES if signatures is None else signatures
         self.modules = MODULES if modules is None else modules
+        #: record definitions by name where a module is given as source (tests)
+        self.records = records or {}
         self.done: dict[str, _Module] = {}
+
+    def record_fields(self, m: _Module, name: str) -> dict[str, Any]:
+        """``{field: subset type}`` of the record ``name`` (a module-level
+        :class:`~ikstack._records.Record` of ``m``)."""
+        rec = getattr(m.module, name, None) if m.module is not None else self.records.get(name)
+        fields = getattr(rec, "fields", None)
+        if fields is None:
+            raise TranslateError(f"{m.path}: {name} is not a record of this module")
+        return {f: field_type(dtype, shape) for f, dtype, shape in fields}
 
     # -- modules
     def load(self, name: str, source: str | None = None) -> _Module:
@@ -217,12 +265,17 @@ class Translator:
         out: list[str] = []
         used_consts: set[str] = set()
         used_imports: set[str] = set()
+        used_structs: set[str] = set()
         for node in _callees_first(
             [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
         ):
             params = [
                 (p.split(":")[0], _parse_type(p.split(":")[1])) for p in sigs[node.name].split()
             ]
+            for _, t in params:
+                if isinstance(t, tuple) and t[0] == "rows":
+                    self.record_fields(m, t[1])  # it must exist
+                    used_structs.add(rows_struct(t[1]))
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
@@ -235,9 +288,11 @@ class Translator:
             used_imports |= w.used_imports
             m.funcs[node.name] = fn
         self.done[name] = m
-        return self._header(m, used_consts, used_imports) + "\n\n".join(out)
+        return self._header(m, used_consts, used_imports, used_structs) + "\n\n".join(out)
 
-    def _header(self, m: _Module, consts: set[str], imports: set[str]) -> str:
+    def _header(
+        self, m: _Module, consts: set[str], imports: set[str], structs: Collection[str] = ()
+    ) -> str:
         rel = m.name.replace(".", "/") + ".py"
         lines = [
             "# mypy: ignore-errors",
@@ -254,6 +309,8 @@ class Translator:
         by_mod: dict[str, list[str]] = {}
         for nm in sorted(imports):
             by_mod.setdefault(self.modules[m.imports[nm]], []).append(nm)
+        if structs:
+            by_mod[STRUCTS] = sorted(structs)
         for gm, names in sorted(by_mod.items()):
             lines.append(f"from {gm} import {', '.join(names)}")
         lines.append("")

@@ -8,6 +8,7 @@ from typing import Any
 
 from ikstack.backends.warp._translate_expr import (
     RESERVED,
+    VOID,
     B,
     C,
     F,
@@ -15,6 +16,7 @@ from ikstack.backends.warp._translate_expr import (
     _ExprWriter,
     _Func,
     _zero,
+    row_param,
     warp_type,
 )
 
@@ -40,9 +42,15 @@ class _FuncWriter(_ExprWriter):
         doc = ast.get_docstring(node, clean=False)
         if doc is not None:
             body = body[1:]
+        if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
+            self.fn.ret = VOID  # writes its array arguments, returns nothing
         lines = self.block(body, 1)
         lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
-        sig = ", ".join(f"{p}: {warp_type(t)}" for p, t in self.fn.params)
+        sig = ", ".join(
+            f"{p}: {warp_type(t)}"
+            + (f", {row_param(p)}: int" if isinstance(t, tuple) and t[0] == "rows" else "")
+            for p, t in self.fn.params
+        )
         head = ["@wp.func", f"def {node.name}({sig}):"]
         if doc is not None:
             q = '"""' if '"""' not in doc and not doc.endswith('"') else None
@@ -67,14 +75,23 @@ class _FuncWriter(_ExprWriter):
         pad = "    " * ind
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
             return []  # a string used as a comment
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            return [pad + self.expr(s.value)[0]]  # a call for what it writes
         if isinstance(s, ast.Return):
+            if s.value is None and self.fn.ret == VOID:
+                return [pad + "return"]
             return [pad + "return " + self.ret(s)]
         if isinstance(s, ast.Assign):
             return self.assign(s, ind)
         if isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
-                raise self.err(s, "augmented assignment to a non-name")
-            val = ast.BinOp(ast.Name(s.target.id, ast.Load()), s.op, s.value)
+            # x op= v is x = x op v (an array element too: Warp's `a[i] += v` is atomic)
+            if isinstance(s.target, ast.Name):
+                load: ast.expr = ast.Name(s.target.id, ast.Load())
+            elif isinstance(s.target, ast.Subscript):
+                load = ast.Subscript(s.target.value, s.target.slice, ast.Load())
+            else:
+                raise self.err(s, "augmented assignment to an attribute")
+            val = ast.BinOp(ast.copy_location(load, s), s.op, s.value)
             ast.copy_location(val, s)
             return self.assign(ast.copy_location(ast.Assign([s.target], val), s), ind)
         if isinstance(s, ast.If):
@@ -121,6 +138,8 @@ class _FuncWriter(_ExprWriter):
         self, node: ast.AST, name: str, code: str, t: Any, ind: int, literal: bool = False
     ) -> list[str]:
         pad = "    " * ind
+        if t == VOID:
+            raise self.err(node, "the result of a function that returns nothing")
         old = self.env.get(name)
         if old == F and t == I:
             code, t = f"F({code})", F
@@ -229,8 +248,14 @@ class _FuncWriter(_ExprWriter):
             codes = [self.expr(x) for x in idx]
             if len(codes) != t[1] or any(c[1] != I for c in codes):
                 raise self.err(s, "a store needs one int index per dimension")
-            stored = self.coerce(s, self.expr(s.value), F if t[2] == "f" else I)
-            return ["    " * ind + f"{arr}[{', '.join(c[0] for c in codes)}] = {stored[0]}"]
+            if t[2] == "b":  # a bool array is int32 0/1
+                code, vt = self.expr(s.value)
+                if vt != B:
+                    raise self.err(s, "a non-bool stored into a bool array")
+                stored = {"True": "1", "False": "0"}.get(code, f"wp.where({code}, 1, 0)")
+            else:
+                stored = self.coerce(s, self.expr(s.value), F if t[2] == "f" else I)[0]
+            return ["    " * ind + f"{arr}[{', '.join(c[0] for c in codes)}] = {stored}"]
         raise self.err(s, "assignment to an attribute")
 
     def if_(self, s: ast.If, ind: int) -> list[str]:
@@ -300,13 +325,14 @@ class _FuncWriter(_ExprWriter):
         for a in args:
             if a[1] not in (I, B):
                 raise self.err(s, "range() of a non-int")
-        self.env[s.target.id] = I
-        self.loopvars.add(s.target.id)
+        var = s.target.id
+        self.env[var] = I
+        self.loopvars.add(var)
         self.depth += 1
         body = self.block(s.body, ind + 1)
         self.depth -= 1
         rng = ", ".join(a[0] if a[1] == I else f"int({a[0]})" for a in args)
-        return [pad + f"for {s.target.id} in range({rng}):"] + body
+        return [pad + f"for {var} in range({rng}):"] + body
 
     # -- expressions
 

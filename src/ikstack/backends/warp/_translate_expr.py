@@ -11,9 +11,11 @@ from typing import Any
 from ikstack.errors import TranslateError
 
 # ----------------------------------------------------------------------------- types
-# a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex, or
-# ("tup", (t, ...)) for several values (a function's results)
+# a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex,
+# ("arr", ndim, "f" | "i" | "b") an array, ("rows", NAME) a record of one row a thread,
+# ("tup", (t, ...)) for several values (a function's results), or VOID (no value)
 F, I, B, C, M9 = "f", "i", "b", "c", "m9"
+VOID = "void"
 
 
 def _vec(n: int) -> tuple:
@@ -29,8 +31,10 @@ def _parse_type(s: str) -> Any:
         return ("mat", 4)
     if s == "av3":
         return ("arrv", 3)
-    if len(s) == 3 and s[0] == "a" and s[1] in "1234" and s[2] in "fi":
+    if len(s) == 3 and s[0] == "a" and s[1] in "1234" and s[2] in "fib":
         return ("arr", int(s[1]), s[2])
+    if s.startswith("rows(") and s.endswith(")") and s[5:-1].isidentifier():
+        return ("rows", s[5:-1])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -53,11 +57,25 @@ def warp_type(t: Any) -> str:
     if isinstance(t, tuple) and t[0] == "arrv":
         return f"wp.array(dtype=wp.vec{t[1]}d)"
     if isinstance(t, tuple) and t[0] == "arr":
-        dt = "wp.float64" if t[2] == "f" else "wp.int32"
+        dt = "wp.float64" if t[2] == "f" else "wp.int32"  # bools as int32 0/1
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
+    if isinstance(t, tuple) and t[0] == "rows":
+        return f"{rows_struct(t[1])}.type"
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
     raise TranslateError(f"no Warp type for {t!r}")
+
+
+def rows_struct(record: str) -> str:
+    """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
+    ``record`` (a module-level :class:`~ikstack._records.Record`) with a row a thread."""
+    return f"{record}_ROWS_T"
+
+
+def field_type(dtype: str, shape: tuple) -> Any:
+    """The subset type of a record field (``dtype`` one of ``_records``' ``F``/``I``/``B``)."""
+    kind = {"f8": "f", "i8": "i", "b1": "b"}[dtype]
+    return ("arr", len(shape), kind) if shape else {"f": F, "i": I, "b": B}[kind]
 
 
 def _zero(t: Any) -> str:
@@ -85,6 +103,11 @@ class _Func:
     ret: Any = None
 
 
+def row_param(name: str) -> str:
+    """The row-index parameter that follows a ``rows`` record parameter ``name``."""
+    return f"{name}_row"
+
+
 _MATH1 = {
     "sqrt",
     "sin",
@@ -104,6 +127,13 @@ _MATH1 = {
     "tanh",
 }
 _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "copysign"}
+#: NumPy scalar functions -> the ``math`` function numba compiles them to alike
+_NP_MATH = {
+    **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
+    **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
+}
+#: module names whose float constants fold (``math.pi``, ``np.inf``...)
+_CONST_MODULES = ("math", "np")
 _BINOPS = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -183,7 +213,7 @@ class _ExprWriter:
         if (
             isinstance(e, ast.Attribute)
             and isinstance(e.value, ast.Name)
-            and e.value.id == "math"
+            and e.value.id in _CONST_MODULES
             and e.attr in ("pi", "inf", "e", "tau", "nan")
         ):
             return float(getattr(math, e.attr))
@@ -297,6 +327,11 @@ class _ExprWriter:
             return self.subscript(e)
         if isinstance(e, ast.Attribute):
             code, t = self.expr(e.value)
+            if isinstance(t, tuple) and t[0] == "rows":  # a field: this thread's row of it
+                ft = self.tr.record_fields(self.m, t[1]).get(e.attr)
+                if ft is None:
+                    raise self.err(e, f"record {t[1]} has no field {e.attr}")
+                return f"{code}.{e.attr}[{row_param(code)}]", ft
             if t == C and e.attr == "real":
                 return f"{code}[0]", F
             if t == C and e.attr == "imag":
@@ -368,7 +403,7 @@ class _ExprWriter:
             if any(x[1] != I for x in idxs):
                 raise self.err(e, "a non-int index")
             if isinstance(t, tuple) and t[0] == "arr" and len(idxs) == t[1]:
-                return f"{code}[{', '.join(x[0] for x in idxs)}]", F if t[2] == "f" else I
+                return _elem(f"{code}[{', '.join(x[0] for x in idxs)}]", t[2])
             if isinstance(t, tuple) and t[0] == "mat" and len(idxs) == 2:
                 return f"{code}[{idxs[0][0]}, {idxs[1][0]}]", F
             raise self.err(e, f"indexing a {t!r} by {len(idxs)} indices")
@@ -385,7 +420,7 @@ class _ExprWriter:
         if isinstance(t, tuple) and t[0] == "cv":
             return f"{code}[{idx[0]}]", C
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
-            return f"{code}[{idx[0]}]", F if t[2] == "f" else I
+            return _elem(f"{code}[{idx[0]}]", t[2])
         if isinstance(t, tuple) and t[0] == "arrv":
             return f"{code}[{idx[0]}]", _vec(t[1])
         raise self.err(e, f"indexing a {t!r}")
@@ -394,13 +429,18 @@ class _ExprWriter:
         if e.keywords:
             raise self.err(e, "keyword arguments")
         f = e.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+        if (
+            isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name)
+            and f.value.id in ("math", "np")
+        ):
             args = [self.coerce(e, self.expr(a), F) for a in e.args]
-            if f.attr in _MATH1 and len(args) == 1:
-                return f"wp.{f.attr}({args[0][0]})", F
-            if f.attr in _MATH2 and len(args) == 2:
-                return f"{_MATH2[f.attr]}({args[0][0]}, {args[1][0]})", F
-            raise self.err(e, f"math.{f.attr}")
+            fn_name = f.attr if f.value.id == "math" else _NP_MATH.get(f.attr, "")
+            if fn_name in _MATH1 and len(args) == 1:
+                return f"wp.{fn_name}({args[0][0]})", F
+            if fn_name in _MATH2 and len(args) == 2:
+                return f"{_MATH2[fn_name]}({args[0][0]}, {args[1][0]})", F
+            raise self.err(e, f"{f.value.id}.{f.attr}")
         if not isinstance(f, ast.Name):
             raise self.err(e, "a call of a non-name")
         nm = f.id
@@ -437,8 +477,22 @@ class _ExprWriter:
             self.used_imports.add(nm)
         if len(args) != len(fn.params):
             raise self.err(e, f"{nm} takes {len(fn.params)} arguments")
-        args = [self.coerce(e, a, t) for a, (_, t) in zip(args, fn.params, strict=True)]
-        return f"{nm}({', '.join(a[0] for a in args)})", fn.ret
+        codes = []
+        for node, a, (_, t) in zip(e.args, args, fn.params, strict=True):
+            if isinstance(t, tuple) and t[0] == "rows":  # the record and its row, passed on
+                if a[1] != t or not isinstance(node, ast.Name):
+                    raise self.err(e, f"{nm} takes a {t[1]} record (a parameter) here")
+                codes.append(f"{a[0]}, {row_param(a[0])}")
+            else:
+                codes.append(self.coerce(e, a, t)[0])
+        return f"{nm}({', '.join(codes)})", fn.ret
+
+
+def _elem(code: str, kind: str) -> tuple[str, Any]:
+    """An array element of kind ``f``/``i``/``b`` (bools are stored as int32 0/1)."""
+    if kind == "b":
+        return f"({code} != 0)", B
+    return code, F if kind == "f" else I
 
 
 #: CPU helpers that turn an array row into a tuple: the identity on device values

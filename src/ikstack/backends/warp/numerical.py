@@ -77,8 +77,8 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         self._wp, self._dev = wp, dev
         self.device = str(dev)
         self.chunk_size = int(chunk_size)
-        # the CPU kernels' records as device structs: chain, search settings (with the square
-        # roots of the task weights), coupled-joint tables
+        # the CPU kernels' records as device structs: chain, search settings, coupled-joint
+        # tables
         self._chain_struct = st.CHAIN_T.make(self._chain_data, dev)
         self._settings_struct = self._device_settings(self._settings)
         self._cons_struct = st.CONSTRAINTS_T.make(self._cons_data, dev)
@@ -86,8 +86,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
     def _device_settings(self, settings: Any) -> Any:
         from ikstack.backends.warp._structs import LM_T
 
-        sw = np.sqrt(np.asarray(settings.w, dtype=np.float64))
-        return LM_T.make(settings, self._dev, sw=self._wp.array(sw, device=self._dev))
+        return LM_T.make(settings, self._dev)
 
     @property
     def method(self) -> str:
@@ -105,6 +104,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         max_restarts: int | None = None,
     ) -> None:
         from ikstack.backends.warp import _lm
+        from ikstack.backends.warp._structs import SCRATCH_ROWS_T
 
         o = self.options
         restarts = o.max_restarts if max_restarts is None else max_restarts
@@ -120,18 +120,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         for a in range(0, n, self.chunk_size):
             b = min(n, a + self.chunk_size)
             m = b - a
-            k6 = max(dof, 6)
-            wk = _lm.Work()
-            wk.q = wp.empty((m, dof), dtype=f64, device=dev)
-            wk.J = wp.empty((m, 6, dof), dtype=f64, device=dev)
-            wk.e = wp.empty((m, 6), dtype=f64, device=dev)
-            wk.Jw = wp.empty((m, 6, dof), dtype=f64, device=dev)
-            wk.ew = wp.empty((m, 6), dtype=f64, device=dev)
-            wk.y = wp.empty((m, 6), dtype=f64, device=dev)
-            wk.L = wp.empty((m, k6, k6), dtype=f64, device=dev)
-            wk.G = wp.empty((m, k6, k6), dtype=f64, device=dev)
-            wk.dq = wp.empty((m, dof), dtype=f64, device=dev)
-            wk.held = wp.zeros((m, dof), dtype=i32, device=dev)
+            wk = SCRATCH_ROWS_T.zero_rows(m, dev, dof=dof, k=max(dof, 6))
             found = _lm.Found()
             found.q = wp.empty((m, dof), dtype=f64, device=dev)
             found.codes = wp.empty(m, dtype=i32, device=dev)

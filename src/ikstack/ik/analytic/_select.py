@@ -1,5 +1,6 @@
 """Compiled post-processing shared by every family: periodic representatives, limits, the FK
-pre-gate, the step bound, seed distances, and the bounded Newton polish of near mode.
+pre-gate, the step bound, seed distances; the bounded Newton polish of near mode is
+:mod:`ikstack.ik.analytic._polish`.
 
 The FK pre-gate here only ranks candidates; every returned success is certified again by
 :func:`ikstack.ik.certify` at the public boundary.
@@ -14,7 +15,8 @@ from numba import njit, prange
 
 from ikstack._records import B, F, Record
 from ikstack.ik._gate import pose_residual
-from ikstack.kinematics._kernels import fk_one, jac_one
+from ikstack.ik.analytic._polish import polish_one
+from ikstack.kinematics._kernels import fk_one
 
 TWO_PI = 2.0 * math.pi
 #: candidates this close outside a limit [rad] are projected onto it (representation round-off)
@@ -262,72 +264,6 @@ def _project(Q, LIM, lo, hi):  # pragma: no cover - compiled
         if not LIM[k]:
             for j in range(Q.shape[1]):
                 Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
-
-
-@njit(cache=True)
-def _err6(Tq, Tt, e):  # pragma: no cover - compiled
-    pe, re, v0, v1, v2, s = pose_err(Tq, Tt)
-    e[0] = Tt[0, 3] - Tq[0, 3]
-    e[1] = Tt[1, 3] - Tq[1, 3]
-    e[2] = Tt[2, 3] - Tq[2, 3]
-    f = re / s if s > 1e-12 else 1.0
-    e[3] = v0 * f
-    e[4] = v1 * f
-    e[5] = v2 * f
-    return pe + re
-
-
-@njit(cache=True)
-def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - compiled
-    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
-    :data:`ikstack.ik._data.CHAIN` record); returns the count.
-
-    Each step solves ``J dq = e`` (damped least squares), scales ``dq`` so no joint moves more
-    than ``max_dq`` [rad], and is accepted only if it lowers ``|e_p| + |e_r|`` (halving up to
-    four times); otherwise the polish stops.
-    """
-    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
-    dof = q.shape[0]
-    J = np.empty((6, dof))
-    Tq = np.empty((4, 4))
-    e = np.empty(6)
-    e2 = np.empty(6)
-    trial = np.empty(dof)
-    jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
-    cost = _err6(Tq, Tt, e)
-    used = 0
-    for _ in range(iters):
-        pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
-        re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
-        if pe <= 0.01 * ptol and re <= 0.01 * rtol:
-            break
-        A = J.T @ J
-        lam = 1e-12 * (np.trace(A) + 1e-300)
-        for j in range(dof):
-            A[j, j] += lam
-        dq = np.linalg.solve(A, J.T @ e)
-        big = np.max(np.abs(dq))
-        if big > max_dq:
-            dq = dq * (max_dq / big)
-        alpha = 1.0
-        accepted = False
-        for _h in range(5):
-            for j in range(dof):
-                trial[j] = q[j] + alpha * dq[j]
-            fk_one(trial, Rs, ps, kinds, R_end, p_end, Tq)
-            c2 = _err6(Tq, Tt, e2)
-            if c2 < cost:
-                accepted = True
-                break
-            alpha *= 0.5
-        if not accepted:
-            break
-        q[:] = trial
-        cost = c2
-        used += 1
-        jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
-        _err6(Tq, Tt, e)
-    return used
 
 
 @njit(cache=True)

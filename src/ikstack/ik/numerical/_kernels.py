@@ -15,12 +15,11 @@ target or per iteration.
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit, objmode
 
-from ikstack._records import F, I, Record
+from ikstack._records import B, F, I, Record
 from ikstack.ik._gate import constraints_row
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
@@ -76,20 +75,27 @@ SETTINGS = Record(
 LMSettings = SETTINGS.type
 
 
-class Scratch(NamedTuple):
-    """:func:`_solve_one`'s scratch arrays (:func:`workspace`)."""
-
-    J: np.ndarray  # (6, n) Jacobian
-    T: np.ndarray  # (4, 4) pose
-    e: np.ndarray  # (6,) pose error
-    dq: np.ndarray  # (n,) step
-    L: np.ndarray  # (k, k) Cholesky factor, k = max(n, 6)
-    q: np.ndarray  # (n,) iterate
-    held: np.ndarray  # (n,) bool: joints the active set holds
-    Jw: np.ndarray  # (6, n) weighted Jacobian rows
-    ew: np.ndarray  # (6,) weighted error rows
-    y: np.ndarray  # (6,) task-space solution
-    sw: np.ndarray  # (6,) square roots of the weights
+#: :func:`_solve_one`'s scratch (:func:`workspace`); the Warp backend holds one row a target
+#: of each field (its struct made from this definition)
+SCRATCH = Record(
+    "Scratch",
+    __name__,
+    [
+        ("J", F, (6, "dof")),  # Jacobian
+        ("T", F, (4, 4)),  # pose
+        ("e", F, (6,)),  # pose error
+        ("dq", F, ("dof",)),  # step
+        ("L", F, ("k", "k")),  # Cholesky factor, k = max(dof, 6)
+        ("q", F, ("dof",)),  # iterate
+        ("held", B, ("dof",)),  # joints the active set holds
+        ("Jw", F, (6, "dof")),  # weighted Jacobian rows
+        ("ew", F, (6,)),  # weighted error rows
+        ("y", F, (6,)),  # task-space solution
+        ("sw", F, (6,)),  # square roots of the weights
+        ("G", F, (6, 6)),  # the singularity test's Gram matrix
+    ],
+)
+Scratch = SCRATCH.type
 
 
 @njit(cache=True)
@@ -215,9 +221,10 @@ def _cost(e, w):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _is_singular(J, w):  # pragma: no cover - compiled
+def _is_singular(J, w, Jw, G, L):  # pragma: no cover - compiled
     """Whether the active rows of ``W^(1/2) J`` lose rank: the Cholesky factor of the smaller
-    Gram matrix has a pivot below ``_SINGULAR_RATIO`` of the largest (or does not exist)."""
+    Gram matrix has a pivot below ``_SINGULAR_RATIO`` of the largest (or does not exist).
+    ``Jw`` (6, n), ``G`` (6, 6) and ``L`` (at least 6 x 6) are scratch."""
     n = J.shape[1]
     rows = 0
     for r in range(6):
@@ -225,7 +232,6 @@ def _is_singular(J, w):  # pragma: no cover - compiled
             rows += 1
     if rows == 0:
         return False
-    Jw = np.zeros((rows, n))
     k = 0
     for r in range(6):
         if w[r] > 0.0:
@@ -234,7 +240,6 @@ def _is_singular(J, w):  # pragma: no cover - compiled
                 Jw[k, c] = sw * J[r, c]
             k += 1
     m = min(rows, n)
-    G = np.empty((m, m))
     for a in range(m):
         for b in range(a + 1):
             s = 0.0
@@ -246,7 +251,6 @@ def _is_singular(J, w):  # pragma: no cover - compiled
                     s += Jw[c, a] * Jw[c, b]
             G[a, b] = s
             G[b, a] = s
-    L = np.zeros((m, m))
     lo_piv = np.inf
     hi_piv = 0.0
     for i in range(m):
@@ -280,7 +284,7 @@ def _uniform(state):  # pragma: no cover - compiled
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
     k = max(n, 6)
-    buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18)  # one allocation, then views
+    buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18 + 36)  # one allocation, views
     o = 0
     J = buf[o : o + 6 * n].reshape((6, n))
     o += 6 * n
@@ -299,7 +303,8 @@ def workspace(n):  # pragma: no cover - compiled
     ew = buf[o : o + 6]
     y = buf[o + 6 : o + 12]
     sw = buf[o + 12 : o + 18]
-    return Scratch(J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw)
+    G = buf[o + 18 : o + 54].reshape((6, 6))
+    return Scratch(J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw, G)
 
 
 @njit(cache=True, inline="always")
@@ -518,7 +523,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
     singular_best = False
     if best_E < np.inf and not (any_violated or best_limits or best_pinned or any_singular):
         _jac_into(q_out, Rs, ps, kinds, R_end, p_end, J, T)
-        singular_best = _is_singular(J, w)
+        singular_best = _is_singular(J, w, ws.Jw, ws.G, ws.L)
     for i in range(n):
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]

@@ -1,0 +1,232 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/ik/numerical/_kernels.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.backends.warp._structs import SCRATCH_ROWS_T
+
+_SINGULAR_RATIO = wp.constant(F(1e-07))
+
+
+@wp.func
+def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
+    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame), rotation vector via a quaternion."""
+    s = F(0.0)
+    w = F(0.0)
+    x = F(0.0)
+    y = F(0.0)
+    z = F(0.0)
+    f = F(0.0)
+    for r in range(3):
+        e[r] = Tt[r, 3] - T[r, 3]
+    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
+    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
+    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
+    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
+    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
+    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
+    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
+    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
+    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
+    tr = m00 + m11 + m22
+    if tr >= m00 and tr >= m11 and tr >= m22:
+        s = wp.sqrt(wp.max(F(1.0) + tr, F(0.0))) * F(2.0)
+        w = F(0.25) * s
+        x = (m21 - m12) / s
+        y = (m02 - m20) / s
+        z = (m10 - m01) / s
+    elif m00 >= m11 and m00 >= m22:
+        s = wp.sqrt(wp.max(F(1.0) + m00 - m11 - m22, F(0.0))) * F(2.0)
+        w = (m21 - m12) / s
+        x = F(0.25) * s
+        y = (m01 + m10) / s
+        z = (m02 + m20) / s
+    elif m11 >= m22:
+        s = wp.sqrt(wp.max(F(1.0) + m11 - m00 - m22, F(0.0))) * F(2.0)
+        w = (m02 - m20) / s
+        x = (m01 + m10) / s
+        y = F(0.25) * s
+        z = (m12 + m21) / s
+    else:
+        s = wp.sqrt(wp.max(F(1.0) + m22 - m00 - m11, F(0.0))) * F(2.0)
+        w = (m10 - m01) / s
+        x = (m02 + m20) / s
+        y = (m12 + m21) / s
+        z = F(0.25) * s
+    if w < F(0.0):
+        _t1 = -w
+        _t2 = -x
+        _t3 = -y
+        _t4 = -z
+        w = _t1
+        x = _t2
+        y = _t3
+        z = _t4
+    nv = wp.sqrt(x * x + y * y + z * z)
+    if nv < F(1e-12):
+        f = F(2.0) / w
+    else:
+        f = F(2.0) * wp.atan2(nv, w) / nv
+    e[3] = x * f
+    e[4] = y * f
+    e[5] = z * f
+
+
+@wp.func
+def _masked_norms(e: wp.array(dtype=wp.float64), w: wp.array(dtype=wp.float64)):
+    ep = F(0.0)
+    er = F(0.0)
+    for r in range(3):
+        if w[r] > F(0.0):
+            ep = ep + e[r] * e[r]
+        if w[r + 3] > F(0.0):
+            er = er + e[r + 3] * e[r + 3]
+    return wp.vec2d(wp.sqrt(ep), wp.sqrt(er))
+
+
+@wp.func
+def _cost(e: wp.array(dtype=wp.float64), w: wp.array(dtype=wp.float64)):
+    E = F(0.0)
+    for r in range(6):
+        E = E + w[r] * e[r] * e[r]
+    return F(0.5) * E
+
+
+@wp.func
+def _is_singular(J: wp.array2d(dtype=wp.float64), w: wp.array(dtype=wp.float64), Jw: wp.array2d(dtype=wp.float64), G: wp.array2d(dtype=wp.float64), L: wp.array2d(dtype=wp.float64)):
+    """Whether the active rows of ``W^(1/2) J`` lose rank: the Cholesky factor of the smaller
+    Gram matrix has a pivot below ``_SINGULAR_RATIO`` of the largest (or does not exist).
+    ``Jw`` (6, n), ``G`` (6, 6) and ``L`` (at least 6 x 6) are scratch."""
+    sw = F(0.0)
+    n = J.shape[1]
+    rows = int(0)
+    for r in range(6):
+        if w[r] > F(0.0):
+            rows = rows + 1
+    if rows == 0:
+        return False
+    k = int(0)
+    for r in range(6):
+        if w[r] > F(0.0):
+            sw = wp.sqrt(w[r])
+            for c in range(n):
+                Jw[k, c] = sw * J[r, c]
+            k = k + 1
+    m = wp.min(rows, n)
+    for a in range(m):
+        for b in range(a + 1):
+            s = F(0.0)
+            if rows <= n:
+                for c in range(n):
+                    s = s + Jw[a, c] * Jw[b, c]
+            else:
+                for c in range(rows):
+                    s = s + Jw[c, a] * Jw[c, b]
+            G[a, b] = s
+            G[b, a] = s
+    lo_piv = INF
+    hi_piv = F(0.0)
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j]
+            for t in range(j):
+                s = s - L[i, t] * L[j, t]
+            if i == j:
+                if not (s > F(0.0)):
+                    return True
+                L[i, i] = wp.sqrt(s)
+                lo_piv = wp.min(lo_piv, L[i, i])
+                hi_piv = wp.max(hi_piv, L[i, i])
+            else:
+                L[i, j] = s / L[j, j]
+    return lo_piv < _SINGULAR_RATIO * hi_piv
+
+
+@wp.func
+def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), active_set: bool):
+    """The damped step ``ws.dq`` of ``(J^T W J + lam I) dq = J^T W e`` at ``ws.q``; False when
+    singular.
+
+    With ``Jw = W^(1/2) J`` over the ``m`` weighted rows, a redundant chain (``m < n``) solves
+    the same step in task space, ``dq = Jw^T (Jw Jw^T + lam I)^-1 W^(1/2) e`` (an ``m x m``
+    system, well conditioned even as ``lam`` vanishes); otherwise the ``n x n`` normal equations.
+    ``active_set``: a joint at a bound whose step points outwards is held there (its column
+    dropped) and the rest re-solved, so the other joints make up for it.
+    """
+    s = F(0.0)
+    J = ws.J[ws_row]
+    e = ws.e[ws_row]
+    sw = ws.sw[ws_row]
+    q = ws.q[ws_row]
+    dq = ws.dq[ws_row]
+    L = ws.L[ws_row]
+    held = ws.held[ws_row]
+    Jw = ws.Jw[ws_row]
+    ew = ws.ew[ws_row]
+    y = ws.y[ws_row]
+    n = J.shape[1]
+    for i in range(n):
+        held[i] = 0
+    m = int(0)
+    for r in range(6):
+        if sw[r] > F(0.0):
+            for c in range(n):
+                Jw[m, c] = sw[r] * J[r, c]
+            ew[m] = sw[r] * e[r]
+            m = m + 1
+    for _ in range(n + 1):
+        if m < n:
+            for a in range(m):
+                for b in range(a + 1):
+                    s = F(0.0)
+                    for c in range(n):
+                        s = s + Jw[a, c] * Jw[b, c]
+                    L[a, b] = s
+                L[a, a] = L[a, a] + lam
+                y[a] = ew[a]
+            if not cholesky_inplace(L, m):
+                return False
+            cholesky_solve_inplace(L, m, y)
+            for c in range(n):
+                s = F(0.0)
+                for a in range(m):
+                    s = s + Jw[a, c] * y[a]
+                dq[c] = s
+        else:
+            for a in range(n):
+                s = F(0.0)
+                for r in range(m):
+                    s = s + Jw[r, a] * ew[r]
+                dq[a] = s
+                for b in range(a + 1):
+                    s = F(0.0)
+                    for r in range(m):
+                        s = s + Jw[r, a] * Jw[r, b]
+                    L[a, b] = s
+                L[a, a] = L[a, a] + lam
+            for i in range(n):
+                if (held[i] != 0):
+                    L[i, i] = F(1.0)
+            if not cholesky_inplace(L, n):
+                return False
+            cholesky_solve_inplace(L, n, dq)
+        if not active_set:
+            return True
+        grew = bool(False)
+        for i in range(n):
+            if (not (held[i] != 0)) and ((q[i] <= lo[i] and dq[i] < F(0.0)) or (q[i] >= hi[i] and dq[i] > F(0.0))):
+                held[i] = 1
+                grew = bool(True)
+                for r in range(m):
+                    Jw[r, i] = F(0.0)
+        if not grew:
+            break
+    for i in range(n):
+        if (held[i] != 0):
+            dq[i] = F(0.0)
+    return True

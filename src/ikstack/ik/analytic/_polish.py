@@ -1,0 +1,113 @@
+"""The bounded Newton polish of near mode (compiled): a chain within the alignment tolerance
+of its family is solved on the exact surrogate, and each candidate the gate looks at is first
+moved onto the true chain by at most ``iters`` monotone Gauss-Newton corrections.
+
+Each correction solves the damped normal equations ``(J^T J + lam I) dq = J^T e`` by the
+written-out Cholesky factorisation of :mod:`ikstack.spatial._dense` (the numerical search's
+and the Warp backend's), so the arithmetic is the same on every device.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ikstack.ik._gate import pose_residual
+from ikstack.kinematics._kernels import fk_one, jac_one
+from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
+
+
+@njit(cache=True)
+def _err6(Tq, Tt, e):  # pragma: no cover - compiled
+    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
+    R_t R^T]`` into ``e``."""
+    pe, c, vx, vy, vz = pose_residual(Tq, Tt)
+    v0 = 0.5 * vx
+    v1 = 0.5 * vy
+    v2 = 0.5 * vz
+    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    re = math.atan2(s, c)
+    e[0] = Tt[0, 3] - Tq[0, 3]
+    e[1] = Tt[1, 3] - Tq[1, 3]
+    e[2] = Tt[2, 3] - Tq[2, 3]
+    f = re / s if s > 1e-12 else 1.0
+    e[3] = v0 * f
+    e[4] = v1 * f
+    e[5] = v2 * f
+    return pe + re
+
+
+@njit(cache=True)
+def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - compiled
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
+    :data:`ikstack.ik._data.CHAIN` record); returns the count.
+
+    Each step solves ``J dq = e`` (damped least squares: ``lam = 1e-12 trace(J^T J)``), scales
+    ``dq`` so no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
+    ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
+    """
+    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
+    dof = q.shape[0]
+    J = np.empty((6, dof))
+    Tq = np.empty((4, 4))
+    e = np.empty(6)
+    e2 = np.empty(6)
+    trial = np.empty(dof)
+    A = np.empty((dof, dof))
+    dq = np.empty(dof)
+    jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+    cost = _err6(Tq, Tt, e)
+    used = 0
+    for _ in range(iters):
+        pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+        re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+        if pe <= 0.01 * ptol and re <= 0.01 * rtol:
+            break
+        # the lower triangle of J^T J (all the factorisation reads), its trace, and J^T e
+        tr = 0.0
+        for a in range(dof):
+            for c in range(a + 1):
+                s = 0.0
+                for r in range(6):
+                    s += J[r, a] * J[r, c]
+                A[a, c] = s
+            tr += A[a, a]
+            s = 0.0
+            for r in range(6):
+                s += J[r, a] * e[r]
+            dq[a] = s
+        lam = 1e-12 * (tr + 1e-300)
+        for a in range(dof):
+            A[a, a] += lam
+        if not cholesky_inplace(A, dof):
+            break
+        cholesky_solve_inplace(A, dof, dq)
+        big = 0.0
+        for a in range(dof):
+            big = max(big, abs(dq[a]))
+        if big > max_dq:
+            for a in range(dof):
+                dq[a] *= max_dq / big
+        alpha = 1.0
+        accepted = False
+        c2 = 0.0
+        for _h in range(5):
+            for j in range(dof):
+                trial[j] = q[j] + alpha * dq[j]
+            fk_one(trial, Rs, ps, kinds, R_end, p_end, Tq)
+            c2 = _err6(Tq, Tt, e2)
+            if c2 < cost:
+                accepted = True
+                break
+            alpha *= 0.5
+        if not accepted:
+            break
+        for j in range(dof):
+            q[j] = trial[j]
+        cost = c2
+        used += 1
+        jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+        _err6(Tq, Tt, e)
+    return used
