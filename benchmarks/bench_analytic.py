@@ -21,7 +21,8 @@ Usage::
 
     python benchmarks/bench_analytic.py [--quick] [--roundtrip]
 
-Writes ``benchmarks/results/bench_analytic.json`` (or ``analytic_roundtrip.json``).
+Writes ``benchmarks/results/bench_analytic.json`` (or ``analytic_roundtrip.json``; ``-quick.json``
+with ``--quick``, so a smoke run never overwrites the recorded figures).
 """
 
 from __future__ import annotations
@@ -496,11 +497,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{'arm':<34} {'method':<48} {'n':>6} {'recovered':>9} {'worst err':>10} {'time':>12}"
         )
         res = run_roundtrip(args.quick)
-        out = RESULTS / "analytic_roundtrip.json"
+        out = RESULTS / (
+            "analytic_roundtrip-quick.json" if args.quick else "analytic_roundtrip.json"
+        )
     else:
         res = run_speed(args.quick)
         print_speed(res)
-        out = RESULTS / "bench_analytic.json"
+        out = RESULTS / ("bench_analytic-quick.json" if args.quick else "bench_analytic.json")
     out.write_text(json.dumps(res, indent=2))
     print(f"wrote {out}")
     return 0

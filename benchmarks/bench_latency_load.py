@@ -10,7 +10,7 @@ Usage::
 
     python benchmarks/bench_latency_load.py [--quick]
 
-Writes ``benchmarks/results/bench_latency_load.json``.
+Writes ``benchmarks/results/bench_latency_load.json`` (``-quick.json`` with ``--quick``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / "bench_latency_load.json"
+    out = RESULTS / ("bench_latency_load-quick.json" if args.quick else "bench_latency_load.json")
     out.write_text(json.dumps(res, indent=2))
     print(f"wrote {out}")
     return 0

@@ -28,7 +28,7 @@ mean per target). Where the batch's time goes ("breakdown" in the JSON):
   cores would be ten times faster per target than singles (``cores x overhead / (10 - cores)``).
 
 Usage: ``python benchmarks/bench_numerical.py [--quick] [--n N] [--arms panda iiwa14 ...]``.
-Writes ``benchmarks/results/bench_numerical.json``.
+Writes ``benchmarks/results/bench_numerical.json`` (``-quick.json`` with ``--quick``).
 """
 
 from __future__ import annotations
@@ -305,7 +305,9 @@ def main(argv: list[str] | None = None) -> dict:
         help="timing passes of each batch, fastest kept (default 10; 1 with --quick)",
     )
     ap.add_argument(
-        "--out", default=str(Path(__file__).parent / "results" / "bench_numerical.json")
+        "--out",
+        default=None,
+        help="result file (default results/bench_numerical.json, -quick.json with --quick)",
     )
     args = ap.parse_args(argv)
     n = args.n or (200 if args.quick else 10_000)
@@ -348,7 +350,8 @@ def main(argv: list[str] | None = None) -> dict:
         "arms": rows,
     }
     print(format_table(result))
-    out = Path(args.out)
+    name = "bench_numerical-quick.json" if args.quick else "bench_numerical.json"
+    out = Path(args.out) if args.out else Path(__file__).parent / "results" / name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
     print(f"wrote {out}")

@@ -8,7 +8,7 @@ Usage::
 
     python benchmarks/bench_routing.py [--quick] [--n N]
 
-Writes ``benchmarks/results/bench_routing.json``.
+Writes ``benchmarks/results/bench_routing.json`` (``bench_routing-quick.json`` with ``--quick``).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / "bench_routing.json"
+    out = RESULTS / ("bench_routing-quick.json" if args.quick else "bench_routing.json")
     out.write_text(json.dumps(res, indent=2, default=float))
     print(f"wrote {out}")
     return 0

@@ -313,9 +313,10 @@ def main() -> None:
             "cpus": os.cpu_count(),
         },
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(out, indent=2))
-    print(f"wrote {RESULTS.relative_to(HERE.parent)}")
+    path = RESULTS.with_name("bench_servo-quick.json") if args.quick else RESULTS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2))
+    print(f"wrote {path.relative_to(HERE.parent)}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ name would otherwise surface only when someone next measures.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +38,18 @@ def test_a_benchmark_script_starts(script):
     assert r.returncode == 0, f"{script}: {r.stderr.strip().splitlines()[-1:]}"
     after = {p.name: p.stat().st_mtime_ns for p in (BENCH / "results").iterdir()}
     assert after == before, f"{script} --help wrote into benchmarks/results"
+
+
+@pytest.mark.parametrize(
+    "script", [s for s in SCRIPTS if '"--quick"' in (BENCH / s).read_text(encoding="utf-8")]
+)
+def test_a_quick_run_keeps_the_recorded_figures(script):
+    """A ``--quick`` (smoke) run writes ``<name>-quick.json``, never the committed full-run file:
+    the script either reports through ``write_report`` (which picks the name from the payload's
+    ``quick`` flag) or names a ``-quick`` file itself. Read from the source, since running every
+    benchmark is a measurement, not a test."""
+    src = (BENCH / script).read_text(encoding="utf-8")
+    names_quick_file = re.search(r"-quick\.json|['\"]-quick['\"]", src) is not None
+    assert "write_report(" in src or names_quick_file, (
+        f"{script}: its --quick run would overwrite benchmarks/results"
+    )
