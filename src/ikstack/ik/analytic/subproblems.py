@@ -112,8 +112,7 @@ def _sp5_batch(P, K, T, C):  # pragma: no cover - compiled
     """Rows of ``P`` (N, 4, 3): ``p0 .. p3``, ``K`` (N, 3, 3): ``k1 .. k3``; ``T`` (N, 3, 4)
     receives ``t1 .. t3``, ``C`` (N,) the counts."""
     for i in range(P.shape[0]):
-        p, k = P[i], K[i]
-        n, a, b, c = S.sp5(p[0], p[1], p[2], p[3], k[0], k[1], k[2])
+        n, a, b, c = S.sp5(P[i, 0], P[i, 1], P[i, 2], P[i, 3], K[i, 0], K[i, 1], K[i, 2])
         C[i] = n
         for j in range(4):
             T[i, 0, j] = a[j]
@@ -126,9 +125,21 @@ def _sp6_batch(H, K, P, D, T, C):  # pragma: no cover - compiled
     """Rows of ``H``, ``K``, ``P`` (N, 4, 3): ``h1 .. h4``, ``k1 .. k4``, ``p1 .. p4``, ``D``
     (N, 2): ``d1, d2``; ``T`` (N, 2, 4) receives ``t1, t2``, ``C`` (N,) the counts."""
     for i in range(P.shape[0]):
-        h, k, p = H[i], K[i], P[i]
         n, a, b = S.sp6(
-            h[0], h[1], h[2], h[3], k[0], k[1], k[2], k[3], p[0], p[1], p[2], p[3], D[i, 0], D[i, 1]
+            H[i, 0],
+            H[i, 1],
+            H[i, 2],
+            H[i, 3],
+            K[i, 0],
+            K[i, 1],
+            K[i, 2],
+            K[i, 3],
+            P[i, 0],
+            P[i, 1],
+            P[i, 2],
+            P[i, 3],
+            D[i, 0],
+            D[i, 1],
         )
         C[i] = n
         for j in range(4):

@@ -208,14 +208,14 @@ def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _complete(th3, y, items, k, cfg, shift, qrow, work):  # pragma: no cover - compiled
-    """Joints of item ``k`` of :data:`._pencil.ITEMS` from the hidden angle ``th3`` and a null
-    vector ``y``: ``q4, q5`` from its monomials, ``q1, q2`` from the eliminated block, ``q6``
-    from the target rotation; ``qrow`` receives them in chain order (wrapped into
-    :data:`._pencil.SETTINGS` ``cfg``'s limits). ``work``: scratch ``(m27, rhs, mono, F, G, t)``.
-    Returns the pose residual."""
-    left, pinv, q0, W, P = items.left[k], items.pinv[k], items.q0[k], items.Wp[k], items.Pp[k]
-    lower, upper = cfg.lower, cfg.upper
+def _complete(th3, y, item, limits, shift, qrow, work):  # pragma: no cover - compiled
+    """Joints from the hidden angle ``th3`` and a null vector ``y``: ``q4, q5`` from its
+    monomials, ``q1, q2`` from the eliminated block, ``q6`` from the target rotation; ``qrow``
+    receives them in chain order (wrapped into ``limits = (lower, upper)``). ``item``: one
+    item's ``(left, pinv, q0, Wp, Pp)`` of :data:`._pencil.ITEMS`; ``work``: scratch
+    ``(m27, rhs, mono, F, G, t)``. Returns the pose residual."""
+    left, pinv, q0, W, P = item
+    lower, upper = limits
     m27, rhs, mono, F, G, t = work
     # q4 from (1, x4, x4^2) triples at fixed v; q5 from (1, x5, x5^2) at fixed u
     bu, bv, bm = 0, 0, -1.0
@@ -277,7 +277,7 @@ def _complete(th3, y, items, k, cfg, shift, qrow, work):  # pragma: no cover - c
     return math.sqrt(err) if math.isfinite(err) else np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _backsub_one(shift, cfg, items, k):  # pragma: no cover - compiled
     """Item ``k`` of :data:`._pencil.ITEMS`: its joint vectors ``q[k]`` and residuals
     ``res[k]`` from its eigenvalues and pencil (roles by ``shift``, :data:`._pencil.SETTINGS`
@@ -301,6 +301,8 @@ def _backsub_one(shift, cfg, items, k):  # pragma: no cover - compiled
     rhs = np.empty(NQ)
     mono = np.empty(8)
     scratch = (m27, rhs, mono, F, G, t)
+    item = (items.left[k], items.pinv[k], items.q0[k], items.Wp[k], items.Pp[k])
+    limits = (cfg.lower, cfg.upper)
     for r in range(MAX_ROOTS):
         resid[r] = np.inf
         for j in range(6):
@@ -322,13 +324,13 @@ def _backsub_one(shift, cfg, items, k):  # pragma: no cover - compiled
         th3 = _refine_q3(S, th3, cfg.newton_iters, 0.05, LU, piv, work)
         if not _null_pair(LU, piv, y, z):
             continue
-        res[nc] = _complete(th3, y, items, k, cfg, shift, qs[nc], scratch)
+        res[nc] = _complete(th3, y, item, limits, shift, qs[nc], scratch)
         nc += 1
         # a hidden angle shared by two solutions (e.g. a wrist flip): a double eigenvalue whose
         # null space holds both; inverse iteration alone returns one mixture of the two
         if _null_ratio(S, th3, z, work[0]) < TWIN_TOL and _split_pair(y, z, m1, m2):
-            res[nc] = _complete(th3, m1, items, k, cfg, shift, qs[nc], scratch)
-            res[nc + 1] = _complete(th3, m2, items, k, cfg, shift, qs[nc + 1], scratch)
+            res[nc] = _complete(th3, m1, item, limits, shift, qs[nc], scratch)
+            res[nc + 1] = _complete(th3, m2, item, limits, shift, qs[nc + 1], scratch)
             nc += 2
     # best residual first; a candidate within DUP_TOL of a kept one (mod 2 pi) is the same root
     order = np.argsort(res[:nc])

@@ -92,17 +92,19 @@ ITEMS = Record(
 PencilItems = ITEMS.type
 
 
+#: per field after the indices: its shape after K, and its dtype
+_ITEM_TAILS = tuple(
+    (shape[1:], np.int64 if t == I else np.float64) for _, t, shape in ITEMS.fields[2:]
+)
+
+
 def new_items(tidx: np.ndarray, gidx: np.ndarray) -> Any:
     """:data:`ITEMS` for item indices ``tidx``, ``gidx`` (K,), the other fields uninitialised."""
     K = int(tidx.shape[0])
-    sizes = {"K": K}
     return ITEMS.type(
         np.ascontiguousarray(tidx, dtype=np.int64),
         np.ascontiguousarray(gidx, dtype=np.int64),
-        *(
-            np.empty(tuple(sizes.get(d, d) for d in shape), dtype=np.int64 if t == I else float)
-            for _, t, shape in ITEMS.fields[2:]
-        ),
+        *[np.empty((K, *tail), dt) for tail, dt in _ITEM_TAILS],
     )
 
 
@@ -159,7 +161,7 @@ def build_geometry(P7, E7, lock, lams, geom):  # pragma: no cover - compiled
 
 
 # ----------------------------------------------------------------------------- pencil
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _prepare_one(Ts, geom, cfg, items, k):  # pragma: no cover - compiled
     """Item ``k``'s pencil fields of :data:`ITEMS`; returns its chart. ``Pp, Wp`` receive the
     shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
