@@ -255,7 +255,6 @@ def test_any_lock_joint_can_be_given_and_near_q0_returns_400_slots():
 
 def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     from ikstack.ik.analytic.general6r import _backsub as BS
-    from ikstack.ik.analytic.general6r import _elimination as EL
     from ikstack.ik.analytic.general6r import _engine as EN
     from ikstack.ik.analytic.general6r import _pencil as PN
 
@@ -263,37 +262,12 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     solver = General6R(chain)
     q = chain.random_q(np.random.default_rng(15), 1)
     T = fk(chain, q)
-    K = 1
     g = solver._geom
-    M = np.empty((K, 24, 24))
-    S = np.empty((K, 3, 12, 12))
-    pinv = np.empty((K, 8, 14))
-    q0 = np.empty((K, 14))
-    Pp = np.empty((K, 6, 4, 4))
-    Wp = np.empty((K, 4, 4))
-    left = np.empty((K, 14, 27))
-    chart = np.empty(K, dtype=np.int64)
     zero = np.zeros(1, dtype=np.int64)
-    PN.prepare_serial(
-        EN.conditioned(T),
-        zero,
-        zero,
-        g.P,
-        g.Ei,
-        g.shift,
-        g.left,
-        EN.PHI,
-        EL.VINV,
-        EL._GRID,
-        M,
-        S,
-        pinv,
-        q0,
-        Pp,
-        Wp,
-        left,
-        chart,
-    )
+    items = PN.new_items(zero, zero)
+    cfg = PN.PencilSettings(EN.PHI, EN.IMAG_TOL, EN.NEWTON_ITERS, chain.lower, chain.upper)
+    PN.prepare_rows(EN.conditioned(T), g, cfg, items, 0, 1)
+    S = items.S
     hidden = (g.shift + 2) % 6  # the eigenvalue joint
     truth = q[0, hidden]
     LU = np.empty((12, 12))

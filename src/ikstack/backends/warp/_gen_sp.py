@@ -156,9 +156,24 @@ def _sp6_terms(h: wp.vec3d, k: wp.vec3d, p: wp.vec3d):
 
 
 @wp.func
-def _sp6_polish(ta: wp.float64, tb: wp.float64, a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.float64, b1s: wp.float64, b1c: wp.float64, b2s: wp.float64, b2c: wp.float64, e1: wp.float64, e2: wp.float64):
+def _sp6_polish(ta: wp.float64, tb: wp.float64, a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
     """Two bounded Newton steps on subproblem 6's original pair of equations (whose solving
-    route can be ill-conditioned when a block is nearly singular; the equations are not)."""
+    route can be ill-conditioned when a block is nearly singular; the equations are not):
+    ``a1s sin ta + a1c cos ta + b1s sin tb + b1c cos tb = e1`` and the same with 2, for
+    ``a = (a1s, a1c, a2s, a2c)``, ``b = (b1s, b1c, b2s, b2c)``, ``e = (e1, e2)``."""
+    _t1 = a
+    a1s = _t1[0]
+    a1c = _t1[1]
+    a2s = _t1[2]
+    a2c = _t1[3]
+    _t2 = b
+    b1s = _t2[0]
+    b1c = _t2[1]
+    b2s = _t2[2]
+    b2c = _t2[3]
+    _t3 = e
+    e1 = _t3[0]
+    e2 = _t3[1]
     for _ in range(2):
         sa = wp.sin(ta)
         ca = wp.cos(ta)
@@ -201,10 +216,11 @@ def _circle_line(v0: wp.float64, v1: wp.float64, alpha: wp.float64):
 
 
 @wp.func
-def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.float64, b1s: wp.float64, b1c: wp.float64, b2s: wp.float64, b2c: wp.float64, e1: wp.float64, e2: wp.float64):
-    """Subproblem 6 when both 2x2 blocks are singular (rank one each), as for axis-aligned
-    targets: ``A x_a = u_A (v_A . x_a)``, ``B x_b = u_B (v_B . x_b)``. Two scalars follow from
-    a 2x2 solve, then each angle from a line meeting the unit circle: up to 4 pairs."""
+def _sp6_rank_one(a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
+    """Subproblem 6 (the equations of :func:`_sp6_polish`) when both 2x2 blocks are singular
+    (rank one each), as for axis-aligned targets: ``A x_a = u_A (v_A . x_a)``,
+    ``B x_b = u_B (v_B . x_b)``. Two scalars follow from a 2x2 solve, then each angle from a
+    line meeting the unit circle: up to 4 pairs."""
     va0 = F(0.0)
     va1 = F(0.0)
     ua0 = F(0.0)
@@ -213,6 +229,19 @@ def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.flo
     vb1 = F(0.0)
     ub0 = F(0.0)
     ub1 = F(0.0)
+    _t1 = a
+    a1s = _t1[0]
+    a1c = _t1[1]
+    a2s = _t1[2]
+    a2c = _t1[3]
+    _t2 = b
+    b1s = _t2[0]
+    b1c = _t2[1]
+    b2s = _t2[2]
+    b2c = _t2[3]
+    _t3 = e
+    e1 = _t3[0]
+    e2 = _t3[1]
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
         va0 = a1s
@@ -246,9 +275,9 @@ def _sp6_rank_one(a1s: wp.float64, a1c: wp.float64, a2s: wp.float64, a2c: wp.flo
     n = int(0)
     for i in range(na):
         for j in range(nb):
-            _t1 = _sp6_polish(wp.where(i == 0, ta0, ta1), wp.where(j == 0, tb0, tb1), a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
-            xa = _t1[0]
-            yb = _t1[1]
+            _t4 = _sp6_polish(wp.where(i == 0, ta0, ta1), wp.where(j == 0, tb0, tb1), a, b, e)
+            xa = _t4[0]
+            yb = _t4[1]
             x = set4(x, n, xa)
             y = set4(y, n, yb)
             n = n + 1
@@ -296,8 +325,11 @@ def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2
     detB = b1s * b2c - b1c * b2s
     nA = a1s * a1s + a1c * a1c + a2s * a2s + a2c * a2c + F(1e-300)
     nB = b1s * b1s + b1c * b1c + b2s * b2s + b2c * b2c + F(1e-300)
+    a = wp.vec4d(a1s, a1c, a2s, a2c)
+    b = wp.vec4d(b1s, b1c, b2s, b2c)
+    e = wp.vec2d(e1, e2)
     if wp.abs(detA) <= F(1e-06) * nA and wp.abs(detB) <= F(1e-06) * nB:
-        return _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+        return _sp6_rank_one(a, b, e)
     swap = wp.abs(detA) / nA > wp.abs(detB) / nB
     if swap:
         det = detA
@@ -341,7 +373,7 @@ def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2
         other = wp.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
         ta = wp.where(swap, other, roots[i])
         tb = wp.where(swap, roots[i], other)
-        _t5 = _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+        _t5 = _sp6_polish(ta, tb, a, b, e)
         ta = _t5[0]
         tb = _t5[1]
         x = set4(x, i, ta)

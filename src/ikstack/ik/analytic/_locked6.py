@@ -4,17 +4,44 @@ value's slots with the locked joint's value added."""
 
 from __future__ import annotations
 
+from collections import namedtuple
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
+from ikstack._records import B, F, Record
 from ikstack.ik.analytic._families6 import solve6
 from ikstack.ik.analytic._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
 
+#: a 6R family's kernel arguments (:attr:`.families.SixR.kfid`, ``kvar``, ``reverse``, ``H``,
+#: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` one by one: a family's
+#: ``fid``, ``var`` or ``sgn`` is None where it has none, which numba decides at compile time
+Family6Args = namedtuple("Family6Args", ["fid", "var", "rev", "H", "P", "R6T", "sgn"])
+
+
+def family6(six: Any) -> Any:
+    """:data:`Family6Args` of a :class:`.families.SixR`."""
+    return Family6Args(six.kfid, six.kvar, six.reverse, six.H, six.P, six.R6T, six.ksgn)
+
+
+#: the locked end joint of a 7R arm: ``first`` (joint 1, else joint 7), its axis ``h`` through
+#: ``r`` (base frame) and the zero-configuration tool pose ``M``
+LOCK = Record(
+    "LockData",
+    __name__,
+    [("first", B, ()), ("h", F, (3,)), ("r", F, (3,)), ("M", F, (4, 4))],
+)
+LockData = LOCK.type
+
 
 @njit(cache=True)
-def locked_one(
-    fid, var, rev, Ti, lock_first, lh, lr, M, vals, H, P, R6T, sgn, seed, Q, V
-):  # pragma: no cover - compiled
+def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
+    """The candidates ``Q`` (8 len(vals), dof) and masks ``V`` of target ``Ti`` (4, 4) with the
+    :data:`LOCK` joint at each of ``vals``: 8 slots per value, from the 6R family ``fam``
+    (:data:`Family6Args`) seeded by ``seed`` (dof,)."""
+    fid, var, rev, H, P, R6T, sgn = fam
+    lock_first, lh, lr, M = lock
     dof = seed.shape[0]
     sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
     Qs = np.empty((8, 6))
@@ -54,46 +81,32 @@ def locked_one(
                 Q[slot, dof - 1] = v
 
 
-def batch_locked(
-    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V, parallel
-):
-    """7R with one end joint locked at ``vals`` (and first at each seed's own value); on all
-    cores when ``parallel`` (a serial call never touches numba's thread pool)."""
-    kern = batch_locked_parallel if parallel else batch_locked_serial
-    kern(fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V)
-
-
-@njit(cache=True, inline="always")
-def _locked_row(
-    i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
-):  # pragma: no cover - compiled
-    lock_idx = 0 if lock_first else S.shape[1] - 1
-    off = 1 if seed_first else 0
-    vv = np.empty(vals.shape[0] + off)
-    if seed_first:
-        vv[0] = S[i, lock_idx]
-    for k in range(vals.shape[0]):
-        vv[off + k] = vals[k]
-    locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, S[i], Q[i], V[i])
+def batch_locked(fam, lock, vals, T, S, out, parallel):
+    """Candidates ``out = (Q (N, 8 (len(vals) + 1), 7), V)`` of a 7R arm with the :data:`LOCK`
+    joint at each seed's own value (seeds ``S`` (N, 7)), then at ``vals``, for targets ``T``
+    (N, 4, 4); on all cores when ``parallel`` (a serial call never touches numba's thread
+    pool)."""
+    if parallel:
+        batch_locked_parallel(fam, lock, vals, T, S, out)
+    else:
+        locked_rows(fam, lock, vals, T, S, out, 0, T.shape[0])
 
 
 @njit(cache=True)
-def batch_locked_serial(
-    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
-):  # pragma: no cover - compiled
-    """:func:`batch_locked` on the calling thread."""
-    for i in range(T.shape[0]):
-        _locked_row(
-            i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
-        )
+def locked_rows(fam, lock, vals, T, S, out, start, stop):  # pragma: no cover - compiled
+    """:func:`batch_locked` of targets ``start .. stop`` on the calling thread."""
+    Q, V = out
+    lock_idx = 0 if lock.first else S.shape[1] - 1
+    for i in range(start, stop):
+        vv = np.empty(vals.shape[0] + 1)
+        vv[0] = S[i, lock_idx]
+        for k in range(vals.shape[0]):
+            vv[1 + k] = vals[k]
+        locked_one(fam, lock, T[i], vv, S[i], Q[i], V[i])
 
 
 @njit(cache=True, parallel=True)
-def batch_locked_parallel(
-    fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
-):  # pragma: no cover - compiled
-    """:func:`batch_locked` on all cores."""
+def batch_locked_parallel(fam, lock, vals, T, S, out):  # pragma: no cover - compiled
+    """:func:`batch_locked` on all cores (numba shares the targets out)."""
     for i in prange(T.shape[0]):
-        _locked_row(
-            i, fid, var, rev, T, S, lock_first, lh, lr, M, vals, seed_first, H, P, R6T, sgn, Q, V
-        )
+        locked_rows(fam, lock, vals, T, S, out, i, i + 1)

@@ -89,6 +89,8 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
     """
     rev, H, P, R6T = fam
     lock_first, lh, lr, M, vals, K = lock
+    fam6 = L6.Family6Args(fid, var, rev, H, P, R6T, sgn)
+    lock6 = L6.LockData(lock_first, lh, lr, M)
     out, code = res
     W = sel.W
     dof = seed.shape[0]
@@ -116,7 +118,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
     for i in range(T.shape[0]):
         pl = prev[lock_idx]
         one[0] = pl
-        L6.locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, one, H, P, R6T, sgn, prev, Q1, V1)
+        L6.locked_one(fam6, lock6, T[i], one, prev, Q1, V1)
         best = lazy_one(Q1, V1, prev, T[i], chain, sel, None, (OK1, FK1, LIM1, D1, Tbuf))
         if best >= 0 and wl > 0.0:
             dstar = D1[best]
@@ -130,24 +132,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
                     m += 1
             if m > 0:
                 n8 = 8 * m
-                L6.locked_one(
-                    fid,
-                    var,
-                    rev,
-                    T[i],
-                    lock_first,
-                    lh,
-                    lr,
-                    M,
-                    sub[:m],
-                    H,
-                    P,
-                    R6T,
-                    sgn,
-                    prev,
-                    Q[:n8],
-                    V[:n8],
-                )
+                L6.locked_one(fam6, lock6, T[i], sub[:m], prev, Q[:n8], V[:n8])
                 b2 = lazy_one(
                     Q[:n8],
                     V[:n8],
@@ -173,7 +158,7 @@ def path_locked(fid, var, sgn, fam, lock, T, seed, chain, sel, res):  # pragma: 
             continue
         # no candidate at the previous lock value (or an unweighted lock joint): all of them
         vv[0] = pl
-        L6.locked_one(fid, var, rev, T[i], lock_first, lh, lr, M, vv, H, P, R6T, sgn, prev, Q, V)
+        L6.locked_one(fam6, lock6, T[i], vv, prev, Q, V)
         _select(Q, V, prev, T[i], chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 

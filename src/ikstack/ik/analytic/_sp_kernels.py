@@ -182,9 +182,14 @@ def _sp6_terms(h, k, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no cover
+def _sp6_polish(ta, tb, a, b, e):  # pragma: no cover - compiled
     """Two bounded Newton steps on subproblem 6's original pair of equations (whose solving
-    route can be ill-conditioned when a block is nearly singular; the equations are not)."""
+    route can be ill-conditioned when a block is nearly singular; the equations are not):
+    ``a1s sin ta + a1c cos ta + b1s sin tb + b1c cos tb = e1`` and the same with 2, for
+    ``a = (a1s, a1c, a2s, a2c)``, ``b = (b1s, b1c, b2s, b2c)``, ``e = (e1, e2)``."""
+    a1s, a1c, a2s, a2c = a
+    b1s, b1c, b2s, b2c = b
+    e1, e2 = e
     for _ in range(2):
         sa, ca, sb, cb = math.sin(ta), math.cos(ta), math.sin(tb), math.cos(tb)
         f1 = a1s * sa + a1c * ca + b1s * sb + b1c * cb - e1
@@ -224,10 +229,14 @@ def _circle_line(v0, v1, alpha):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no cover
-    """Subproblem 6 when both 2x2 blocks are singular (rank one each), as for axis-aligned
-    targets: ``A x_a = u_A (v_A . x_a)``, ``B x_b = u_B (v_B . x_b)``. Two scalars follow from
-    a 2x2 solve, then each angle from a line meeting the unit circle: up to 4 pairs."""
+def _sp6_rank_one(a, b, e):  # pragma: no cover - compiled
+    """Subproblem 6 (the equations of :func:`_sp6_polish`) when both 2x2 blocks are singular
+    (rank one each), as for axis-aligned targets: ``A x_a = u_A (v_A . x_a)``,
+    ``B x_b = u_B (v_B . x_b)``. Two scalars follow from a 2x2 solve, then each angle from a
+    line meeting the unit circle: up to 4 pairs."""
+    a1s, a1c, a2s, a2c = a
+    b1s, b1c, b2s, b2c = b
+    e1, e2 = e
     z4 = (0.0, 0.0, 0.0, 0.0)
     # rank-one factors from each block's larger row
     if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
@@ -253,20 +262,7 @@ def _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2):  # pragma: no
     n = 0
     for i in range(na):
         for j in range(nb):
-            xa, yb = _sp6_polish(
-                ta0 if i == 0 else ta1,
-                tb0 if j == 0 else tb1,
-                a1s,
-                a1c,
-                a2s,
-                a2c,
-                b1s,
-                b1c,
-                b2s,
-                b2c,
-                e1,
-                e2,
-            )
+            xa, yb = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1, a, b, e)
             x = set4(x, n, xa)
             y = set4(y, n, yb)
             n += 1
@@ -293,8 +289,9 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
     detB = b1s * b2c - b1c * b2s
     nA = a1s * a1s + a1c * a1c + a2s * a2s + a2c * a2c + 1e-300
     nB = b1s * b1s + b1c * b1c + b2s * b2s + b2c * b2c + 1e-300
+    a, b, e = (a1s, a1c, a2s, a2c), (b1s, b1c, b2s, b2c), (e1, e2)
     if abs(detA) <= 1e-6 * nA and abs(detB) <= 1e-6 * nB:
-        return _sp6_rank_one(a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+        return _sp6_rank_one(a, b, e)
     swap = abs(detA) / nA > abs(detB) / nB
     if swap:
         det = detA
@@ -332,7 +329,7 @@ def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no c
         c = math.cos(roots[i])
         other = math.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
         ta, tb = (other, roots[i]) if swap else (roots[i], other)
-        ta, tb = _sp6_polish(ta, tb, a1s, a1c, a2s, a2c, b1s, b1c, b2s, b2c, e1, e2)
+        ta, tb = _sp6_polish(ta, tb, a, b, e)
         x = set4(x, i, ta)
         y = set4(y, i, tb)
     return n, x, y

@@ -165,6 +165,11 @@ class LockedJoint:
         self.lh = lines.h[j].copy()
         self.lr = lines.r[j].copy()
         self.M = lines.M.copy()
+        #: the kernel's records: the 6R family and the locked joint
+        self.kernel = (
+            L6.family6(sub),
+            L6.LOCK.make(first=lock_first, h=self.lh, r=self.lr, M=self.M),
+        )
         lo = lower if math.isfinite(lower) else -math.pi
         hi = upper if math.isfinite(upper) else math.pi
         #: the locked joint's sampled range, and whether it is its limits (else a turn)
@@ -188,27 +193,8 @@ class LockedJoint:
         k = 8 * (vals.shape[0] + 1)
         Q = np.empty((n, k, 7))
         V = np.empty((n, k), dtype=np.bool_)
-        s = self.sub
-        L6.batch_locked(
-            s.kfid,
-            s.kvar,
-            s.reverse,
-            T,
-            seed,
-            self.lock_first,
-            self.lh,
-            self.lr,
-            self.M,
-            vals,
-            True,
-            s.H,
-            s.P,
-            s.R6T,
-            s.ksgn,
-            Q,
-            V,
-            n >= PARALLEL_THRESHOLD_7R,
-        )
+        fam, lock = self.kernel
+        L6.batch_locked(fam, lock, vals, T, seed, (Q, V), n >= PARALLEL_THRESHOLD_7R)
         return Q, V
 
 

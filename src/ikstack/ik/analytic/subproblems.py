@@ -23,7 +23,6 @@ The compiled scalar kernels these wrap (:mod:`._sp_kernels`) are what the arm fa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -109,41 +108,43 @@ def _sp4_batch(H, P, K, D, T, C, LS):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _sp5_batch(P0, P1, P2, P3, K1, K2, K3, T1, T2, T3, C):  # pragma: no cover - compiled
-    for i in range(P0.shape[0]):
-        n, a, b, c = S.sp5(P0[i], P1[i], P2[i], P3[i], K1[i], K2[i], K3[i])
+def _sp5_batch(P, K, T, C):  # pragma: no cover - compiled
+    """Rows of ``P`` (N, 4, 3): ``p0 .. p3``, ``K`` (N, 3, 3): ``k1 .. k3``; ``T`` (N, 3, 4)
+    receives ``t1 .. t3``, ``C`` (N,) the counts."""
+    for i in range(P.shape[0]):
+        n, a, b, c = S.sp5(P[i, 0], P[i, 1], P[i, 2], P[i, 3], K[i, 0], K[i, 1], K[i, 2])
         C[i] = n
         for j in range(4):
-            T1[i, j] = a[j]
-            T2[i, j] = b[j]
-            T3[i, j] = c[j]
+            T[i, 0, j] = a[j]
+            T[i, 1, j] = b[j]
+            T[i, 2, j] = c[j]
 
 
 @njit(cache=True)
-def _sp6_batch(
-    H1, H2, H3, H4, K1, K2, K3, K4, P1, P2, P3, P4, D1, D2, T1, T2, C
-):  # pragma: no cover - compiled
-    for i in range(P1.shape[0]):
+def _sp6_batch(H, K, P, D, T, C):  # pragma: no cover - compiled
+    """Rows of ``H``, ``K``, ``P`` (N, 4, 3): ``h1 .. h4``, ``k1 .. k4``, ``p1 .. p4``, ``D``
+    (N, 2): ``d1, d2``; ``T`` (N, 2, 4) receives ``t1, t2``, ``C`` (N,) the counts."""
+    for i in range(P.shape[0]):
         n, a, b = S.sp6(
-            H1[i],
-            H2[i],
-            H3[i],
-            H4[i],
-            K1[i],
-            K2[i],
-            K3[i],
-            K4[i],
-            P1[i],
-            P2[i],
-            P3[i],
-            P4[i],
-            D1[i],
-            D2[i],
+            H[i, 0],
+            H[i, 1],
+            H[i, 2],
+            H[i, 3],
+            K[i, 0],
+            K[i, 1],
+            K[i, 2],
+            K[i, 3],
+            P[i, 0],
+            P[i, 1],
+            P[i, 2],
+            P[i, 3],
+            D[i, 0],
+            D[i, 1],
         )
         C[i] = n
         for j in range(4):
-            T1[i, j] = a[j]
-            T2[i, j] = b[j]
+            T[i, 0, j] = a[j]
+            T[i, 1, j] = b[j]
 
 
 def _mask(theta: Array, count: NDArray[np.int64]) -> Array:
@@ -207,13 +208,12 @@ def sp5(
     (a0, a1, a2, a3, b1, b2, b3), n = _vecs(
         p0, p1, p2, p3, k1, k2, k3, names=("p0", "p1", "p2", "p3", "k1", "k2", "k3")
     )
-    T1 = np.zeros((n, 4))
-    T2 = np.zeros((n, 4))
-    T3 = np.zeros((n, 4))
+    T = np.zeros((n, 3, 4))
     C = np.zeros(n, dtype=np.int64)
-    _sp5_batch(a0, a1, a2, a3, _unit(b1, "k1"), _unit(b2, "k2"), _unit(b3, "k3"), T1, T2, T3, C)
+    K = np.stack([_unit(b1, "k1"), _unit(b2, "k2"), _unit(b3, "k3")], axis=1)
+    _sp5_batch(np.stack([a0, a1, a2, a3], axis=1), K, T, C)
     return SubproblemResult(
-        (_mask(T1, C), _mask(T2, C), _mask(T3, C)), C, np.zeros(n, dtype=np.bool_)
+        (_mask(T[:, 0], C), _mask(T[:, 1], C), _mask(T[:, 2], C)), C, np.zeros(n, dtype=np.bool_)
     )
 
 
@@ -240,10 +240,10 @@ def sp6(H: ArrayLike, K: ArrayLike, P: ArrayLike, d1: ArrayLike, d2: ArrayLike) 
     n = shape[0] if len(shape) == 3 else 1
     Ha, Ka, Pa = (np.broadcast_to(m, (n, 4, 3)) for m in mats)
     Ka = Ka / np.linalg.norm(Ka, axis=-1, keepdims=True)
-    cols = [np.ascontiguousarray(m[:, i]) for m in (Ha, Ka, Pa) for i in range(4)]
-    T1 = np.zeros((n, 4))
-    T2 = np.zeros((n, 4))
+    D = np.stack([_scalars(d1, n, "d1"), _scalars(d2, n, "d2")], axis=1)
+    T = np.zeros((n, 2, 4))
     C = np.zeros(n, dtype=np.int64)
-    kernel: Any = _sp6_batch
-    kernel(*cols, _scalars(d1, n, "d1"), _scalars(d2, n, "d2"), T1, T2, C)
-    return SubproblemResult((_mask(T1, C), _mask(T2, C)), C, np.zeros(n, dtype=np.bool_))
+    _sp6_batch(
+        np.ascontiguousarray(Ha), np.ascontiguousarray(Ka), np.ascontiguousarray(Pa), D, T, C
+    )
+    return SubproblemResult((_mask(T[:, 0], C), _mask(T[:, 1], C)), C, np.zeros(n, dtype=np.bool_))

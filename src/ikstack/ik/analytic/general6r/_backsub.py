@@ -1,6 +1,6 @@
 """Back-substitution kernels (numba): from a pencil's eigenvalues to joint vectors.
 
-``backsub_batch`` turns the nearly-real eigenvalues of :mod:`._pencil`'s companion matrices into
+:func:`backsub_rows` turns the nearly-real eigenvalues of :mod:`._pencil`'s companion matrices into
 joint vectors: bounded determinant-Newton refinement of ``q_3`` on the original 12x12 matrix,
 inverse iteration for its null vector (``q_4``, ``q_5``), the eliminated block's least-squares
 solution (``q_1``, ``q_2``) and the last joint from the target's rotation.
@@ -208,12 +208,15 @@ def _wrap_into(q, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _complete(
-    th3, y, left, pinv, q0, W, P, shift, lower, upper, qrow, m27, rhs, mono, F, G, t
-):  # pragma: no cover - compiled
+def _complete(th3, y, item, limits, shift, qrow, work):  # pragma: no cover - compiled
     """Joints from the hidden angle ``th3`` and a null vector ``y``: ``q4, q5`` from its
     monomials, ``q1, q2`` from the eliminated block, ``q6`` from the target rotation; ``qrow``
-    receives them in chain order (wrapped into the limits). Returns the pose residual."""
+    receives them in chain order (wrapped into ``limits = (lower, upper)``). ``item``: one
+    item's ``(left, pinv, q0, Wp, Pp)`` of :data:`._pencil.ITEMS`; ``work``: scratch
+    ``(m27, rhs, mono, F, G, t)``. Returns the pose residual."""
+    left, pinv, q0, W, P = item
+    lower, upper = limits
+    m27, rhs, mono, F, G, t = work
     # q4 from (1, x4, x4^2) triples at fixed v; q5 from (1, x5, x5^2) at fixed u
     bu, bv, bm = 0, 0, -1.0
     for u0 in range(2):
@@ -252,8 +255,8 @@ def _complete(
     for i in range(4):
         for j in range(4):
             F[i, j] = P[0, i, j]
-    for k in range(5):
-        _rz_left(math.cos(ths[k]), math.sin(ths[k]), P[k + 1], t)  # Z_k P_{k+1}
+    for i in range(5):
+        _rz_left(math.cos(ths[i]), math.sin(ths[i]), P[i + 1], t)  # Z_i P_{i+1}
         _mm(F, t, G)
         F[:, :] = G
     c0 = F[0, 0] * W[0, 0] + F[1, 0] * W[1, 0] + F[2, 0] * W[2, 0]
@@ -274,26 +277,13 @@ def _complete(
     return math.sqrt(err) if math.isfinite(err) else np.inf
 
 
-@njit(cache=True)
-def _backsub_one(
-    w_re,
-    w_im,
-    chart,
-    phi,
-    S,
-    left,
-    pinv,
-    q0,
-    W,
-    P,
-    shift,
-    lower,
-    upper,
-    imag_tol,
-    newton_iters,
-    qout,
-    resid,
-):  # pragma: no cover - compiled
+@njit(cache=True, inline="always")
+def _backsub_one(shift, cfg, items, k):  # pragma: no cover - compiled
+    """Item ``k`` of :data:`._pencil.ITEMS`: its joint vectors ``q[k]`` and residuals
+    ``res[k]`` from its eigenvalues and pencil (roles by ``shift``, :data:`._pencil.SETTINGS`
+    ``cfg``)."""
+    w_re, w_im, chart, S = items.w_re[k], items.w_im[k], items.chart[k], items.S[k]
+    qout, resid = items.q[k], items.res[k]
     # per eigenvalue: the null vector's solution, and the two members of a 2-D null space
     qs = np.empty((3 * N_EIG, 6))
     res = np.full(3 * N_EIG, np.inf)
@@ -310,6 +300,9 @@ def _backsub_one(
     work = np.empty((2, 12, 12))
     rhs = np.empty(NQ)
     mono = np.empty(8)
+    scratch = (m27, rhs, mono, F, G, t)
+    item = (items.left[k], items.pinv[k], items.q0[k], items.Wp[k], items.Pp[k])
+    limits = (cfg.lower, cfg.upper)
     for r in range(MAX_ROOTS):
         resid[r] = np.inf
         for j in range(6):
@@ -321,45 +314,23 @@ def _backsub_one(
         re = w_re[e]
         im = w_im[e]
         mag = math.sqrt(re * re + im * im)
-        if not math.isfinite(mag) or abs(im) > imag_tol * (1.0 + mag):
+        if not math.isfinite(mag) or abs(im) > cfg.imag_tol * (1.0 + mag):
             continue
         if chart == DIRECT:
             psi = 2.0 * math.atan(re)
         else:
             psi = 2.0 * math.atan2(1.0, re)
-        th3 = phi + psi
-        th3 = _refine_q3(S, th3, newton_iters, 0.05, LU, piv, work)
+        th3 = cfg.phi + psi
+        th3 = _refine_q3(S, th3, cfg.newton_iters, 0.05, LU, piv, work)
         if not _null_pair(LU, piv, y, z):
             continue
-        res[nc] = _complete(
-            th3, y, left, pinv, q0, W, P, shift, lower, upper, qs[nc], m27, rhs, mono, F, G, t
-        )
+        res[nc] = _complete(th3, y, item, limits, shift, qs[nc], scratch)
         nc += 1
         # a hidden angle shared by two solutions (e.g. a wrist flip): a double eigenvalue whose
         # null space holds both; inverse iteration alone returns one mixture of the two
         if _null_ratio(S, th3, z, work[0]) < TWIN_TOL and _split_pair(y, z, m1, m2):
-            res[nc] = _complete(
-                th3, m1, left, pinv, q0, W, P, shift, lower, upper, qs[nc], m27, rhs, mono, F, G, t
-            )
-            res[nc + 1] = _complete(
-                th3,
-                m2,
-                left,
-                pinv,
-                q0,
-                W,
-                P,
-                shift,
-                lower,
-                upper,
-                qs[nc + 1],
-                m27,
-                rhs,
-                mono,
-                F,
-                G,
-                t,
-            )
+            res[nc] = _complete(th3, m1, item, limits, shift, qs[nc], scratch)
+            res[nc + 1] = _complete(th3, m2, item, limits, shift, qs[nc + 1], scratch)
             nc += 2
     # best residual first; a candidate within DUP_TOL of a kept one (mod 2 pi) is the same root
     order = np.argsort(res[:nc])
@@ -384,90 +355,18 @@ def _backsub_one(
         kept += 1
 
 
-@njit(cache=True, parallel=True)
-def backsub_batch(
-    w_re,
-    w_im,
-    chart,
-    phi,
-    S,
-    left,
-    pinv,
-    q0,
-    Wp,
-    Pp,
-    shift,
-    lower,
-    upper,
-    imag_tol,
-    newton_iters,
-    qout,
-    resid,
-):  # pragma: no cover - compiled
-    """Joint vectors (K, 16, 6) in chain order and pose residuals (K, 16) (inf where empty).
-
-    ``Pp, Wp`` are each item's shifted chain (from :func:`prepare_batch`).
-    """
-    for k in prange(w_re.shape[0]):
-        _backsub_one(
-            w_re[k],
-            w_im[k],
-            chart[k],
-            phi,
-            S[k],
-            left[k],
-            pinv[k],
-            q0[k],
-            Wp[k],
-            Pp[k],
-            shift,
-            lower,
-            upper,
-            imag_tol,
-            newton_iters,
-            qout[k],
-            resid[k],
-        )
-
-
 @njit(cache=True)
-def backsub_serial(
-    w_re,
-    w_im,
-    chart,
-    phi,
-    S,
-    left,
-    pinv,
-    q0,
-    Wp,
-    Pp,
-    shift,
-    lower,
-    upper,
-    imag_tol,
-    newton_iters,
-    qout,
-    resid,
-):  # pragma: no cover - compiled
-    """:func:`backsub_batch` on one thread (small batches)."""
-    for k in range(w_re.shape[0]):
-        _backsub_one(
-            w_re[k],
-            w_im[k],
-            chart[k],
-            phi,
-            S[k],
-            left[k],
-            pinv[k],
-            q0[k],
-            Wp[k],
-            Pp[k],
-            shift,
-            lower,
-            upper,
-            imag_tol,
-            newton_iters,
-            qout[k],
-            resid[k],
-        )
+def backsub_rows(geom, cfg, items, start, stop):  # pragma: no cover - compiled
+    """Joint vectors ``items.q`` (K, 16, 6) in chain order and pose residuals ``items.res``
+    (K, 16) (inf where empty) of items ``start .. stop`` of :data:`._pencil.ITEMS` (after
+    :func:`._pencil.prepare_rows` and the eigenvalues), roles by :data:`._pencil.GEOMETRY`
+    ``geom``'s shift, on the calling thread."""
+    for k in range(start, stop):
+        _backsub_one(geom.shift, cfg, items, k)
+
+
+@njit(cache=True, parallel=True)
+def backsub_parallel(geom, cfg, items):  # pragma: no cover - compiled
+    """:func:`backsub_rows` of every item on all cores (numba shares the rows out)."""
+    for k in prange(items.tidx.shape[0]):
+        backsub_rows(geom, cfg, items, k, k + 1)

@@ -3,7 +3,6 @@ the certified selection that turns candidate pools into an :class:`~ikstack.ik.I
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,57 +72,42 @@ def poe_factors(chain: Chain) -> tuple[Array, Array]:
     return P, E
 
 
-@dataclass(frozen=True)
-class Geometry:
-    """6R elimination data for G charts (one per lock value; G = 1 for a plain 6R chain).
+#: 6R elimination data for G charts (:data:`._pencil.GEOMETRY`)
+Geometry = PN.Geometry
 
-    ``shift`` is the cyclic role assignment of the loop (see :func:`._pencil._prepare_one`):
-    joint ``(shift + i) mod 6`` plays role ``i`` (role 2 is the eigenvalue joint).
-    """
 
-    P: Array  # (G, 6, 4, 4)
-    E: Array  # (G, 4, 4)
-    Ei: Array  # (G, 4, 4)
-    left: Array  # (G, 14, 27) left coefficient block (zeros when it depends on the target)
-    shift: int
+def geometry(P: Array, E: Array, lock: int, lams: Array, shift: int) -> Any:
+    """:data:`Geometry` with joint ``lock`` of a 7-factor chain folded at each of ``lams`` (6
+    factors: no folding), roles by ``shift``."""
+    G = int(lams.shape[0])
+    out = Geometry(
+        np.empty((G, 6, 4, 4)),
+        np.empty((G, 4, 4)),
+        np.empty((G, 4, 4)),
+        np.empty((G, 14, 27)),
+        int(shift),
+    )
+    PN.build_geometry(
+        np.ascontiguousarray(P),
+        np.ascontiguousarray(E),
+        int(lock),
+        np.ascontiguousarray(lams, dtype=np.float64),
+        out,
+    )
+    return out
 
-    @staticmethod
-    def build(P: Array, E: Array, lock: int, lams: Array, shift: int) -> Geometry:
-        """Fold joint ``lock`` of a 7-factor chain at each of ``lams`` (6 factors: no folding)."""
-        G = int(lams.shape[0])
-        out = Geometry(
-            np.empty((G, 6, 4, 4)),
-            np.empty((G, 4, 4)),
-            np.empty((G, 4, 4)),
-            np.empty((G, 14, 27)),
-            int(shift),
-        )
-        PN.build_geometry(
-            np.ascontiguousarray(P),
-            np.ascontiguousarray(E),
-            int(lock),
-            np.ascontiguousarray(lams, dtype=np.float64),
-            int(shift),
-            EL.VINV,
-            EL._GRID,
-            out.P,
-            out.E,
-            out.Ei,
-            out.left,
-        )
-        return out
 
-    @staticmethod
-    def concat(a: Geometry, b: Geometry) -> Geometry:
-        if a.shift != b.shift:
-            raise ValueError("geometries with different role shifts cannot be combined")
-        return Geometry(
-            np.concatenate([a.P, b.P]),
-            np.concatenate([a.E, b.E]),
-            np.concatenate([a.Ei, b.Ei]),
-            np.concatenate([a.left, b.left]),
-            a.shift,
-        )
+def concat_geometry(a: Any, b: Any) -> Any:
+    """The charts of :data:`Geometry` ``a``, then ``b`` (one role shift)."""
+    if a.shift != b.shift:
+        raise ValueError("geometries with different role shifts cannot be combined")
+    return Geometry(
+        np.concatenate([a.P, b.P]),
+        np.concatenate([a.E, b.E]),
+        np.concatenate([a.Ei, b.Ei]),
+        np.concatenate([a.left, b.left]),
+        a.shift,
+    )
 
 
 def as_targets(T: ArrayLike, name: str = "T_base_tcp") -> tuple[Array, bool]:
@@ -155,7 +139,7 @@ def solve_items(
     Tc: Array,
     tidx: NDArray[np.int64],
     gidx: NDArray[np.int64],
-    geom: Geometry,
+    geom: Any,
     lower6: Array,
     upper6: Array,
 ) -> tuple[Array, Array]:
@@ -165,61 +149,22 @@ def solve_items(
     Empty slots hold zeros and an infinite residual.
     """
     K = int(tidx.shape[0])
-    M = np.empty((K, PN.N_EIG, PN.N_EIG))
-    S = np.empty((K, 3, 12, 12))
-    pinv = np.empty((K, 8, EL.NQ))
-    q0 = np.empty((K, EL.NQ))
-    Pp = np.empty((K, 6, 4, 4))
-    Wp = np.empty((K, 4, 4))
-    left = np.empty((K, EL.NQ, 27))
-    chart = np.empty(K, dtype=np.int64)
-    parallel = K >= PARALLEL_ITEMS
-    prepare = PN.prepare_batch if parallel else PN.prepare_serial
-    backsub = BS.backsub_batch if parallel else BS.backsub_serial
-    prepare(
-        Tc,
-        tidx,
-        gidx,
-        geom.P,
-        geom.Ei,
-        geom.shift,
-        geom.left,
-        PHI,
-        EL.VINV,
-        EL._GRID,
-        M,
-        S,
-        pinv,
-        q0,
-        Pp,
-        Wp,
-        left,
-        chart,
-    )
-    M[chart == PN.FAILED] = 0.0
+    items = PN.new_items(tidx, gidx)
+    cfg = PN.PencilSettings(PHI, IMAG_TOL, NEWTON_ITERS, lower6, upper6)
+    if K >= PARALLEL_ITEMS:
+        PN.prepare_parallel(Tc, geom, cfg, items)
+    else:
+        PN.prepare_rows(Tc, geom, cfg, items, 0, K)
+    M = items.M
+    M[items.chart == PN.FAILED] = 0.0
     w = np.linalg.eigvals(M)
-    q = np.empty((K, ROOTS, 6))
-    res = np.empty((K, ROOTS))
-    backsub(
-        np.ascontiguousarray(w.real),
-        np.ascontiguousarray(w.imag),
-        chart,
-        PHI,
-        S,
-        left,
-        pinv,
-        q0,
-        Wp,
-        Pp,
-        geom.shift,
-        lower6,
-        upper6,
-        IMAG_TOL,
-        NEWTON_ITERS,
-        q,
-        res,
-    )
-    return q, res
+    items.w_re[:] = w.real
+    items.w_im[:] = w.imag
+    if K >= PARALLEL_ITEMS:
+        BS.backsub_parallel(geom, cfg, items)
+    else:
+        BS.backsub_rows(geom, cfg, items, 0, K)
+    return items.q, items.res
 
 
 def polish_near(
@@ -400,7 +345,7 @@ def choose_shift(
     n = T.shape[0]
     best, best_score, best_twins = 0, -1, 0
     for shift in (0, 5, 4, 1, 2, 3):
-        geom = Geometry.build(P, E, lock, q_lock, shift)
+        geom = geometry(P, E, lock, q_lock, shift)
         q, res = solve_items(
             conditioned(T),
             np.arange(n, dtype=np.int64),

@@ -1,21 +1,27 @@
-"""Per-target pencil assembly (numba).
+"""Per-target pencil assembly (numba), and the records the 6R elimination kernels share.
 
-``prepare_batch`` builds, for every (target, geometry) item, the 24x24 companion matrix of the
-quadratic pencil (see :mod:`._elimination`); its eigenvalues are computed in one stacked LAPACK
-call by the caller, and :mod:`._backsub` turns them into joint vectors.
+:func:`prepare_rows` builds, for every item (a target and a geometry chart), the 24x24 companion
+matrix of the quadratic pencil (see :mod:`._elimination`); its eigenvalues are computed in one
+stacked LAPACK call by the caller, and :mod:`._backsub` turns them into joint vectors. The kernels
+take three records (:data:`GEOMETRY`, :data:`SETTINGS`, :data:`ITEMS`) and the targets.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
+from ikstack._records import F, I, Record
 from ikstack.ik.analytic.general6r._dense import _lu, _lu_solve, _qr_null_pinv, _rigid_inv
 from ikstack.ik.analytic.general6r._elimination import (
+    _GRID,
     HALF,
+    MAX_ROOTS,
     NQ,
+    VINV,
     _mm,
     _rz_left,
     fit_left,
@@ -28,17 +34,90 @@ DIRECT = 0
 RECIPROCAL = 1
 FAILED = -1
 
+#: 6R elimination data for G charts (one per lock value; G = 1 for a plain 6R chain):
+#: ``T_base_tcp = P_1 Z(q_1) ... P_6 Z(q_6) E`` per chart. ``shift`` is the cyclic role
+#: assignment of the loop (see :func:`_prepare_one`): joint ``(shift + i) mod 6`` plays role
+#: ``i`` (role 2 is the eigenvalue joint).
+GEOMETRY = Record(
+    "Geometry",
+    __name__,
+    [
+        ("P", F, ("G", 6, 4, 4)),
+        ("E", F, ("G", 4, 4)),
+        ("Ei", F, ("G", 4, 4)),
+        ("left", F, ("G", NQ, 27)),  # left coefficient block (zeros when it depends on the target)
+        ("shift", I, ()),
+    ],
+)
+Geometry = GEOMETRY.type
+
+#: a solve's settings
+SETTINGS = Record(
+    "PencilSettings",
+    __name__,
+    [
+        ("phi", F, ()),  # offset of the hidden joint's half-angle chart: x = tan((q3 - phi) / 2)
+        ("imag_tol", F, ()),  # |Im| <= imag_tol (1 + |lambda|): a real eigenvalue
+        ("newton_iters", I, ()),  # bounded determinant-Newton corrections per root
+        ("lower", F, (6,)),  # limits the joints are wrapped into [rad]
+        ("upper", F, (6,)),
+    ],
+)
+PencilSettings = SETTINGS.type
+
+#: the K items of one batched solve: item k pairs target ``tidx[k]`` with chart ``gidx[k]``;
+#: :func:`prepare_rows` fills the pencil fields, the caller the eigenvalues, and
+#: :func:`._backsub.backsub_rows` the joint vectors ``q`` (chain order) and pose residuals
+#: ``res`` (inf in an empty slot)
+ITEMS = Record(
+    "PencilItems",
+    __name__,
+    [
+        ("tidx", I, ("K",)),
+        ("gidx", I, ("K",)),
+        ("M", F, ("K", N_EIG, N_EIG)),  # companion matrix
+        ("S", F, ("K", 3, 12, 12)),  # Sigma(q3) = S_0 + S_1 cos q3 + S_2 sin q3
+        ("pinv", F, ("K", 8, NQ)),  # the eliminated block's least-squares solution
+        ("q0", F, ("K", NQ)),
+        ("Pp", F, ("K", 6, 4, 4)),  # the shifted chain Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp
+        ("Wp", F, ("K", 4, 4)),
+        ("left", F, ("K", NQ, 27)),
+        ("chart", I, ("K",)),  # DIRECT, RECIPROCAL or FAILED
+        ("w_re", F, ("K", N_EIG)),  # the companion matrix's eigenvalues
+        ("w_im", F, ("K", N_EIG)),
+        ("q", F, ("K", MAX_ROOTS, 6)),
+        ("res", F, ("K", MAX_ROOTS)),
+    ],
+)
+PencilItems = ITEMS.type
+
+
+#: per field after the indices: its shape after K, and its dtype
+_ITEM_TAILS = tuple(
+    (shape[1:], np.int64 if t == I else np.float64) for _, t, shape in ITEMS.fields[2:]
+)
+
+
+def new_items(tidx: np.ndarray, gidx: np.ndarray) -> Any:
+    """:data:`ITEMS` for item indices ``tidx``, ``gidx`` (K,), the other fields uninitialised."""
+    K = int(tidx.shape[0])
+    return ITEMS.type(
+        np.ascontiguousarray(tidx, dtype=np.int64),
+        np.ascontiguousarray(gidx, dtype=np.int64),
+        *[np.empty((K, *tail), dt) for tail, dt in _ITEM_TAILS],
+    )
+
 
 # ----------------------------------------------------------------------------- geometry
 @njit(cache=True)
-def build_geometry(
-    P7, E7, lock, lams, shift, vinv, grid, outP, outE, outEi, outLeft
-):  # pragma: no cover - compiled
-    """Fold the locked joint of a 7-factor chain at each ``lams[g]`` (6 factors: no folding).
+def build_geometry(P7, E7, lock, lams, geom):  # pragma: no cover - compiled
+    """Fill :data:`GEOMETRY` ``geom``'s charts: the locked joint of a 7-factor chain folded at
+    each ``lams[g]`` (6 factors: no folding).
 
     ``P7 (n, 4, 4)``, ``E7`` describe an n-joint chain (n = 6 or 7); with n = 7 joint ``lock`` is
-    frozen at ``lams[g]``. The left block is filled when cyclic ``shift`` keeps it constant.
+    frozen at ``lams[g]``. The left block is filled when cyclic ``geom.shift`` keeps it constant.
     """
+    outP, outE, outEi, outLeft, shift = geom.P, geom.E, geom.Ei, geom.left, geom.shift
     G = lams.shape[0]
     n = P7.shape[0]
     const = shift == 0 or shift == 4 or shift == 5
@@ -73,8 +152,8 @@ def build_geometry(
                 outP[g, (shift + 2) % 6 + 1],
                 outP[g, (shift + 3) % 6 + 1],
                 outP[g, (shift + 4) % 6 + 1],
-                vinv,
-                grid,
+                VINV,
+                _GRID,
                 outLeft[g],
             )
         else:
@@ -82,15 +161,19 @@ def build_geometry(
 
 
 # ----------------------------------------------------------------------------- pencil
-@njit(cache=True)
-def _prepare_one(
-    T, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left
-):  # pragma: no cover - compiled
-    """One item; ``Pp, Wp`` receive the shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
+@njit(cache=True, inline="always")
+def _prepare_one(Ts, geom, cfg, items, k):  # pragma: no cover - compiled
+    """Item ``k``'s pencil fields of :data:`ITEMS`; returns its chart. ``Pp, Wp`` receive the
+    shifted chain ``Pp_1 Z'_1 ... Pp_6 Z'_6 = Wp``.
 
     Loop: ``Z_1 C_1 ... Z_6 C_6 = I`` with ``C_k = P_{k+1}`` (k < 6) and ``C_6 = W^{-1} P_1``;
     roles ``r_i = (shift + i) mod 6``: ``Pp = [I, C_{r_1}, ..., C_{r_5}]``, ``Wp = C_{r_6}^{-1}``.
     """
+    T = Ts[items.tidx[k]]
+    g = items.gidx[k]
+    P, Ei, left_g, shift = geom.P[g], geom.Ei[g], geom.left[g], geom.shift
+    M, S, pinv, q0 = items.M[k], items.S[k], items.pinv[k], items.q0[k]
+    Pp, Wp, left = items.Pp[k], items.Wp[k], items.left[k]
     W = np.empty((4, 4))
     Wi = np.empty((4, 4))
     C = np.empty((6, 4, 4))
@@ -108,13 +191,13 @@ def _prepare_one(
     if shift == 0 or shift == 4 or shift == 5:
         left[:, :] = left_g
     else:
-        fit_left(Pp[3], Pp[4], Pp[5], vinv, grid, left)
+        fit_left(Pp[3], Pp[4], Pp[5], VINV, _GRID, left)
     Pi1 = np.empty((4, 4))
     Pi2 = np.empty((4, 4))
     _rigid_inv(Pp[1], Pi1)
     _rigid_inv(Pp[2], Pi2)
     R = np.empty((NQ, 9))
-    fit_right(Wp, Pp[0], Pi1, Pi2, vinv, grid, R)
+    fit_right(Wp, Pp[0], Pi1, Pi2, VINV, _GRID, R)
     Qn = np.ascontiguousarray(R[:, 1:])
     Nl = np.empty((NQ - 8, NQ))
     _qr_null_pinv(Qn, Nl, pinv)
@@ -157,8 +240,8 @@ def _prepare_one(
             for i3 in range(3):
                 for b in range(12):
                     S[i3, a, b] /= mx
-    cp = math.cos(phi)
-    sp = math.sin(phi)
+    cp = math.cos(cfg.phi)
+    sp = math.sin(cfg.phi)
     A = np.empty((12, 12))
     B = np.empty((12, 12))
     C = np.empty((12, 12))
@@ -204,51 +287,16 @@ def _prepare_one(
     return chart
 
 
-@njit(cache=True, parallel=True)
-def prepare_batch(
-    Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left, chart
-):  # pragma: no cover - compiled
-    """Companion matrices for items ``(target tidx[k], geometry gidx[k])`` (all cores)."""
-    for k in prange(tidx.shape[0]):
-        chart[k] = _prepare_one(
-            Ts[tidx[k]],
-            P[gidx[k]],
-            Ei[gidx[k]],
-            shift,
-            left_g[gidx[k]],
-            phi,
-            vinv,
-            grid,
-            M[k],
-            S[k],
-            pinv[k],
-            q0[k],
-            Pp[k],
-            Wp[k],
-            left[k],
-        )
-
-
 @njit(cache=True)
-def prepare_serial(
-    Ts, tidx, gidx, P, Ei, shift, left_g, phi, vinv, grid, M, S, pinv, q0, Pp, Wp, left, chart
-):  # pragma: no cover - compiled
-    """:func:`prepare_batch` on one thread (small batches: no thread wake-up cost)."""
-    for k in range(tidx.shape[0]):
-        chart[k] = _prepare_one(
-            Ts[tidx[k]],
-            P[gidx[k]],
-            Ei[gidx[k]],
-            shift,
-            left_g[gidx[k]],
-            phi,
-            vinv,
-            grid,
-            M[k],
-            S[k],
-            pinv[k],
-            q0[k],
-            Pp[k],
-            Wp[k],
-            left[k],
-        )
+def prepare_rows(Ts, geom, cfg, items, start, stop):  # pragma: no cover - compiled
+    """The pencils of items ``start .. stop`` of :data:`ITEMS` ``items`` (targets ``Ts``,
+    charts of :data:`GEOMETRY` ``geom``, :data:`SETTINGS` ``cfg``) on the calling thread."""
+    for k in range(start, stop):
+        items.chart[k] = _prepare_one(Ts, geom, cfg, items, k)
+
+
+@njit(cache=True, parallel=True)
+def prepare_parallel(Ts, geom, cfg, items):  # pragma: no cover - compiled
+    """:func:`prepare_rows` of every item on all cores (numba shares the rows out)."""
+    for k in prange(items.tidx.shape[0]):
+        prepare_rows(Ts, geom, cfg, items, k, k + 1)

@@ -116,7 +116,7 @@ class LockedJoint7R(Immutable):
     def _set_lock(self, k: int) -> None:
         self.lock_joint = k
         self.lock_values = self._grid(k)
-        self._grid_geom = EN.Geometry.build(self._P, self._E, k, self.lock_values, self.role_shift)
+        self._grid_geom = EN.geometry(self._P, self._E, k, self.lock_values, self.role_shift)
         km = self.chain.kinematic_margin  # kept from the limits, as every solver does
         self._lower6 = np.ascontiguousarray(np.delete(self.chain.lower, k) + km)
         self._upper6 = np.ascontiguousarray(np.delete(self.chain.upper, k) - km)
@@ -164,10 +164,8 @@ class LockedJoint7R(Immutable):
         local_search = search == LockSearch.NEAR_Q0 and seeds is not None
         if local_search and seeds is not None:
             local = self._local_locks(T, seeds)
-            extra = EN.Geometry.build(
-                self._P, self._E, self.lock_joint, local.ravel(), self.role_shift
-            )
-            geom = EN.Geometry.concat(geom, extra)
+            extra = EN.geometry(self._P, self._E, self.lock_joint, local.ravel(), self.role_shift)
+            geom = EN.concat_geometry(geom, extra)
             tidx = np.concatenate([tidx, np.repeat(np.arange(N, dtype=np.int64), N_LOCAL)])
             gidx = np.concatenate([gidx, L + np.arange(N * N_LOCAL, dtype=np.int64)])
             lams = np.concatenate([lams, local.ravel()])
@@ -196,7 +194,7 @@ class LockedJoint7R(Immutable):
         for a in range(0, lams.shape[0], step):
             part = np.ascontiguousarray(lams[a : a + step], dtype=np.float64)
             L = part.shape[0]
-            geom = EN.Geometry.build(self._P, self._E, self.lock_joint, part, self.role_shift)
+            geom = EN.geometry(self._P, self._E, self.lock_joint, part, self.role_shift)
             q6, res = EN.solve_items(
                 Tc,
                 np.zeros(L, dtype=np.int64),

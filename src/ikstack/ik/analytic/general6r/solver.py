@@ -67,7 +67,7 @@ class General6R(Immutable):
         q = chain.random_q(rng, 8)
         shift, _ = EN.choose_shift(P, E, 0, np.zeros(8), chain.fk(q), q, chain.lower, chain.upper)
         self.role_shift = shift
-        self._geom = EN.Geometry.build(P, E, 0, np.zeros(1), shift)
+        self._geom = EN.geometry(P, E, 0, np.zeros(1), shift)
 
     @property
     def num_candidates(self) -> int:
