@@ -1,4 +1,4 @@
-"""The nearest valid candidate of a 6R family without computing every candidate.
+"""The 6R families' branch-and-bound strategy of the selection loop.
 
 The family kernels (:mod:`._families6`) solve in two stages: a few *branches* (joints 1 and 5
 of a three-parallel arm, joints 1-3 of a spherical wrist), then one or two candidates per
@@ -7,12 +7,14 @@ squared distances to the seed (after moving each to its representative within th
 bound the candidates' distances from below, and a branch with one of them outside the limits
 (or beyond the step bound) has no valid candidate at all.
 
-:func:`nearest6` expands branches in order of that bound and stops as soon as the nearest
-expanded candidate that passed every gate is nearer than every unexpanded branch's bound:
-the selection, its distance and its FK errors are exactly those of the full enumeration
-followed by the lazy gate of :func:`._select.lazy_one` (same candidates bit for bit, same
-representatives, the same order of FK checks, ties broken by the same candidate order), since
-every candidate expanded is computed by the family kernels' own functions.
+:func:`nearest6` computes the branches and their bounds, then runs the one selection loop
+(:func:`._select.select_nearest`) with them as its branch-and-bound strategy: the loop FK-gates
+open candidates nearest first and asks for a branch whenever its bound could beat them; this
+module only expands the branch asked for (its candidates, by the family kernels' own
+functions, into the full enumeration's slots, moved to their representatives by the
+operations of :func:`._select._limits_row`). So the selection, its distance and its FK errors
+are those of the full enumeration followed by the lazy gate of :func:`._select.lazy_one`, bit
+for bit, ties included.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ikstack.ik._gate import fk_error_one
 from ikstack.ik.analytic._families6 import (
     _free_joint1,
     _position3,
@@ -31,33 +32,31 @@ from ikstack.ik.analytic._families6 import (
     tp_start,
     wrist_members,
 )
-from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
-from ikstack.ik.analytic._tuple_math import mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
-from ikstack.kinematics._kernels import fk_revolute6_tuples
+from ikstack.ik.analytic._select import EXPAND, LIMIT_SNAP, joint_rep, select_nearest
+from ikstack.ik.analytic._tuple_math import m9, mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
 
-#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), bound, live, state,
-#: then the representatives of the branch's three joints
-BRANCH_COLS = 13
-_LB, _LIVE, _DONE, _REP = 7, 8, 9, 10
-#: branch states: bound from two joints (three-parallel pairs before joint 6), ready, expanded
-_PARTIAL, _READY, _EXPANDED = 0.0, 1.0, 2.0
-#: a candidate is certainly nearer than a branch's bound below this fraction of it (the bound
-#: sums three of the six terms of the distance; round-off is far smaller)
-_BOUND_MARGIN = 1.0 - 1e-9
+#: scratch columns per branch: three joint values (or q0, q4, q5, theta, d), state, then the
+#: representatives of the branch's three joints (bounds and openness: their own arrays)
+BRANCH_COLS = 11
+_STATE, _REP = 7, 8
+#: branch states: bound from two joints (three-parallel pairs before joint 6), ready to expand
+_PARTIAL, _READY = 0.0, 1.0
 #: round-off and limit snaps the parallel joints' sum may carry [rad]
 _ELBOW_SLACK = 3.0 * LIMIT_SNAP + 1e-9
 
 
 @njit(cache=True, inline="always")
-def _t6(a):  # pragma: no cover - compiled
+def t6(a):  # pragma: no cover - compiled
+    """The first six entries of ``a`` as a tuple."""
     return (a[0], a[1], a[2], a[3], a[4], a[5])
 
 
 @njit(cache=True, inline="always")
-def _bound(lb, v, j, seed, lo, hi, revolute, W, max_step):  # pragma: no cover - compiled
+def _bound(lb, v, j, box):  # pragma: no cover - compiled
     """``(live, bound, representative)`` of a branch whose bound so far is ``lb`` once joint
-    ``j`` is fixed at ``v`` (the per-joint data as 6-tuples); terms add in the joints' order,
-    as the lazy gate's distance does."""
+    ``j`` is fixed at ``v`` (``box``: seed, limits, joint kinds and weights as 6-tuples, then
+    the step bound); terms add in the joints' order, as the lazy gate's distance does."""
+    seed, lo, hi, revolute, W, max_step = box
     if not np.isfinite(v):
         return False, 0.0, v
     x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
@@ -66,15 +65,16 @@ def _bound(lb, v, j, seed, lo, hi, revolute, W, max_step):  # pragma: no cover -
 
 
 @njit(cache=True, inline="always")
-def _bound3(B, i, x0, x1, x2, j0, j1, j2, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
-    """Fill branch ``i``'s bound, liveness and representatives for joints ``j0, j1, j2`` at
-    ``x0, x1, x2`` (``j2`` -1: two joints only)."""
-    live, lb, B[i, _REP] = _bound(0.0, x0, j0, seed, lo, hi, revolute, W, max_step)
+def _bound3(br, i, x, js, box):  # pragma: no cover - compiled
+    """Fill branch ``i``'s bound, openness and representatives (``br = (B, LB, OPEN)``) for
+    joints ``js`` at ``x`` (3-tuples; ``js[2]`` -1: two joints only)."""
+    B, LB, OPEN = br
+    live, lb, B[i, _REP] = _bound(0.0, x[0], js[0], box)
     if live:
-        live, lb, B[i, _REP + 1] = _bound(lb, x1, j1, seed, lo, hi, revolute, W, max_step)
-    if live and j2 >= 0:
-        live, lb, B[i, _REP + 2] = _bound(lb, x2, j2, seed, lo, hi, revolute, W, max_step)
-    B[i, _LB], B[i, _LIVE] = lb, 1.0 if live else 0.0
+        live, lb, B[i, _REP + 1] = _bound(lb, x[1], js[1], box)
+    if live and js[2] >= 0:
+        live, lb, B[i, _REP + 2] = _bound(lb, x[2], js[2], box)
+    LB[i], OPEN[i] = lb, live
 
 
 @njit(cache=True, inline="always")
@@ -88,12 +88,13 @@ def _elbow_bound(theta, elbow_seed, elbow_w):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def _gate(rev, r, pre, known, exact, seed, lo, hi, revolute, W, max_step):  # pragma: no cover
+def _gate(rev, r, pre, known, exact, box):  # pragma: no cover - compiled
     """The lazy gate's first pass (:func:`._select.lazy_one`: the operations of
     :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
     order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
     representatives. Joints with ``known`` set take ``pre`` as their representative (the
     branch's, already within the limits and the step bound: the same numbers)."""
+    seed, lo, hi, revolute, W, max_step = box
     v = exact
     q = (r[5], r[4], r[3], r[2], r[1], r[0]) if rev else r
     pk = (pre[5], pre[4], pre[3], pre[2], pre[1], pre[0]) if rev else pre
@@ -132,40 +133,25 @@ def _gate(rev, r, pre, known, exact, seed, lo, hi, revolute, W, max_step):  # pr
 
 
 @njit(cache=True)
-def nearest6(
-    fid,
-    var,
-    rev,
-    Rt,
-    pt,
-    H,
-    P,
-    R6T,
-    sgn,
-    seed,
-    Tt,
-    lo,
-    hi,
-    revolute,
-    W,
-    max_step,
-    Rs,
-    ps,
-    R_end,
-    p_end,
-    ptol,
-    rtol,
-    Q,
-    D,
-    OK,
-    B,
-    Tbuf,
-):  # pragma: no cover - compiled
+def nearest6(fid, var, sgn, fam, Tt, seed, lim, chain, sel, work):  # pragma: no cover - compiled
     """``(index, perr, rerr)``: the candidate :func:`._families6.solve6` then the lazy gate
-    (:func:`._select.lazy_one`, strict mode) select for the target ``(Rt, pt)`` (9- and
-    3-tuples) and ``seed``, in ``Q[index]``; ``(-1, 0, 0)`` if none passes. ``Q`` (8, 6),
-    ``D`` (8,), ``OK`` (8,) and ``B`` (4, :data:`BRANCH_COLS`) are scratch; candidate ``k`` of
-    branch ``i`` lives in slot ``2 i + k`` (the full enumeration's order)."""
+    (:func:`._select.lazy_one`, strict mode) select for the target ``Tt`` (4, 4) and ``seed``,
+    in ``Q[index]``; ``(-1, 0, 0)`` if none passes.
+
+    ``fid``, ``var``, ``sgn``: the family's :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``
+    (they pick its code at compile time); ``fam = (reverse, H, P, R6T)`` with ``R6T`` a
+    9-tuple; ``lim = (lo, hi, revolute, W, step)``: the selection's limits, joint kinds and
+    weights as 6-tuples and its step bound; ``chain`` the chain as :func:`._select.fk_gate`
+    takes a revolute 6R chain's; ``sel`` the :data:`._select.SELECT` record (the FK gate's
+    tolerances). ``work = (Q, D, OK, LIM, PL, B, LB, OPEN, Tbuf)``: scratch, ``Q`` (8, 6),
+    ``D``, ``OK``, ``LIM``, ``PL`` (8,), ``B`` (4, :data:`BRANCH_COLS`), ``LB``, ``OPEN`` (4,),
+    ``Tbuf`` (4, 4); candidate ``k`` of branch ``i`` lives in slot ``2 i + k`` (the full
+    enumeration's order)."""
+    rev, H, P, R6T = fam
+    Q, D, OK, LIM, PL, B, LB, OPEN, Tbuf = work
+    br = (B, LB, OPEN)
+    Rt = m9(Tt)
+    pt = (Tt[0, 3], Tt[1, 3], Tt[2, 3])
     if rev:
         Rw = mT(Rt)
         pw = neg(mtv(Rt, pt))
@@ -174,11 +160,9 @@ def nearest6(
         pw = pt
     for k in range(8):
         OK[k] = False
-    seed = _t6(seed)
-    lo = _t6(lo)
-    hi = _t6(hi)
-    revolute = _t6(revolute)
-    W = _t6(W)
+    seed = t6(seed)
+    lo, hi, revolute, W, max_step = lim
+    box = (seed, lo, hi, revolute, W, max_step)
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
@@ -197,10 +181,10 @@ def nearest6(
         for i in range(n):
             B[i, 0], B[i, 1], B[i, 2] = t0[i], t1[i], t2[i]
             if rev:
-                _bound3(B, i, t0[i], t1[i], t2[i], 5, 4, 3, seed, lo, hi, revolute, W, max_step)
+                _bound3(br, i, (t0[i], t1[i], t2[i]), (5, 4, 3), box)
             else:
-                _bound3(B, i, t0[i], t1[i], t2[i], 0, 1, 2, seed, lo, hi, revolute, W, max_step)
-            B[i, _DONE] = _READY
+                _bound3(br, i, (t0[i], t1[i], t2[i]), (0, 1, 2), box)
+            B[i, _STATE] = _READY
     elif sgn is not None:
         seed_free = seed[0] if rev else seed[5]
         e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
@@ -214,40 +198,19 @@ def nearest6(
             # joints 1 and 5 bound the pair until its joint 6 is known
             B[i, 0], B[i, 1] = a[i], b[i]
             if rev:
-                _bound3(B, i, a[i], b[i], 0.0, 5, 1, -1, seed, lo, hi, revolute, W, max_step)
+                _bound3(br, i, (a[i], b[i], 0.0), (5, 1, -1), box)
             else:
-                _bound3(B, i, a[i], b[i], 0.0, 0, 4, -1, seed, lo, hi, revolute, W, max_step)
-            B[i, _DONE] = _PARTIAL
+                _bound3(br, i, (a[i], b[i], 0.0), (0, 4, -1), box)
+            B[i, _STATE] = _PARTIAL
+    # the selection loop asks for branches (nearest bound first) until its answer is certain
+    slots = (Q, D, OK, LIM, PL, Tbuf)
+    branches = (LB, OPEN, n)
     while True:
-        best = -1
-        for k in range(8):
-            if OK[k] and (best < 0 or D[k] < D[best]):
-                best = k
-        nxt = -1
-        for i in range(n):
-            if (
-                B[i, _LIVE] > 0.0
-                and B[i, _DONE] != _EXPANDED
-                and (nxt < 0 or B[i, _LB] < B[nxt, _LB])
-            ):
-                nxt = i
-        if best >= 0 and (nxt < 0 or D[best] < B[nxt, _LB] * _BOUND_MARGIN):
-            fk_revolute6_tuples(
-                (Q[best, 0], Q[best, 1], Q[best, 2], Q[best, 3], Q[best, 4], Q[best, 5]),
-                Rs,
-                ps,
-                R_end,
-                p_end,
-                Tbuf,
-            )
-            pe, re = fk_error_one(Tbuf, Tt)
-            if pe <= ptol and re <= rtol:
-                return best, pe, re
-            OK[best] = False
-            continue
-        if nxt < 0:
-            return -1, 0.0, 0.0
-        if sgn is not None and B[nxt, _DONE] == _PARTIAL:  # (pruned for a spherical wrist)
+        k, pe, re = select_nearest(slots, seed, Tt, chain, sel, None, branches)
+        if k > EXPAND:
+            return k, pe, re  # a slot, or none
+        nxt = EXPAND - k
+        if sgn is not None and B[nxt, _STATE] == _PARTIAL:  # (pruned for a spherical wrist)
             # three-parallel pair: joint 6, theta and the elbow target; a tighter bound
             q0, q4 = B[nxt, 0], B[nxt, 1]
             if q0 != q0_at:
@@ -258,13 +221,11 @@ def nearest6(
             )
             B[nxt, 2], B[nxt, 3], B[nxt, 4], B[nxt, 5], B[nxt, 6] = q5, theta, d[0], d[1], d[2]
             # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
-            live, lb, B[nxt, _REP + 2] = _bound(
-                B[nxt, _LB], q5, 0 if rev else 5, seed, lo, hi, revolute, W, max_step
-            )
-            B[nxt, _LB] = lb + _elbow_bound(theta, elbow_seed, elbow_w)
-            B[nxt, _LIVE], B[nxt, _DONE] = 1.0 if live else 0.0, _READY
+            live, lb, B[nxt, _REP + 2] = _bound(LB[nxt], q5, 0 if rev else 5, box)
+            LB[nxt] = lb + _elbow_bound(theta, elbow_seed, elbow_w)
+            OPEN[nxt], B[nxt, _STATE] = live, _READY
             continue
-        B[nxt, _DONE] = _EXPANDED
+        OPEN[nxt] = False  # expanded
         k0 = 2 * nxt
         if fid is not None and sgn is None:
             x0, x1, x2 = B[nxt, 0], B[nxt, 1], B[nxt, 2]
@@ -280,12 +241,7 @@ def nearest6(
                     pre,
                     known,
                     True,
-                    seed,
-                    lo,
-                    hi,
-                    revolute,
-                    W,
-                    max_step,
+                    box,
                 )
                 for c in range(6):
                     Q[k0 + j, c] = row[c]
@@ -304,12 +260,7 @@ def nearest6(
                     pre,
                     known,
                     exact,
-                    seed,
-                    lo,
-                    hi,
-                    revolute,
-                    W,
-                    max_step,
+                    box,
                 )
                 for c in range(6):
                     Q[k0 + j, c] = row[c]

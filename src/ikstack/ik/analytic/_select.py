@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from ikstack._records import B, F, Record
-from ikstack.ik._gate import pose_residual
-from ikstack.kinematics._kernels import fk_one, jac_one
+from ikstack.ik._gate import fk_error_one, pose_residual
+from ikstack.kinematics._kernels import fk_one, fk_revolute6_tuples, jac_one
 
 TWO_PI = 2.0 * math.pi
 #: candidates this close outside a limit [rad] are projected onto it (representation round-off)
@@ -75,13 +76,6 @@ def representative(q, seed, lo, hi):  # pragma: no cover - compiled
     return base if base - hi <= lo - c else c
 
 
-@njit(cache=True)
-def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no cover - compiled
-    fk_one(q, Rs, ps, kinds, R_end, p_end, Tbuf)
-    pe, re, _, _, _, _ = pose_err(Tbuf, T)
-    return pe <= ptol and re <= rtol
-
-
 @njit(cache=True, inline="always")
 def joint_rep(x, seed, lo, hi, revolute):  # pragma: no cover - compiled
     """One joint's value moved to its representative (revolute) and snapped onto a limit it
@@ -118,6 +112,97 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
     return lim, d, step
 
 
+#: :func:`select_nearest`'s answers besides a slot: no candidate passed, and the branch to
+#: expand next (branch ``i`` is ``EXPAND - i``)
+NONE, EXPAND = -1, -2
+#: a slot is certainly nearer than a branch's candidates below this fraction of the branch's
+#: bound (a bound sums some of the distance's terms in the same order; round-off is far smaller)
+BOUND_MARGIN = 1.0 - 1e-9
+
+
+def fk_gate(chain, q, T, Tbuf):  # pragma: no cover - compiled (see _fk_gate_impl)
+    """``(perr, rerr)`` of the FK of ``q`` against ``T`` (``Tbuf`` (4, 4) scratch): ``chain``
+    a :data:`ikstack.ik._data.CHAIN` record (:func:`fk_one`, :func:`pose_err`) or, for a
+    revolute 6R chain, the tuple ``(Rs, ps, R_end, p_end)`` of 9- and 3-tuples
+    (:func:`fk_revolute6_tuples`, :func:`ikstack.ik._gate.fk_error_one`: the same numbers
+    faster). Compiled code only; the chain's type picks the code at compile time."""
+    raise NotImplementedError
+
+
+@overload(fk_gate, jit_options={"cache": True})
+def _fk_gate_impl(chain, q, T, Tbuf):  # pragma: no cover - compiled
+    if isinstance(chain, types.BaseNamedTuple):
+
+        def fk_record(chain, q, T, Tbuf):
+            fk_one(q, chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end, Tbuf)
+            pe, re, _, _, _, _ = pose_err(Tbuf, T)
+            return pe, re
+
+        return fk_record
+
+    def fk_tuples(chain, q, T, Tbuf):
+        Rs, ps, R_end, p_end = chain
+        fk_revolute6_tuples((q[0], q[1], q[2], q[3], q[4], q[5]), Rs, ps, R_end, p_end, Tbuf)
+        return fk_error_one(Tbuf, T)
+
+    return fk_tuples
+
+
+@njit(cache=True)
+def select_nearest(slots, seed, T, chain, sel, piters, branches):  # pragma: no cover - compiled
+    """The selection loop: the valid slot nearest the seed, or the branch to expand first.
+
+    ``slots = (Q, D, OK, LIM, PL, Tbuf)``: the candidates (K, dof), moved to their
+    representatives, their distances to the seed, whether each is still open (exact, within the
+    limits and the step bound, its FK not yet checked), within the limits, polished (the
+    polish's flags, see :func:`_finalize_pl`), and (4, 4) scratch. ``T`` the target, ``chain``
+    as :func:`fk_gate` takes it, ``sel`` a :data:`SELECT` record, ``piters`` None (no polish,
+    decided at compile time) or the polish's corrections per candidate.
+
+    Strategies: ``branches`` None is the full enumeration (every candidate is in a slot);
+    ``(LB, OPEN, n)`` is branch-and-bound: ``n`` branches not in the slots yet, each with a
+    lower bound ``LB[i]`` on its candidates' distances, expanded (by the caller) while ``OPEN``.
+
+    Open slots are taken nearest first (ties: the lower slot), a branch whenever its bound
+    could beat the nearest open slot (ties: the lower branch); a slot is polished once (then
+    competes again at its new distance), then FK-gated: it is selected when it passes, closed
+    when not. Returns ``(k, perr, rerr)``: the selected slot and its FK errors, :data:`NONE`
+    when no slot passes and no branch is open, or ``EXPAND - i`` for branch ``i`` (the caller
+    fills its slots and closes it, then calls again). Since candidates leave in distance order
+    the answer does not depend on the strategy: branch-and-bound selects the full
+    enumeration's slot with the same errors, having computed fewer candidates."""
+    Q, D, OK, LIM, PL, Tbuf = slots
+    ptol, rtol = sel.tol_p, sel.tol_r
+    K = Q.shape[0]
+    while True:
+        best = -1
+        for k in range(K):
+            if OK[k] and (best < 0 or D[k] < D[best]):
+                best = k
+        if branches is not None:
+            LB, OPEN, n = branches
+            nxt = -1
+            for i in range(n):
+                if OPEN[i] and (nxt < 0 or LB[i] < LB[nxt]):
+                    nxt = i
+            if nxt >= 0 and (best < 0 or not D[best] < LB[nxt] * BOUND_MARGIN):
+                return EXPAND - nxt, 0.0, 0.0
+        if best < 0:
+            return NONE, 0.0, 0.0
+        if piters is not None and piters > 0 and not PL[best]:
+            # polish, then let the polished candidate compete again at its new distance
+            polish_one(Q[best], T, chain, piters, sel.max_dq, ptol, rtol)
+            PL[best] = True
+            lim, D[best], step = _limits_row(Q[best], seed, sel.lo, sel.hi, sel.revolute, sel.W)
+            LIM[best] = lim
+            OK[best] = lim and step <= sel.step
+            continue
+        pe, re = fk_gate(chain, Q[best], T, Tbuf)
+        if pe <= ptol and re <= rtol:
+            return best, pe, re
+        OK[best] = False
+
+
 @njit(cache=True)
 def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
@@ -142,7 +227,6 @@ def _finalize_pl(
     OK, FK, LIM, D, Tbuf = work
     lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
     ptol, rtol, max_dq = sel.tol_p, sel.tol_r, sel.max_dq
-    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
     K = Q.shape[0]
     for k in range(K):
         for j in range(Q.shape[1]):
@@ -155,29 +239,17 @@ def _finalize_pl(
         OK[k] = V[k] and lim and step <= max_step  # FK still to check
         FK[k] = False
     if lazy:
-        # only the nearest candidate that passes every gate matters: check in distance order
-        while True:
-            best = -1
+        # only the nearest candidate that passes every gate matters (every candidate is already
+        # in a slot: no branches to expand)
+        best, _, _ = select_nearest(
+            (Q, D, OK, LIM, polished, Tbuf), seed, T, chain, sel, piters, None
+        )
+        if best >= 0:
+            FK[best] = True
             for k in range(K):
-                if OK[k] and not FK[k] and (best < 0 or D[k] < D[best]):
-                    best = k
-            if best < 0:
-                break
-            if piters is not None and piters > 0 and not polished[best]:
-                # polish, then let the polished candidate compete again at its new distance
-                polish_one(Q[best], T, chain, piters, max_dq, ptol, rtol)
-                polished[best] = True
-                lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
-                LIM[best] = lim
-                OK[best] = lim and step <= max_step
-                continue
-            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
-                FK[best] = True
-                for k in range(K):
-                    OK[k] = k == best
-                _project(Q, LIM, lo, hi)
-                return
-            OK[best] = False
+                OK[k] = k == best
+            _project(Q, LIM, lo, hi)
+            return
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
         step = 0.0
@@ -187,7 +259,10 @@ def _finalize_pl(
             LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
         for j in range(Q.shape[1]):
             step = max(step, abs(Q[k, j] - seed[j]))
-        FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
+        FK[k] = False
+        if V[k]:
+            pe, re = fk_gate(chain, Q[k], T, Tbuf)
+            FK[k] = pe <= ptol and re <= rtol
         OK[k] = FK[k] and LIM[k] and step <= max_step
     _project(Q, LIM, lo, hi)
 

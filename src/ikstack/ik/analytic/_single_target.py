@@ -30,7 +30,7 @@ from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
-from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
+from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6, t6
 from ikstack.ik.analytic._select import SELECT, lazy_one
 from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
@@ -217,21 +217,35 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     # array, which a single-target call notices
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
     q, perr, rerr, code = out
-    lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
-    glo, ghi, ptol, rtol = gate.lo, gate.hi, sel.tol_p, sel.tol_r
-    Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    glo, ghi = gate.lo, gate.hi
     qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
-    rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
-    Q = np.empty((K6, 6))
-    OK = np.empty(K6, dtype=np.bool_)
-    D = np.empty(K6)
-    Bs = np.empty((4, BRANCH_COLS))
-    Tbuf = np.empty((4, 4))
+    fam6 = (fam.reverse, fam.H, fam.P, m9(fam.R6T))
+    # the selection's per-joint data as 6-tuples, once per block
+    lim = (t6(sel.lo), t6(sel.hi), t6(sel.revolute), t6(sel.W), sel.step)
     # the chain as tuples for the FK gate (a 6R family's joints are revolute)
-    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
-    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
-    Re_t = m9(R_end)
-    pe_t = v3(p_end)
+    Rs, ps = chain.Rs, chain.ps
+    chain6 = (
+        (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5])),
+        (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5])),
+        m9(chain.R_end),
+        v3(chain.p_end),
+    )
+    # nearest6's scratch, in few allocations (a single-target call notices each)
+    Q = np.empty((K6, 6))
+    dist = np.empty(K6 + 4)  # the slots' distances, the branches' bounds
+    flags = np.empty((4, K6), dtype=np.bool_)  # OK, LIM, PL, the branches' OPEN
+    B = np.empty((4, BRANCH_COLS))
+    work = (
+        Q,
+        dist[:K6],
+        flags[0],
+        flags[1],
+        flags[2],
+        B,
+        dist[K6:],
+        flags[3, :4],
+        np.empty((4, 4)),
+    )
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
         Ti = T[i]
@@ -241,35 +255,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
             code[i] = NOT_RIGID
             continue
-        best, pe, re = nearest6(
-            fid,
-            var,
-            rev,
-            m9(Ti),
-            (Ti[0, 3], Ti[1, 3], Ti[2, 3]),
-            H,
-            P,
-            R6,
-            sgn,
-            s,
-            Ti,
-            lo,
-            hi,
-            revolute,
-            W,
-            step,
-            Rs_t,
-            ps_t,
-            Re_t,
-            pe_t,
-            ptol,
-            rtol,
-            Q,
-            D,
-            OK,
-            Bs,
-            Tbuf,
-        )
+        best, pe, re = nearest6(fid, var, sgn, fam6, Ti, s, lim, chain6, sel, work)
         code[i] = GENERAL
         if best < 0:
             continue
