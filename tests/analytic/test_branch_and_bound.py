@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from analytic_arms import puma560, random_arm
 
-from ikstack.ik.analytic import AnalyticIK, _families6, _select, _single_target
+from ikstack.ik.analytic import AnalyticIK, _families6, _selection, _single_target
 from ikstack.robots import load
 
 ARMS = (
@@ -85,9 +85,7 @@ def branch_and_bound(ik: AnalyticIK, T: np.ndarray, S: np.ndarray) -> tuple[np.n
     perr, rerr = np.full(n, np.nan), np.full(n, np.nan)
     code = np.empty(n, dtype=np.int64)
     fl, il = ik._pack6
-    _single_target.six_batch(
-        S, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, q, perr, rerr, code, False
-    )
+    _single_target.six_batch(S, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, q, perr, rerr, code, False)
     return q, perr, rerr, code
 
 
@@ -115,7 +113,7 @@ def exact_ties(ik: AnalyticIK, T: np.ndarray, S: np.ndarray) -> int:
         np.zeros((n, k)),
         np.zeros((n, k), dtype=np.bool_),
     )
-    _select.finalize(Q, V, S, T, ik._chain_data, ik._select_data, False, 0, flags, False)
+    _selection.finalize(Q, V, S, T, ik._chain_data, ik._select_data, False, 0, flags, False)
     OK, D = flags[0], flags[3]
     count = 0
     for i in range(n):
