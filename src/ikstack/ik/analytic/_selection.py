@@ -18,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._nearest6 import (
+    BRANCH,
     CLOSED,
     PARTIAL,
     STATE,
@@ -38,14 +40,12 @@ BOUND_MARGIN = 1.0 - 1e-9
 
 
 @njit(cache=True, inline="always")
-def _put(i, b, br):  # pragma: no cover - compiled
-    """The branches ``br`` (a 4-tuple) with branch ``i`` replaced by ``b``."""
-    return (
-        b if i == 0 else br[0],
-        b if i == 1 else br[1],
-        b if i == 2 else br[2],
-        b if i == 3 else br[3],
-    )
+def _store(B, br):  # pragma: no cover - compiled
+    """The 4 branches ``br`` (:data:`._nearest6.BRANCH`-tuples) into the rows of ``B``."""
+    for i in range(4):
+        b = br[0] if i == 0 else (br[1] if i == 1 else (br[2] if i == 2 else br[3]))
+        for c in range(BRANCH):
+            B[i, c] = b[c]
 
 
 @njit(cache=True)
@@ -61,12 +61,13 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
     the polish of near mode (see :func:`_finalize_pl`).
 
     The strategy: ``sph`` and ``tp`` None is the full enumeration (every candidate in a slot);
-    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data)``
+    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data, B)``
     (:func:`._nearest6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
-    data)`` (:func:`._nearest6.start_parallel`), the other None (decided at compile time): the
-    slots (``Q`` (8, 6), ``D`` (12,): the slots' distances, then the branches' bounds) start
-    empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full
-    enumeration's order) when the loop asks for them.
+    data, B)`` (:func:`._nearest6.start_parallel`), the other None (decided at compile time),
+    ``B`` (4, :data:`._nearest6.BRANCH`) scratch for the branches: the slots (``Q`` (8, 6),
+    ``D`` (12,): the slots' distances, then the branches' bounds) start empty and branch
+    ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full enumeration's order) when
+    the loop asks for them.
 
     The loop calls nothing that takes an array but the FK gate (the strategy's steps are
     inlined and pass numbers): an array argument costs reference counts on every call, which a
@@ -75,15 +76,19 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
     chain, (ptol, rtol) = gate
     K = Q.shape[0]
     n = 0
+    if sph is not None or tp is not None:
+        K = K6  # a constant: the scans over the slots unroll
     if sph is not None:
+        B = sph[4]
         n, bounds, br, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
     if tp is not None:
+        B = tp[5]
         n, bounds, br, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
     if sph is not None or tp is not None:
+        _store(B, br)  # the loop reads and writes branches in place (no tuple indexed by i)
         for k in range(K):
             OK[k] = False
-        for i in range(4):
-            D[K + i] = bounds[i]
+        D[K], D[K + 1], D[K + 2], D[K + 3] = bounds
     while True:
         best = -1
         for k in range(K):
@@ -97,22 +102,41 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
                     nxt = i
             if nxt >= 0 and (best < 0 or not D[best] < D[nxt] * BOUND_MARGIN):
                 i = nxt - K
-                b = br[i]
+                b = (
+                    B[i, 0],
+                    B[i, 1],
+                    B[i, 2],
+                    B[i, 3],
+                    B[i, 4],
+                    B[i, 5],
+                    B[i, 6],
+                    B[i, 7],
+                    B[i, 8],
+                    B[i, 9],
+                    B[i, 10],
+                    B[i, 11],
+                    B[i, 12],
+                    B[i, 13],
+                    B[i, 14],
+                )
                 if tp is not None:
                     if b[STATE] == PARTIAL:  # a tighter bound first
                         b, D[nxt] = refine_parallel(fam, b, D[nxt])
-                        br = _put(i, b, br)
+                        B[i, 2], B[i, 3], B[i, 4], B[i, 5], B[i, 6] = b[2], b[3], b[4], b[5], b[6]
+                        B[i, STATE], B[i, 10] = b[STATE], b[10]
                         continue
                     m, rows, ds, oks = expand_parallel(fam, b)
                 if sph is not None:
                     m, rows, ds, oks = expand_spherical(fam, b)
                 D[nxt] = CLOSED
+                # written here, not by a helper: an inlined helper's array arguments cost
+                # reference counts on every expansion
                 for j in range(m):
-                    row = rows[j]
-                    for c in range(6):
-                        Q[2 * i + j, c] = row[c]
-                    D[2 * i + j] = ds[j]
-                    OK[2 * i + j] = oks[j]
+                    row = rows[0] if j == 0 else rows[1]
+                    k = 2 * i + j
+                    Q[k, 0], Q[k, 1], Q[k, 2], Q[k, 3], Q[k, 4], Q[k, 5] = row
+                    D[k] = ds[0] if j == 0 else ds[1]
+                    OK[k] = oks[0] if j == 0 else oks[1]
                 continue
         if best < 0:
             return NONE, 0.0, 0.0

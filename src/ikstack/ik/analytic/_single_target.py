@@ -30,7 +30,7 @@ from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
-from ikstack.ik.analytic._nearest6 import t6
+from ikstack.ik.analytic._nearest6 import BRANCH, t6
 from ikstack.ik.analytic._select import SELECT
 from ikstack.ik.analytic._selection import lazy_one, select_nearest
 from ikstack.ik.analytic._tuple_math import m9, v3
@@ -236,6 +236,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     Q = np.empty((K6, 6))
     D = np.empty(K6 + 4)  # the slots' distances, then the branches' bounds
     OK = np.empty(K6, dtype=np.bool_)
+    B = np.empty((4, BRANCH))
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
@@ -250,9 +251,11 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         # the family's strategy, decided at compile time (the None argument's branch is pruned)
         best, pe, re = -1, 0.0, 0.0
         if fid is not None and sgn is None:  # a spherical wrist
-            best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data), None)
+            best, pe, re = select_nearest(
+                Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data, B), None
+            )
         elif sgn is not None:  # three-parallel
-            tp = (var, sgn, H, P, data)
+            tp = (var, sgn, H, P, data, B)
             best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, None, tp)
         code[i] = GENERAL
         if best < 0:
