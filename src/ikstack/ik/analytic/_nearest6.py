@@ -84,7 +84,7 @@ def _elbow_bound(theta, elbow_seed, elbow_w):  # pragma: no cover - compiled
 
 @njit(cache=True, inline="always")
 def _gate(rev, r, pre, known, exact, box):  # pragma: no cover - compiled
-    """The lazy gate's first pass (:func:`._select.lazy_one`: the operations of
+    """The lazy gate's first pass (:func:`._selection.lazy_one`: the operations of
     :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
     order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
     representatives. Joints with ``known`` set take ``pre`` as their representative (the
