@@ -251,8 +251,23 @@ def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
     q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, b[_CS + 2], b[_CS + 3], seed_free)
     # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
     live, lb, r2 = _bound(lb, q5, 0 if rev else 5, box)
-    out = (b[0], b[1], q5, theta, d[0], d[1], d[2], _READY, b[8], b[9], r2)
-    out = out + (b[11], b[12], b[13], b[14])
+    out = (
+        b[0],
+        b[1],
+        q5,
+        theta,
+        d[0],
+        d[1],
+        d[2],
+        _READY,
+        b[8],
+        b[9],
+        r2,
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+    )
     return out, (lb + _elbow_bound(theta, elbow_seed, elbow_w) if live else CLOSED)
 
 
