@@ -236,18 +236,24 @@ def start_parallel(var, sgn, H, P, data, Tt):  # pragma: no cover - compiled
     hs = (v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5]))
     Ps = (v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5]))
     elbow = (elbow_seed, elbow_w, seed[0] if rev else seed[5])
-    return n, bounds, br, (rev, R06, p16, hs, Ps, sg, elbow, box)
+    # joint 1's value whose A and w0 are at hand (pairs share it): none yet
+    j1 = (np.nan, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
+    return n, bounds, br, (rev, R06, p16, hs, Ps, sg, elbow, box, j1)
 
 
 @njit(cache=True, inline="always")
 def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
-    """``(branch, bound)``: a three-parallel pair ``b`` (bound ``lb`` from joints 1 and 5) with
-    its joint 6, theta and elbow target, and a tighter bound (joint 6's term and the parallel
-    joints' least share), :data:`CLOSED` when joint 6 misses the limits or the step bound."""
-    rev, R06, p16, hs, Ps, sg, (elbow_seed, elbow_w, seed_free), box = fam
+    """``(branch, bound, fam)``: a three-parallel pair ``b`` (bound ``lb`` from joints 1 and 5)
+    with its joint 6, theta and elbow target, and a tighter bound (joint 6's term and the
+    parallel joints' least share), :data:`CLOSED` when joint 6 misses the limits or the step
+    bound; ``fam`` keeps joint 1's data for the pair's twin (the same joint 1)."""
+    rev, R06, p16, hs, Ps, sg, (elbow_seed, elbow_w, seed_free), box, (q0_at, A, w0) = fam
     h0, h1, h4, h5 = hs
     P1, P2, P3, P4, P5 = Ps
-    A, w0 = tp_joint1(h0, b[_CS], b[_CS + 1], R06, p16, P1)
+    if b[0] != q0_at:
+        A, w0 = tp_joint1(h0, b[_CS], b[_CS + 1], R06, p16, P1)
+        elbow = (elbow_seed, elbow_w, seed_free)
+        fam = (rev, R06, p16, hs, Ps, sg, elbow, box, (b[0], A, w0))
     q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, b[_CS + 2], b[_CS + 3], seed_free)
     # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
     live, lb, r2 = _bound(lb, q5, 0 if rev else 5, box)
@@ -268,13 +274,13 @@ def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
         b[13],
         b[14],
     )
-    return out, (lb + _elbow_bound(theta, elbow_seed, elbow_w) if live else CLOSED)
+    return out, (lb + _elbow_bound(theta, elbow_seed, elbow_w) if live else CLOSED), fam
 
 
 @njit(cache=True, inline="always")
 def expand_parallel(fam, b):  # pragma: no cover - compiled
     """:func:`expand_spherical` for a three-parallel arm's refined pair ``b``."""
-    rev, R06, p16, hs, Ps, sg, elbow, box = fam
+    rev, R06, p16, hs, Ps, sg, elbow, box, j1 = fam
     h1 = hs[1]
     P2, P3 = Ps[1], Ps[2]
     q0, q4, q5, theta = b[0], b[1], b[2], b[3]

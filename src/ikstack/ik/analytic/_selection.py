@@ -121,7 +121,7 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
                 )
                 if tp is not None:
                     if b[STATE] == PARTIAL:  # a tighter bound first
-                        b, D[nxt] = refine_parallel(fam, b, D[nxt])
+                        b, D[nxt], fam = refine_parallel(fam, b, D[nxt])
                         B[i, 2], B[i, 3], B[i, 4], B[i, 5], B[i, 6] = b[2], b[3], b[4], b[5], b[6]
                         B[i, STATE], B[i, 10] = b[STATE], b[10]
                         continue
