@@ -20,13 +20,14 @@ from numba.core import ir
 from numba.core.analysis import dead_branch_prune
 from numba.core.compiler import run_frontend
 
-from ikstack.ik.analytic import AnalyticIK, _nearest6, _select
+from ikstack.ik.analytic import AnalyticIK, _select, _selection
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.robots import load
 
 ARR = typeof(np.ones(6))
-SPHERICAL_ONLY = {"spherical_wrist", "_position3", "_free_joint1", "decompose3"}
-THREE_PARALLEL_ONLY = {"three_parallel", "tp_start", "tp_elbow", "tp_pair", "tp_joint1"}
+#: (the selection loop's branch-and-bound steps count as start_sph, expand_tp, ...)
+SPHERICAL_ONLY = {"spherical_wrist", "_position3", "_free_joint1", "decompose3", "start_sph"}
+THREE_PARALLEL_ONLY = {"three_parallel", "tp_start", "tp_elbow", "tp_pair", "tp_joint1", "start_tp"}
 
 
 def reachable(kernel, **arg_types) -> set[str]:
@@ -41,6 +42,13 @@ def reachable(kernel, **arg_types) -> set[str]:
         for st in blk.body
         if isinstance(st, ir.Assign) and isinstance(st.value, (ir.Global, ir.FreeVar))
     }
+
+
+def strategy_types(family) -> dict:
+    """The selection loop's strategy arguments for ``family``: the other family's is None."""
+    spherical = family.ksgn is None
+    tup = types.Tuple((types.int64,))
+    return {"sph": tup if spherical else types.none, "tp": types.none if spherical else tup}
 
 
 def kernel_types(family) -> dict:
@@ -62,15 +70,17 @@ def test_an_arm_reaches_only_its_own_family(arm):
         if spherical
         else (THREE_PARALLEL_ONLY, SPHERICAL_ONLY)
     )
-    for kernel in (F6.solve6, _nearest6.nearest6):
-        names = reachable(kernel, **kernel_types(fam))
+    for kernel in (F6.solve6, _selection.select_nearest):
+        names = reachable(kernel, **kernel_types(fam), **strategy_types(fam))
+        names |= {n.replace("_spherical", "_sph").replace("_parallel", "_tp") for n in names}
         assert names & own, (kernel.__name__, sorted(names))
         assert not names & other, (kernel.__name__, sorted(names & other))
 
 
 def test_the_gate_compiles_the_polish_only_when_asked():
-    assert "polish_one" not in reachable(_select._finalize_pl, piters=types.none)
-    assert "polish_one" in reachable(_select._finalize_pl, piters=types.int64)
+    assert "polish_one" not in reachable(_selection._finalize_pl, piters=types.none)
+    assert "polish_one" in reachable(_selection._finalize_pl, piters=types.int64)
+    assert "polish_one" not in reachable(_selection.select_nearest, polish=types.none)
     assert _select.no_polish(0) is None and _select.no_polish(3) == 3
 
 

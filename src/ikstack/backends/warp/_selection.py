@@ -168,7 +168,7 @@ def select_target(
     i: int, Tt: wp.mat44d, ch: Chain, sel: Select, gate: Gate, lazy: int, w: Slots, pol: Polish
 ):
     """Gate the ``K`` candidate slots of row ``i`` (seeded by ``w.S[i]``) as
-    ``_select._finalize_pl`` does; returns ``(selected slot or -1, status)``.
+    ``_selection._finalize_pl`` does; returns ``(selected slot or -1, status)``.
 
     ``lazy``: FK-check in order of seed distance until one passes (the nearest-solution mode);
     otherwise every slot, with ``w.VALID`` the certified mask of every slot (``return_all``).

@@ -1,6 +1,6 @@
 """The gate stage of the analytic pipeline: candidates to per-candidate flags.
 
-:func:`gate_stage` runs :func:`._select.finalize` (representatives within the limits, the step
+:func:`gate_stage` runs :func:`._selection.finalize` (representatives within the limits, the step
 bound, the FK gate, the weighted distance to the seed and, in near mode or on a rounded chain,
 the bounded polish) over every target's candidates, then the coupled-joint constraints
 (dropping a nearest candidate that breaks one and gating again), then the adaptive lock
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.ik.analytic import _refine, _select
+from ikstack.ik.analytic import _refine, _selection
 from ikstack.ik.analytic._verdict import Flags
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.model import Chain
@@ -70,7 +70,7 @@ def gate_stage(
         *,
         every: bool = False,
     ) -> None:
-        _select.finalize(
+        _selection.finalize(
             Qs,
             Vs,
             Ss,

@@ -1,7 +1,7 @@
 """Compiled continuous-path selection: one loop over frames calling a family's candidate kernel.
 
 Per frame, the family kernel writes its candidates for the target seeded by the previous
-selection; :func:`._select.lazy_one` (the same code :meth:`AnalyticIK.solve` runs) moves
+selection; :func:`._selection.lazy_one` (the same code :meth:`AnalyticIK.solve` runs) moves
 them to their representatives within the limits, applies ``max_joint_step`` and the FK gate,
 and the valid candidate nearest the previous selection under the weights is taken. A failed
 frame holds the previous selection and records flags from which the caller derives its status.
@@ -19,7 +19,8 @@ from ikstack.ik._data import CHAIN
 from ikstack.ik.analytic import _families6 as F6
 from ikstack.ik.analytic import _locked6 as L6
 from ikstack.ik.analytic import _srs
-from ikstack.ik.analytic._select import SELECT, TWO_PI, lazy_one
+from ikstack.ik.analytic._select import SELECT, TWO_PI
+from ikstack.ik.analytic._selection import lazy_one
 from ikstack.ik.analytic._tuple_math import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 
@@ -32,7 +33,7 @@ NO_STEP = 3
 
 @njit(cache=True)
 def _select(Q, V, prev, T, chain, sel, work, res, i):  # pragma: no cover - compiled
-    """Select among the candidates of frame ``i`` (:func:`._select.lazy_one`, no polish);
+    """Select among the candidates of frame ``i`` (:func:`._selection.lazy_one`, no polish);
     write the selection (or ``prev``) to ``out[i]`` and its outcome to ``code[i]`` (``res`` is
     ``(out, code)``)."""
     FK, LIM = work[1], work[2]

@@ -1,6 +1,6 @@
 """Compiled post-processing shared by every family: periodic representatives, limits, the FK
-pre-gate, the step bound, seed distances; the bounded Newton polish of near mode is
-:mod:`ikstack.ik.analytic._polish`.
+pre-gate, the step bound, seed distances (the selection loop over them: :mod:`._selection`;
+the bounded Newton polish of near mode: :mod:`._polish`).
 
 The FK pre-gate here only ranks candidates; every returned success is certified again by
 :func:`ikstack.ik.certify` at the public boundary.
@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-from numba import njit, prange
+from numba import njit, types
+from numba.extending import overload
 
 from ikstack._records import B, F, Record
-from ikstack.ik._gate import pose_residual
-from ikstack.ik.analytic._polish import polish_one
-from ikstack.kinematics._kernels import fk_one
+from ikstack.ik._gate import fk_error_one, pose_residual
+from ikstack.kinematics._kernels import fk_one, fk_revolute6_tuples
 
 TWO_PI = 2.0 * math.pi
 #: candidates this close outside a limit [rad] are projected onto it (representation round-off)
@@ -24,7 +23,7 @@ LIMIT_SNAP = 1e-6
 #: a value this far below 2 pi divided by 2 pi is under 1 whatever the rounding
 _ONE_TURN_INSIDE = 6.28
 
-#: the selection's settings (:func:`finalize`, :func:`lazy_one`, :func:`._nearest6.nearest6`)
+#: the selection's settings (:mod:`._selection`)
 SELECT = Record(
     "SelectData",
     __name__,
@@ -77,13 +76,6 @@ def representative(q, seed, lo, hi):  # pragma: no cover - compiled
     return base if base - hi <= lo - c else c
 
 
-@njit(cache=True)
-def _fk_ok(q, T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):  # pragma: no cover - compiled
-    fk_one(q, Rs, ps, kinds, R_end, p_end, Tbuf)
-    pe, re, _, _, _, _ = pose_err(Tbuf, T)
-    return pe <= ptol and re <= rtol
-
-
 @njit(cache=True, inline="always")
 def joint_rep(x, seed, lo, hi, revolute):  # pragma: no cover - compiled
     """One joint's value moved to its representative (revolute) and snapped onto a limit it
@@ -120,141 +112,39 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
     return lim, d, step
 
 
-@njit(cache=True)
-def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
-    """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
-    ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
-    :data:`SELECT` record, ``work`` the flags and scratch
-    ``(OK, FK, LIM, D, Tbuf)``."""
-    _finalize_pl(
-        Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
-    )
+def fk_gate(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled (see _fk_gate_impl)
+    """``(perr, rerr)`` of the FK of ``Q[k]`` against ``T`` (``Tbuf`` (4, 4) scratch): ``chain``
+    a :data:`ikstack.ik._data.CHAIN` record (:func:`fk_one`, :func:`pose_err`) or, for a
+    revolute 6R chain, the tuple ``(Rs, ps, R_end, p_end)`` of 9- and 3-tuples
+    (:func:`fk_revolute6_tuples`, :func:`ikstack.ik._gate.fk_error_one`: the same numbers
+    faster). Compiled code only; the chain's type picks the code at compile time."""
+    raise NotImplementedError
 
 
-@njit(cache=True)
-def _finalize_pl(
-    Q, V, seed, T, chain, sel, lazy, piters, work, polished
-):  # pragma: no cover - compiled
-    """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
-    (in) and by this one (out); no slot is polished twice, so no candidate receives more than
-    ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
-    at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve)."""
-    # fields once, outside the loops (a record's field read in a loop costs a reference count)
-    OK, FK, LIM, D, Tbuf = work
-    lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
-    ptol, rtol, max_dq = sel.tol_p, sel.tol_r, sel.max_dq
-    Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
-    K = Q.shape[0]
-    for k in range(K):
-        for j in range(Q.shape[1]):
-            if not np.isfinite(Q[k, j]):
-                Q[k, j] = seed[j]
-                V[k] = False
-        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
-        LIM[k] = lim
-        D[k] = d
-        OK[k] = V[k] and lim and step <= max_step  # FK still to check
-        FK[k] = False
-    if lazy:
-        # only the nearest candidate that passes every gate matters: check in distance order
-        while True:
-            best = -1
-            for k in range(K):
-                if OK[k] and not FK[k] and (best < 0 or D[k] < D[best]):
-                    best = k
-            if best < 0:
-                break
-            if piters is not None and piters > 0 and not polished[best]:
-                # polish, then let the polished candidate compete again at its new distance
-                polish_one(Q[best], T, chain, piters, max_dq, ptol, rtol)
-                polished[best] = True
-                lim, D[best], step = _limits_row(Q[best], seed, lo, hi, revolute, W)
-                LIM[best] = lim
-                OK[best] = lim and step <= max_step
-                continue
-            if _fk_ok(Q[best], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf):
-                FK[best] = True
-                for k in range(K):
-                    OK[k] = k == best
-                _project(Q, LIM, lo, hi)
-                return
-            OK[best] = False
-    # full pass: every candidate (return_all, or a failed target whose status needs the flags)
-    for k in range(K):
-        step = 0.0
-        if V[k] and piters is not None and piters > 0 and not polished[k]:
-            polish_one(Q[k], T, chain, piters, max_dq, ptol, rtol)
-            polished[k] = True
-            LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
-        for j in range(Q.shape[1]):
-            step = max(step, abs(Q[k, j] - seed[j]))
-        FK[k] = V[k] and _fk_ok(Q[k], T, Rs, ps, kinds, R_end, p_end, ptol, rtol, Tbuf)
-        OK[k] = FK[k] and LIM[k] and step <= max_step
-    _project(Q, LIM, lo, hi)
+@overload(fk_gate)  # compiled into its callers (which are cached)
+def _fk_gate_impl(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled
+    if isinstance(chain, types.BaseNamedTuple):
 
+        def fk_record(chain, Q, k, T, Tbuf):
+            fk_one(Q[k], chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end, Tbuf)
+            pe, re, _, _, _, _ = pose_err(Tbuf, T)
+            return pe, re
 
-def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
-    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
-    targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
-    record, ``sel`` a :data:`SELECT` record, ``flags`` the outputs
-    ``(OK, FK, LIM, D, PL)`` (each (N, K)).
+        return fk_record
 
-    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
-    are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
-    each candidate is first polished on the true model by at most ``piters`` bounded monotone
-    Newton corrections (:func:`polish_one`); ``PL`` (N, K) marks the slots polished so far
-    (read and updated: a later pass over the same slots never polishes them again). On all
-    cores when ``parallel`` (a serial call never touches numba's thread pool).
-    """
-    kern = finalize_parallel if parallel else finalize_serial
-    kern(Q, V, S, T, chain, sel, lazy, no_polish(piters), flags)
+    def fk_tuples(chain, Q, k, T, Tbuf):  # no view of the row: no reference count
+        Rs, ps, R_end, p_end = chain
+        q = (Q[k, 0], Q[k, 1], Q[k, 2], Q[k, 3], Q[k, 4], Q[k, 5])
+        fk_revolute6_tuples(q, Rs, ps, R_end, p_end, Tbuf)
+        return fk_error_one(Tbuf, T)
+
+    return fk_tuples
 
 
 def no_polish(piters: int) -> int | None:
     """``piters`` as the compiled gate takes it: None for no polish (then the polish is not
-    compiled at all; see :func:`_finalize_pl`)."""
+    compiled at all; see :func:`._selection._finalize_pl`)."""
     return piters if piters > 0 else None
-
-
-@njit(cache=True)
-def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
-    """:func:`finalize` on the calling thread."""
-    OK, FK, LIM, D, PL = flags
-    Tbuf = np.empty((4, 4))
-    for i in range(Q.shape[0]):
-        _finalize_pl(
-            Q[i],
-            V[i],
-            S[i],
-            T[i],
-            chain,
-            sel,
-            lazy,
-            piters,
-            (OK[i], FK[i], LIM[i], D[i], Tbuf),
-            PL[i],
-        )
-
-
-@njit(cache=True, parallel=True)
-def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
-    """:func:`finalize` on all cores."""
-    OK, FK, LIM, D, PL = flags
-    for i in prange(Q.shape[0]):
-        Tbuf = np.empty((4, 4))
-        _finalize_pl(
-            Q[i],
-            V[i],
-            S[i],
-            T[i],
-            chain,
-            sel,
-            lazy,
-            piters,
-            (OK[i], FK[i], LIM[i], D[i], Tbuf),
-            PL[i],
-        )
 
 
 @njit(cache=True)
@@ -264,17 +154,3 @@ def _project(Q, LIM, lo, hi):  # pragma: no cover - compiled
         if not LIM[k]:
             for j in range(Q.shape[1]):
                 Q[k, j] = min(max(Q[k, j], lo[j]), hi[j])
-
-
-@njit(cache=True)
-def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - compiled
-    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` (see
-    :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
-    the seed), or -1 if none passed."""
-    OK, D = work[0], work[3]
-    _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
-    best = -1
-    for k in range(Q.shape[0]):
-        if OK[k] and (best < 0 or D[k] < D[best]):
-            best = k
-    return best

@@ -1,14 +1,14 @@
 """The compiled fast paths of :class:`~ikstack.ik.analytic.AnalyticIK`.
 
 :func:`select_batch` (and :func:`select_one`, the same row kernel for one target) selects
-each target's valid candidate nearest the seed (:func:`._select.lazy_one`, the kernel the
+each target's valid candidate nearest the seed (:func:`._selection.lazy_one`, the kernel the
 general path gates with), checks it against the coupled-joint constraints and certifies it
 (:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`), so a
 success here carries exactly the general path's numbers. :func:`six_batch` (and
 :func:`six_one`, the same row kernel for one target) does the whole solve of a 6R family per
-row in one pass: rigid check, candidates, representatives, limits, lazy FK gate (branches in
-order of a bound on their distance: :func:`._nearest6.nearest6`), certificate, with no scratch
-allocated per row. Anything else (no
+row in one pass: rigid check, candidates, representatives, limits, lazy FK gate (the selection
+loop :func:`._selection.select_nearest` with branch-and-bound: branches in order of a bound on
+their distance), certificate, with no scratch allocated per row. Anything else (no
 candidate, a broken constraint, a failed certificate, a target to check with numpy) returns a
 nonzero code and the general path decides.
 
@@ -30,8 +30,9 @@ from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
 from ikstack.ik.analytic._families6 import K6
-from ikstack.ik.analytic._nearest6 import BRANCH_COLS, nearest6
-from ikstack.ik.analytic._select import SELECT, lazy_one
+from ikstack.ik.analytic._branches6 import BRANCH, t6
+from ikstack.ik.analytic._select import SELECT
+from ikstack.ik.analytic._selection import lazy_one, select_nearest
 from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
 
@@ -124,7 +125,7 @@ def solver_records(
 def _select_block(i0, i1, Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`select_batch` (``fl, il``: :data:`PACKING`'s arrays, their
     tag checked by the caller; ``out``: ``(q, ok, perr, rerr, code)``). Per row: the rigid
-    check, the valid candidate nearest the seed (:func:`._select.lazy_one`, the kernel the
+    check, the valid candidate nearest the seed (:func:`._selection.lazy_one`, the kernel the
     general path gates with), the coupled-joint constraints, then the certificate
     (:func:`ikstack.ik._gate.certify_rows`, the kernel behind :func:`ikstack.ik.certify`)."""
     chain, cons, gate, sel = _unpack_unchecked(fl, il)
@@ -207,7 +208,8 @@ def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cov
 def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - compiled
     """Rows ``i0 .. i1`` of :func:`six_batch` (``fl, il``: :data:`PACKING6`'s arrays, their tag
     checked by the caller; ``out``: ``(q, perr, rerr, code)``). Per row: the rigid check, the
-    family's nearest valid candidate (:func:`._nearest6.nearest6`), then the certificate: it is
+    family's nearest valid candidate (:func:`._selection.select_nearest`, branch-and-bound),
+    then the certificate: it is
     :func:`ikstack.ik._gate.certify_rows`'s for the row, since the FK gate that selected it ran
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
@@ -217,21 +219,25 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     # array, which a single-target call notices
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
     q, perr, rerr, code = out
-    lo, hi, W, revolute, step = sel.lo, sel.hi, sel.W, sel.revolute, sel.step
-    glo, ghi, ptol, rtol = gate.lo, gate.hi, sel.tol_p, sel.tol_r
-    Rs, ps, R_end, p_end = chain.Rs, chain.ps, chain.R_end, chain.p_end
+    glo, ghi = gate.lo, gate.hi
     qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
-    rev, H, P, R6 = fam.reverse, fam.H, fam.P, m9(fam.R6T)
+    H, P, rev, R6 = fam.H, fam.P, fam.reverse, m9(fam.R6T)
+    # the selection's per-joint data as 6-tuples and the chain as tuples for the FK gate (a 6R
+    # family's joints are revolute), once per block
+    Rs, ps = chain.Rs, chain.ps
+    lim = (t6(sel.lo), t6(sel.hi), t6(sel.revolute), t6(sel.W), sel.step)
+    chain6 = (
+        (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5])),
+        (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5])),
+        m9(chain.R_end),
+        v3(chain.p_end),
+    )
+    gate6 = (chain6, (sel.tol_p, sel.tol_r))
     Q = np.empty((K6, 6))
+    D = np.empty(K6 + 4)  # the slots' distances, then the branches' bounds
     OK = np.empty(K6, dtype=np.bool_)
-    D = np.empty(K6)
-    Bs = np.empty((4, BRANCH_COLS))
+    B = np.empty((4, BRANCH))
     Tbuf = np.empty((4, 4))
-    # the chain as tuples for the FK gate (a 6R family's joints are revolute)
-    Rs_t = (m9(Rs[0]), m9(Rs[1]), m9(Rs[2]), m9(Rs[3]), m9(Rs[4]), m9(Rs[5]))
-    ps_t = (v3(ps[0]), v3(ps[1]), v3(ps[2]), v3(ps[3]), v3(ps[4]), v3(ps[5]))
-    Re_t = m9(R_end)
-    pe_t = v3(p_end)
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
         Ti = T[i]
@@ -241,35 +247,16 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         if rigid_code(Ti, RIGID_ATOL) != RIGID:
             code[i] = NOT_RIGID
             continue
-        best, pe, re = nearest6(
-            fid,
-            var,
-            rev,
-            m9(Ti),
-            (Ti[0, 3], Ti[1, 3], Ti[2, 3]),
-            H,
-            P,
-            R6,
-            sgn,
-            s,
-            Ti,
-            lo,
-            hi,
-            revolute,
-            W,
-            step,
-            Rs_t,
-            ps_t,
-            Re_t,
-            pe_t,
-            ptol,
-            rtol,
-            Q,
-            D,
-            OK,
-            Bs,
-            Tbuf,
-        )
+        data = (rev, R6, t6(s), lim)  # numbers only
+        # the family's strategy, decided at compile time (the None argument's branch is pruned)
+        best, pe, re = -1, 0.0, 0.0
+        if fid is not None and sgn is None:  # a spherical wrist
+            best, pe, re = select_nearest(
+                Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data, B), None
+            )
+        elif sgn is not None:  # three-parallel
+            tp = (var, sgn, H, P, data, B)
+            best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, None, tp)
         code[i] = GENERAL
         if best < 0:
             continue

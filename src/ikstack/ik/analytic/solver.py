@@ -194,7 +194,7 @@ class AnalyticIK(Immutable):
         cc = self._cc
         fam = self.family
         six = fam if isinstance(fam, SixR) and not self.near and not self.polish else None
-        self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _nearest6
+        self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _branches6
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
         self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call

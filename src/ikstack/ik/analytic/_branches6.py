@@ -1,0 +1,303 @@
+"""The 6R families' branch-and-bound strategy of the selection loop.
+
+The family kernels (:mod:`._families6`) solve in two stages: a few *branches* (joints 1 and 5
+of a three-parallel arm, joints 1-3 of a spherical wrist), then one or two candidates per
+branch. Three joints of every candidate of a branch are the branch's own, so their weighted
+squared distances to the seed (after moving each to its representative within the limits)
+bound the candidates' distances from below, and a branch with one of them outside the limits
+(or beyond the step bound) has no valid candidate at all.
+
+The selection loop (:func:`._selection.select_nearest`) runs this strategy for a 6R family:
+:func:`start6` computes the branches and their bounds, :func:`refine6` tightens a
+three-parallel pair's bound once its joint 6 is known, and :func:`expand6` computes a branch's
+candidates by the family kernels' own functions, moved to their representatives by the
+operations of :func:`._select._limits_row`, for the full enumeration's slots. The loop takes
+candidates and branches nearest first, so the selection, its distance and its FK errors are
+those of the full enumeration, bit for bit, ties included.
+
+Nothing here takes or returns an array after :func:`start6`: the loop calls :func:`refine6` and
+:func:`expand6` per branch, and an array argument costs reference counts on every call (which a
+single-target solve of a few microseconds notices); branches travel as tuples of numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ikstack.ik.analytic._families6 import (
+    _free_joint1,
+    _position3,
+    tp_elbow,
+    tp_exact,
+    tp_joint1,
+    tp_pair_rep,
+    tp_start,
+    wrist_members,
+)
+from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
+from ikstack.ik.analytic._tuple_math import m9, mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
+
+#: a branch as a tuple: its three joint values (or q0, q4, q5, theta, d), its state, the
+#: representatives of its three joints, then (three-parallel) the cosines and sines of joints
+#: 1 and 5
+BRANCH = 15
+STATE, _REP, _CS = 7, 8, 11
+#: branch states: bound from two joints (three-parallel pairs before joint 6), ready to expand
+PARTIAL, _READY = 0.0, 1.0
+#: the bound of a closed branch (expanded, or holding no valid candidate); an open branch's
+#: bound is a sum of non-negative terms (finite weights)
+CLOSED = -1.0
+#: round-off and limit snaps the parallel joints' sum may carry [rad]
+_ELBOW_SLACK = 3.0 * LIMIT_SNAP + 1e-9
+_Z = 0.0
+
+
+@njit(cache=True, inline="always")
+def t6(a):  # pragma: no cover - compiled
+    """The first six entries of ``a`` as a tuple."""
+    return (a[0], a[1], a[2], a[3], a[4], a[5])
+
+
+@njit(cache=True, inline="always")
+def _bound(lb, v, j, box):  # pragma: no cover - compiled
+    """``(live, bound, representative)`` of a branch whose bound so far is ``lb`` once joint
+    ``j`` is fixed at ``v`` (``box``: seed, limits, joint kinds and weights as 6-tuples, then
+    the step bound); terms add in the joints' order, as the lazy gate's distance does."""
+    seed, lo, hi, revolute, W, max_step = box
+    if not np.isfinite(v):
+        return False, 0.0, v
+    x, lim = joint_rep(v, seed[j], lo[j], hi[j], revolute[j])
+    dd = x - seed[j]
+    return lim and abs(dd) <= max_step, lb + W[j] * dd * dd, x
+
+
+@njit(cache=True, inline="always")
+def _elbow_bound(theta, elbow_seed, elbow_w):  # pragma: no cover - compiled
+    """A lower bound on the parallel joints' share of the distance once their sum is known:
+    every candidate's values ``x`` (moved to representatives, maybe snapped onto a limit) have
+    ``sum sgn x = theta + 2 pi k`` within :data:`_ELBOW_SLACK`, and the least
+    ``sum W (x - s)^2`` under ``sum sgn x = c`` is ``(c - sum sgn s)^2 / sum(1 / W)``."""
+    r = max(0.0, abs(wrap(theta - elbow_seed)) - _ELBOW_SLACK)
+    return elbow_w * r * r
+
+
+@njit(cache=True, inline="always")
+def _gate(rev, r, pre, known, exact, box):  # pragma: no cover - compiled
+    """The lazy gate's first pass (:func:`._selection.lazy_one`: the operations of
+    :func:`._select._limits_row`) for the candidate ``r`` (a 6-tuple in the family's joint
+    order): ``(row, distance, ok)`` with the row in the chain's order, moved to its
+    representatives. Joints with ``known`` set take ``pre`` as their representative (the
+    branch's, already within the limits and the step bound: the same numbers)."""
+    seed, lo, hi, revolute, W, max_step = box
+    v = exact
+    q = (r[5], r[4], r[3], r[2], r[1], r[0]) if rev else r
+    pk = (pre[5], pre[4], pre[3], pre[2], pre[1], pre[0]) if rev else pre
+    kn = (known[5], known[4], known[3], known[2], known[1], known[0]) if rev else known
+    lim = True
+    d = 0.0
+    step = 0.0
+    for j in range(6):
+        if not np.isfinite(q[j]):
+            v = False
+    if not v:
+        return q, 0.0, False  # inexact or not finite: fails whatever its limits
+    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
+    for j in range(6):
+        if kn[j]:
+            xj, ok = pk[j], True
+        else:
+            xj, ok = joint_rep(q[j], seed[j], lo[j], hi[j], revolute[j])
+        lim = lim and ok
+        dd = xj - seed[j]
+        d += W[j] * dd * dd
+        step = max(step, abs(dd))
+        if j == 0:
+            o0 = xj
+        elif j == 1:
+            o1 = xj
+        elif j == 2:
+            o2 = xj
+        elif j == 3:
+            o3 = xj
+        elif j == 4:
+            o4 = xj
+        else:
+            o5 = xj
+    return (o0, o1, o2, o3, o4, o5), d, lim and step <= max_step
+
+
+@njit(cache=True, inline="always")
+def _branch(x, js, cs, state, box):  # pragma: no cover - compiled
+    """``(bound, branch)``: a branch with joints ``js`` at ``x`` (3-tuples; ``js[2]`` -1: two
+    joints only), ``cs`` its joints' cosines and sines (4-tuple), its bound :data:`CLOSED` when
+    one of its joints misses the limits or the step bound."""
+    live, lb, r0 = _bound(0.0, x[0], js[0], box)
+    r1 = r2 = 0.0
+    if live:
+        live, lb, r1 = _bound(lb, x[1], js[1], box)
+    if live and js[2] >= 0:
+        live, lb, r2 = _bound(lb, x[2], js[2], box)
+    b = (x[0], x[1], x[2], _Z, _Z, _Z, _Z, state, r0, r1, r2, cs[0], cs[1], cs[2], cs[3])
+    return lb if live else CLOSED, b
+
+
+@njit(cache=True, inline="always")
+def _start(Tt, data):  # pragma: no cover - compiled
+    """The target in the family's frame (reversed: the inverse pose) and the gate's data."""
+    rev, R6T, seed, (lo, hi, revolute, W, max_step) = data
+    box = (seed, lo, hi, revolute, W, max_step)
+    Rt = m9(Tt)
+    pt = (Tt[0, 3], Tt[1, 3], Tt[2, 3])
+    if rev:
+        return mT(Rt), neg(mtv(Rt, pt)), box
+    return Rt, pt, box
+
+
+@njit(cache=True, inline="always")
+def _branches(n, X, Y, Z, js, cs, state, box):  # pragma: no cover - compiled
+    """``(bounds, branches)`` of the ``n`` branches with joints ``js`` at ``X, Y, Z``."""
+    l0, b0 = _branch((X[0], Y[0], Z[0]), js, (cs[0][0], cs[1][0], cs[2][0], cs[3][0]), state, box)
+    l1, b1 = _branch((X[1], Y[1], Z[1]), js, (cs[0][1], cs[1][1], cs[2][1], cs[3][1]), state, box)
+    l2, b2 = _branch((X[2], Y[2], Z[2]), js, (cs[0][2], cs[1][2], cs[2][2], cs[3][2]), state, box)
+    l3, b3 = _branch((X[3], Y[3], Z[3]), js, (cs[0][3], cs[1][3], cs[2][3], cs[3][3]), state, box)
+    bounds = (
+        l0 if n > 0 else CLOSED,
+        l1 if n > 1 else CLOSED,
+        l2 if n > 2 else CLOSED,
+        l3 if n > 3 else CLOSED,
+    )
+    return bounds, (b0, b1, b2, b3)
+
+
+_Z4 = (0.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, inline="always")
+def start_spherical(var, H, P, data, Tt):  # pragma: no cover - compiled
+    """``(n, bounds, branches, fam)``: a spherical wrist's ``n`` branches (joints 1-3; a 4-tuple
+    of :data:`BRANCH`-tuples and their bounds, :data:`CLOSED` past ``n``) for the target ``Tt``
+    (4, 4), and the data :func:`expand_spherical` takes. ``var``: the family's
+    :attr:`.families.SixR.kvar`, ``H`` and ``P`` its axes and offsets; ``data = (reverse, R6T,
+    seed, (lo, hi, revolute, W, step))``: the family's reversal and ``R6T`` (a 9-tuple), the
+    seed, the selection's limits, joint kinds and weights (6-tuples) and its step bound."""
+    Rw, pw, box = _start(Tt, data)
+    rev, R6T, seed = data[0], data[1], data[2]
+    R06 = mm(Rw, mT(R6T))
+    pW = sub(pw, mv(R06, P[6]))
+    n, X, Y, Z = _position3(var, pW, H, P, seed[5] if rev else seed[0])
+    n, X, Y, Z = _free_joint1(n, X, Y, Z, pW, R06, H, P, seed[1] if rev else seed[4])
+    js = (5, 4, 3) if rev else (0, 1, 2)
+    bounds, br = _branches(n, X, Y, Z, js, (_Z4, _Z4, _Z4, _Z4), _READY, box)
+    hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]))
+    # the seed's wrist joints: the family's seed-dependent joint and the last one
+    seeds = (seed[2], seed[0]) if rev else (seed[3], seed[5])
+    return n, bounds, br, (rev, R06, hs, seeds, box)
+
+
+@njit(cache=True, inline="always")
+def expand_spherical(fam, b):  # pragma: no cover - compiled
+    """``(m, rows, distances, oks)``: the ``m`` candidates (at most 2) of a spherical wrist's
+    ready branch ``b``, in the chain's joint order, moved to their representatives, their
+    distances to the seed and whether each passes the first gate (exact, limits, step bound)."""
+    rev, R06, hs, seeds, box = fam
+    h0, h1, h2, h3, h4, h5 = hs
+    x0, x1, x2 = b[0], b[1], b[2]
+    R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
+    m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seeds[0], seeds[1])
+    pre = (b[_REP], b[_REP + 1], b[_REP + 2], _Z, _Z, _Z)
+    known = (True, True, True, False, False, False)
+    r0 = r1 = (_Z, _Z, _Z, _Z, _Z, _Z)
+    d0 = d1 = 0.0
+    ok0 = ok1 = False
+    if m > 0:
+        r0, d0, ok0 = _gate(rev, (x0, x1, x2, X[0], Y[0], Z[0]), pre, known, True, box)
+    if m > 1:
+        r1, d1, ok1 = _gate(rev, (x0, x1, x2, X[1], Y[1], Z[1]), pre, known, True, box)
+    return m, (r0, r1), (d0, d1), (ok0, ok1)
+
+
+@njit(cache=True, inline="always")
+def start_parallel(var, sgn, H, P, data, Tt):  # pragma: no cover - compiled
+    """:func:`start_spherical` for a three-parallel arm (``sgn``: the family's
+    :attr:`.families.SixR.ksgn`): its branches are pairs of joints 1 and 5, bound by those two
+    joints until :func:`refine_parallel` finds their joint 6."""
+    Rw, pw, box = _start(Tt, data)
+    rev, R6T, seed, W = data[0], data[1], data[2], data[3][3]
+    sg = t6(sgn)
+    e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
+    elbow_seed = sg[1] * seed[e1] + sg[2] * seed[e2] + sg[3] * seed[e3]
+    elbow_w = 0.0  # 1 / sum(1 / W) of the parallel joints (0: no bound from them)
+    if W[e1] > 0.0 and W[e2] > 0.0 and W[e3] > 0.0:
+        elbow_w = 1.0 / (1.0 / W[e1] + 1.0 / W[e2] + 1.0 / W[e3])
+    n, X, Y, R06, p16, cs = tp_start(var, Rw, pw, H, P, R6T)
+    js = (5, 1, -1) if rev else (0, 4, -1)
+    bounds, br = _branches(n, X, Y, _Z4, js, cs, PARTIAL, box)
+    hs = (v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5]))
+    Ps = (v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5]))
+    elbow = (elbow_seed, elbow_w, seed[0] if rev else seed[5])
+    # joint 1's value whose A and w0 are at hand (pairs share it): none yet
+    j1 = (np.nan, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
+    return n, bounds, br, (rev, R06, p16, hs, Ps, sg, elbow, box, j1)
+
+
+@njit(cache=True, inline="always")
+def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
+    """``(branch, bound, fam)``: a three-parallel pair ``b`` (bound ``lb`` from joints 1 and 5)
+    with its joint 6, theta and elbow target, and a tighter bound (joint 6's term and the
+    parallel joints' least share), :data:`CLOSED` when joint 6 misses the limits or the step
+    bound; ``fam`` keeps joint 1's data for the pair's twin (the same joint 1)."""
+    rev, R06, p16, hs, Ps, sg, (elbow_seed, elbow_w, seed_free), box, (q0_at, A, w0) = fam
+    h0, h1, h4, h5 = hs
+    P1, P2, P3, P4, P5 = Ps
+    if b[0] != q0_at:
+        A, w0 = tp_joint1(h0, b[_CS], b[_CS + 1], R06, p16, P1)
+        elbow = (elbow_seed, elbow_w, seed_free)
+        fam = (rev, R06, p16, hs, Ps, sg, elbow, box, (b[0], A, w0))
+    q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, b[_CS + 2], b[_CS + 3], seed_free)
+    # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
+    live, lb, r2 = _bound(lb, q5, 0 if rev else 5, box)
+    out = (
+        b[0],
+        b[1],
+        q5,
+        theta,
+        d[0],
+        d[1],
+        d[2],
+        _READY,
+        b[8],
+        b[9],
+        r2,
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+    )
+    return out, (lb + _elbow_bound(theta, elbow_seed, elbow_w) if live else CLOSED), fam
+
+
+@njit(cache=True, inline="always")
+def expand_parallel(fam, b):  # pragma: no cover - compiled
+    """:func:`expand_spherical` for a three-parallel arm's refined pair ``b``."""
+    rev, R06, p16, hs, Ps, sg, elbow, box, j1 = fam
+    h1 = hs[1]
+    P2, P3 = Ps[1], Ps[2]
+    q0, q4, q5, theta = b[0], b[1], b[2], b[3]
+    d = (b[4], b[5], b[6])
+    m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
+    pre = (b[_REP], _Z, _Z, _Z, b[_REP + 1], b[_REP + 2])
+    known = (True, False, False, False, True, True)
+    exact = True
+    if ls:  # one least-squares branch: exact within round-off of the tangent one
+        exact = tp_exact(h1, P2, P3, ls, phi2[0], d)
+    r0 = r1 = (_Z, _Z, _Z, _Z, _Z, _Z)
+    d0 = d1 = 0.0
+    ok0 = ok1 = False
+    if m > 0:
+        r = (q0, phi1[0] * sg[1], phi2[0] * sg[2], phi3[0] * sg[3], q4, q5)
+        r0, d0, ok0 = _gate(rev, r, pre, known, exact, box)
+    if m > 1:
+        r = (q0, phi1[1] * sg[1], phi2[1] * sg[2], phi3[1] * sg[3], q4, q5)
+        r1, d1, ok1 = _gate(rev, r, pre, known, exact, box)
+    return m, (r0, r1), (d0, d1), (ok0, ok1)

@@ -1,0 +1,295 @@
+"""The selection: one loop picks the valid candidate nearest the seed, for every path.
+
+:func:`select_nearest` takes open candidates nearest first (ties: the lower slot), polishes a
+candidate once in near mode, then FK-gates it; the first to pass is the selection. Its
+strategies differ only in where candidates come from: the full enumeration has every
+candidate in a slot already (:func:`finalize`, :func:`lazy_one`: the general path, paths,
+the single-target path of the other families), branch-and-bound (6R families: the
+single-target and batch kernels of :mod:`._single_target`) fills the slots one branch at a
+time (:mod:`._branches6`), nearest lower bound first, and only while a branch could still hold
+a nearer candidate than the nearest open one, so it selects the full enumeration's slot, with
+the same FK errors, bit for bit, having computed fewer candidates.
+
+Representatives, limits, the FK gate and the polish themselves are :mod:`._select`'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ikstack.ik.analytic._families6 import K6
+from ikstack.ik.analytic._branches6 import (
+    BRANCH,
+    CLOSED,
+    PARTIAL,
+    STATE,
+    expand_parallel,
+    expand_spherical,
+    refine_parallel,
+    start_parallel,
+    start_spherical,
+)
+from ikstack.ik.analytic._polish import polish_one
+from ikstack.ik.analytic._select import _limits_row, _project, fk_gate, no_polish
+
+#: :func:`select_nearest`'s answer when no candidate passes
+NONE = -1
+#: a slot is certainly nearer than a branch's candidates below this fraction of the branch's
+#: bound (a bound sums some of the distance's terms in the same order; round-off is far smaller)
+BOUND_MARGIN = 1.0 - 1e-9
+
+
+@njit(cache=True, inline="always")
+def _store(B, br):  # pragma: no cover - compiled
+    """The 4 branches ``br`` (:data:`._branches6.BRANCH`-tuples) into the rows of ``B``."""
+    for i in range(4):
+        b = br[0] if i == 0 else (br[1] if i == 1 else (br[2] if i == 2 else br[3]))
+        for c in range(BRANCH):
+            B[i, c] = b[c]
+
+
+@njit(cache=True)
+def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cover - compiled
+    """``(k, perr, rerr)``: the valid slot nearest the seed and its FK errors, or
+    ``(NONE, 0, 0)``.
+
+    ``Q`` (K, dof): the candidates, moved to their representatives; ``D``: their distances to
+    the seed; ``OK`` (K,): whether each slot is open (exact, within the limits and the step
+    bound, its FK not yet checked); ``T`` the target, ``Tbuf`` (4, 4) scratch; ``gate =
+    (chain, (ptol, rtol))``: the chain as :func:`._select.fk_gate` takes it and the FK gate's
+    tolerances. ``polish``: None (decided at compile time) or ``(piters, seed, sel, LIM, PL)``,
+    the polish of near mode (see :func:`_finalize_pl`).
+
+    The strategy: ``sph`` and ``tp`` None is the full enumeration (every candidate in a slot);
+    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data, B)``
+    (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
+    data, B)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time),
+    ``B`` (4, :data:`._branches6.BRANCH`) scratch for the branches: the slots (``Q`` (8, 6),
+    ``D`` (12,): the slots' distances, then the branches' bounds) start empty and branch
+    ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full enumeration's order) when
+    the loop asks for them.
+
+    The loop calls nothing that takes an array but the FK gate (the strategy's steps are
+    inlined and pass numbers): an array argument costs reference counts on every call, which a
+    single-target solve notices.
+    """
+    chain, (ptol, rtol) = gate
+    K = Q.shape[0]
+    n = 0
+    if sph is not None or tp is not None:
+        K = K6  # a constant: the scans over the slots unroll
+    if sph is not None:
+        B = sph[4]
+        n, bounds, br, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
+    if tp is not None:
+        B = tp[5]
+        n, bounds, br, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
+    if sph is not None or tp is not None:
+        _store(B, br)  # the loop reads and writes branches in place (no tuple indexed by i)
+        for k in range(K):
+            OK[k] = False
+        D[K], D[K + 1], D[K + 2], D[K + 3] = bounds
+    while True:
+        best = -1
+        for k in range(K):
+            if OK[k] and (best < 0 or D[k] < D[best]):
+                best = k
+        if sph is not None or tp is not None:
+            # a branch first when its bound could beat the nearest open slot
+            nxt = -1
+            for i in range(K, K + n):
+                if D[i] >= 0.0 and (nxt < 0 or D[i] < D[nxt]):
+                    nxt = i
+            if nxt >= 0 and (best < 0 or not D[best] < D[nxt] * BOUND_MARGIN):
+                i = nxt - K
+                b = (
+                    B[i, 0],
+                    B[i, 1],
+                    B[i, 2],
+                    B[i, 3],
+                    B[i, 4],
+                    B[i, 5],
+                    B[i, 6],
+                    B[i, 7],
+                    B[i, 8],
+                    B[i, 9],
+                    B[i, 10],
+                    B[i, 11],
+                    B[i, 12],
+                    B[i, 13],
+                    B[i, 14],
+                )
+                if tp is not None:
+                    if b[STATE] == PARTIAL:  # a tighter bound first
+                        b, D[nxt], fam = refine_parallel(fam, b, D[nxt])
+                        B[i, 2], B[i, 3], B[i, 4], B[i, 5], B[i, 6] = b[2], b[3], b[4], b[5], b[6]
+                        B[i, STATE], B[i, 10] = b[STATE], b[10]
+                        continue
+                    m, rows, ds, oks = expand_parallel(fam, b)
+                if sph is not None:
+                    m, rows, ds, oks = expand_spherical(fam, b)
+                D[nxt] = CLOSED
+                # written here, not by a helper: an inlined helper's array arguments cost
+                # reference counts on every expansion
+                for j in range(m):
+                    row = rows[0] if j == 0 else rows[1]
+                    k = 2 * i + j
+                    Q[k, 0], Q[k, 1], Q[k, 2], Q[k, 3], Q[k, 4], Q[k, 5] = row
+                    D[k] = ds[0] if j == 0 else ds[1]
+                    OK[k] = oks[0] if j == 0 else oks[1]
+                continue
+        if best < 0:
+            return NONE, 0.0, 0.0
+        if polish is not None:
+            piters, seed, sel, LIM, PL = polish
+            if piters > 0 and not PL[best]:
+                # polish, then let the polished candidate compete again at its new distance
+                polish_one(Q[best], T, chain, piters, sel.max_dq, ptol, rtol)
+                PL[best] = True
+                lim, D[best], step = _limits_row(Q[best], seed, sel.lo, sel.hi, sel.revolute, sel.W)
+                LIM[best] = lim
+                OK[best] = lim and step <= sel.step
+                continue
+        pe, re = fk_gate(chain, Q, best, T, Tbuf)
+        if pe <= ptol and re <= rtol:
+            return best, pe, re
+        OK[best] = False
+
+
+@njit(cache=True)
+def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
+    """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
+    ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
+    :data:`SELECT` record, ``work`` the flags and scratch
+    ``(OK, FK, LIM, D, Tbuf)``."""
+    _finalize_pl(
+        Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
+    )
+
+
+@njit(cache=True)
+def _finalize_pl(
+    Q, V, seed, T, chain, sel, lazy, piters, work, polished
+):  # pragma: no cover - compiled
+    """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
+    (in) and by this one (out); no slot is polished twice, so no candidate receives more than
+    ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
+    at compile time: a caller that never polishes does not compile the polish (the Newton
+    step, the Jacobian, a linear solve)."""
+    # fields once, outside the loops (a record's field read in a loop costs a reference count)
+    OK, FK, LIM, D, Tbuf = work
+    lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
+    ptol, rtol, max_dq = sel.tol_p, sel.tol_r, sel.max_dq
+    K = Q.shape[0]
+    for k in range(K):
+        for j in range(Q.shape[1]):
+            if not np.isfinite(Q[k, j]):
+                Q[k, j] = seed[j]
+                V[k] = False
+        lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        LIM[k] = lim
+        D[k] = d
+        OK[k] = V[k] and lim and step <= max_step  # FK still to check
+        FK[k] = False
+    if lazy:
+        gate = (chain, (ptol, rtol))
+        # only the nearest candidate that passes every gate matters (every candidate is already
+        # in a slot: no branches to expand)
+        if piters is None:
+            best, _, _ = select_nearest(Q, D, OK, T, Tbuf, gate, None, None, None)
+        else:
+            polish = (piters, seed, sel, LIM, polished)
+            best, _, _ = select_nearest(Q, D, OK, T, Tbuf, gate, polish, None, None)
+        if best >= 0:
+            FK[best] = True
+            for k in range(K):
+                OK[k] = k == best
+            _project(Q, LIM, lo, hi)
+            return
+    # full pass: every candidate (return_all, or a failed target whose status needs the flags)
+    for k in range(K):
+        step = 0.0
+        if V[k] and piters is not None and piters > 0 and not polished[k]:
+            polish_one(Q[k], T, chain, piters, max_dq, ptol, rtol)
+            polished[k] = True
+            LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        for j in range(Q.shape[1]):
+            step = max(step, abs(Q[k, j] - seed[j]))
+        FK[k] = False
+        if V[k]:
+            pe, re = fk_gate(chain, Q, k, T, Tbuf)
+            FK[k] = pe <= ptol and re <= rtol
+        OK[k] = FK[k] and LIM[k] and step <= max_step
+    _project(Q, LIM, lo, hi)
+
+
+def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
+    """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
+    targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
+    record, ``sel`` a :data:`SELECT` record, ``flags`` the outputs
+    ``(OK, FK, LIM, D, PL)`` (each (N, K)).
+
+    With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
+    are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
+    each candidate is first polished on the true model by at most ``piters`` bounded monotone
+    Newton corrections (:func:`polish_one`); ``PL`` (N, K) marks the slots polished so far
+    (read and updated: a later pass over the same slots never polishes them again). On all
+    cores when ``parallel`` (a serial call never touches numba's thread pool).
+    """
+    kern = finalize_parallel if parallel else finalize_serial
+    kern(Q, V, S, T, chain, sel, lazy, no_polish(piters), flags)
+
+
+@njit(cache=True)
+def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
+    """:func:`finalize` on the calling thread."""
+    OK, FK, LIM, D, PL = flags
+    Tbuf = np.empty((4, 4))
+    for i in range(Q.shape[0]):
+        _finalize_pl(
+            Q[i],
+            V[i],
+            S[i],
+            T[i],
+            chain,
+            sel,
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            PL[i],
+        )
+
+
+@njit(cache=True, parallel=True)
+def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
+    """:func:`finalize` on all cores."""
+    OK, FK, LIM, D, PL = flags
+    for i in prange(Q.shape[0]):
+        Tbuf = np.empty((4, 4))
+        _finalize_pl(
+            Q[i],
+            V[i],
+            S[i],
+            T[i],
+            chain,
+            sel,
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            PL[i],
+        )
+
+
+@njit(cache=True)
+def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - compiled
+    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` (see
+    :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
+    the seed), or -1 if none passed."""
+    OK, D = work[0], work[3]
+    _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
+    best = -1
+    for k in range(Q.shape[0]):
+        if OK[k] and (best < 0 or D[k] < D[best]):
+            best = k
+    return best
