@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._branches6 import (
     BRANCH,
     CLOSED,
@@ -30,6 +29,7 @@ from ikstack.ik.analytic._branches6 import (
     start_parallel,
     start_spherical,
 )
+from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._polish import polish_one
 from ikstack.ik.analytic._select import _limits_row, _project, fk_gate, no_polish
 

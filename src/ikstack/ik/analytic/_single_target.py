@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
-from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._branches6 import BRANCH, t6
+from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._select import SELECT
 from ikstack.ik.analytic._selection import lazy_one, select_nearest
 from ikstack.ik.analytic._tuple_math import m9, v3
