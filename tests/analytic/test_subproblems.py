@@ -197,7 +197,7 @@ def test_fast_arc_tangent_is_within_two_ulp_of_libm_everywhere():
 
     from numba import njit
 
-    from ikstack.ik.analytic._tuple_math import fatan2
+    from ikstack.spatial._tuple_math import fatan2
 
     @njit(cache=False)
     def run(y, x, out):

@@ -191,7 +191,7 @@ def test_fast_arc_tangent_equals_the_cpu_kernels_bit_for_bit():
 
     from ikstack.backends.warp import _gen_tuple_math
     from ikstack.backends.warp.runtime import device, warp
-    from ikstack.ik.analytic._tuple_math import fatan2
+    from ikstack.spatial._tuple_math import fatan2
 
     wp = warp()
 

@@ -14,7 +14,7 @@ import pytest
 
 # a small cached kernel of ikstack (one scalar function, compiles in about a second)
 CALL = (
-    "from ikstack.ik.analytic._tuple_math import wrap\n"
+    "from ikstack.spatial._tuple_math import wrap\n"
     "import math\n"
     "v = wrap(7.0)\n"
     "assert abs(v - (7.0 - 2 * math.pi)) < 1e-12, v\n"

@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ikstack.spatial._tuple_math import mm
+
 # joint kinds in compiled data
 ROT = 0
 PRISM = 1
@@ -66,17 +68,7 @@ def tool_pose(R, p, E, f):  # pragma: no cover - compiled
     t0 = p[0] + R[0] * f[0] + R[1] * f[1] + R[2] * f[2]
     t1 = p[1] + R[3] * f[0] + R[4] * f[1] + R[5] * f[2]
     t2 = p[2] + R[6] * f[0] + R[7] * f[1] + R[8] * f[2]
-    return (
-        R[0] * E[0] + R[1] * E[3] + R[2] * E[6],
-        R[0] * E[1] + R[1] * E[4] + R[2] * E[7],
-        R[0] * E[2] + R[1] * E[5] + R[2] * E[8],
-        R[3] * E[0] + R[4] * E[3] + R[5] * E[6],
-        R[3] * E[1] + R[4] * E[4] + R[5] * E[7],
-        R[3] * E[2] + R[4] * E[5] + R[5] * E[8],
-        R[6] * E[0] + R[7] * E[3] + R[8] * E[6],
-        R[6] * E[1] + R[7] * E[4] + R[8] * E[7],
-        R[6] * E[2] + R[7] * E[5] + R[8] * E[8],
-    ), (t0, t1, t2)
+    return mm(R, E), (t0, t1, t2)
 
 
 @njit(cache=True, inline="always")

@@ -7,6 +7,7 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_tuple_math import mm
 
 ROT = wp.constant(0)
 
@@ -61,7 +62,7 @@ def tool_pose(R: wp.mat33d, p: wp.vec3d, E: wp.mat33d, f: wp.vec3d):
     t0 = p[0] + R[0, 0] * f[0] + R[0, 1] * f[1] + R[0, 2] * f[2]
     t1 = p[1] + R[1, 0] * f[0] + R[1, 1] * f[1] + R[1, 2] * f[2]
     t2 = p[2] + R[2, 0] * f[0] + R[2, 1] * f[1] + R[2, 2] * f[2]
-    return wp.mat33d(R[0, 0] * E[0, 0] + R[0, 1] * E[1, 0] + R[0, 2] * E[2, 0], R[0, 0] * E[0, 1] + R[0, 1] * E[1, 1] + R[0, 2] * E[2, 1], R[0, 0] * E[0, 2] + R[0, 1] * E[1, 2] + R[0, 2] * E[2, 2], R[1, 0] * E[0, 0] + R[1, 1] * E[1, 0] + R[1, 2] * E[2, 0], R[1, 0] * E[0, 1] + R[1, 1] * E[1, 1] + R[1, 2] * E[2, 1], R[1, 0] * E[0, 2] + R[1, 1] * E[1, 2] + R[1, 2] * E[2, 2], R[2, 0] * E[0, 0] + R[2, 1] * E[1, 0] + R[2, 2] * E[2, 0], R[2, 0] * E[0, 1] + R[2, 1] * E[1, 1] + R[2, 2] * E[2, 1], R[2, 0] * E[0, 2] + R[2, 1] * E[1, 2] + R[2, 2] * E[2, 2]), wp.vec3d(t0, t1, t2)
+    return mm(R, E), wp.vec3d(t0, t1, t2)
 
 
 @wp.func

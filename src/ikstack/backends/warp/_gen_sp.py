@@ -38,7 +38,8 @@ def sp1_angle(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d):
 @wp.func
 def sp1_angle_cs(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d):
     """:func:`sp1_angle` for the fused 6R kernels, with the angle's cosine and sine:
-    ``(t, c, s)``; ``t`` by :func:`._tuple_math.fatan2` (within 2 ulp of :func:`sp1_angle`'s).
+    ``(t, c, s)``; ``t`` by :func:`~ikstack.spatial._tuple_math.fatan2` (within 2 ulp of
+    :func:`sp1_angle`'s).
     Inlined: a caller that drops ``c`` and ``s`` does not compute them."""
     kxp = cross(k, p1)
     kxkxp = cross(k, kxp)
@@ -86,8 +87,8 @@ def sp4(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
 @wp.func
 def sp4_cs(h: wp.vec3d, p: wp.vec3d, k: wp.vec3d, d: wp.float64):
     """:func:`sp4` for the fused 6R kernels, with each root's cosine and sine:
-    ``(count, is_ls, t0, t1, (c0, s0), (c1, s1))``; the roots by :func:`._tuple_math.fatan2`
-    (within 2 ulp of :func:`sp4`'s)."""
+    ``(count, is_ls, t0, t1, (c0, s0), (c1, s1))``; the roots by
+    :func:`~ikstack.spatial._tuple_math.fatan2` (within 2 ulp of :func:`sp4`'s)."""
     cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
     t0 = fatan2(y0, x0)
     cs0 = unit_cs(y0, x0)

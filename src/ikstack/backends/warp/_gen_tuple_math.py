@@ -1,6 +1,6 @@
 # mypy: ignore-errors
 # ruff: noqa
-"""GENERATED from ``src/ikstack/ik/analytic/_tuple_math.py`` by :mod:`ikstack.backends.warp._translate`:
+"""GENERATED from ``src/ikstack/spatial/_tuple_math.py`` by :mod:`ikstack.backends.warp._translate`:
 do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
 (a test fails when this file and its source disagree)."""
 

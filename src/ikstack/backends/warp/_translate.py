@@ -66,7 +66,7 @@ from ikstack.backends.warp._translate_expr import (
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {
     "ikstack.kinematics._kernels": "ikstack.backends.warp._gen_kinematics",
-    "ikstack.ik.analytic._tuple_math": "ikstack.backends.warp._gen_tuple_math",
+    "ikstack.spatial._tuple_math": "ikstack.backends.warp._gen_tuple_math",
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
@@ -88,7 +88,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "tool_pose": "R:m9 p:v3 E:m9 f:v3",
         "joint_column": "kind:i z:v3 o:v3 t:v3",
     },
-    "ikstack.ik.analytic._tuple_math": {
+    "ikstack.spatial._tuple_math": {
         "add": "a:v3 b:v3",
         "sub": "a:v3 b:v3",
         "neg": "a:v3",

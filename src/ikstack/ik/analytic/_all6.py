@@ -43,11 +43,11 @@ from ikstack.ik.analytic._single_target import (
     _check6,
     _unpack6_unchecked,
 )
-from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.ik.result import IKResult
 from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
 from ikstack.spatial import RIGID_ATOL, as_transforms
+from ikstack.spatial._tuple_math import m9, v3
 
 _F64 = np.dtype(np.float64)
 _BOOL = np.dtype(np.bool_)

@@ -36,7 +36,7 @@ from ikstack.ik.analytic._families6 import (
     wrist_members,
 )
 from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
-from ikstack.ik.analytic._tuple_math import m9, mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
+from ikstack.spatial._tuple_math import m9, mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
 
 #: a branch as a tuple: its three joint values (or q0, q4, q5, theta, d), its state, the
 #: representatives of its three joints, then (three-parallel) the cosines and sines of joints

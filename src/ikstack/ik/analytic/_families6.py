@@ -28,7 +28,7 @@ from ikstack.ik.analytic._sp_kernels import (
     sp5,
     sp6,
 )
-from ikstack.ik.analytic._tuple_math import (
+from ikstack.spatial._tuple_math import (
     add,
     any_perp,
     cross,

@@ -12,7 +12,7 @@ from numba import njit, prange
 
 from ikstack._records import B, F, Record
 from ikstack.ik.analytic._families6 import solve6
-from ikstack.ik.analytic._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
+from ikstack.spatial._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
 
 #: a 6R family's kernel arguments (:attr:`.families.SixR.kfid`, ``kvar``, ``reverse``, ``H``,
 #: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` one by one: a family's

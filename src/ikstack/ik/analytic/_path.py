@@ -21,8 +21,8 @@ from ikstack.ik.analytic import _locked6 as L6
 from ikstack.ik.analytic import _srs
 from ikstack.ik.analytic._select import SELECT, TWO_PI
 from ikstack.ik.analytic._selection import lazy_one
-from ikstack.ik.analytic._tuple_math import m9
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
+from ikstack.spatial._tuple_math import m9
 
 #: frame outcome codes written to ``code`` (the caller maps them to IKStatus values)
 FOUND = 0

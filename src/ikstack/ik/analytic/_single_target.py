@@ -33,8 +33,8 @@ from ikstack.ik.analytic._branches6 import BRANCH, t6
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._select import SELECT
 from ikstack.ik.analytic._selection import lazy_one, select_nearest
-from ikstack.ik.analytic._tuple_math import m9, v3
 from ikstack.spatial import RIGID_ATOL
+from ikstack.spatial._tuple_math import m9, v3
 
 Array = NDArray[np.float64]
 Packed = tuple[Array, NDArray[np.int64]]

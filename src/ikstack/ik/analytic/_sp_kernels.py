@@ -12,7 +12,7 @@ import math
 
 from numba import njit
 
-from ikstack.ik.analytic._tuple_math import (
+from ikstack.spatial._tuple_math import (
     add,
     cross,
     dot,
@@ -62,7 +62,8 @@ def sp1_angle(p1, p2, k):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def sp1_angle_cs(p1, p2, k):  # pragma: no cover - compiled
     """:func:`sp1_angle` for the fused 6R kernels, with the angle's cosine and sine:
-    ``(t, c, s)``; ``t`` by :func:`._tuple_math.fatan2` (within 2 ulp of :func:`sp1_angle`'s).
+    ``(t, c, s)``; ``t`` by :func:`~ikstack.spatial._tuple_math.fatan2` (within 2 ulp of
+    :func:`sp1_angle`'s).
     Inlined: a caller that drops ``c`` and ``s`` does not compute them."""
     kxp = cross(k, p1)
     kxkxp = cross(k, kxp)
@@ -109,8 +110,8 @@ def sp4(h, p, k, d):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def sp4_cs(h, p, k, d):  # pragma: no cover - compiled
     """:func:`sp4` for the fused 6R kernels, with each root's cosine and sine:
-    ``(count, is_ls, t0, t1, (c0, s0), (c1, s1))``; the roots by :func:`._tuple_math.fatan2`
-    (within 2 ulp of :func:`sp4`'s)."""
+    ``(count, is_ls, t0, t1, (c0, s0), (c1, s1))``; the roots by
+    :func:`~ikstack.spatial._tuple_math.fatan2` (within 2 ulp of :func:`sp4`'s)."""
     cnt, ls, y0, x0, y1, x1 = _sp4_yx(h, p, k, d)
     t0 = fatan2(y0, x0)
     cs0 = unit_cs(y0, x0)

@@ -19,7 +19,7 @@ from numba import njit, prange
 from ikstack._records import B, F, Record
 from ikstack.ik.analytic._families6 import decompose3
 from ikstack.ik.analytic._sp_kernels import sp3
-from ikstack.ik.analytic._tuple_math import (
+from ikstack.spatial._tuple_math import (
     add,
     any_perp,
     cross,
