@@ -9,6 +9,7 @@ from Python on few items goes through :func:`prepare_fields`, which takes them a
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -99,13 +100,18 @@ _ITEM_TAILS = tuple(
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _item_shapes(K: int) -> tuple[tuple[tuple[int, ...], type], ...]:
+    """Per field after the indices: its shape at ``K`` items, and its dtype."""
+    return tuple(((K, *tail), dt) for tail, dt in _ITEM_TAILS)
+
+
 def new_items(tidx: np.ndarray, gidx: np.ndarray) -> Any:
     """:data:`ITEMS` for item indices ``tidx``, ``gidx`` (K,), the other fields uninitialised."""
-    K = (int(tidx.shape[0]),)
     return PencilItems(
         np.ascontiguousarray(tidx, dtype=np.int64),
         np.ascontiguousarray(gidx, dtype=np.int64),
-        *[np.empty(K + tail, dt) for tail, dt in _ITEM_TAILS],
+        *[np.empty(shape, dt) for shape, dt in _item_shapes(int(tidx.shape[0]))],
     )
 
 
