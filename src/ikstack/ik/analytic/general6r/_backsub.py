@@ -15,7 +15,14 @@ from numba import njit, prange
 
 from ikstack.ik.analytic.general6r._dense import _lu, _lu_solve
 from ikstack.ik.analytic.general6r._elimination import MAX_ROOTS, NQ, _mm, _rz_left
-from ikstack.ik.analytic.general6r._pencil import DIRECT, FAILED, N_EIG
+from ikstack.ik.analytic.general6r._pencil import (
+    DIRECT,
+    FAILED,
+    N_EIG,
+    Geometry,
+    PencilItems,
+    PencilSettings,
+)
 
 #: a second inverse-iteration vector with ``|Sigma z| <= TWIN_TOL |Sigma|_F`` is a null vector too
 TWIN_TOL = 1e-7
@@ -370,3 +377,11 @@ def backsub_parallel(geom, cfg, items):  # pragma: no cover - compiled
     """:func:`backsub_rows` of every item on all cores (numba shares the rows out)."""
     for k in prange(items.tidx.shape[0]):
         backsub_rows(geom, cfg, items, k, k + 1)
+
+
+@njit(cache=True)
+def backsub_fields(geom, cfg, items):  # pragma: no cover - compiled
+    """:func:`backsub_rows` of every item, the records passed as plain tuples of their fields
+    (see :func:`._pencil.prepare_fields`), rebuilt here."""
+    it = PencilItems(*items)
+    backsub_rows(Geometry(*geom), PencilSettings(*cfg), it, 0, it.tidx.shape[0])

@@ -150,20 +150,22 @@ def solve_items(
     """
     K = int(tidx.shape[0])
     items = PN.new_items(tidx, gidx)
-    cfg = PN.PencilSettings(PHI, IMAG_TOL, NEWTON_ITERS, lower6, upper6)
-    if K >= PARALLEL_ITEMS:
-        PN.prepare_parallel(Tc, geom, cfg, items)
+    cfg = (PHI, IMAG_TOL, NEWTON_ITERS, lower6, upper6)  # the fields of PN.PencilSettings
+    # few items: the records go as plain tuples of their fields (see PN.prepare_fields); from
+    # PARALLEL_ITEMS on, typing them whole is a few percent of the call
+    parallel = K >= PARALLEL_ITEMS
+    if parallel:
+        PN.prepare_parallel(Tc, geom, PN.PencilSettings(*cfg), items)
     else:
-        PN.prepare_rows(Tc, geom, cfg, items, 0, K)
-    M = items.M
-    M[items.chart == PN.FAILED] = 0.0
-    w = np.linalg.eigvals(M)
+        PN.prepare_fields(Tc, tuple(geom), cfg, tuple(items))
+    # a FAILED item's companion matrix is zeros (the kernel wrote them): finite eigenvalues
+    w = np.linalg.eigvals(items.M)
     items.w_re[:] = w.real
     items.w_im[:] = w.imag
-    if K >= PARALLEL_ITEMS:
-        BS.backsub_parallel(geom, cfg, items)
+    if parallel:
+        BS.backsub_parallel(geom, PN.PencilSettings(*cfg), items)
     else:
-        BS.backsub_rows(geom, cfg, items, 0, K)
+        BS.backsub_fields(tuple(geom), cfg, tuple(items))
     return items.q, items.res
 
 
