@@ -1,5 +1,8 @@
 """ikstack uses numba only through its public surface (``numba.njit``, ``prange``, typed
-containers, configuration), so a numba upgrade cannot break a view or a kernel silently.
+containers, configuration, and the documented high-level extension API ``overload``, which
+picks a compiled implementation by argument type), so a numba upgrade cannot break a view or a
+kernel silently. The low-level extension API (``intrinsic``, ``lower_builtin``, data models,
+``make_array``/``cgutils`` array views) is banned: it reaches into code generation.
 
 Two exceptions: :mod:`ikstack.compile_notice`, which listens to numba's documented event API
 (``numba.core.event``) to print the first-run notice (``tests/cli/test_first_run.py``
@@ -26,6 +29,9 @@ INTERNAL = (
     "numba.parfors",
     "llvmlite",
 )
+#: names of ``numba.extending`` that are its documented high-level API (typed in Python, compiled
+#: as ordinary jitted code)
+PUBLIC_EXTENDING = {"overload", "register_jitable"}
 #: module -> the internal modules it may import
 ALLOWED = {
     "compile_notice.py": {"numba.core.event", "numba.core"},
@@ -36,7 +42,10 @@ ALLOWED = {
 def _internal_imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.module == "numba.extending":
+            names = [f"numba.extending.{a.name}" for a in node.names]
+            names = [n for n in names if n.rsplit(".", 1)[1] not in PUBLIC_EXTENDING]
+        elif isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -62,3 +71,9 @@ def test_the_scan_sees_an_internal_import(tmp_path):
     p = tmp_path / "m.py"
     p.write_text("from numba.np.arrayobj import make_array\nfrom numba import njit\n")
     assert _internal_imports(p) == {"numba.np.arrayobj", "numba.np.arrayobj.make_array"}
+
+
+def test_the_scan_tells_the_extension_apis_apart(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("from numba.extending import overload, intrinsic\n")
+    assert _internal_imports(p) == {"numba.extending.intrinsic"}
