@@ -235,6 +235,8 @@ class DeviceSolve:
         pol.J = wp.zeros((n, 6, dof), dtype=f64, device=dev)
         pol.L = wp.zeros((n, dof, dof), dtype=f64, device=dev)
         pol.b = wp.zeros((n, dof), dtype=f64, device=dev)
+        pol.e = wp.zeros((n, 6), dtype=f64, device=dev)
+        pol.e2 = wp.zeros((n, 6), dtype=f64, device=dev)
         return pol
 
     # ------------------------------------------------------------------ launches

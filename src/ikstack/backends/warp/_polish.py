@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-"""Warp float64 port of the analytic path's bounded polish (:func:`ikstack.ik.analytic._select.
+"""Warp float64 port of the analytic path's bounded polish (:func:`ikstack.ik.analytic._polish.
 polish_one`): a chain within the alignment tolerance of its family is solved on the exact
 surrogate, and each candidate the gate looks at is first moved onto the true chain by at most
 ``iters`` monotone Gauss-Newton corrections (damped normal equations, every joint's move capped
@@ -8,14 +8,16 @@ at ``max_dq``, a step kept only if it lowers ``|e_p| + |e_r|``, halving up to fo
 :class:`Polish` carries the options, the per-slot polished flags (no slot is polished twice
 however many gate passes see it, as on the CPU path) and one row of scratch per thread. With
 ``iters = 0`` nothing is polished and its arrays are never touched (placeholders suffice).
+The pose error, the stop test and the damped step (``_err6``, ``_converged``, ``_gn_step``)
+are generated from the CPU source (``_gen_polish.py``); this file holds the loop around them.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_kinematics import tool_pose
+from ikstack.backends.warp._gen_polish import _converged, _err6, _gn_step
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._structs import CHAIN_T
@@ -24,8 +26,6 @@ Chain = CHAIN_T.type
 
 _pose = kinematics_kernels()["pose"]
 _jcols = kinematics_kernels()["jacobian_columns"]
-
-vec6d = wp.types.vector(length=6, dtype=wp.float64)
 
 
 @wp.struct
@@ -37,52 +37,33 @@ class Polish:
     #: (rows, K) slots polished so far
     PL: wp.array2d(dtype=wp.int32)
     #: per-thread scratch: trial configuration (rows, dof), recorded joint axes and origins
-    #: (rows, dof), Jacobian (rows, 6, dof), normal matrix (rows, dof, dof), right side (rows, dof)
+    #: (rows, dof), Jacobian (rows, 6, dof), normal matrix (rows, dof, dof), right side (rows, dof),
+    #: the current and a trial configuration's pose errors (rows, 6)
     Qp: wp.array2d(dtype=wp.float64)
     zs: wp.array2d(dtype=wp.vec3d)
     os: wp.array2d(dtype=wp.vec3d)
     J: wp.array3d(dtype=wp.float64)
     L: wp.array3d(dtype=wp.float64)
     b: wp.array2d(dtype=wp.float64)
-
-
-@wp.func
-def _err6(R: wp.mat33d, p: wp.vec3d, Tt: wp.mat44d):
-    """``(|e_p| + |e_r|, e)`` with ``e = [p_t - p, rotation vector of R_t R^T]`` (the CPU
-    ``_err6`` through ``pose_err``)."""
-    dp0 = Tt[0, 3] - p[0]
-    dp1 = Tt[1, 3] - p[1]
-    dp2 = Tt[2, 3] - p[2]
-    pe = wp.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
-    m00 = Tt[0, 0] * R[0, 0] + Tt[0, 1] * R[0, 1] + Tt[0, 2] * R[0, 2]
-    m11 = Tt[1, 0] * R[1, 0] + Tt[1, 1] * R[1, 1] + Tt[1, 2] * R[1, 2]
-    m22 = Tt[2, 0] * R[2, 0] + Tt[2, 1] * R[2, 1] + Tt[2, 2] * R[2, 2]
-    m21 = Tt[2, 0] * R[1, 0] + Tt[2, 1] * R[1, 1] + Tt[2, 2] * R[1, 2]
-    m12 = Tt[1, 0] * R[2, 0] + Tt[1, 1] * R[2, 1] + Tt[1, 2] * R[2, 2]
-    m02 = Tt[0, 0] * R[2, 0] + Tt[0, 1] * R[2, 1] + Tt[0, 2] * R[2, 2]
-    m20 = Tt[2, 0] * R[0, 0] + Tt[2, 1] * R[0, 1] + Tt[2, 2] * R[0, 2]
-    m10 = Tt[1, 0] * R[0, 0] + Tt[1, 1] * R[0, 1] + Tt[1, 2] * R[0, 2]
-    m01 = Tt[0, 0] * R[1, 0] + Tt[0, 1] * R[1, 1] + Tt[0, 2] * R[1, 2]
-    c = F(0.5) * (m00 + m11 + m22 - F(1.0))
-    v0 = F(0.5) * (m21 - m12)
-    v1 = F(0.5) * (m02 - m20)
-    v2 = F(0.5) * (m10 - m01)
-    s = wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    re = wp.atan2(s, c)
-    f = F(1.0)
-    if s > F(1e-12):
-        f = re / s
-    return pe + re, vec6d(dp0, dp1, dp2, v0 * f, v1 * f, v2 * f)
+    e: wp.array2d(dtype=wp.float64)
+    e2: wp.array2d(dtype=wp.float64)
 
 
 @wp.func
 def _tcp(q: wp.array2d(dtype=wp.float64), i: int, ch: Chain, pol: Polish, jac: int):
-    """FK of ``q[i]`` (and its Jacobian into ``pol.J[i]`` when ``jac``): ``(R, p)``."""
+    """FK of ``q[i]`` as a pose (and its Jacobian into ``pol.J[i]`` when ``jac``)."""
     R0, p0 = _pose(q, i, ch.Rs, ch.ps, ch.kinds, pol.zs, pol.os, jac)
     R, p = tool_pose(R0, p0, ch.R_end, ch.p_end)
     if jac != 0:
         _jcols(i, q.shape[1], ch.kinds, pol.zs, pol.os, p, pol.J)
-    return R, p
+    # fmt: off
+    return wp.mat44d(
+        R[0, 0], R[0, 1], R[0, 2], p[0],
+        R[1, 0], R[1, 1], R[1, 2], p[1],
+        R[2, 0], R[2, 1], R[2, 2], p[2],
+        F(0.0), F(0.0), F(0.0), F(1.0),
+    )
+    # fmt: on
 
 
 @wp.func
@@ -101,43 +82,18 @@ def polish_one(
     dof = Qf.shape[1]
     for j in range(dof):
         pol.Qp[i, j] = Qf[row, j]
-    R, p = _tcp(pol.Qp, i, ch, pol, 1)
-    cost, e = _err6(R, p, Tt)
+    e = pol.e[i]
+    cost = _err6(_tcp(pol.Qp, i, ch, pol, 1), Tt, e)
     used = int(0)  # noqa: UP018 (a mutable Warp variable)
     go = int(1)  # noqa: UP018 (a mutable Warp variable)
     for _it in range(pol.iters):
         if go != 0:
-            pe = wp.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
-            re = wp.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
-            if pe <= F(0.01) * ptol and re <= F(0.01) * rtol:
+            if _converged(e, ptol, rtol):
                 go = 0
         if go != 0:
-            # damped normal equations J^T J dq = J^T e
-            tr = F(0.0)
-            for a in range(dof):
-                for c in range(dof):
-                    s = F(0.0)
-                    for r in range(6):
-                        s += pol.J[i, r, a] * pol.J[i, r, c]
-                    pol.L[i, a, c] = s
-                tr += pol.L[i, a, a]
-                s2 = F(0.0)
-                for r in range(6):
-                    s2 += pol.J[i, r, a] * e[r]
-                pol.b[i, a] = s2
-            lam = F(1e-12) * (tr + F(1e-300))
-            for a in range(dof):
-                pol.L[i, a, a] = pol.L[i, a, a] + lam
-            if not cholesky_inplace(pol.L[i], dof):
+            if not _gn_step(pol.J[i], e, pol.L[i], pol.b[i], pol.max_dq):
                 go = 0
         if go != 0:
-            cholesky_solve_inplace(pol.L[i], dof, pol.b[i])
-            big = F(0.0)
-            for a in range(dof):
-                big = wp.max(big, wp.abs(pol.b[i, a]))
-            if big > pol.max_dq:
-                for a in range(dof):
-                    pol.b[i, a] = pol.b[i, a] * (pol.max_dq / big)
             alpha = F(1.0)
             accepted = int(0)  # noqa: UP018 (a mutable Warp variable)
             c2 = F(0.0)
@@ -145,8 +101,7 @@ def polish_one(
                 if accepted == 0:
                     for a in range(dof):
                         pol.Qp[i, a] = Qf[row, a] + alpha * pol.b[i, a]
-                    Rq, pq = _tcp(pol.Qp, i, ch, pol, 0)
-                    ct, _e2 = _err6(Rq, pq, Tt)
+                    ct = _err6(_tcp(pol.Qp, i, ch, pol, 0), Tt, pol.e2[i])
                     if ct < cost:
                         accepted = 1
                         c2 = ct
@@ -159,6 +114,5 @@ def polish_one(
                     Qf[row, a] = pol.Qp[i, a]
                 cost = c2
                 used += 1
-                R, p = _tcp(pol.Qp, i, ch, pol, 1)
-                _c, e = _err6(R, p, Tt)
+                _err6(_tcp(pol.Qp, i, ch, pol, 1), Tt, e)
     return used

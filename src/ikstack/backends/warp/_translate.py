@@ -74,6 +74,7 @@ MODULES = {
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
+    "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -172,6 +173,11 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "pose_residual": "T:m44 Tt:m44",
         "fk_error_one": "T:m44 Tt:m44",
         "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
+    },
+    "ikstack.ik.analytic._polish": {
+        "_err6": "Tq:m44 Tt:m44 e:a1f",
+        "_converged": "e:a1f ptol:f rtol:f",
+        "_gn_step": "J:a2f e:a1f A:a2f dq:a1f max_dq:f",
     },
 }
 

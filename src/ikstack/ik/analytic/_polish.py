@@ -39,13 +39,57 @@ def _err6(Tq, Tt, e):  # pragma: no cover - compiled
     return pe + re
 
 
+@njit(cache=True, inline="always")
+def _converged(e, ptol, rtol):  # pragma: no cover - compiled
+    """Whether the pose error ``e`` is within a hundredth of both tolerances (the polish
+    stops)."""
+    pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    return pe <= 0.01 * ptol and re <= 0.01 * rtol
+
+
+@njit(cache=True, inline="always")
+def _gn_step(J, e, A, dq, max_dq):  # pragma: no cover - compiled
+    """The damped Gauss-Newton step of ``J dq = e`` into ``dq`` (its length the joint count),
+    every joint's move capped at ``max_dq``: ``(J^T J + lam I) dq = J^T e`` with
+    ``lam = 1e-12 trace(J^T J)``, factored in ``A`` (dof, dof). False when the normal matrix
+    is not positive definite."""
+    dof = dq.shape[0]
+    # the lower triangle of J^T J (all the factorisation reads), its trace, and J^T e
+    tr = 0.0
+    for a in range(dof):
+        for c in range(a + 1):
+            s = 0.0
+            for r in range(6):
+                s += J[r, a] * J[r, c]
+            A[a, c] = s
+        tr += A[a, a]
+        s = 0.0
+        for r in range(6):
+            s += J[r, a] * e[r]
+        dq[a] = s
+    lam = 1e-12 * (tr + 1e-300)
+    for a in range(dof):
+        A[a, a] += lam
+    if not cholesky_inplace(A, dof):
+        return False
+    cholesky_solve_inplace(A, dof, dq)
+    big = 0.0
+    for a in range(dof):
+        big = max(big, abs(dq[a]))
+    if big > max_dq:
+        for a in range(dof):
+            dq[a] *= max_dq / big
+    return True
+
+
 @njit(cache=True)
 def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - compiled
     """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
     :data:`ikstack.ik._data.CHAIN` record); returns the count.
 
-    Each step solves ``J dq = e`` (damped least squares: ``lam = 1e-12 trace(J^T J)``), scales
-    ``dq`` so no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
+    Each step (:func:`_gn_step`) solves ``J dq = e`` by damped least squares, scales ``dq`` so
+    no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
     ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
     """
     Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
@@ -61,35 +105,8 @@ def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - c
     cost = _err6(Tq, Tt, e)
     used = 0
     for _ in range(iters):
-        pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
-        re = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
-        if pe <= 0.01 * ptol and re <= 0.01 * rtol:
+        if _converged(e, ptol, rtol) or not _gn_step(J, e, A, dq, max_dq):
             break
-        # the lower triangle of J^T J (all the factorisation reads), its trace, and J^T e
-        tr = 0.0
-        for a in range(dof):
-            for c in range(a + 1):
-                s = 0.0
-                for r in range(6):
-                    s += J[r, a] * J[r, c]
-                A[a, c] = s
-            tr += A[a, a]
-            s = 0.0
-            for r in range(6):
-                s += J[r, a] * e[r]
-            dq[a] = s
-        lam = 1e-12 * (tr + 1e-300)
-        for a in range(dof):
-            A[a, a] += lam
-        if not cholesky_inplace(A, dof):
-            break
-        cholesky_solve_inplace(A, dof, dq)
-        big = 0.0
-        for a in range(dof):
-            big = max(big, abs(dq[a]))
-        if big > max_dq:
-            for a in range(dof):
-                dq[a] *= max_dq / big
         alpha = 1.0
         accepted = False
         c2 = 0.0

@@ -1,0 +1,75 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/ik/analytic/_polish.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.backends.warp._gen_gate import pose_residual
+
+
+
+@wp.func
+def _err6(Tq: wp.mat44d, Tt: wp.mat44d, e: wp.array(dtype=wp.float64)):
+    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
+    R_t R^T]`` into ``e``."""
+    pe, c, vx, vy, vz = pose_residual(Tq, Tt)
+    v0 = F(0.5) * vx
+    v1 = F(0.5) * vy
+    v2 = F(0.5) * vz
+    s = wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    re = wp.atan2(s, c)
+    e[0] = Tt[0, 3] - Tq[0, 3]
+    e[1] = Tt[1, 3] - Tq[1, 3]
+    e[2] = Tt[2, 3] - Tq[2, 3]
+    f = wp.where(s > F(1e-12), re / s, F(1.0))
+    e[3] = v0 * f
+    e[4] = v1 * f
+    e[5] = v2 * f
+    return pe + re
+
+
+@wp.func
+def _converged(e: wp.array(dtype=wp.float64), ptol: wp.float64, rtol: wp.float64):
+    """Whether the pose error ``e`` is within a hundredth of both tolerances (the polish
+    stops)."""
+    pe = wp.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    re = wp.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    return pe <= F(0.01) * ptol and re <= F(0.01) * rtol
+
+
+@wp.func
+def _gn_step(J: wp.array2d(dtype=wp.float64), e: wp.array(dtype=wp.float64), A: wp.array2d(dtype=wp.float64), dq: wp.array(dtype=wp.float64), max_dq: wp.float64):
+    """The damped Gauss-Newton step of ``J dq = e`` into ``dq`` (its length the joint count),
+    every joint's move capped at ``max_dq``: ``(J^T J + lam I) dq = J^T e`` with
+    ``lam = 1e-12 trace(J^T J)``, factored in ``A`` (dof, dof). False when the normal matrix
+    is not positive definite."""
+    dof = dq.shape[0]
+    tr = F(0.0)
+    for a in range(dof):
+        for c in range(a + 1):
+            s = F(0.0)
+            for r in range(6):
+                s = s + J[r, a] * J[r, c]
+            A[a, c] = s
+        tr = tr + A[a, a]
+        s = F(0.0)
+        for r in range(6):
+            s = s + J[r, a] * e[r]
+        dq[a] = s
+    lam = F(1e-12) * (tr + F(1e-300))
+    for a in range(dof):
+        A[a, a] = A[a, a] + lam
+    if not cholesky_inplace(A, dof):
+        return False
+    cholesky_solve_inplace(A, dof, dq)
+    big = F(0.0)
+    for a in range(dof):
+        big = wp.max(big, wp.abs(dq[a]))
+    if big > max_dq:
+        for a in range(dof):
+            dq[a] = dq[a] * (max_dq / big)
+    return True
