@@ -73,9 +73,7 @@ def enumerate_all(ik: AnalyticIK, T: np.ndarray, S: np.ndarray) -> tuple[np.ndar
     n = len(T)
     Q = np.empty((n, _families6.K6, 6))
     V = np.empty((n, _families6.K6), dtype=np.bool_)
-    _families6.batch6(
-        fam.kfid, fam.kvar, fam.reverse, T, S, fam.H, fam.P, fam.R6T, fam.ksgn, Q, V, False
-    )
+    _families6.batch6(fam.kernel, T, S, Q, V, False)
     return Q, V
 
 
