@@ -8,15 +8,16 @@ bound the candidates' distances from below, and a branch with one of them outsid
 (or beyond the step bound) has no valid candidate at all.
 
 The selection loop (:func:`._selection.select_nearest`) runs this strategy for a 6R family:
-:func:`start6` computes the branches and their bounds, :func:`refine6` tightens a
-three-parallel pair's bound once its joint 6 is known, and :func:`expand6` computes a branch's
-candidates by the family kernels' own functions, moved to their representatives by the
-operations of :func:`._select._limits_row`, for the full enumeration's slots. The loop takes
+:func:`start_spherical` / :func:`start_parallel` compute the branches and their bounds,
+:func:`refine_parallel` tightens a three-parallel pair's bound once its joint 6 is known, and
+:func:`expand_spherical` / :func:`expand_parallel` compute a branch's candidates by the family
+kernels' own functions, moved to their representatives by the operations of
+:func:`._select._limits_row` (:func:`gate_at`), for the full enumeration's slots. The loop takes
 candidates and branches nearest first, so the selection, its distance and its FK errors are
 those of the full enumeration, bit for bit, ties included.
 
-Nothing here takes or returns an array after :func:`start6`: the loop calls :func:`refine6` and
-:func:`expand6` per branch, and an array argument costs reference counts on every call (which a
+Nothing here takes or returns an array after the start: the loop calls the refine and expand
+steps per branch, and an array argument costs reference counts on every call (which a
 single-target solve of a few microseconds notices); branches travel as tuples of numbers.
 """
 
@@ -155,19 +156,21 @@ def _start(Tt, data):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def _branches(n, X, Y, Z, js, cs, state, box):  # pragma: no cover - compiled
-    """``(bounds, branches)`` of the ``n`` branches with joints ``js`` at ``X, Y, Z``."""
-    l0, b0 = _branch((X[0], Y[0], Z[0]), js, (cs[0][0], cs[1][0], cs[2][0], cs[3][0]), state, box)
-    l1, b1 = _branch((X[1], Y[1], Z[1]), js, (cs[0][1], cs[1][1], cs[2][1], cs[3][1]), state, box)
-    l2, b2 = _branch((X[2], Y[2], Z[2]), js, (cs[0][2], cs[1][2], cs[2][2], cs[3][2]), state, box)
-    l3, b3 = _branch((X[3], Y[3], Z[3]), js, (cs[0][3], cs[1][3], cs[2][3], cs[3][3]), state, box)
-    bounds = (
-        l0 if n > 0 else CLOSED,
-        l1 if n > 1 else CLOSED,
-        l2 if n > 2 else CLOSED,
-        l3 if n > 3 else CLOSED,
-    )
-    return bounds, (b0, b1, b2, b3)
+def branch_at(raw, i):  # pragma: no cover - compiled
+    """``(bound, branch)``: branch ``i`` of the raw branches ``raw`` (:func:`start_spherical`),
+    one at a time: the loop over the branches runs one copy of the bound's code (unrolled, the
+    four copies made the selection loop's code larger and slower)."""
+    X, Y, Z, js, cs, state, box = raw
+    return _branch((X[i], Y[i], Z[i]), js, (cs[0][i], cs[1][i], cs[2][i], cs[3][i]), state, box)
+
+
+@njit(cache=True, inline="always")
+def gate_at(c, g):  # pragma: no cover - compiled
+    """``(row, distance, ok)`` of the candidate ``c`` of an expanded branch whose gate data
+    are ``g`` (:func:`expand_spherical`): :func:`_gate`, called from the loop over a branch's
+    candidates (one copy of its code)."""
+    rev, pre, known, exact, box = g
+    return _gate(rev, c, pre, known, exact, box)
 
 
 _Z4 = (0.0, 0.0, 0.0, 0.0)
@@ -175,9 +178,9 @@ _Z4 = (0.0, 0.0, 0.0, 0.0)
 
 @njit(cache=True, inline="always")
 def start_spherical(var, H, P, data, Tt):  # pragma: no cover - compiled
-    """``(n, bounds, branches, fam)``: a spherical wrist's ``n`` branches (joints 1-3; a 4-tuple
-    of :data:`BRANCH`-tuples and their bounds, :data:`CLOSED` past ``n``) for the target ``Tt``
-    (4, 4), and the data :func:`expand_spherical` takes. ``var``: the family's
+    """``(n, raw, fam)``: a spherical wrist's ``n`` branches (joints 1-3) for the target ``Tt``
+    (4, 4), raw (:func:`branch_at` gives branch ``i`` as a :data:`BRANCH`-tuple and its
+    bound), and the data :func:`expand_spherical` takes. ``var``: the family's
     :attr:`.families.SixR.kvar`, ``H`` and ``P`` its axes and offsets; ``data = (reverse, R6T,
     seed, (lo, hi, revolute, W, step))``: the family's reversal and ``R6T`` (a 9-tuple), the
     seed, the selection's limits, joint kinds and weights (6-tuples) and its step bound."""
@@ -188,18 +191,19 @@ def start_spherical(var, H, P, data, Tt):  # pragma: no cover - compiled
     n, X, Y, Z = _position3(var, pW, H, P, seed[5] if rev else seed[0])
     n, X, Y, Z = _free_joint1(n, X, Y, Z, pW, R06, H, P, seed[1] if rev else seed[4])
     js = (5, 4, 3) if rev else (0, 1, 2)
-    bounds, br = _branches(n, X, Y, Z, js, (_Z4, _Z4, _Z4, _Z4), _READY, box)
+    raw = (X, Y, Z, js, (_Z4, _Z4, _Z4, _Z4), _READY, box)
     hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]))
     # the seed's wrist joints: the family's seed-dependent joint and the last one
     seeds = (seed[2], seed[0]) if rev else (seed[3], seed[5])
-    return n, bounds, br, (rev, R06, hs, seeds, box)
+    return n, raw, (rev, R06, hs, seeds, box)
 
 
 @njit(cache=True, inline="always")
 def expand_spherical(fam, b):  # pragma: no cover - compiled
-    """``(m, rows, distances, oks)``: the ``m`` candidates (at most 2) of a spherical wrist's
-    ready branch ``b``, in the chain's joint order, moved to their representatives, their
-    distances to the seed and whether each passes the first gate (exact, limits, step bound)."""
+    """``(m, candidates, g)``: the ``m`` candidates (at most 2; 6-tuples in the family's joint
+    order) of a spherical wrist's ready branch ``b`` and the data ``g`` of their first gate:
+    :func:`gate_at` gives each in the chain's joint order, moved to its representatives, its
+    distance to the seed and whether it passes (exact, limits, step bound)."""
     rev, R06, hs, seeds, box = fam
     h0, h1, h2, h3, h4, h5 = hs
     x0, x1, x2 = b[0], b[1], b[2]
@@ -207,14 +211,8 @@ def expand_spherical(fam, b):  # pragma: no cover - compiled
     m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seeds[0], seeds[1])
     pre = (b[_REP], b[_REP + 1], b[_REP + 2], _Z, _Z, _Z)
     known = (True, True, True, False, False, False)
-    r0 = r1 = (_Z, _Z, _Z, _Z, _Z, _Z)
-    d0 = d1 = 0.0
-    ok0 = ok1 = False
-    if m > 0:
-        r0, d0, ok0 = _gate(rev, (x0, x1, x2, X[0], Y[0], Z[0]), pre, known, True, box)
-    if m > 1:
-        r1, d1, ok1 = _gate(rev, (x0, x1, x2, X[1], Y[1], Z[1]), pre, known, True, box)
-    return m, (r0, r1), (d0, d1), (ok0, ok1)
+    cands = ((x0, x1, x2, X[0], Y[0], Z[0]), (x0, x1, x2, X[1], Y[1], Z[1]))
+    return m, cands, (rev, pre, known, True, box)
 
 
 @njit(cache=True, inline="always")
@@ -232,13 +230,13 @@ def start_parallel(var, sgn, H, P, data, Tt):  # pragma: no cover - compiled
         elbow_w = 1.0 / (1.0 / W[e1] + 1.0 / W[e2] + 1.0 / W[e3])
     n, X, Y, R06, p16, cs = tp_start(var, Rw, pw, H, P, R6T)
     js = (5, 1, -1) if rev else (0, 4, -1)
-    bounds, br = _branches(n, X, Y, _Z4, js, cs, PARTIAL, box)
+    raw = (X, Y, _Z4, js, cs, PARTIAL, box)
     hs = (v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5]))
     Ps = (v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5]))
     elbow = (elbow_seed, elbow_w, seed[0] if rev else seed[5])
     # joint 1's value whose A and w0 are at hand (pairs share it): none yet
     j1 = (np.nan, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
-    return n, bounds, br, (rev, R06, p16, hs, Ps, sg, elbow, box, j1)
+    return n, raw, (rev, R06, p16, hs, Ps, sg, elbow, box, j1)
 
 
 @njit(cache=True, inline="always")
@@ -291,13 +289,8 @@ def expand_parallel(fam, b):  # pragma: no cover - compiled
     exact = True
     if ls:  # one least-squares branch: exact within round-off of the tangent one
         exact = tp_exact(h1, P2, P3, ls, phi2[0], d)
-    r0 = r1 = (_Z, _Z, _Z, _Z, _Z, _Z)
-    d0 = d1 = 0.0
-    ok0 = ok1 = False
-    if m > 0:
-        r = (q0, phi1[0] * sg[1], phi2[0] * sg[2], phi3[0] * sg[3], q4, q5)
-        r0, d0, ok0 = _gate(rev, r, pre, known, exact, box)
-    if m > 1:
-        r = (q0, phi1[1] * sg[1], phi2[1] * sg[2], phi3[1] * sg[3], q4, q5)
-        r1, d1, ok1 = _gate(rev, r, pre, known, exact, box)
-    return m, (r0, r1), (d0, d1), (ok0, ok1)
+    cands = (
+        (q0, phi1[0] * sg[1], phi2[0] * sg[2], phi3[0] * sg[3], q4, q5),
+        (q0, phi1[1] * sg[1], phi2[1] * sg[2], phi3[1] * sg[3], q4, q5),
+    )
+    return m, cands, (rev, pre, known, exact, box)

@@ -121,7 +121,7 @@ def fk_gate(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled (see _fk_gate_
     raise NotImplementedError
 
 
-@overload(fk_gate)  # compiled into its callers (which are cached)
+@overload(fk_gate, inline="always")  # inlined into its callers (which are cached)
 def _fk_gate_impl(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled
     if isinstance(chain, types.BaseNamedTuple):
 

@@ -23,8 +23,10 @@ from ikstack.ik.analytic._branches6 import (
     CLOSED,
     PARTIAL,
     STATE,
+    branch_at,
     expand_parallel,
     expand_spherical,
+    gate_at,
     refine_parallel,
     start_parallel,
     start_spherical,
@@ -38,15 +40,6 @@ NONE = -1
 #: a slot is certainly nearer than a branch's candidates below this fraction of the branch's
 #: bound (a bound sums some of the distance's terms in the same order; round-off is far smaller)
 BOUND_MARGIN = 1.0 - 1e-9
-
-
-@njit(cache=True, inline="always")
-def _store(B, br):  # pragma: no cover - compiled
-    """The 4 branches ``br`` (:data:`._branches6.BRANCH`-tuples) into the rows of ``B``."""
-    for i in range(4):
-        b = br[0] if i == 0 else (br[1] if i == 1 else (br[2] if i == 2 else br[3]))
-        for c in range(BRANCH):
-            B[i, c] = b[c]
 
 
 @njit(cache=True)
@@ -81,15 +74,20 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
         K = K6  # a constant: the scans over the slots unroll
     if sph is not None:
         B = sph[4]
-        n, bounds, br, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
+        n, raw, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
     if tp is not None:
         B = tp[5]
-        n, bounds, br, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
+        n, raw, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
     if sph is not None or tp is not None:
-        _store(B, br)  # the loop reads and writes branches in place (no tuple indexed by i)
         for k in range(K):
             OK[k] = False
-        D[K], D[K + 1], D[K + 2], D[K + 3] = bounds
+        for i in range(4):
+            D[K + i] = CLOSED
+        # the loop reads and writes branches in place (no tuple indexed by i)
+        for i in range(n):
+            D[K + i], b = branch_at(raw, i)
+            for c in range(BRANCH):
+                B[i, c] = b[c]
     while True:
         best = -1
         for k in range(K):
@@ -126,18 +124,16 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
                         B[i, 2], B[i, 3], B[i, 4], B[i, 5], B[i, 6] = b[2], b[3], b[4], b[5], b[6]
                         B[i, STATE], B[i, 10] = b[STATE], b[10]
                         continue
-                    m, rows, ds, oks = expand_parallel(fam, b)
+                    m, cands, g = expand_parallel(fam, b)
                 if sph is not None:
-                    m, rows, ds, oks = expand_spherical(fam, b)
+                    m, cands, g = expand_spherical(fam, b)
                 D[nxt] = CLOSED
                 # written here, not by a helper: an inlined helper's array arguments cost
-                # reference counts on every expansion
+                # reference counts on every expansion; one gate's code for both candidates
                 for j in range(m):
-                    row = rows[0] if j == 0 else rows[1]
                     k = 2 * i + j
+                    row, D[k], OK[k] = gate_at(cands[0] if j == 0 else cands[1], g)
                     Q[k, 0], Q[k, 1], Q[k, 2], Q[k, 3], Q[k, 4], Q[k, 5] = row
-                    D[k] = ds[0] if j == 0 else ds[1]
-                    OK[k] = oks[0] if j == 0 else oks[1]
                 continue
         if best < 0:
             return NONE, 0.0, 0.0

@@ -255,7 +255,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
                 Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data, B), None
             )
         elif sgn is not None:  # three-parallel
-            tp = (var, sgn, H, P, data, B)
+            tp = (var, t6(sgn), H, P, data, B)  # the signs as numbers: one array less
             best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, None, tp)
         code[i] = GENERAL
         if best < 0:
