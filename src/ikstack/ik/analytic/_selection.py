@@ -237,44 +237,27 @@ def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
     kern(Q, V, S, T, chain, sel, lazy, no_polish(piters), flags)
 
 
+@njit(cache=True, inline="always")
+def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover
+    """:func:`_finalize_pl` of rows ``lo .. hi - 1`` (one FK scratch for the range)."""
+    OK, FK, LIM, D, PL = flags
+    Tbuf = np.empty((4, 4))
+    for i in range(lo, hi):
+        work = (OK[i], FK[i], LIM[i], D[i], Tbuf)
+        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters, work, PL[i])
+
+
 @njit(cache=True)
 def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on the calling thread."""
-    OK, FK, LIM, D, PL = flags
-    Tbuf = np.empty((4, 4))
-    for i in range(Q.shape[0]):
-        _finalize_pl(
-            Q[i],
-            V[i],
-            S[i],
-            T[i],
-            chain,
-            sel,
-            lazy,
-            piters,
-            (OK[i], FK[i], LIM[i], D[i], Tbuf),
-            PL[i],
-        )
+    _finalize_rows(0, Q.shape[0], Q, V, S, T, chain, sel, lazy, piters, flags)
 
 
 @njit(cache=True, parallel=True)
 def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
-    """:func:`finalize` on all cores."""
-    OK, FK, LIM, D, PL = flags
+    """:func:`finalize` on all cores (numba splits the rows between threads)."""
     for i in prange(Q.shape[0]):
-        Tbuf = np.empty((4, 4))
-        _finalize_pl(
-            Q[i],
-            V[i],
-            S[i],
-            T[i],
-            chain,
-            sel,
-            lazy,
-            piters,
-            (OK[i], FK[i], LIM[i], D[i], Tbuf),
-            PL[i],
-        )
+        _finalize_rows(i, i + 1, Q, V, S, T, chain, sel, lazy, piters, flags)
 
 
 @njit(cache=True)
