@@ -100,3 +100,20 @@ def test_a_rows_struct_holds_a_row_of_every_field_a_thread():
     assert not s.x.numpy().any()
     with pytest.raises(TypeError, match="zero_rows"):
         rows.make(REC.zeros(n=4), "cpu")
+
+
+def test_the_translator_reads_a_whole_records_fields_as_the_structs_declare_them():
+    """A generated function that takes a record whole (``rec(NAME)``) indexes its fields by
+    the translator's rule (a float field's trailing (3, 3) a ``mat33d``, (3,) a ``vec3d``):
+    every struct made from a CPU record declares its elements so."""
+    from ikstack.backends.warp import _structs
+    from ikstack.backends.warp._translate_expr import device_field_type
+
+    element = {("mat", 3): wp.mat33d, ("arrm", 3): wp.mat33d}
+    element |= {("v", 3): wp.vec3d, ("arrv", 3): wp.vec3d}
+    structs = [v for v in vars(_structs).values() if isinstance(v, DeviceRecord) and not v.rows]
+    assert len(structs) >= 8
+    for s in structs:
+        for name, dtype, shape in s.record.fields:
+            want = element.get(device_field_type(dtype, shape))
+            assert s.elements.get(name) == want, (s.record.name, name)

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from ikstack._records import B, F, Record
+from ikstack._records import B, F, I, Record
 from ikstack.backends.warp._translate import MODULES, TranslateError, Translator, generate_all
 
 
@@ -315,3 +315,143 @@ def test_outside_the_subset_is_an_error_naming_the_line(src, what):
 def test_declared_signature_must_match_the_source():
     with pytest.raises(TranslateError, match="declared signature"):
         _tr("def f(x, y):\n    return x\n", {"f": "x:f"})
+
+
+def test_finite_tests_are_bools_and_float_tuple_constants_are_their_literals():
+    code = _tr(
+        """
+        import math
+        import numpy as np
+        EYE = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+        ZERO3 = (0.0, 0.0, 0.0)
+        def ok(q, x):
+            for i in range(q.shape[0]):
+                if not np.isfinite(q[i]):
+                    return False
+            return math.isnan(x) or np.isinf(x)
+        def start(x):
+            R = EYE
+            p = ZERO3
+            return R[4] * x + p[2]
+        """,
+        {"ok": "q:a1f x:f", "start": "x:f"},
+    )
+    body = _body(code, "ok")
+    assert "if not wp.isfinite(q[i]):" in body
+    assert "return wp.isnan(x) or wp.isinf(x)" in body
+    body = _body(code, "start")
+    assert "R = wp.mat33d(F(1.0), F(0.0), F(0.0), F(0.0), F(1.0)," in body
+    assert "p = wp.vec3d(F(0.0), F(0.0), F(0.0))" in body
+    assert "EYE" not in code  # used as its literal: no device constant
+
+
+def test_an_int_tuple_constant_is_not_a_vector():
+    with pytest.raises(TranslateError, match="unknown name IDX"):
+        _tr("IDX = (0, 1, 2)\n\ndef f(x):\n    return x * IDX[0]\n", {"f": "x:f"})
+
+
+def test_unpacking_into_array_elements_stores_each_value():
+    code = _tr(
+        """
+        def two(x):
+            return x, 2.0 * x
+        def put(J, i, R, v):
+            J[3, i], J[4, i], J[5, i] = R[2], R[5], R[8]
+            J[0, i], J[1, i], J[2, i] = v
+            J[0, 0], s = two(v[0])
+            J[1, 0], J[2, 0] = J[2, 0], J[1, 0]
+            return s
+        """,
+        {"two": "x:f", "put": "J:a2f i:i R:m9 v:v3"},
+    )
+    lines = [ln.strip() for ln in _body(code, "put").splitlines()]
+    assert lines[1:4] == ["J[3, i] = R[0, 2]", "J[4, i] = R[1, 2]", "J[5, i] = R[2, 2]"]
+    k = lines.index("_t1 = v")  # a vector: its entries
+    assert lines[k + 1 : k + 4] == ["J[0, i] = _t1[0]", "J[1, i] = _t1[1]", "J[2, i] = _t1[2]"]
+    k = lines.index("_t2 = two(v[0])")  # a float pair is a vector too
+    assert lines[k + 1 : k + 3] == ["J[0, 0] = _t2[0]", "s = _t2[1]"]
+    # a value that reads a target is computed before any store (a swap)
+    k = lines.index("_t3 = J[2, 0]")
+    assert lines[k + 1 : k + 4] == ["_t4 = J[1, 0]", "J[1, 0] = _t3", "J[2, 0] = _t4"]
+
+
+def test_unpacking_several_results_into_array_elements():
+    code = _tr(
+        """
+        def pair(x):
+            return 1, (x, x, x)
+        def put(J, x):
+            J[0, 0], v = pair(x)
+            return v[0]
+        """,
+        {"pair": "x:f", "put": "J:a2f x:f"},
+    )
+    lines = [ln.strip() for ln in _body(code, "put").splitlines()]
+    k = lines.index("_t1_0, _t1_1 = pair(x)")
+    assert lines[k + 1 : k + 3] == ["J[0, 0] = F(_t1_0)", "v = _t1_1"]
+
+
+#: the chain record's layout (a record passed whole: ``rec(NAME)``)
+CHAINREC = Record(
+    "ChainRec",
+    __name__,
+    [
+        ("Rs", F, ("dof", 3, 3)),
+        ("ps", F, ("dof", 3)),
+        ("kinds", I, ("dof",)),
+        ("R_end", F, (3, 3)),
+        ("p_end", F, (3,)),
+        ("w", F, ("dof",)),
+        ("tol", F, ()),
+    ],
+)
+
+
+def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
+    """A record parameter declared ``rec(NAME)`` is the struct ``NAME_T``: a float field's
+    trailing (3, 3) is a ``wp.mat33d`` and its trailing (3,) a ``wp.vec3d``, so a row of the
+    joints' rotations (``_row9``) or origins (``_row3``) is an element, a (3, 3) field reads
+    as on the CPU and ``m9``/``v3`` of one are the value itself; a (4, 4) array passed where a
+    pose value is read becomes one."""
+    code = _tr(
+        """
+        def err(T, Tt):
+            return Tt[0, 3] - T[0, 3]
+        def walk(ch, q, T, Tt):
+            R = m9(ch.R_end)
+            p = v3(ch.p_end)
+            s = ch.R_end[2, 1] + ch.p_end[0] * ch.tol
+            for i in range(ch.Rs.shape[0]):
+                A = _row9(ch.Rs, i)
+                b = _row3(ch.ps, i)
+                s += A[1] * b[2] * q[i] * ch.w[i] + ch.kinds[i]
+            return s + R[0] + p[1] + err(T, Tt)
+        """,
+        {"err": "T:m44 Tt:m44", "walk": "ch:rec(CHAINREC) q:a1f T:a2f Tt:m44"},
+        {"CHAINREC": CHAINREC},
+    )
+    assert "from ikstack.backends.warp._structs import CHAINREC_T" in code
+    body = _body(code, "walk")
+    assert "def walk(ch: CHAINREC_T.type, q: wp.array(dtype=wp.float64)," in body
+    lines = [ln.strip() for ln in body.splitlines()]
+    assert "R = ch.R_end" in lines and "p = ch.p_end" in lines
+    assert "s = ch.R_end[2, 1] + ch.p_end[0] * ch.tol" in lines
+    assert "for i in range(ch.Rs.shape[0]):" in lines
+    assert "A = ch.Rs[i]" in lines and "b = ch.ps[i]" in lines
+    assert "s = s + (A[0, 1] * b[2] * q[i] * ch.w[i] + F(ch.kinds[i]))" in lines
+    assert "return s + R[0, 0] + p[1] + err(mat44_of(T), Tt)" in lines
+
+
+@pytest.mark.parametrize(
+    "src, sig, what",
+    [
+        ("def f(ch):\n    return ch.nope[0]\n", "ch:rec(CHAINREC)", "no field nope"),
+        ("def f(ch):\n    return ch.Rs[0, 0, 0]\n", "ch:rec(CHAINREC)", "indexing"),
+        ("def f(ch):\n    return ch.ps.shape[1]\n", "ch:rec(CHAINREC)", "shape"),
+        ("def f(ch):\n    return 1.0\n", "ch:rec(NOPE)", "NOPE is not a record"),
+        ("def f(J, v):\n    J[0, 0], J[1, 0] = v\n    return 0\n", "J:a2f v:v3", "unpacking 2"),
+    ],
+)
+def test_whole_records_and_element_unpacking_outside_the_subset_are_errors(src, sig, what):
+    with pytest.raises(TranslateError, match=what):
+        _tr(src, {"f": sig}, {"CHAINREC": CHAINREC})

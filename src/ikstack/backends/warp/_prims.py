@@ -30,6 +30,7 @@ __all__ = [
     "cpow",
     "cre",
     "hypot",
+    "mat44_of",
 ]
 
 F = wp.float64
@@ -95,3 +96,16 @@ def cpow(a: wp.vec2d, e: wp.float64) -> wp.vec2d:
     ln = wp.pow(cabs(a), e)
     ph = wp.atan2(a[1], a[0]) * e
     return wp.vec2d(ln * wp.cos(ph), ln * wp.sin(ph))
+
+
+@wp.func
+def mat44_of(A: wp.array2d(dtype=wp.float64)) -> wp.mat44d:
+    """A (4, 4) array's entries as a matrix value (a pose written into scratch, read as one)."""
+    # fmt: off
+    return wp.mat44d(
+        A[0, 0], A[0, 1], A[0, 2], A[0, 3],
+        A[1, 0], A[1, 1], A[1, 2], A[1, 3],
+        A[2, 0], A[2, 1], A[2, 2], A[2, 3],
+        A[3, 0], A[3, 1], A[3, 2], A[3, 3],
+    )
+    # fmt: on

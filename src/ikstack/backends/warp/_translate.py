@@ -13,10 +13,12 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   (``wp.mat33d``, indexed by constant flat indices), a tuple of complex numbers as a matrix of
   rows (``(re, im)``); several values returned as a tuple;
 - module constants (numbers, and NumPy float tables indexed by an int), folded with the
-  literals around them in float64 as LLVM folds them;
+  literals around them in float64 as LLVM folds them; a tuple of floats (``_EYE9``) is its
+  literal;
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
-  scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
+  scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``;
+  ``np.isfinite``/``isnan``/``isinf``);
 - arrays (float64, int, bool) as parameters, read and written in place element by element
   (``A[i, j] = ...``, ``A[i, j] += ...``; ``A.shape[k]``): a Warp array of the same
   dimensions (``wp.array2d(dtype=wp.float64)``...; bools as int32 0/1). A device kernel whose
@@ -28,10 +30,17 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   dimension larger, a row a thread) followed by the thread's row index ``<param>_row``;
   ``ws.J`` reads that row, ``ws.J[ws_row]`` (a view indexed as on the CPU), and the record
   passes on to another translated function with its row;
+- a record passed whole (one for all threads, a kernel's constant data), declared
+  ``rec(NAME)``: the Warp struct ``NAME_T`` of :mod:`ikstack.backends.warp._structs`, whose
+  float fields ending in (3, 3) are ``wp.mat33d`` and ending in (3,) ``wp.vec3d``: ``ch.R_end``
+  reads as a (3, 3) array, ``_row9(ch.Rs, i)`` / ``_row3(ch.ps, i)`` (a row as a tuple) are an
+  element of an array of matrices / vectors (the same as the declared types ``m33``, ``am9``,
+  ``av3``), and ``m9(x)`` / ``v3(x)`` of a value already a matrix / vector are the value; a
+  (4, 4) array passed where a pose value (``m44``) is read is its entries as a ``wp.mat44d``;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
   ``return`` (a function without a value writes its arrays: a call as a statement);
-  assignments (chained, tuple-unpacking, augmented); calls of functions of the same module or
-  of another translated module.
+  assignments (chained, tuple-unpacking into names and array elements, augmented); calls of
+  functions of the same module or of another translated module.
 
 Parameter types are declared in :data:`SIGNATURES` (numba infers them; Warp needs them),
 local types are inferred. Float literals become ``wp.float64`` values (Warp folds arithmetic
@@ -59,7 +68,9 @@ from ikstack.backends.warp._translate_expr import (
     _flit,
     _Func,
     _parse_type,
+    device_field_type,
     field_type,
+    record_struct,
     rows_struct,
 )
 
@@ -78,10 +89,12 @@ MODULES = {
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
-#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
-#: (4, 4) array as ``wp.mat44d`` (read only), ``a<ndim><f|i|b>`` a float64 / int / bool array,
-#: ``av3`` an (n, 3) array as an array of ``wp.vec3d`` (a row is a 3-vector), ``rows(NAME)``
-#: a scratch record with a row a thread (see the module). A compiled function not listed here
+#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m33`` /
+#: ``m44`` a (3, 3) / (4, 4) array as ``wp.mat33d`` / ``wp.mat44d`` (read only),
+#: ``a<ndim><f|i|b>`` a float64 / int / bool array, ``av3`` an (n, 3) array as an array of
+#: ``wp.vec3d`` (a row is a 3-vector), ``am9`` an (n, 3, 3) array as an array of ``wp.mat33d``,
+#: ``rows(NAME)`` a scratch record with a row a thread, ``rec(NAME)`` a record passed whole
+#: (see the module). A compiled function not listed here
 #: is not translated.
 SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.kinematics._kernels": {
@@ -192,6 +205,7 @@ class _Module:
     tree: ast.Module
     module: Any
     consts: dict[str, Any] = field(default_factory=dict)  # name -> value
+    tuples: dict[str, tuple] = field(default_factory=dict)  # name -> tuple of numbers
     imports: dict[str, str] = field(default_factory=dict)  # name -> source module
     funcs: dict[str, _Func] = field(default_factory=dict)
 
@@ -212,14 +226,16 @@ class Translator:
         self.records = records or {}
         self.done: dict[str, _Module] = {}
 
-    def record_fields(self, m: _Module, name: str) -> dict[str, Any]:
+    def record_fields(self, m: _Module, name: str, device: bool = False) -> dict[str, Any]:
         """``{field: subset type}`` of the record ``name`` (a module-level
-        :class:`~ikstack._records.Record` of ``m``)."""
+        :class:`~ikstack._records.Record` of ``m``, or one it imports); ``device``: as the
+        fields of the record's Warp struct (:func:`._translate_expr.device_field_type`)."""
         rec = getattr(m.module, name, None) if m.module is not None else self.records.get(name)
         fields = getattr(rec, "fields", None)
         if fields is None:
             raise TranslateError(f"{m.path}: {name} is not a record of this module")
-        return {f: field_type(dtype, shape) for f, dtype, shape in fields}
+        ftype = device_field_type if device else field_type
+        return {f: ftype(dtype, shape) for f, dtype, shape in fields}
 
     # -- modules
     def load(self, name: str, source: str | None = None) -> _Module:
@@ -252,6 +268,8 @@ class Translator:
                         isinstance(val, np.ndarray) and val.ndim == 1 and val.dtype == np.float64
                     ):
                         m.consts[nm] = val
+                    elif isinstance(val, tuple) and _number_tuple(val):
+                        m.tuples[nm] = val
         return m
 
     @staticmethod
@@ -282,6 +300,9 @@ class Translator:
                 if isinstance(t, tuple) and t[0] == "rows":
                     self.record_fields(m, t[1])  # it must exist
                     used_structs.add(rows_struct(t[1]))
+                if isinstance(t, tuple) and t[0] == "rec":
+                    self.record_fields(m, t[1])
+                    used_structs.add(record_struct(t[1]))
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
@@ -342,6 +363,14 @@ class Translator:
         if name in m.imports and m.imports[name] in self.done:
             return self.done[m.imports[name]].funcs.get(name)
         return None
+
+
+def _number_tuple(val: Any) -> bool:
+    """Whether a module constant is a tuple of floats (used as its literal: a small vector or
+    a 9-tuple matrix)."""
+    return (
+        isinstance(val, tuple) and len(val) in (2, 3, 4, 9) and all(type(x) is float for x in val)
+    )
 
 
 def _callees_first(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:

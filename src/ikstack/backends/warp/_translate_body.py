@@ -187,6 +187,8 @@ class _FuncWriter(_ExprWriter):
                 isinstance(s.value, ast.UnaryOp) and isinstance(s.value.operand, ast.Constant)
             )
             return self.bind(s, first.id, code, t, ind, literal=lit)
+        if isinstance(first, ast.Tuple) and any(isinstance(e, ast.Subscript) for e in first.elts):
+            return self.unpack_stores(s, first, ind)
         if isinstance(first, ast.Tuple):
             names = []
             for e in first.elts:
@@ -241,22 +243,70 @@ class _FuncWriter(_ExprWriter):
             outs = [self.target(s, nm, tt) for nm, tt in zip(names, t[1], strict=True)]
             return ["    " * ind + f"{', '.join(outs)} = {code}"]
         if isinstance(first, ast.Subscript):  # a store into an array parameter
-            arr, t = self.expr(first.value)
-            if not (isinstance(t, tuple) and t[0] == "arr"):
-                raise self.err(s, "a store into a non-array")
-            idx = first.slice.elts if isinstance(first.slice, ast.Tuple) else [first.slice]
-            codes = [self.expr(x) for x in idx]
-            if len(codes) != t[1] or any(c[1] != I for c in codes):
-                raise self.err(s, "a store needs one int index per dimension")
-            if t[2] == "b":  # a bool array is int32 0/1
-                code, vt = self.expr(s.value)
-                if vt != B:
-                    raise self.err(s, "a non-bool stored into a bool array")
-                stored = {"True": "1", "False": "0"}.get(code, f"wp.where({code}, 1, 0)")
-            else:
-                stored = self.coerce(s, self.expr(s.value), F if t[2] == "f" else I)[0]
-            return ["    " * ind + f"{arr}[{', '.join(c[0] for c in codes)}] = {stored}"]
+            return self.store(s, first, self.expr(s.value), ind)
         raise self.err(s, "assignment to an attribute")
+
+    def store(self, s: ast.stmt, target: ast.Subscript, val: tuple[str, Any], ind: int):
+        """``target = val`` for an array element ``target`` (``val`` translated)."""
+        arr, t = self.expr(target.value)
+        if not (isinstance(t, tuple) and t[0] == "arr"):
+            raise self.err(s, "a store into a non-array")
+        idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        codes = [self.expr(x) for x in idx]
+        if len(codes) != t[1] or any(c[1] != I for c in codes):
+            raise self.err(s, "a store needs one int index per dimension")
+        if t[2] == "b":  # a bool array is int32 0/1
+            code, vt = val
+            if vt != B:
+                raise self.err(s, "a non-bool stored into a bool array")
+            stored = {"True": "1", "False": "0"}.get(code, f"wp.where({code}, 1, 0)")
+        else:
+            stored = self.coerce(s, val, F if t[2] == "f" else I)[0]
+        return ["    " * ind + f"{arr}[{', '.join(c[0] for c in codes)}] = {stored}"]
+
+    def unpack_stores(self, s: ast.Assign, first: ast.Tuple, ind: int) -> list[str]:
+        """``a[i], b, c[j] = value`` with array elements among the targets: every value is
+        computed first (as Python does; through temporaries where a value reads a target),
+        then bound or stored left to right. The value is a tuple, a vector, or a function's
+        several results."""
+        pad = "    " * ind
+        out: list[str] = []
+        n = len(first.elts)
+        if isinstance(s.value, ast.Tuple):
+            if len(s.value.elts) != n:
+                raise self.err(s, "unpacking a tuple of another length")
+            parts = [self.expr(e) for e in s.value.elts]
+            read = {x.id for e in s.value.elts for x in ast.walk(e) if isinstance(x, ast.Name)}
+            written = {x.id for e in first.elts for x in ast.walk(e) if isinstance(x, ast.Name)}
+            if read & written and n > 1:
+                held: list[tuple[str, Any]] = []
+                for code, t in parts:
+                    self.ntmp += 1
+                    held.append((f"_t{self.ntmp}", t))
+                    out.append(pad + f"_t{self.ntmp} = {code}")
+                parts = held
+        else:
+            code, t = self.expr(s.value)
+            self.ntmp += 1
+            tmp = f"_t{self.ntmp}"
+            if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == n:
+                out.append(pad + f"{tmp} = {code}")
+                et = F if t[0] == "v" else C
+                parts = [(f"{tmp}[{i}]", et) for i in range(n)]
+            elif isinstance(t, tuple) and t[0] == "tup" and len(t[1]) == n:
+                names = [f"{tmp}_{i}" for i in range(n)]
+                out.append(pad + f"{', '.join(names)} = {code}")
+                parts = list(zip(names, t[1], strict=True))
+            else:
+                raise self.err(s, f"unpacking {n} targets from a {t!r}")
+        for tgt, p in zip(first.elts, parts, strict=True):
+            if isinstance(tgt, ast.Subscript):
+                out += self.store(s, tgt, p, ind)
+            elif isinstance(tgt, ast.Name):
+                out += self.bind(s, tgt.id, p[0], p[1], ind)
+            else:
+                raise self.err(s, "unpacking into an attribute")
+        return out
 
     def if_(self, s: ast.If, ind: int) -> list[str]:
         pad = "    " * ind

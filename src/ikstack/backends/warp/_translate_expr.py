@@ -27,14 +27,18 @@ def _parse_type(s: str) -> Any:
         return s
     if s[0] == "v" and s[1:].isdigit():
         return _vec(int(s[1:]))
-    if s == "m44":
-        return ("mat", 4)
+    if s in ("m33", "m44"):
+        return ("mat", int(s[1]))
     if s == "av3":
         return ("arrv", 3)
+    if s == "am9":
+        return ("arrm", 3)
     if len(s) == 3 and s[0] == "a" and s[1] in "1234" and s[2] in "fib":
         return ("arr", int(s[1]), s[2])
     if s.startswith("rows(") and s.endswith(")") and s[5:-1].isidentifier():
         return ("rows", s[5:-1])
+    if s.startswith("rec(") and s.endswith(")") and s[4:-1].isidentifier():
+        return ("rec", s[4:-1])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -56,6 +60,10 @@ def warp_type(t: Any) -> str:
         return f"wp.mat{t[1]}{t[1]}d"
     if isinstance(t, tuple) and t[0] == "arrv":
         return f"wp.array(dtype=wp.vec{t[1]}d)"
+    if isinstance(t, tuple) and t[0] == "arrm":
+        return f"wp.array(dtype=wp.mat{t[1]}{t[1]}d)"
+    if isinstance(t, tuple) and t[0] == "rec":
+        return f"{record_struct(t[1])}.type"
     if isinstance(t, tuple) and t[0] == "arr":
         dt = "wp.float64" if t[2] == "f" else "wp.int32"  # bools as int32 0/1
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
@@ -70,6 +78,25 @@ def rows_struct(record: str) -> str:
     """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
     ``record`` (a module-level :class:`~ikstack._records.Record`) with a row a thread."""
     return f"{record}_ROWS_T"
+
+
+def record_struct(record: str) -> str:
+    """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
+    ``record`` passed whole (a kernel's constant data, one for all threads)."""
+    return f"{record}_T"
+
+
+def device_field_type(dtype: str, shape: tuple) -> Any:
+    """The subset type of a record field in the record's Warp struct (``rec(NAME)``): a float
+    field's trailing ``(3, 3)`` is a ``wp.mat33d`` and its trailing ``(3,)`` a ``wp.vec3d``
+    (as :mod:`ikstack.backends.warp._structs` declares them: a test holds the two together),
+    so ``(3, 3)`` reads as a (3, 3) array, ``(n, 3, 3)`` as an array of matrices whose row is a
+    9-tuple, ``(3,)`` as a 3-vector and ``(n, 3)`` as an array of 3-vectors."""
+    if dtype == "f8" and shape[-2:] == (3, 3) and len(shape) in (2, 3):
+        return ("mat", 3) if len(shape) == 2 else ("arrm", 3)
+    if dtype == "f8" and shape[-1:] == (3,) and len(shape) in (1, 2):
+        return ("v", 3) if len(shape) == 1 else ("arrv", 3)
+    return field_type(dtype, shape)
 
 
 def field_type(dtype: str, shape: tuple) -> Any:
@@ -132,6 +159,8 @@ _NP_MATH = {
     **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
     **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
 }
+#: ``math.*`` / ``np.*`` tests of one float (a bool)
+_PREDICATES = {"isfinite", "isnan", "isinf"}
 #: module names whose float constants fold (``math.pi``, ``np.inf``...)
 _CONST_MODULES = ("math", "np")
 _BINOPS = {
@@ -192,6 +221,9 @@ class _ExprWriter:
             return f"F({code})", F
         if want == C and t in (F, I):
             return f"cre({self.coerce(node, p, F)[0]})", C
+        if want == ("mat", 4) and t == ("arr", 2, "f"):
+            # a (4, 4) array where a pose value is read: its entries as a matrix
+            return f"mat44_of({code})", want
         raise self.err(node, f"a {t!r} where a {want!r} is needed")
 
     def fold(self, e: ast.expr) -> float | int | None:
@@ -257,6 +289,9 @@ class _ExprWriter:
         if isinstance(e, ast.Name):
             if e.id in self.env:
                 return self.rename.get(e.id, e.id), self.env[e.id]
+            if e.id in self.m.tuples:  # a tuple constant: its literal
+                lit = ast.Tuple([ast.Constant(x) for x in self.m.tuples[e.id]], ast.Load())
+                return self.expr(ast.copy_location(lit, e))
             if e.id in self.m.consts:
                 self.used_consts.add(e.id)
                 c = self.m.consts[e.id]
@@ -332,6 +367,11 @@ class _ExprWriter:
                 if ft is None:
                     raise self.err(e, f"record {t[1]} has no field {e.attr}")
                 return f"{code}.{e.attr}[{row_param(code)}]", ft
+            if isinstance(t, tuple) and t[0] == "rec":  # a field of the struct
+                ft = self.tr.record_fields(self.m, t[1], device=True).get(e.attr)
+                if ft is None:
+                    raise self.err(e, f"record {t[1]} has no field {e.attr}")
+                return f"{code}.{e.attr}", ft
             if t == C and e.attr == "real":
                 return f"{code}[0]", F
             if t == C and e.attr == "imag":
@@ -394,7 +434,11 @@ class _ExprWriter:
         if isinstance(e.value, ast.Attribute) and e.value.attr == "shape":
             code, t = self.expr(e.value.value)
             k = self.fold(e.slice)
-            if not (isinstance(t, tuple) and t[0] == "arr" and isinstance(k, int)):
+            if not (
+                isinstance(t, tuple)
+                and isinstance(k, int)
+                and (t[0] == "arr" or (t[0] in ("arrv", "arrm") and k == 0))
+            ):
                 raise self.err(e, "shape of a non-array")
             return f"{code}.shape[{k}]", I
         code, t = self.expr(e.value)
@@ -423,6 +467,8 @@ class _ExprWriter:
             return _elem(f"{code}[{idx[0]}]", t[2])
         if isinstance(t, tuple) and t[0] == "arrv":
             return f"{code}[{idx[0]}]", _vec(t[1])
+        if t == ("arrm", 3):
+            return f"{code}[{idx[0]}]", M9
         raise self.err(e, f"indexing a {t!r}")
 
     def call(self, e: ast.Call) -> tuple[str, Any]:
@@ -435,6 +481,8 @@ class _ExprWriter:
             and f.value.id in ("math", "np")
         ):
             args = [self.coerce(e, self.expr(a), F) for a in e.args]
+            if f.attr in _PREDICATES and len(args) == 1:
+                return f"wp.{f.attr}({args[0][0]})", B
             fn_name = f.attr if f.value.id == "math" else _NP_MATH.get(f.attr, "")
             if fn_name in _MATH1 and len(args) == 1:
                 return f"wp.{fn_name}({args[0][0]})", F
@@ -468,8 +516,14 @@ class _ExprWriter:
             if len(args) == 2:
                 a, b = (self.coerce(e, x, F) for x in args)
                 return f"wp.vec2d({a[0]}, {b[0]})", C
-        if nm in IDENTITY and len(args) == 1 and args[0][1] == IDENTITY[nm]:
-            return args[0]  # a CPU array row as a tuple: the device value already is one
+        if nm in IDENTITY and len(args) == 1 and args[0][1] in IDENTITY[nm][1]:
+            # a CPU array (row) as a tuple: the device value already is one
+            return args[0][0], IDENTITY[nm][0]
+        if nm in ROW_IDENTITY and len(args) == 2 and args[0][1] == ROW_IDENTITY[nm][1]:
+            if args[1][1] != I:
+                raise self.err(e, "a non-int index")
+            # row i of a CPU array as a tuple: the device array's element
+            return f"{args[0][0]}[{args[1][0]}]", ROW_IDENTITY[nm][0]
         fn = self.tr.func_type(self.m, nm)
         if fn is None:
             raise self.err(e, f"{nm} is neither a translated function nor a builtin")
@@ -495,8 +549,18 @@ def _elem(code: str, kind: str) -> tuple[str, Any]:
     return code, F if kind == "f" else I
 
 
-#: CPU helpers that turn an array row into a tuple: the identity on device values
-IDENTITY = {"v3": ("v", 3), "m9": M9}
+#: CPU helpers that turn an array (row) into a tuple: the identity on device values
+#: (name -> (result type, the argument types it accepts))
+IDENTITY: dict[str, tuple[Any, tuple]] = {
+    "v3": (("v", 3), (("v", 3),)),
+    "m9": (M9, (M9, ("mat", 3))),
+}
+#: CPU helpers ``name(A, i)`` that read row ``i`` of an array as a tuple: element ``i`` of the
+#: device array of vectors or matrices (name -> (result type, array type))
+ROW_IDENTITY: dict[str, tuple[Any, Any]] = {
+    "_row9": (M9, ("arrm", 3)),
+    "_row3": (("v", 3), ("arrv", 3)),
+}
 #: names a generated module defines or imports: a CPU local of the same name is renamed
 RESERVED = {
     "wp",
@@ -514,6 +578,7 @@ RESERVED = {
     "cdiv",
     "cabs",
     "cpow",
+    "mat44_of",
 }
 
 
