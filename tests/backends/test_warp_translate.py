@@ -455,3 +455,25 @@ def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
 def test_whole_records_and_element_unpacking_outside_the_subset_are_errors(src, sig, what):
     with pytest.raises(TranslateError, match=what):
         _tr(src, {"f": sig}, {"CHAINREC": CHAINREC})
+
+
+def test_a_loop_over_a_1d_array_reads_each_element_by_index():
+    code = _tr(
+        """
+        import numpy as np
+        def finite(q, flags):
+            for v in q:
+                if not np.isfinite(v):
+                    return False
+            for b in flags:
+                if b:
+                    return False
+            return True
+        """,
+        {"finite": "q:a1f flags:a1b"},
+    )
+    lines = [ln.strip() for ln in _body(code, "finite").splitlines()]
+    k = lines.index("for _k1 in range(q.shape[0]):")
+    assert lines[k + 1 : k + 3] == ["v = q[_k1]", "if not wp.isfinite(v):"]
+    k = lines.index("for _k2 in range(flags.shape[0]):")
+    assert lines[k + 1] == "b = (flags[_k2] != 0)"

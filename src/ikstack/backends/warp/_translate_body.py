@@ -13,6 +13,7 @@ from ikstack.backends.warp._translate_expr import (
     C,
     F,
     I,
+    _elem,
     _ExprWriter,
     _Func,
     _zero,
@@ -360,6 +361,19 @@ class _FuncWriter(_ExprWriter):
             body = self.block(s.body, ind + 1)
             self.depth -= 1
             return [pad + f"for {k} in range({len(parts)}):"] + head + body
+        if isinstance(s.target, ast.Name) and not s.orelse and not isinstance(s.iter, ast.Call):
+            # over a 1D array: an index loop that reads the element
+            code, t = self.expr(s.iter)
+            if not (isinstance(t, tuple) and t[0] == "arr" and t[1] == 1):
+                raise self.err(s, "only `for name in range(...)` loops")
+            self.ntmp += 1
+            k = f"_k{self.ntmp}"
+            self.loopvars.add(k)
+            self.depth += 1
+            head = self.bind(s, s.target.id, *_elem(f"{code}[{k}]", t[2]), ind + 1)
+            body = self.block(s.body, ind + 1)
+            self.depth -= 1
+            return [pad + f"for {k} in range({code}.shape[0]):"] + head + body
         if not (
             isinstance(s.target, ast.Name)
             and isinstance(s.iter, ast.Call)
