@@ -4,10 +4,12 @@ A chain is compiled once into "canonical" joint data: every joint axis is rotate
 by folding a constant rotation into the neighbouring origins, so a revolute joint's motion is a
 2x2 mix of two rotation columns and a prismatic joint's motion a move along the third column.
 
-One joint's step (:func:`joint_step`), the TCP (:func:`tool_pose`) and one Jacobian column
-(:func:`joint_column`) are written in the portable subset of the kernels (tuples of floats):
-the Warp kernels' versions are generated from them (``backends/warp/_gen_kinematics.py``), so
-both devices run the same operations in the same order.
+One joint's step (:func:`joint_step`), the TCP (:func:`tool_pose`), one Jacobian column
+(:func:`joint_column`) and the loops over the joints (:func:`fk_one`, :func:`jac_one` and
+what they call) are written in the portable subset of the kernels (tuples of floats, arrays
+read and written element by element): the Warp kernels' versions are generated from them
+(``backends/warp/_gen_kinematics.py``), so both devices run the same operations in the same
+order.
 
 With ``NUMBA_DISABLE_JIT=1`` these run as plain Python for debugging.
 """
@@ -119,15 +121,10 @@ def _chain_pose(q, Rs, ps, kinds):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def _store(R, p, out):  # pragma: no cover - compiled
     """The pose ``(R, p)`` (tuples) into the (4, 4) ``out``."""
-    for r in range(3):
-        out[r, 0] = R[3 * r]
-        out[r, 1] = R[3 * r + 1]
-        out[r, 2] = R[3 * r + 2]
-        out[r, 3] = p[r]
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = R[0], R[1], R[2], p[0]
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = R[3], R[4], R[5], p[1]
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = R[6], R[7], R[8], p[2]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
 @njit(cache=True, inline="always")

@@ -79,3 +79,97 @@ def joint_column(kind: int, z: wp.vec3d, o: wp.vec3d, t: wp.vec3d):
         dz = t[2] - o[2]
         return wp.vec3d(z[1] * dz - z[2] * dy, z[2] * dx - z[0] * dz, z[0] * dy - z[1] * dx), z
     return z, wp.vec3d(F(0.0), F(0.0), F(0.0))
+
+
+@wp.func
+def _chain_pose(q: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32)):
+    """The frame after the last joint, ``(R, p)`` as tuples."""
+    R = wp.mat33d(F(1.0), F(0.0), F(0.0), F(0.0), F(1.0), F(0.0), F(0.0), F(0.0), F(1.0))
+    p = wp.vec3d(F(0.0), F(0.0), F(0.0))
+    for i in range(Rs.shape[0]):
+        R, p = joint_step(R, p, Rs[i], ps[i], kinds[i], q[i])
+    return R, p
+
+
+@wp.func
+def _store(R: wp.mat33d, p: wp.vec3d, out: wp.array2d(dtype=wp.float64)):
+    """The pose ``(R, p)`` (tuples) into the (4, 4) ``out``."""
+    out[0, 0] = R[0, 0]
+    out[0, 1] = R[0, 1]
+    out[0, 2] = R[0, 2]
+    out[0, 3] = p[0]
+    out[1, 0] = R[1, 0]
+    out[1, 1] = R[1, 1]
+    out[1, 2] = R[1, 2]
+    out[1, 3] = p[1]
+    out[2, 0] = R[2, 0]
+    out[2, 1] = R[2, 1]
+    out[2, 2] = R[2, 2]
+    out[2, 3] = p[2]
+    out[3, 0] = F(0.0)
+    out[3, 1] = F(0.0)
+    out[3, 2] = F(0.0)
+    out[3, 3] = F(1.0)
+
+
+@wp.func
+def _finish(R: wp.mat33d, p: wp.vec3d, R_end: wp.mat33d, p_end: wp.vec3d, out: wp.array2d(dtype=wp.float64)):
+    """The TCP of the frame ``(R, p)`` (tuples) and the (3, 3), (3,) arrays of the fixed end
+    transform into ``out``."""
+    E = wp.mat33d(R_end[0, 0], R_end[0, 1], R_end[0, 2], R_end[1, 0], R_end[1, 1], R_end[1, 2], R_end[2, 0], R_end[2, 1], R_end[2, 2])
+    Rt, pt = tool_pose(R, p, E, wp.vec3d(p_end[0], p_end[1], p_end[2]))
+    _store(Rt, pt, out)
+
+
+@wp.func
+def fk_one(q: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d, out: wp.array2d(dtype=wp.float64)):
+    """FK of one configuration into ``out``; returns False (computing nothing) if q is not
+    finite."""
+    for _k1 in range(q.shape[0]):
+        v = q[_k1]
+        if not wp.isfinite(v):
+            return False
+    R, p = _chain_pose(q, Rs, ps, kinds)
+    _finish(R, p, R_end, p_end, out)
+    return True
+
+
+@wp.func
+def _jac_into(q: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d, J: wp.array2d(dtype=wp.float64), T: wp.array2d(dtype=wp.float64)):
+    """FK into ``T`` and the base-frame geometric Jacobian into ``J (6, n)``; allocates nothing
+    (the running frame lives in tuples; joint axes and origins wait in ``J``'s columns)."""
+    n = Rs.shape[0]
+    R = wp.mat33d(F(1.0), F(0.0), F(0.0), F(0.0), F(1.0), F(0.0), F(0.0), F(0.0), F(1.0))
+    p = wp.vec3d(F(0.0), F(0.0), F(0.0))
+    for i in range(n):
+        R, p = joint_step(R, p, Rs[i], ps[i], kinds[i], q[i])
+        J[3, i] = R[0, 2]
+        J[4, i] = R[1, 2]
+        J[5, i] = R[2, 2]
+        J[0, i] = p[0]
+        J[1, i] = p[1]
+        J[2, i] = p[2]
+    _finish(R, p, R_end, p_end, T)
+    t = wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
+    for i in range(n):
+        lin, ang = joint_column(kinds[i], wp.vec3d(J[3, i], J[4, i], J[5, i]), wp.vec3d(J[0, i], J[1, i], J[2, i]), t)
+        _t1 = lin
+        J[0, i] = _t1[0]
+        J[1, i] = _t1[1]
+        J[2, i] = _t1[2]
+        _t2 = ang
+        J[3, i] = _t2[0]
+        J[4, i] = _t2[1]
+        J[5, i] = _t2[2]
+
+
+@wp.func
+def jac_one(q: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d), ps: wp.array(dtype=wp.vec3d), kinds: wp.array(dtype=wp.int32), R_end: wp.mat33d, p_end: wp.vec3d, J: wp.array2d(dtype=wp.float64), T: wp.array2d(dtype=wp.float64)):
+    """Jacobian and FK of one configuration; returns False (computing nothing) if q is not
+    finite."""
+    for _k1 in range(q.shape[0]):
+        v = q[_k1]
+        if not wp.isfinite(v):
+            return False
+    _jac_into(q, Rs, ps, kinds, R_end, p_end, J, T)
+    return True

@@ -9,6 +9,8 @@ import warp as wp
 from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_gate import pose_residual
+from ikstack.backends.warp._gen_kinematics import fk_one, jac_one
+from ikstack.backends.warp._structs import CHAIN_T, POLISH_WORK_ROWS_T
 
 
 
@@ -73,3 +75,56 @@ def _gn_step(J: wp.array2d(dtype=wp.float64), e: wp.array(dtype=wp.float64), A: 
         for a in range(dof):
             dq[a] = dq[a] * (max_dq / big)
     return True
+
+
+@wp.func
+def polish_into(q: wp.array(dtype=wp.float64), Tt: wp.mat44d, chain: CHAIN_T.type, iters: int, max_dq: wp.float64, ptol: wp.float64, rtol: wp.float64, ws: POLISH_WORK_ROWS_T.type, ws_row: int):
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place, in the scratch
+    ``ws`` (a :data:`POLISH_WORK` record); returns the count.
+
+    Each step (:func:`_gn_step`) solves ``J dq = e`` by damped least squares, scales ``dq`` so
+    no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
+    ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
+    """
+    Rs = chain.Rs
+    ps = chain.ps
+    kinds = chain.kinds
+    R_end = chain.R_end
+    p_end = chain.p_end
+    J = ws.J[ws_row]
+    Tq = ws.T[ws_row]
+    e = ws.e[ws_row]
+    e2 = ws.e2[ws_row]
+    trial = ws.trial[ws_row]
+    A = ws.A[ws_row]
+    dq = ws.dq[ws_row]
+    dof = q.shape[0]
+    jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+    cost = _err6(mat44_of(Tq), Tt, e)
+    used = int(0)
+    for _it in range(iters):
+        if _converged(e, ptol, rtol):
+            break
+        if not _gn_step(J, e, A, dq, max_dq):
+            break
+        alpha = F(1.0)
+        accepted = bool(False)
+        c2 = F(0.0)
+        for _h in range(5):
+            for j in range(dof):
+                trial[j] = q[j] + alpha * dq[j]
+            fk_one(trial, Rs, ps, kinds, R_end, p_end, Tq)
+            c2 = _err6(mat44_of(Tq), Tt, e2)
+            if c2 < cost:
+                accepted = bool(True)
+                break
+            alpha = alpha * F(0.5)
+        if not accepted:
+            break
+        for j in range(dof):
+            q[j] = trial[j]
+        cost = c2
+        used = used + 1
+        jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
+        _err6(mat44_of(Tq), Tt, e)
+    return used

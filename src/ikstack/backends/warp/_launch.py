@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikstack.ik._data import GATE, constraint_data
+from ikstack.ik.analytic._polish import POLISH_WORK
 from ikstack.ik.analytic.families import SRS, LockedJoint, SixR
 from ikstack.ik.analytic.solver import NEAR_ITERATIONS, NEAR_MAX_STEP
 from ikstack.spatial import project_rigid
@@ -83,7 +84,8 @@ class ScratchPool:
         for b in sets:
             for name, a in b.items():
                 if name == "pol":
-                    total += sum(x.capacity for x in (a.PL, a.Qp, a.zs, a.os, a.J, a.L, a.b))
+                    ws = [getattr(a.ws, f) for f, _, _ in POLISH_WORK.fields]
+                    total += a.PL.capacity + sum(x.capacity for x in ws)
                 elif name in ("w", "tg", "out", "sw"):
                     continue  # structs of the arrays counted here
                 else:
@@ -221,22 +223,16 @@ class DeviceSolve:
         the alignment tolerance of its family (strict mode polishes the surrogate's candidates
         on the true chain, as the CPU path), else off with placeholder arrays."""
         from ikstack.backends.warp._polish import Polish
+        from ikstack.backends.warp._structs import POLISH_WORK_ROWS_T
 
-        wp, dev, f64 = self.wp, self.dev, self.wp.float64
+        wp, dev = self.wp, self.dev
         on = self.polish
         n, k, dof = (rows, self.K, self.dof) if on else (1, 1, 1)
         pol = Polish()
         pol.iters = NEAR_ITERATIONS if on else 0
         pol.max_dq = wp.float64(NEAR_MAX_STEP)
         pol.PL = wp.zeros((n, k), dtype=wp.int32, device=dev)
-        pol.Qp = wp.zeros((n, dof), dtype=f64, device=dev)
-        pol.zs = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
-        pol.os = wp.zeros((n, dof), dtype=wp.vec3d, device=dev)
-        pol.J = wp.zeros((n, 6, dof), dtype=f64, device=dev)
-        pol.L = wp.zeros((n, dof, dof), dtype=f64, device=dev)
-        pol.b = wp.zeros((n, dof), dtype=f64, device=dev)
-        pol.e = wp.zeros((n, 6), dtype=f64, device=dev)
-        pol.e2 = wp.zeros((n, 6), dtype=f64, device=dev)
+        pol.ws = POLISH_WORK_ROWS_T.zero_rows(n, dev, dof=dof)
         return pol
 
     # ------------------------------------------------------------------ launches

@@ -21,6 +21,7 @@ from __future__ import annotations
 import warp as wp
 
 from ikstack.backends.warp._gen_gate import constraints_row
+from ikstack.backends.warp._gen_kinematics import _jac_into
 from ikstack.backends.warp._gen_lm import (
     _cost,
     _is_singular,
@@ -28,8 +29,8 @@ from ikstack.backends.warp._gen_lm import (
     _pose_error,
     _step,
 )
-from ikstack.backends.warp._lm_steps import INF, _clip, jac_into, target_key, uniform
-from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._lm_steps import INF, _clip, target_key, uniform
+from ikstack.backends.warp._prims import F, mat44_of
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, LM_T, SCRATCH_ROWS_T
 
 Chain = CHAIN_T.type
@@ -105,15 +106,10 @@ def move(
 
 @wp.func
 def evaluate(k: int, n: int, ch: Chain, Tt: wp.mat44d, wk: Work):
-    """FK, the Jacobian into ``wk.J`` and the pose error into ``wk.e`` at ``wk.q[k]``."""
-    R, p = jac_into(wk.q, k, n, ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, wk.J)
-    T = wp.mat44d(
-        R[0, 0], R[0, 1], R[0, 2], p[0],
-        R[1, 0], R[1, 1], R[1, 2], p[1],
-        R[2, 0], R[2, 1], R[2, 2], p[2],
-        F(0.0), F(0.0), F(0.0), F(1.0),
-    )  # fmt: skip
-    _pose_error(Tt, T, wk.e[k])
+    """FK into ``wk.T``, the Jacobian into ``wk.J`` and the pose error into ``wk.e`` at
+    ``wk.q[k]`` (the generated ``_jac_into``, as the CPU search)."""
+    _jac_into(wk.q[k], ch.Rs, ch.ps, ch.kinds, ch.R_end, ch.p_end, wk.J[k], wk.T[k])
+    _pose_error(Tt, mat44_of(wk.T[k]), wk.e[k])
 
 
 @wp.kernel

@@ -32,6 +32,7 @@ import warp as wp
 
 from ikstack._records import B, F, I, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE
+from ikstack.ik.analytic._polish import POLISH_WORK
 from ikstack.ik.analytic._single_target import FAMILY6, SELECT
 from ikstack.ik.analytic._srs import SRS_DATA
 from ikstack.ik.numerical._kernels import SCRATCH, SETTINGS
@@ -150,6 +151,9 @@ LM_T = DeviceRecord(SETTINGS)
 #: the numerical search's scratch (:data:`ikstack.ik.numerical._kernels.SCRATCH`), a row a
 #: target (the generated ``_step`` takes it)
 SCRATCH_ROWS_T = DeviceRecord(SCRATCH, rows=True)
+#: the analytic polish's scratch (:data:`ikstack.ik.analytic._polish.POLISH_WORK`), a row a
+#: thread (the generated ``polish_into`` takes it)
+POLISH_WORK_ROWS_T = DeviceRecord(POLISH_WORK, rows=True)
 
 #: a 7R arm with an end joint locked (:class:`ikstack.ik.analytic.families.LockedJoint`; its
 #: 6R family is a :data:`FAMILY6_T` of its own)

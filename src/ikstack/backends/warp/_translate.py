@@ -101,6 +101,12 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "joint_step": "R:m9 p:v3 A:m9 b:v3 kind:i qi:f",
         "tool_pose": "R:m9 p:v3 E:m9 f:v3",
         "joint_column": "kind:i z:v3 o:v3 t:v3",
+        "_chain_pose": "q:a1f Rs:am9 ps:av3 kinds:a1i",
+        "_store": "R:m9 p:v3 out:a2f",
+        "_finish": "R:m9 p:v3 R_end:m33 p_end:v3 out:a2f",
+        "fk_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 out:a2f",
+        "_jac_into": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 J:a2f T:a2f",
+        "jac_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 J:a2f T:a2f",
     },
     "ikstack.spatial._tuple_math": {
         "add": "a:v3 b:v3",
@@ -191,6 +197,9 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_err6": "Tq:m44 Tt:m44 e:a1f",
         "_converged": "e:a1f ptol:f rtol:f",
         "_gn_step": "J:a2f e:a1f A:a2f dq:a1f max_dq:f",
+        "polish_into": (
+            "q:a1f Tt:m44 chain:rec(CHAIN) iters:i max_dq:f ptol:f rtol:f ws:rows(POLISH_WORK)"
+        ),
     },
 }
 

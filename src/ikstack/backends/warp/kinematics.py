@@ -1,7 +1,8 @@
 """Batched FK and Jacobians as Warp kernels in float64, on CPU or CUDA.
 
 They evaluate the same canonical chain data as the compiled CPU path
-(:func:`ikstack.kinematics.compile_chain`), so results agree to rounding.
+(:func:`ikstack.kinematics.compile_chain`) with functions generated from the CPU kernels'
+source, so results agree to rounding.
 """
 
 from __future__ import annotations
@@ -54,14 +55,8 @@ def fk(chain: Chain, q: ArrayLike, device: str = "cpu") -> Array:
     if n == 0:
         return np.zeros(batch + (4, 4))
     qd = wp.array(flat, dtype=wp.float64, device=dev)
-    scratch = wp.empty((1, 1), dtype=wp.vec3d, device=dev)
-    out = wp.empty(n, dtype=wp.mat44d, device=dev)
-    wp.launch(
-        _kernels()["fk"],
-        dim=n,
-        inputs=[qd, d, scratch, scratch, out],
-        device=dev,
-    )
+    out = wp.empty((n, 4, 4), dtype=wp.float64, device=dev)
+    wp.launch(_kernels()["fk"], dim=n, inputs=[qd, d, out], device=dev)
     return out.numpy().reshape(batch + (4, 4))
 
 
@@ -72,16 +67,9 @@ def fk_jacobian(chain: Chain, q: ArrayLike, device: str = "cpu") -> tuple[Array,
     if n == 0:
         return np.zeros(batch + (4, 4)), np.zeros(batch + (6, dof))
     qd = wp.array(flat, dtype=wp.float64, device=dev)
-    zs = wp.empty((n, dof), dtype=wp.vec3d, device=dev)
-    os_ = wp.empty((n, dof), dtype=wp.vec3d, device=dev)
-    out = wp.empty(n, dtype=wp.mat44d, device=dev)
+    out = wp.empty((n, 4, 4), dtype=wp.float64, device=dev)
     J = wp.empty((n, 6, dof), dtype=wp.float64, device=dev)
-    wp.launch(
-        _kernels()["jac"],
-        dim=n,
-        inputs=[qd, d, zs, os_, out, J],
-        device=dev,
-    )
+    wp.launch(_kernels()["jac"], dim=n, inputs=[qd, d, out, J], device=dev)
     return out.numpy().reshape(batch + (4, 4)), J.numpy().reshape(batch + (6, dof))
 
 

@@ -4,7 +4,10 @@ moved onto the true chain by at most ``iters`` monotone Gauss-Newton corrections
 
 Each correction solves the damped normal equations ``(J^T J + lam I) dq = J^T e`` by the
 written-out Cholesky factorisation of :mod:`ikstack.spatial._dense` (the numerical search's
-and the Warp backend's), so the arithmetic is the same on every device.
+and the Warp backend's), so the arithmetic is the same on every device. The loop
+(:func:`polish_into`, its scratch a :data:`POLISH_WORK` record) and its pieces are in the
+portable subset of the kernels: the Warp backend's are generated from them
+(``backends/warp/_gen_polish.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ikstack._records import F, Record
+from ikstack.ik._data import CHAIN  # noqa: F401 (polish_into's chain, read by the translator)
 from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
@@ -83,29 +88,62 @@ def _gn_step(J, e, A, dq, max_dq):  # pragma: no cover - compiled
     return True
 
 
+#: :func:`polish_into`'s scratch: the Jacobian and pose of the current configuration, the
+#: pose errors of the current and a trial configuration, the trial configuration, the normal
+#: matrix and the step
+POLISH_WORK = Record(
+    "PolishWork",
+    __name__,
+    [
+        ("J", F, (6, "dof")),
+        ("T", F, (4, 4)),
+        ("e", F, (6,)),
+        ("e2", F, (6,)),
+        ("trial", F, ("dof",)),
+        ("A", F, ("dof", "dof")),
+        ("dq", F, ("dof",)),
+    ],
+)
+PolishWork = POLISH_WORK.type
+
+
 @njit(cache=True)
 def polish_one(q, Tt, chain, iters, max_dq, ptol, rtol):  # pragma: no cover - compiled
     """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place (``chain`` a
-    :data:`ikstack.ik._data.CHAIN` record); returns the count.
+    :data:`ikstack.ik._data.CHAIN` record); returns the count (:func:`polish_into` with
+    scratch of its own)."""
+    dof = q.shape[0]
+    ws = PolishWork(
+        np.empty((6, dof)),
+        np.empty((4, 4)),
+        np.empty(6),
+        np.empty(6),
+        np.empty(dof),
+        np.empty((dof, dof)),
+        np.empty(dof),
+    )
+    return polish_into(q, Tt, chain, iters, max_dq, ptol, rtol, ws)
+
+
+@njit(cache=True, inline="always")
+def polish_into(q, Tt, chain, iters, max_dq, ptol, rtol, ws):  # pragma: no cover - compiled
+    """At most ``iters`` monotone Gauss-Newton corrections of ``q`` in place, in the scratch
+    ``ws`` (a :data:`POLISH_WORK` record); returns the count.
 
     Each step (:func:`_gn_step`) solves ``J dq = e`` by damped least squares, scales ``dq`` so
     no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
     ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
     """
     Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
+    J, Tq, e, e2, trial, A, dq = ws.J, ws.T, ws.e, ws.e2, ws.trial, ws.A, ws.dq
     dof = q.shape[0]
-    J = np.empty((6, dof))
-    Tq = np.empty((4, 4))
-    e = np.empty(6)
-    e2 = np.empty(6)
-    trial = np.empty(dof)
-    A = np.empty((dof, dof))
-    dq = np.empty(dof)
     jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
     cost = _err6(Tq, Tt, e)
     used = 0
-    for _ in range(iters):
-        if _converged(e, ptol, rtol) or not _gn_step(J, e, A, dq, max_dq):
+    for _it in range(iters):
+        if _converged(e, ptol, rtol):
+            break
+        if not _gn_step(J, e, A, dq, max_dq):
             break
         alpha = 1.0
         accepted = False
