@@ -109,7 +109,7 @@ def test_the_translator_reads_a_whole_records_fields_as_the_structs_declare_them
     from ikstack.backends.warp import _structs
     from ikstack.backends.warp._translate_expr import device_field_type
 
-    element = {("mat", 3): wp.mat33d, ("arrm", 3): wp.mat33d}
+    element = {"m9": wp.mat33d, ("arrm", 3): wp.mat33d}
     element |= {("v", 3): wp.vec3d, ("arrv", 3): wp.vec3d}
     structs = [v for v in vars(_structs).values() if isinstance(v, DeviceRecord) and not v.rows]
     assert len(structs) >= 8

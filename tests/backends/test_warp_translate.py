@@ -403,6 +403,7 @@ CHAINREC = Record(
         ("p_end", F, (3,)),
         ("w", F, ("dof",)),
         ("tol", F, ()),
+        ("on", B, ()),
     ],
 )
 
@@ -411,8 +412,8 @@ def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
     """A record parameter declared ``rec(NAME)`` is the struct ``NAME_T``: a float field's
     trailing (3, 3) is a ``wp.mat33d`` and its trailing (3,) a ``wp.vec3d``, so a row of the
     joints' rotations (``_row9``) or origins (``_row3``) is an element, a (3, 3) field reads
-    as on the CPU and ``m9``/``v3`` of one are the value itself; a (4, 4) array passed where a
-    pose value is read becomes one."""
+    as on the CPU (by ``[i, j]``) and ``m9``/``v3`` of one are the value itself, a bool an int
+    0/1; a (4, 4) array passed where a pose value is read becomes one."""
     code = _tr(
         """
         def err(T, Tt):
@@ -421,6 +422,8 @@ def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
             R = m9(ch.R_end)
             p = v3(ch.p_end)
             s = ch.R_end[2, 1] + ch.p_end[0] * ch.tol
+            if ch.on:
+                s = -s
             for i in range(ch.Rs.shape[0]):
                 A = _row9(ch.Rs, i)
                 b = _row3(ch.ps, i)
@@ -436,6 +439,7 @@ def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
     lines = [ln.strip() for ln in body.splitlines()]
     assert "R = ch.R_end" in lines and "p = ch.p_end" in lines
     assert "s = ch.R_end[2, 1] + ch.p_end[0] * ch.tol" in lines
+    assert "if (ch.on != 0):" in lines
     assert "for i in range(ch.Rs.shape[0]):" in lines
     assert "A = ch.Rs[i]" in lines and "b = ch.ps[i]" in lines
     assert "s = s + (A[0, 1] * b[2] * q[i] * ch.w[i] + F(ch.kinds[i]))" in lines

@@ -33,10 +33,11 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - a record passed whole (one for all threads, a kernel's constant data), declared
   ``rec(NAME)``: the Warp struct ``NAME_T`` of :mod:`ikstack.backends.warp._structs`, whose
   float fields ending in (3, 3) are ``wp.mat33d`` and ending in (3,) ``wp.vec3d``: ``ch.R_end``
-  reads as a (3, 3) array, ``_row9(ch.Rs, i)`` / ``_row3(ch.ps, i)`` (a row as a tuple) are an
-  element of an array of matrices / vectors (the same as the declared types ``m33``, ``am9``,
-  ``av3``), and ``m9(x)`` / ``v3(x)`` of a value already a matrix / vector are the value; a
-  (4, 4) array passed where a pose value (``m44``) is read is its entries as a ``wp.mat44d``;
+  is a 3x3 matrix (read as a 9-tuple or by ``[i, j]``), ``_row9(ch.Rs, i)`` /
+  ``_row3(ch.ps, i)`` (a row as a tuple) are an element of an array of matrices / vectors
+  (the same as the declared types ``am9``, ``av3``), ``m9(x)`` / ``v3(x)`` of a value already
+  a matrix / vector are the value, a bool field an int 0/1; a (4, 4) array passed where a
+  pose value (``m44``) is read is its entries as a ``wp.mat44d``;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
   ``return`` (a function without a value writes its arrays: a call as a statement);
   assignments (chained, tuple-unpacking into names and array elements, augmented); calls of
@@ -89,8 +90,8 @@ MODULES = {
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
-#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m33`` /
-#: ``m44`` a (3, 3) / (4, 4) array as ``wp.mat33d`` / ``wp.mat44d`` (read only),
+#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple (or a (3, 3) array read
+#: by ``[i, j]``), ``c`` complex, ``m44`` a (4, 4) array as ``wp.mat44d`` (read only),
 #: ``a<ndim><f|i|b>`` a float64 / int / bool array, ``av3`` an (n, 3) array as an array of
 #: ``wp.vec3d`` (a row is a 3-vector), ``am9`` an (n, 3, 3) array as an array of ``wp.mat33d``,
 #: ``rows(NAME)`` a scratch record with a row a thread, ``rec(NAME)`` a record passed whole
@@ -103,10 +104,10 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "joint_column": "kind:i z:v3 o:v3 t:v3",
         "_chain_pose": "q:a1f Rs:am9 ps:av3 kinds:a1i",
         "_store": "R:m9 p:v3 out:a2f",
-        "_finish": "R:m9 p:v3 R_end:m33 p_end:v3 out:a2f",
-        "fk_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 out:a2f",
-        "_jac_into": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 J:a2f T:a2f",
-        "jac_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m33 p_end:v3 J:a2f T:a2f",
+        "_finish": "R:m9 p:v3 R_end:m9 p_end:v3 out:a2f",
+        "fk_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m9 p_end:v3 out:a2f",
+        "_jac_into": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m9 p_end:v3 J:a2f T:a2f",
+        "jac_one": "q:a1f Rs:am9 ps:av3 kinds:a1i R_end:m9 p_end:v3 J:a2f T:a2f",
     },
     "ikstack.spatial._tuple_math": {
         "add": "a:v3 b:v3",

@@ -27,8 +27,8 @@ def _parse_type(s: str) -> Any:
         return s
     if s[0] == "v" and s[1:].isdigit():
         return _vec(int(s[1:]))
-    if s in ("m33", "m44"):
-        return ("mat", int(s[1]))
+    if s == "m44":
+        return ("mat", 4)
     if s == "av3":
         return ("arrv", 3)
     if s == "am9":
@@ -90,10 +90,10 @@ def device_field_type(dtype: str, shape: tuple) -> Any:
     """The subset type of a record field in the record's Warp struct (``rec(NAME)``): a float
     field's trailing ``(3, 3)`` is a ``wp.mat33d`` and its trailing ``(3,)`` a ``wp.vec3d``
     (as :mod:`ikstack.backends.warp._structs` declares them: a test holds the two together),
-    so ``(3, 3)`` reads as a (3, 3) array, ``(n, 3, 3)`` as an array of matrices whose row is a
-    9-tuple, ``(3,)`` as a 3-vector and ``(n, 3)`` as an array of 3-vectors."""
+    so ``(3, 3)`` is a 3x3 matrix (read as a 9-tuple or as a (3, 3) array), ``(n, 3, 3)`` an
+    array of them, ``(3,)`` a 3-vector and ``(n, 3)`` an array of 3-vectors."""
     if dtype == "f8" and shape[-2:] == (3, 3) and len(shape) in (2, 3):
-        return ("mat", 3) if len(shape) == 2 else ("arrm", 3)
+        return M9 if len(shape) == 2 else ("arrm", 3)
     if dtype == "f8" and shape[-1:] == (3,) and len(shape) in (1, 2):
         return ("v", 3) if len(shape) == 1 else ("arrv", 3)
     return field_type(dtype, shape)
@@ -371,7 +371,7 @@ class _ExprWriter:
                 ft = self.tr.record_fields(self.m, t[1], device=True).get(e.attr)
                 if ft is None:
                     raise self.err(e, f"record {t[1]} has no field {e.attr}")
-                return f"{code}.{e.attr}", ft
+                return (f"({code}.{e.attr} != 0)" if ft == B else f"{code}.{e.attr}"), ft
             if t == C and e.attr == "real":
                 return f"{code}[0]", F
             if t == C and e.attr == "imag":
@@ -448,7 +448,8 @@ class _ExprWriter:
                 raise self.err(e, "a non-int index")
             if isinstance(t, tuple) and t[0] == "arr" and len(idxs) == t[1]:
                 return _elem(f"{code}[{', '.join(x[0] for x in idxs)}]", t[2])
-            if isinstance(t, tuple) and t[0] == "mat" and len(idxs) == 2:
+            if ((isinstance(t, tuple) and t[0] == "mat") or t == M9) and len(idxs) == 2:
+                # a matrix value (a (3, 3) array on the CPU reads as the 9-tuple does)
                 return f"{code}[{idxs[0][0]}, {idxs[1][0]}]", F
             raise self.err(e, f"indexing a {t!r} by {len(idxs)} indices")
         idx = self.expr(e.slice)
@@ -553,7 +554,7 @@ def _elem(code: str, kind: str) -> tuple[str, Any]:
 #: (name -> (result type, the argument types it accepts))
 IDENTITY: dict[str, tuple[Any, tuple]] = {
     "v3": (("v", 3), (("v", 3),)),
-    "m9": (M9, (M9, ("mat", 3))),
+    "m9": (M9, (M9,)),
 }
 #: CPU helpers ``name(A, i)`` that read row ``i`` of an array as a tuple: element ``i`` of the
 #: device array of vectors or matrices (name -> (result type, array type))
