@@ -233,6 +233,8 @@ class DeviceSolve:
         pol.max_dq = wp.float64(NEAR_MAX_STEP)
         pol.PL = wp.zeros((n, k), dtype=wp.int32, device=dev)
         pol.ws = POLISH_WORK_ROWS_T.zero_rows(n, dev, dof=dof)
+        pol.zs = wp.zeros((1, 1), dtype=wp.vec3d, device=dev)
+        pol.os = pol.zs
         return pol
 
     # ------------------------------------------------------------------ launches

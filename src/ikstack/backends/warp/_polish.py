@@ -32,6 +32,11 @@ class Polish:
     PL: wp.array2d(dtype=wp.int32)
     #: per-thread scratch (:data:`ikstack.ik.analytic._polish.POLISH_WORK`, a row a thread)
     ws: POLISH_WORK_ROWS_T.type
+    #: (1, 1) placeholders for a pose call with the former signature (the selection's
+    #: ``kinematics_kernels()["pose"]``, which no longer records joint axes and origins):
+    #: never read or written
+    zs: wp.array2d(dtype=wp.vec3d)
+    os: wp.array2d(dtype=wp.vec3d)
 
 
 @wp.func
