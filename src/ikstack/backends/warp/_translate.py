@@ -28,6 +28,9 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   dimension larger, a row a thread) followed by the thread's row index ``<param>_row``;
   ``ws.J`` reads that row, ``ws.J[ws_row]`` (a view indexed as on the CPU), and the record
   passes on to another translated function with its row;
+- parameters None at compile time (their branches pruned), records passed whole, tuples of
+  values, device contexts, and calls of hooks (CPU steps whose Warp counterparts are written
+  by hand for the device's data layout): :mod:`._translate_args`;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
   ``return`` (a function without a value writes its arrays: a call as a statement);
   assignments (chained, tuple-unpacking, augmented); calls of functions of the same module or
@@ -53,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from ikstack.backends.warp import _translate_args as args_
 from ikstack.backends.warp._translate_body import _FuncWriter
 from ikstack.backends.warp._translate_expr import (
     TranslateError,
@@ -60,6 +64,7 @@ from ikstack.backends.warp._translate_expr import (
     _Func,
     _parse_type,
     field_type,
+    record_struct,
     rows_struct,
 )
 
@@ -181,6 +186,12 @@ SIGNATURES: dict[str, dict[str, str]] = {
     },
 }
 
+#: ``module -> (Warp module, {function: "param:type ... -> type ..."})``: CPU functions a
+#: translated function calls whose Warp counterparts are written by hand in that Warp module
+#: (steps that need the device's own data layout), with its ``dev(NAME)`` context structs
+#: (see :mod:`._translate_args`)
+HOOKS: dict[str, tuple[str, dict[str, str]]] = {}
+
 PRIMS = "ikstack.backends.warp._prims"
 STRUCTS = "ikstack.backends.warp._structs"
 
@@ -205,9 +216,11 @@ class Translator:
         signatures: dict[str, dict[str, str]] | None = None,
         modules: dict[str, str] | None = None,
         records: dict[str, Any] | None = None,
+        hooks: dict[str, tuple[str, dict[str, str]]] | None = None,
     ) -> None:
         self.signatures = SIGNATURES if signatures is None else signatures
         self.modules = MODULES if modules is None else modules
+        self.hooks = HOOKS if hooks is None else hooks
         #: record definitions by name where a module is given as source (tests)
         self.records = records or {}
         self.done: dict[str, _Module] = {}
@@ -220,6 +233,10 @@ class Translator:
         if fields is None:
             raise TranslateError(f"{m.path}: {name} is not a record of this module")
         return {f: field_type(dtype, shape) for f, dtype, shape in fields}
+
+    def hooks_of(self, m: _Module) -> dict[str, str]:
+        """``{function: declaration}`` of the hooks module ``m``'s functions may call."""
+        return self.hooks.get(m.name, ("", {}))[1]
 
     # -- modules
     def load(self, name: str, source: str | None = None) -> _Module:
@@ -272,6 +289,7 @@ class Translator:
         used_consts: set[str] = set()
         used_imports: set[str] = set()
         used_structs: set[str] = set()
+        used_hooks: set[str] = set()
         for node in _callees_first(
             [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
         ):
@@ -282,6 +300,10 @@ class Translator:
                 if isinstance(t, tuple) and t[0] == "rows":
                     self.record_fields(m, t[1])  # it must exist
                     used_structs.add(rows_struct(t[1]))
+                for rec in args_.named(t, "rec"):
+                    self.record_fields(m, rec)  # it must exist
+                    used_structs.add(record_struct(rec))
+                used_hooks |= args_.named(t, "dev")
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
@@ -292,12 +314,19 @@ class Translator:
             out.append(w.write(node))
             used_consts |= w.used_consts
             used_imports |= w.used_imports
+            used_hooks |= w.used_hooks
             m.funcs[node.name] = fn
         self.done[name] = m
-        return self._header(m, used_consts, used_imports, used_structs) + "\n\n".join(out)
+        head = self._header(m, used_consts, used_imports, used_structs, used_hooks)
+        return head + "\n\n".join(out)
 
     def _header(
-        self, m: _Module, consts: set[str], imports: set[str], structs: Collection[str] = ()
+        self,
+        m: _Module,
+        consts: set[str],
+        imports: set[str],
+        structs: Collection[str] = (),
+        hooks: Collection[str] = (),
     ) -> str:
         rel = m.name.replace(".", "/") + ".py"
         lines = [
@@ -317,6 +346,8 @@ class Translator:
             by_mod.setdefault(self.modules[m.imports[nm]], []).append(nm)
         if structs:
             by_mod[STRUCTS] = sorted(structs)
+        if hooks:
+            by_mod[self.hooks[m.name][0]] = sorted(hooks)
         for gm, names in sorted(by_mod.items()):
             lines.append(f"from {gm} import {', '.join(names)}")
         lines.append("")
@@ -341,6 +372,9 @@ class Translator:
             return m.funcs[name]
         if name in m.imports and m.imports[name] in self.done:
             return self.done[m.imports[name]].funcs.get(name)
+        spec = self.hooks_of(m).get(name)
+        if spec is not None:
+            return args_.hook_func(spec, name, _parse_type, _Func)
         return None
 
 

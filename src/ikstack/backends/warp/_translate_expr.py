@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ikstack.backends.warp import _translate_args as args_
 from ikstack.errors import TranslateError
 
 # ----------------------------------------------------------------------------- types
@@ -23,6 +24,9 @@ def _vec(n: int) -> tuple:
 
 
 def _parse_type(s: str) -> Any:
+    extra = args_.parse(s, _parse_type)  # none, rec(...), dev(...), tup(...)
+    if extra is not None:
+        return extra
     if s in (F, I, B, C, M9):
         return s
     if s[0] == "v" and s[1:].isdigit():
@@ -61,6 +65,10 @@ def warp_type(t: Any) -> str:
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
     if isinstance(t, tuple) and t[0] == "rows":
         return f"{rows_struct(t[1])}.type"
+    if isinstance(t, tuple) and t[0] == "rec":
+        return f"{record_struct(t[1])}.type"
+    if isinstance(t, tuple) and t[0] == "dev":
+        return t[1]
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
     raise TranslateError(f"no Warp type for {t!r}")
@@ -70,6 +78,12 @@ def rows_struct(record: str) -> str:
     """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
     ``record`` (a module-level :class:`~ikstack._records.Record`) with a row a thread."""
     return f"{record}_ROWS_T"
+
+
+def record_struct(record: str) -> str:
+    """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
+    ``record`` passed whole (``rec(NAME)``)."""
+    return f"{record}_T"
 
 
 def field_type(dtype: str, shape: tuple) -> Any:
@@ -162,6 +176,7 @@ class _ExprWriter:
     rename: dict[str, str]
     used_consts: set[str]
     used_imports: set[str]
+    used_hooks: set[str]
 
     def err(self, node: ast.AST, msg: str) -> TranslateError:
         return TranslateError(
@@ -266,6 +281,10 @@ class _ExprWriter:
             raise self.err(e, f"unknown name {e.id}")
         if isinstance(e, ast.BinOp):
             return self.binop(e)
+        if isinstance(e, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            decided = args_.static(self, e)  # a test of a none parameter
+            if decided is not None:
+                return repr(decided), B
         if isinstance(e, ast.UnaryOp):
             code, t = self.expr(e.operand)
             if isinstance(e.op, ast.Not):
@@ -278,7 +297,7 @@ class _ExprWriter:
         if isinstance(e, ast.BoolOp):
             op = " and " if isinstance(e.op, ast.And) else " or "
             parts = []
-            for x in e.values:
+            for x in args_.undecided(self, e):
                 c, t = self.expr(x)
                 if t != B:
                     raise self.err(e, "and/or of a non-bool")
@@ -332,6 +351,11 @@ class _ExprWriter:
                 if ft is None:
                     raise self.err(e, f"record {t[1]} has no field {e.attr}")
                 return f"{code}.{e.attr}[{row_param(code)}]", ft
+            if isinstance(t, tuple) and t[0] == "rec":  # a record passed whole: its field
+                ft = self.tr.record_fields(self.m, t[1]).get(e.attr)
+                if ft is None:
+                    raise self.err(e, f"record {t[1]} has no field {e.attr}")
+                return (f"({code}.{e.attr} != 0)" if ft == B else f"{code}.{e.attr}"), ft
             if t == C and e.attr == "real":
                 return f"{code}[0]", F
             if t == C and e.attr == "imag":
@@ -340,6 +364,15 @@ class _ExprWriter:
         if isinstance(e, ast.Call):
             return self.call(e)
         raise self.err(e, f"{type(e).__name__} is outside the portable subset")
+
+    def note_call(self, nm: str) -> None:
+        """Record a call of ``nm`` from another module (imported by the generated one)."""
+        if nm in self.m.funcs or nm == self.fn.name:
+            return
+        if nm in self.m.imports:
+            self.used_imports.add(nm)
+        elif nm in self.tr.hooks_of(self.m):
+            self.used_hooks.add(nm)
 
     def paren(self, node: ast.expr, code: str, bool_ctx: bool = False, cmp: bool = False) -> str:
         if cmp and isinstance(node, ast.BinOp):
@@ -421,6 +454,8 @@ class _ExprWriter:
             return f"{code}[{idx[0]}]", C
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
             return _elem(f"{code}[{idx[0]}]", t[2])
+        if isinstance(t, tuple) and t[0] == "arr":  # a row: a view one dimension smaller
+            return f"{code}[{idx[0]}]", ("arr", t[1] - 1, t[2])
         if isinstance(t, tuple) and t[0] == "arrv":
             return f"{code}[{idx[0]}]", _vec(t[1])
         raise self.err(e, f"indexing a {t!r}")
@@ -435,6 +470,8 @@ class _ExprWriter:
             and f.value.id in ("math", "np")
         ):
             args = [self.coerce(e, self.expr(a), F) for a in e.args]
+            if f.attr == "isfinite" and len(args) == 1:
+                return f"wp.isfinite({args[0][0]})", B
             fn_name = f.attr if f.value.id == "math" else _NP_MATH.get(f.attr, "")
             if fn_name in _MATH1 and len(args) == 1:
                 return f"wp.{fn_name}({args[0][0]})", F
@@ -444,6 +481,10 @@ class _ExprWriter:
         if not isinstance(f, ast.Name):
             raise self.err(e, "a call of a non-name")
         nm = f.id
+        fn = self.tr.func_type(self.m, nm)
+        whole = args_.call_whole(self, e, nm, fn)  # None or tuples as arguments
+        if whole is not None:
+            return whole
         args = [self.expr(a) for a in e.args]
         if nm == "abs" and len(args) == 1:
             if args[0][1] == C:
@@ -470,11 +511,9 @@ class _ExprWriter:
                 return f"wp.vec2d({a[0]}, {b[0]})", C
         if nm in IDENTITY and len(args) == 1 and args[0][1] == IDENTITY[nm]:
             return args[0]  # a CPU array row as a tuple: the device value already is one
-        fn = self.tr.func_type(self.m, nm)
         if fn is None:
             raise self.err(e, f"{nm} is neither a translated function nor a builtin")
-        if nm in self.m.imports:
-            self.used_imports.add(nm)
+        self.note_call(nm)
         if len(args) != len(fn.params):
             raise self.err(e, f"{nm} takes {len(fn.params)} arguments")
         codes = []
