@@ -370,11 +370,11 @@ class Translator:
     def func_type(self, m: _Module, name: str) -> _Func | None:
         if name in m.funcs:
             return m.funcs[name]
-        if name in m.imports and m.imports[name] in self.done:
-            return self.done[m.imports[name]].funcs.get(name)
-        spec = self.hooks_of(m).get(name)
+        spec = self.hooks_of(m).get(name)  # a hook, even where the CPU imports it
         if spec is not None:
             return args_.hook_func(spec, name, _parse_type, _Func)
+        if name in m.imports and m.imports[name] in self.done:
+            return self.done[m.imports[name]].funcs.get(name)
         return None
 
 

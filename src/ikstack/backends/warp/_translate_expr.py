@@ -369,10 +369,10 @@ class _ExprWriter:
         """Record a call of ``nm`` from another module (imported by the generated one)."""
         if nm in self.m.funcs or nm == self.fn.name:
             return
-        if nm in self.m.imports:
-            self.used_imports.add(nm)
-        elif nm in self.tr.hooks_of(self.m):
+        if nm in self.tr.hooks_of(self.m):
             self.used_hooks.add(nm)
+        elif nm in self.m.imports:
+            self.used_imports.add(nm)
 
     def paren(self, node: ast.expr, code: str, bool_ctx: bool = False, cmp: bool = False) -> str:
         if cmp and isinstance(node, ast.BinOp):
