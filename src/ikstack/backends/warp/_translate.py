@@ -80,6 +80,7 @@ MODULES = {
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
+    "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -162,7 +163,20 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
-    "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
+    "ikstack.ik.analytic._select": {
+        "representative": "q:f seed:f lo:f hi:f",
+        "joint_rep": "x:f seed:f lo:f hi:f revolute:b",
+        "_limits_row": "q:a1f seed:a1f lo:a1f hi:a1f revolute:a1b W:a1f",
+        "_project": "Q:a2f LIM:a1b lo:a1f hi:a1f",
+    },
+    "ikstack.ik.analytic._selection": {
+        "nearest_open": "OK:a1b D:a1f K:i",
+        # the full enumeration (the branch-and-bound strategies are the CPU's: None)
+        "select_nearest": "Q:a2f D:a1f OK:a1b T:m44 scratch:dev(Polish) "
+        "gate:tup(rec(CHAIN),tup(f,f)) polish:tup(i,a1f,rec(SELECT),a1b,a1b) sph:none tp:none",
+        "_finalize_pl": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) lazy:b "
+        "piters:i work:tup(a1b,a1b,a1b,a1f,dev(Polish)) polished:a1b",
+    },
     "ikstack.spatial._dense": {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
@@ -190,7 +204,16 @@ SIGNATURES: dict[str, dict[str, str]] = {
 #: translated function calls whose Warp counterparts are written by hand in that Warp module
 #: (steps that need the device's own data layout), with its ``dev(NAME)`` context structs
 #: (see :mod:`._translate_args`)
-HOOKS: dict[str, tuple[str, dict[str, str]]] = {}
+HOOKS: dict[str, tuple[str, dict[str, str]]] = {
+    "ikstack.ik.analytic._selection": (
+        "ikstack.backends.warp._slot_steps",
+        {
+            "fk_gate": "chain:rec(CHAIN) Q:a2f k:i T:m44 scratch:dev(Polish) -> f f",
+            "polish_slot": "Q:a2f k:i T:m44 chain:rec(CHAIN) piters:i max_dq:f ptol:f rtol:f "
+            "scratch:dev(Polish) ->",
+        },
+    ),
+}
 
 PRIMS = "ikstack.backends.warp._prims"
 STRUCTS = "ikstack.backends.warp._structs"
