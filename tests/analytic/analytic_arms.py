@@ -169,3 +169,28 @@ def industrial_hp() -> dict[
             None,
         ),
     }
+
+
+def nearest_valid(q_all: np.ndarray, valid: np.ndarray, seed: np.ndarray, W) -> tuple:
+    """The selection rule written out from its definition: per row the valid slot of least
+    weighted distance ``sum_j W_j (q_j - seed_j)^2`` (summed joint by joint, in joint order),
+    the lowest slot among equal distances (-1 where none is valid); and how many rows had two
+    or more valid slots at that least distance."""
+    n, k, dof = q_all.shape
+    best = np.full(n, -1)
+    ties = 0
+    for i in range(n):
+        dist = []
+        for s in range(k):
+            d = 0.0
+            for j in range(dof):
+                dd = float(q_all[i, s, j]) - float(seed[i, j])
+                d += float(W[j]) * dd * dd
+            dist.append(d)
+        slots = [s for s in range(k) if valid[i, s]]
+        if slots:
+            least = min(dist[s] for s in slots)
+            tied = [s for s in slots if dist[s] == least]
+            best[i] = tied[0]
+            ties += len(tied) >= 2
+    return best, ties

@@ -78,9 +78,11 @@ def test_an_arm_reaches_only_its_own_family(arm):
 
 
 def test_the_gate_compiles_the_polish_only_when_asked():
-    assert "polish_one" not in reachable(_selection._finalize_pl, piters=types.none)
-    assert "polish_one" in reachable(_selection._finalize_pl, piters=types.int64)
-    assert "polish_one" not in reachable(_selection.select_nearest, polish=types.none)
+    # the selection polishes a slot through polish_slot (the step both devices name)
+    assert "polish_slot" not in reachable(_selection._finalize_pl, piters=types.none)
+    assert "polish_slot" in reachable(_selection._finalize_pl, piters=types.int64)
+    assert "polish_slot" not in reachable(_selection.select_nearest, polish=types.none)
+    assert "polish_one" in reachable(_selection.polish_slot)
     assert _select.no_polish(0) is None and _select.no_polish(3) == 3
 
 

@@ -446,6 +446,99 @@ def test_a_record_passed_whole_is_its_struct_with_vector_and_matrix_elements():
     assert "return s + R[0, 0] + p[1] + err(mat44_of(T), Tt)" in lines
 
 
+def _trh(src: str, sigs: dict[str, str], hooks: dict[str, str], records=None) -> str:
+    tr = Translator(
+        signatures={"snippet": sigs},
+        modules={},
+        records=records,
+        hooks={"snippet": ("dev_steps", hooks)},
+    )
+    return tr.translate("snippet", textwrap.dedent(src))
+
+
+def test_none_parameters_keep_only_the_branch_taken():
+    """A parameter declared ``none`` (numba prunes its branches at compile time) is not a
+    Warp parameter; tests of it decide ``if``s and ``and``/``or`` terms, and only the branch
+    taken is translated (the other may hold anything)."""
+    code = _tr(
+        """
+        def f(x, extra, n):
+            y = 0.0
+            if extra is not None or x is None:
+                y = extra[7].anything()
+            elif n is not None and n > 0:
+                y = x
+            else:
+                y = 2.0 * x
+            if extra is None:
+                y += 1.0
+            return y
+        def g(x, n):
+            return f(x, None, n)
+        """,
+        {"f": "x:f extra:none n:i", "g": "x:f n:i"},
+    )
+    body = _body(code, "f")
+    assert "def f(x: wp.float64, n: int):" in body
+    assert "anything" not in body and "extra" not in body.split('"""')[-1]
+    assert "if n > 0:\n        y = x\n    else:\n        y = F(2.0) * x" in body
+    assert "    y = y + F(1.0)\n" in body  # no `if True:`
+    assert "return f(x, n)" in _body(code, "g")
+
+
+def test_records_passed_whole_and_tuples_of_values():
+    """``rec(NAME)`` is the record's struct ``NAME_T`` (fields read as on the CPU); a
+    ``tup(...)`` parameter is one Warp parameter per entry, its unpacked names stand for them,
+    and a call passes a tuple literal or the tuple whole."""
+    code = _tr(
+        """
+        def inner(pack, w):
+            (a, (b, c)), v = pack
+            return a * b + c[0] + w.lam + v.J[0, 1]
+        def outer(w, x, arr):
+            return inner(((x, (2.0, arr)), w), w)
+        def again(pack, w):
+            return inner(pack, w)
+        """,
+        {
+            "inner": "pack:tup(tup(f,tup(f,a1f)),rec(WORK)) w:rec(WORK)",
+            "outer": "w:rec(WORK) x:f arr:a1f",
+            "again": "pack:tup(tup(f,tup(f,a1f)),rec(WORK)) w:rec(WORK)",
+        },
+        {"WORK": WORK},
+    )
+    assert "from ikstack.backends.warp._structs import WORK_T" in code
+    assert (
+        "def inner(pack_0_0: wp.float64, pack_0_1_0: wp.float64, "
+        "pack_0_1_1: wp.array(dtype=wp.float64), pack_1: WORK_T.type, w: WORK_T.type):"
+    ) in code
+    assert "return pack_0_0 * pack_0_1_0 + pack_0_1_1[0] + w.lam + pack_1.J[0, 1]" in code
+    assert "return inner(x, F(2.0), arr, w, w)" in _body(code, "outer")
+    assert "return inner(pack_0_0, pack_0_1_0, pack_0_1_1, pack_1, w)" in _body(code, "again")
+
+
+def test_hooks_device_contexts_rows_of_arrays_and_isfinite():
+    """A hook is called by name with the declared kinds and imported from the hook module,
+    with the ``dev(NAME)`` struct of a context passed on with its row; ``A[k]`` of a 2D array
+    is a row (a view); ``np.isfinite`` is Warp's."""
+    code = _trh(
+        """
+        import numpy as np
+        def f(Q, k, ctx):
+            pe, re = gate(Q, k, ctx)
+            row = Q[k]
+            return pe + re + row[0] if np.isfinite(row[1]) else 0.0
+        """,
+        {"f": "Q:a2f k:i ctx:dev(Thread)"},
+        {"gate": "Q:a2f k:i ctx:dev(Thread) -> f f"},
+    )
+    assert "from dev_steps import Thread, gate" in code
+    body = _body(code, "f")
+    assert "def f(Q: wp.array2d(dtype=wp.float64), k: int, ctx: Thread, ctx_row: int):" in body
+    assert "pe, re = gate(Q, k, ctx, ctx_row)" in body
+    assert "row = Q[k]" in body and "wp.isfinite(row[1])" in body
+
+
 @pytest.mark.parametrize(
     "src, sig, what",
     [
@@ -481,3 +574,22 @@ def test_a_loop_over_a_1d_array_reads_each_element_by_index():
     assert lines[k + 1 : k + 3] == ["v = q[_k1]", "if not wp.isfinite(v):"]
     k = lines.index("for _k2 in range(flags.shape[0]):")
     assert lines[k + 1] == "b = (flags[_k2] != 0)"
+
+
+@pytest.mark.parametrize(
+    "src, sig, what",
+    [
+        ("def f(x):\n    return x is 1.0\n", "x:f", "is None"),
+        ("def f(x):\n    return x.nope\n", "x:rec(WORK)", "no field nope"),
+        ("def f(x):\n    a, b = x\n    return a\n", "x:tup(f,f,f)", "unpacking 2 names"),
+        ("def g(x):\n    return 1.0\n\ndef f(x):\n    return g(x)\n", "x:none", "x:f"),
+        ("def g(x):\n    return x\n\ndef f(x):\n    return g((x, x))\n", "x:f", "x:tup(f)"),
+    ],
+)
+def test_none_record_and_tuple_misuse_are_errors(src, sig, what):
+    sigs = {"f": sig}
+    if "def g" in src:
+        sigs = {"g": what, "f": sig}
+        what = "none|None|taken|2 where 1"
+    with pytest.raises(TranslateError, match=what):
+        _tr(src, sigs, {"WORK": WORK})

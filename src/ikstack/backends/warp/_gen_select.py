@@ -32,3 +32,48 @@ def representative(q: wp.float64, seed: wp.float64, lo: wp.float64, hi: wp.float
     if c >= lo - LIMIT_SNAP:
         return c
     return wp.where(base - hi <= lo - c, base, c)
+
+
+@wp.func
+def joint_rep(x: wp.float64, seed: wp.float64, lo: wp.float64, hi: wp.float64, revolute: bool):
+    """One joint's value moved to its representative (revolute) and snapped onto a limit it
+    misses by round-off: ``(value, within limits)``."""
+    lim = bool(True)
+    if revolute:
+        x = representative(x, seed, lo, hi)
+    if x < lo:
+        if x >= lo - LIMIT_SNAP:
+            x = lo
+        else:
+            lim = bool(False)
+    if x > hi:
+        if x <= hi + LIMIT_SNAP:
+            x = hi
+        else:
+            lim = bool(False)
+    return x, lim
+
+
+@wp.func
+def _limits_row(q: wp.array(dtype=wp.float64), seed: wp.array(dtype=wp.float64), lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64), revolute: wp.array(dtype=wp.int32), W: wp.array(dtype=wp.float64)):
+    """Move ``q`` to its representatives in place; ``(within limits, distance, max step)``."""
+    lim = bool(True)
+    d = F(0.0)
+    step = F(0.0)
+    for j in range(q.shape[0]):
+        x, ok = joint_rep(q[j], seed[j], lo[j], hi[j], (revolute[j] != 0))
+        lim = lim and ok
+        q[j] = x
+        dd = x - seed[j]
+        d = d + W[j] * dd * dd
+        step = wp.max(step, wp.abs(dd))
+    return lim, d, step
+
+
+@wp.func
+def _project(Q: wp.array2d(dtype=wp.float64), LIM: wp.array(dtype=wp.int32), lo: wp.array(dtype=wp.float64), hi: wp.array(dtype=wp.float64)):
+    """Candidates outside the limits are projected onto them (finite, limit-projected slots)."""
+    for k in range(Q.shape[0]):
+        if not (LIM[k] != 0):
+            for j in range(Q.shape[1]):
+                Q[k, j] = wp.min(wp.max(Q[k, j], lo[j]), hi[j])

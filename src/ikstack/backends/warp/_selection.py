@@ -1,9 +1,12 @@
 # mypy: ignore-errors
-"""Warp float64 port of the analytic path's selection and FK gate.
+"""The analytic path's selection on the device, around the generated selection loop.
 
-Mirrors :mod:`ikstack.ik.analytic._select` (periodic representatives, limits with the same
-snap, the lazy FK gate in order of seed distance, the full pass that explains a failure) and
-the error definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
+The selection itself (representatives and limits, the lazy FK gate in order of seed distance
+with the near-mode polish, the full pass that explains a failure, the nearest open slot) is
+generated from the CPU's (:func:`ikstack.ik.analytic._selection._finalize_pl`:
+``_gen_selection``, the FK and the polish of a slot in :mod:`._slot_steps`); this module adds
+what the CPU path does on the host: the status from the flags, the certified mask, the error
+definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
 position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
 target's mask, selection and status are decided on the device exactly as on the host.
 Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fixed_gate.constraint_tables`:
@@ -17,12 +20,11 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_gate import constraints_row, pose_residual
-from ikstack.backends.warp._gen_select import LIMIT_SNAP as SNAP
-from ikstack.backends.warp._gen_select import representative
-from ikstack.backends.warp._kernels import kinematics_kernels
-from ikstack.backends.warp._polish import Polish, polish_one
+from ikstack.backends.warp._gen_gate import constraints_row
+from ikstack.backends.warp._gen_selection import _finalize_pl
+from ikstack.backends.warp._polish import Polish
 from ikstack.backends.warp._prims import F
+from ikstack.backends.warp._slot_steps import pose_errors
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, GATE_T, SELECT_T
 
 Chain = CHAIN_T.type
@@ -40,9 +42,6 @@ CONSTRAINT = wp.constant(7)
 UNDECIDED = wp.constant(-1)
 #: re-selections after the nearest branch broke a coupled-joint constraint (as the CPU path)
 CONSTRAINT_RETRIES = wp.constant(16)
-
-_pose = kinematics_kernels()["pose"]
-_tcp_matrix = kinematics_kernels()["tcp_matrix"]
 
 
 @wp.struct
@@ -91,49 +90,6 @@ class Written:
 
 
 @wp.func
-def limits_row(
-    Q: wp.array3d(dtype=wp.float64), i: int, k: int, S: wp.array2d(dtype=wp.float64), sel: Select
-):
-    """Move slot ``k`` to its representatives in place; ``(within limits, distance, step)``."""
-    lim = int(1)  # noqa: UP018 (a mutable Warp variable)
-    d = F(0.0)
-    step = F(0.0)
-    for j in range(S.shape[1]):
-        x = Q[i, k, j]
-        if sel.revolute[j] != 0:
-            x = representative(x, S[i, j], sel.lo[j], sel.hi[j])
-        if x < sel.lo[j]:
-            if x >= sel.lo[j] - SNAP:
-                x = sel.lo[j]
-            else:
-                lim = 0
-        if x > sel.hi[j]:
-            if x <= sel.hi[j] + SNAP:
-                x = sel.hi[j]
-            else:
-                lim = 0
-        Q[i, k, j] = x
-        dd = x - S[i, j]
-        d += sel.W[j] * dd * dd
-        step = wp.max(step, wp.abs(dd))
-    return lim, d, step
-
-
-@wp.func
-def pose_errors(q: wp.array2d(dtype=wp.float64), row: int, Tt: wp.mat44d, ch: Chain, w: Slots):
-    """FK of ``q[row]`` against ``Tt``: ``(position error, rotation error of the candidate
-    gate, rotation error of certify)`` (the two angles differ only in rounding)."""
-    R0, p0 = _pose(q, row, ch.Rs, ch.ps, ch.kinds, w.zs, w.os, 0)
-    perr, c, vx, vy, vz = pose_residual(_tcp_matrix(R0, p0, ch), Tt)
-    v0 = F(0.5) * vx
-    v1 = F(0.5) * vy
-    v2 = F(0.5) * vz
-    gate = wp.atan2(wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2), c)
-    cert = wp.atan2(F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz), c)
-    return perr, gate, cert
-
-
-@wp.func
 def certified(
     q: wp.array2d(dtype=wp.float64),
     row: int,
@@ -155,20 +111,11 @@ def certified(
 
 
 @wp.func
-def _relimit(i: int, k: int, sel: Select, w: Slots):
-    """Limits of slot ``k`` again after a polish moved it; the step to the seed."""
-    lim, d, step = limits_row(w.Q, i, k, w.S, sel)
-    w.LIM[i, k] = lim
-    w.D[i, k] = d
-    return step
-
-
-@wp.func
 def select_target(
     i: int, Tt: wp.mat44d, ch: Chain, sel: Select, gate: Gate, lazy: int, w: Slots, pol: Polish
 ):
-    """Gate the ``K`` candidate slots of row ``i`` (seeded by ``w.S[i]``) as
-    ``_selection._finalize_pl`` does; returns ``(selected slot or -1, status)``.
+    """Gate the ``K`` candidate slots of row ``i`` (seeded by ``w.S[i]``) with the CPU's
+    selection (``_finalize_pl``, generated); returns ``(selected slot or -1, status)``.
 
     ``lazy``: FK-check in order of seed distance until one passes (the nearest-solution mode);
     otherwise every slot, with ``w.VALID`` the certified mask of every slot (``return_all``).
@@ -176,102 +123,38 @@ def select_target(
     (the lazy order then sees it again at its new distance), at most once per target.
     """
     K = w.Q.shape[1]
-    dof = w.S.shape[1]
-    ptol = sel.tol_p
-    rtol = sel.tol_r
+    Q = w.Q[i]
+    best = _finalize_pl(
+        Q,
+        w.V[i],
+        w.S[i],
+        Tt,
+        ch,
+        sel,
+        lazy != 0,
+        pol.iters,
+        w.OK[i],
+        w.FK[i],
+        w.LIM[i],
+        w.D[i],
+        pol,
+        i,
+        pol.PL[i],
+    )
+    fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
+    fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
     for k in range(K):
-        v = w.V[i, k]
-        for j in range(dof):
-            if not wp.isfinite(w.Q[i, k, j]):
-                w.Q[i, k, j] = w.S[i, j]
-                v = 0
-        w.V[i, k] = v
-        lim, d, step = limits_row(w.Q, i, k, w.S, sel)
-        w.LIM[i, k] = lim
-        w.D[i, k] = d
-        ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if v != 0 and lim != 0 and step <= sel.step:
-            ok = 1
-        w.OK[i, k] = ok
-        w.FK[i, k] = 0
-        w.VALID[i, k] = 0
-    best = int(-1)  # noqa: UP018 (a mutable Warp variable)
-    if lazy != 0:
-        searching = int(1)  # noqa: UP018 (a mutable Warp variable)
-        while searching != 0:
-            cand = int(-1)  # noqa: UP018 (a mutable Warp variable)
-            for k in range(K):
-                if w.OK[i, k] != 0 and w.FK[i, k] == 0:
-                    if cand < 0:
-                        cand = k
-                    elif w.D[i, k] < w.D[i, cand]:
-                        cand = k
-            polish_now = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if cand >= 0 and pol.iters > 0:
-                if pol.PL[i, cand] == 0:
-                    polish_now = 1
-            if cand < 0:
-                searching = 0
-            elif polish_now != 0:
-                # polish, then let the polished candidate compete again at its new distance
-                polish_one(w.Qf, i * K + cand, i, Tt, ch, ptol, rtol, pol)
-                pol.PL[i, cand] = 1
-                step = _relimit(i, cand, sel, w)
-                w.OK[i, cand] = 0
-                if w.LIM[i, cand] != 0 and step <= sel.step:
-                    w.OK[i, cand] = 1
-            else:
-                pe, rg, rc = pose_errors(w.Qf, i * K + cand, Tt, ch, w)
-                if pe <= ptol and rg <= rtol:
-                    w.FK[i, cand] = 1
-                    for k in range(K):
-                        w.OK[i, k] = 0
-                    w.OK[i, cand] = 1
-                    best = cand
-                    searching = 0
-                else:
-                    w.OK[i, cand] = 0
-    if best < 0:
-        # every slot: the flags explain a failure (and return_all needs every mask)
-        for k in range(K):
-            step = F(0.0)
-            if w.V[i, k] != 0 and pol.iters > 0:
-                if pol.PL[i, k] == 0:
-                    polish_one(w.Qf, i * K + k, i, Tt, ch, ptol, rtol, pol)
-                    pol.PL[i, k] = 1
-                    step = _relimit(i, k, sel, w)
-            for j in range(dof):
-                step = wp.max(step, wp.abs(w.Q[i, k, j] - w.S[i, j]))
-            fk = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if w.V[i, k] != 0:
-                pe, rg, rc = pose_errors(w.Qf, i * K + k, Tt, ch, w)
-                if pe <= ptol and rg <= rtol:
-                    fk = 1
-                    if w.LIM[i, k] != 0 and step <= sel.step:
-                        w.VALID[i, k] = certified(w.Qf, i * K + k, pe, rc, gate, gate.tol_r)
-            w.FK[i, k] = fk
-            ok = int(0)  # noqa: UP018 (a mutable Warp variable)
-            if fk != 0 and w.LIM[i, k] != 0 and step <= sel.step:
-                ok = 1
-            w.OK[i, k] = ok
-            if ok != 0:
-                if best < 0:
-                    best = k
-                elif w.D[i, k] < w.D[i, best]:
-                    best = k
-    for k in range(K):
-        if w.LIM[i, k] == 0:
-            for j in range(dof):
-                w.Q[i, k, j] = wp.min(wp.max(w.Q[i, k, j], sel.lo[j]), sel.hi[j])
+        valid = int(0)  # noqa: UP018 (a mutable Warp variable)
+        if lazy == 0 and w.OK[i, k] != 0:  # return_all: the certified mask
+            pe, rg, rc = pose_errors(Q, k, Tt, ch, w.zs, w.os)
+            valid = certified(Q, k, pe, rc, gate, gate.tol_r)
+        w.VALID[i, k] = valid
+        if w.FK[i, k] != 0:
+            fk_any = 1
+            if w.LIM[i, k] != 0:
+                fk_lim = 1
     code = SUCCESS
     if best < 0:
-        fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
-        fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for k in range(K):
-            if w.FK[i, k] != 0:
-                fk_any = 1
-                if w.LIM[i, k] != 0:
-                    fk_lim = 1
         code = STEP_LIMIT
         if fk_any == 0:
             code = UNREACHABLE
@@ -393,7 +276,7 @@ def finish_row(
     rerr = F(0.0)
     K = w.Q.shape[1]
     if best >= 0:
-        pe, rg, rc = pose_errors(w.Qf, i * K + best, Tg, ch, w)
+        pe, rg, rc = pose_errors(w.Qf, i * K + best, Tg, ch, w.zs, w.os)
         if certified(w.Qf, i * K + best, pe, rc, gate, rtc) != 0:
             chosen = 1
             perr = pe
@@ -406,7 +289,7 @@ def finish_row(
         else:
             out.q[r, j] = w.S[i, j]
     if chosen == 0:
-        pe, rg, rc = pose_errors(w.S, i, Tg, ch, w)
+        pe, rg, rc = pose_errors(w.S, i, Tg, ch, w.zs, w.os)
         perr = pe
         rerr = rc
     out.status[r] = status
@@ -440,7 +323,7 @@ def select_kernel(
         # as given
         for k in range(K):
             if w.OK[i, k] != 0:
-                pe, rg, rc = pose_errors(w.Qf, i * K + k, tg.Tg[i], ch, w)
+                pe, rg, rc = pose_errors(w.Qf, i * K + k, tg.Tg[i], ch, w.zs, w.os)
                 w.VALID[i, k] = certified(w.Qf, i * K + k, pe, rc, gate, tg.rtc[i])
             else:
                 w.VALID[i, k] = 0

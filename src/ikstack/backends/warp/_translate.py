@@ -38,6 +38,9 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   (the same as the declared types ``am9``, ``av3``), ``m9(x)`` / ``v3(x)`` of a value already
   a matrix / vector are the value, a bool field an int 0/1; a (4, 4) array passed where a
   pose value (``m44``) is read is its entries as a ``wp.mat44d``;
+- parameters None at compile time (their branches pruned), tuples of values, device
+  contexts, and calls of hooks (CPU steps whose Warp counterparts are written by hand for the
+  device's data layout): :mod:`._translate_args`;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
   ``return`` (a function without a value writes its arrays: a call as a statement);
   assignments (chained, tuple-unpacking into names and array elements, augmented); calls of
@@ -63,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from ikstack.backends.warp import _translate_args as args_
 from ikstack.backends.warp._translate_body import _FuncWriter
 from ikstack.backends.warp._translate_expr import (
     TranslateError,
@@ -87,6 +91,7 @@ MODULES = {
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
+    "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -177,7 +182,20 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
     },
-    "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
+    "ikstack.ik.analytic._select": {
+        "representative": "q:f seed:f lo:f hi:f",
+        "joint_rep": "x:f seed:f lo:f hi:f revolute:b",
+        "_limits_row": "q:a1f seed:a1f lo:a1f hi:a1f revolute:a1b W:a1f",
+        "_project": "Q:a2f LIM:a1b lo:a1f hi:a1f",
+    },
+    "ikstack.ik.analytic._selection": {
+        "nearest_open": "OK:a1b D:a1f K:i",
+        # the full enumeration (the branch-and-bound strategies are the CPU's: None)
+        "select_nearest": "Q:a2f D:a1f OK:a1b T:m44 scratch:dev(Polish) "
+        "gate:tup(rec(CHAIN),tup(f,f)) polish:tup(i,a1f,rec(SELECT),a1b,a1b) sph:none tp:none",
+        "_finalize_pl": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) lazy:b "
+        "piters:i work:tup(a1b,a1b,a1b,a1f,dev(Polish)) polished:a1b",
+    },
     "ikstack.spatial._dense": {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
@@ -202,6 +220,21 @@ SIGNATURES: dict[str, dict[str, str]] = {
             "q:a1f Tt:m44 chain:rec(CHAIN) iters:i max_dq:f ptol:f rtol:f ws:rows(POLISH_WORK)"
         ),
     },
+}
+
+#: ``module -> (Warp module, {function: "param:type ... -> type ..."})``: CPU functions a
+#: translated function calls whose Warp counterparts are written by hand in that Warp module
+#: (steps that need the device's own data layout), with its ``dev(NAME)`` context structs
+#: (see :mod:`._translate_args`)
+HOOKS: dict[str, tuple[str, dict[str, str]]] = {
+    "ikstack.ik.analytic._selection": (
+        "ikstack.backends.warp._slot_steps",
+        {
+            "fk_gate": "chain:rec(CHAIN) Q:a2f k:i T:m44 scratch:dev(Polish) -> f f",
+            "polish_slot": "Q:a2f k:i T:m44 chain:rec(CHAIN) piters:i max_dq:f ptol:f rtol:f "
+            "scratch:dev(Polish) ->",
+        },
+    ),
 }
 
 PRIMS = "ikstack.backends.warp._prims"
@@ -229,9 +262,11 @@ class Translator:
         signatures: dict[str, dict[str, str]] | None = None,
         modules: dict[str, str] | None = None,
         records: dict[str, Any] | None = None,
+        hooks: dict[str, tuple[str, dict[str, str]]] | None = None,
     ) -> None:
         self.signatures = SIGNATURES if signatures is None else signatures
         self.modules = MODULES if modules is None else modules
+        self.hooks = HOOKS if hooks is None else hooks
         #: record definitions by name where a module is given as source (tests)
         self.records = records or {}
         self.done: dict[str, _Module] = {}
@@ -246,6 +281,10 @@ class Translator:
             raise TranslateError(f"{m.path}: {name} is not a record of this module")
         ftype = device_field_type if device else field_type
         return {f: ftype(dtype, shape) for f, dtype, shape in fields}
+
+    def hooks_of(self, m: _Module) -> dict[str, str]:
+        """``{function: declaration}`` of the hooks module ``m``'s functions may call."""
+        return self.hooks.get(m.name, ("", {}))[1]
 
     # -- modules
     def load(self, name: str, source: str | None = None) -> _Module:
@@ -300,6 +339,7 @@ class Translator:
         used_consts: set[str] = set()
         used_imports: set[str] = set()
         used_structs: set[str] = set()
+        used_hooks: set[str] = set()
         for node in _callees_first(
             [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
         ):
@@ -310,9 +350,10 @@ class Translator:
                 if isinstance(t, tuple) and t[0] == "rows":
                     self.record_fields(m, t[1])  # it must exist
                     used_structs.add(rows_struct(t[1]))
-                if isinstance(t, tuple) and t[0] == "rec":
-                    self.record_fields(m, t[1])
-                    used_structs.add(record_struct(t[1]))
+                for rec in args_.named(t, "rec"):
+                    self.record_fields(m, rec)  # it must exist
+                    used_structs.add(record_struct(rec))
+                used_hooks |= args_.named(t, "dev")
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
@@ -323,12 +364,19 @@ class Translator:
             out.append(w.write(node))
             used_consts |= w.used_consts
             used_imports |= w.used_imports
+            used_hooks |= w.used_hooks
             m.funcs[node.name] = fn
         self.done[name] = m
-        return self._header(m, used_consts, used_imports, used_structs) + "\n\n".join(out)
+        head = self._header(m, used_consts, used_imports, used_structs, used_hooks)
+        return head + "\n\n".join(out)
 
     def _header(
-        self, m: _Module, consts: set[str], imports: set[str], structs: Collection[str] = ()
+        self,
+        m: _Module,
+        consts: set[str],
+        imports: set[str],
+        structs: Collection[str] = (),
+        hooks: Collection[str] = (),
     ) -> str:
         rel = m.name.replace(".", "/") + ".py"
         lines = [
@@ -348,6 +396,8 @@ class Translator:
             by_mod.setdefault(self.modules[m.imports[nm]], []).append(nm)
         if structs:
             by_mod[STRUCTS] = sorted(structs)
+        if hooks:
+            by_mod[self.hooks[m.name][0]] = sorted(hooks)
         for gm, names in sorted(by_mod.items()):
             lines.append(f"from {gm} import {', '.join(names)}")
         lines.append("")
@@ -370,6 +420,9 @@ class Translator:
     def func_type(self, m: _Module, name: str) -> _Func | None:
         if name in m.funcs:
             return m.funcs[name]
+        spec = self.hooks_of(m).get(name)  # a hook, even where the CPU imports it
+        if spec is not None:
+            return args_.hook_func(spec, name, _parse_type, _Func)
         if name in m.imports and m.imports[name] in self.done:
             return self.done[m.imports[name]].funcs.get(name)
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ikstack.backends.warp import _translate_args as args_
 from ikstack.backends.warp._translate_expr import (
     RESERVED,
     VOID,
@@ -17,7 +18,6 @@ from ikstack.backends.warp._translate_expr import (
     _ExprWriter,
     _Func,
     _zero,
-    row_param,
     warp_type,
 )
 
@@ -31,6 +31,7 @@ class _FuncWriter(_ExprWriter):
         self.rename: dict[str, str] = {}
         self.used_consts: set[str] = set()
         self.used_imports: set[str] = set()
+        self.used_hooks: set[str] = set()
         self.depth = 0  # inside a loop or branch
         self.ntmp = 0
         self.loopvars: set[str] = set()
@@ -47,11 +48,7 @@ class _FuncWriter(_ExprWriter):
             self.fn.ret = VOID  # writes its array arguments, returns nothing
         lines = self.block(body, 1)
         lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
-        sig = ", ".join(
-            f"{p}: {warp_type(t)}"
-            + (f", {row_param(p)}: int" if isinstance(t, tuple) and t[0] == "rows" else "")
-            for p, t in self.fn.params
-        )
+        sig = ", ".join(x for p, t in self.fn.params for x in args_.params(p, t, warp_type))
         head = ["@wp.func", f"def {node.name}({sig}):"]
         if doc is not None:
             q = '"""' if '"""' not in doc and not doc.endswith('"') else None
@@ -188,6 +185,11 @@ class _FuncWriter(_ExprWriter):
                 isinstance(s.value, ast.UnaryOp) and isinstance(s.value.operand, ast.Constant)
             )
             return self.bind(s, first.id, code, t, ind, literal=lit)
+        if isinstance(first, ast.Tuple) and isinstance(s.value, ast.Name):
+            code, t = self.expr(s.value)
+            if args_.is_kind(t, "pack"):  # the names stand for the tuple's entries
+                args_.unpack(self, s, first, code, t)
+                return []
         if isinstance(first, ast.Tuple) and any(isinstance(e, ast.Subscript) for e in first.elts):
             return self.unpack_stores(s, first, ind)
         if isinstance(first, ast.Tuple):
@@ -311,6 +313,9 @@ class _FuncWriter(_ExprWriter):
 
     def if_(self, s: ast.If, ind: int) -> list[str]:
         pad = "    " * ind
+        decided = args_.static(self, s.test)
+        if decided is not None:  # a test of a none parameter: the branch taken only
+            return self.block(s.body if decided else s.orelse, ind) if (decided or s.orelse) else []
         before = dict(self.env)
         cond, t = self.expr(s.test)
         self.depth += 1
@@ -320,7 +325,11 @@ class _FuncWriter(_ExprWriter):
         self.env = dict(before)
         orelse: list[str] = []
         if s.orelse:
-            if len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+            if (
+                len(s.orelse) == 1
+                and isinstance(s.orelse[0], ast.If)
+                and args_.static(self, s.orelse[0].test) is None
+            ):
                 sub = self.if_(s.orelse[0], ind)
                 orelse = [pad + "el" + sub[0].lstrip()] + sub[1:]
             else:

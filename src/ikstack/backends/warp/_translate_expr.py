@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ikstack.backends.warp import _translate_args as args_
 from ikstack.errors import TranslateError
 
 # ----------------------------------------------------------------------------- types
@@ -23,6 +24,9 @@ def _vec(n: int) -> tuple:
 
 
 def _parse_type(s: str) -> Any:
+    extra = args_.parse(s, _parse_type)  # none, rec(...), dev(...), tup(...)
+    if extra is not None:
+        return extra
     if s in (F, I, B, C, M9):
         return s
     if s[0] == "v" and s[1:].isdigit():
@@ -37,8 +41,6 @@ def _parse_type(s: str) -> Any:
         return ("arr", int(s[1]), s[2])
     if s.startswith("rows(") and s.endswith(")") and s[5:-1].isidentifier():
         return ("rows", s[5:-1])
-    if s.startswith("rec(") and s.endswith(")") and s[4:-1].isidentifier():
-        return ("rec", s[4:-1])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -69,6 +71,8 @@ def warp_type(t: Any) -> str:
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
     if isinstance(t, tuple) and t[0] == "rows":
         return f"{rows_struct(t[1])}.type"
+    if isinstance(t, tuple) and t[0] == "dev":
+        return t[1]
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
     raise TranslateError(f"no Warp type for {t!r}")
@@ -191,6 +195,7 @@ class _ExprWriter:
     rename: dict[str, str]
     used_consts: set[str]
     used_imports: set[str]
+    used_hooks: set[str]
 
     def err(self, node: ast.AST, msg: str) -> TranslateError:
         return TranslateError(
@@ -301,6 +306,10 @@ class _ExprWriter:
             raise self.err(e, f"unknown name {e.id}")
         if isinstance(e, ast.BinOp):
             return self.binop(e)
+        if isinstance(e, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            decided = args_.static(self, e)  # a test of a none parameter
+            if decided is not None:
+                return repr(decided), B
         if isinstance(e, ast.UnaryOp):
             code, t = self.expr(e.operand)
             if isinstance(e.op, ast.Not):
@@ -313,7 +322,7 @@ class _ExprWriter:
         if isinstance(e, ast.BoolOp):
             op = " and " if isinstance(e.op, ast.And) else " or "
             parts = []
-            for x in e.values:
+            for x in args_.undecided(self, e):
                 c, t = self.expr(x)
                 if t != B:
                     raise self.err(e, "and/or of a non-bool")
@@ -380,6 +389,15 @@ class _ExprWriter:
         if isinstance(e, ast.Call):
             return self.call(e)
         raise self.err(e, f"{type(e).__name__} is outside the portable subset")
+
+    def note_call(self, nm: str) -> None:
+        """Record a call of ``nm`` from another module (imported by the generated one)."""
+        if nm in self.m.funcs or nm == self.fn.name:
+            return
+        if nm in self.tr.hooks_of(self.m):
+            self.used_hooks.add(nm)
+        elif nm in self.m.imports:
+            self.used_imports.add(nm)
 
     def paren(self, node: ast.expr, code: str, bool_ctx: bool = False, cmp: bool = False) -> str:
         if cmp and isinstance(node, ast.BinOp):
@@ -466,6 +484,8 @@ class _ExprWriter:
             return f"{code}[{idx[0]}]", C
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
             return _elem(f"{code}[{idx[0]}]", t[2])
+        if isinstance(t, tuple) and t[0] == "arr":  # a row: a view one dimension smaller
+            return f"{code}[{idx[0]}]", ("arr", t[1] - 1, t[2])
         if isinstance(t, tuple) and t[0] == "arrv":
             return f"{code}[{idx[0]}]", _vec(t[1])
         if t == ("arrm", 3):
@@ -493,6 +513,10 @@ class _ExprWriter:
         if not isinstance(f, ast.Name):
             raise self.err(e, "a call of a non-name")
         nm = f.id
+        fn = self.tr.func_type(self.m, nm)
+        whole = args_.call_whole(self, e, nm, fn)  # None or tuples as arguments
+        if whole is not None:
+            return whole
         args = [self.expr(a) for a in e.args]
         if nm == "abs" and len(args) == 1:
             if args[0][1] == C:
@@ -525,11 +549,9 @@ class _ExprWriter:
                 raise self.err(e, "a non-int index")
             # row i of a CPU array as a tuple: the device array's element
             return f"{args[0][0]}[{args[1][0]}]", ROW_IDENTITY[nm][0]
-        fn = self.tr.func_type(self.m, nm)
         if fn is None:
             raise self.err(e, f"{nm} is neither a translated function nor a builtin")
-        if nm in self.m.imports:
-            self.used_imports.add(nm)
+        self.note_call(nm)
         if len(args) != len(fn.params):
             raise self.err(e, f"{nm} takes {len(fn.params)} arguments")
         codes = []

@@ -11,6 +11,13 @@ a nearer candidate than the nearest open one, so it selects the full enumeration
 the same FK errors, bit for bit, having computed fewer candidates.
 
 Representatives, limits, the FK gate and the polish themselves are :mod:`._select`'s.
+
+The full enumeration is one source for both devices: :func:`select_nearest` (the strategies
+None), :func:`_finalize_pl` and :func:`nearest_open` are written in the kernels' portable
+subset, and the Warp backend's selection is generated from them
+(``backends/warp/_gen_selection.py``); the FK gate and the polish of a slot are the device's
+own steps there (hooks: :func:`fk_gate`, :func:`polish_slot`), since they read the device's
+data layout.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ikstack.ik._data import CHAIN  # noqa: F401 (a record type of the device translation)
 from ikstack.ik.analytic._branches6 import (
     BRANCH,
     CLOSED,
@@ -33,7 +41,13 @@ from ikstack.ik.analytic._branches6 import (
 )
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._polish import polish_one
-from ikstack.ik.analytic._select import _limits_row, _project, fk_gate, no_polish
+from ikstack.ik.analytic._select import (  # noqa: F401 (SELECT: as CHAIN)
+    SELECT,
+    _limits_row,
+    _project,
+    fk_gate,
+    no_polish,
+)
 
 #: :func:`select_nearest`'s answer when no candidate passes
 NONE = -1
@@ -42,14 +56,32 @@ NONE = -1
 BOUND_MARGIN = 1.0 - 1e-9
 
 
+@njit(cache=True, inline="always")
+def nearest_open(OK, D, K):  # pragma: no cover - compiled
+    """The open slot (``OK``) of the ``K`` nearest the seed (``D``: distances), the lower slot
+    of equal distances; -1 when none is open."""
+    best = -1
+    for k in range(K):
+        if OK[k] and (best < 0 or D[k] < D[best]):
+            best = k
+    return best
+
+
+@njit(cache=True, inline="always")
+def polish_slot(Q, k, T, chain, piters, max_dq, ptol, rtol, scratch):  # pragma: no cover
+    """At most ``piters`` bounded corrections of slot ``Q[k]`` towards ``T``
+    (:func:`polish_one`; ``scratch``: the device's, unused here)."""
+    polish_one(Q[k], T, chain, piters, max_dq, ptol, rtol)
+
+
 @njit(cache=True)
-def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cover - compiled
+def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no cover - compiled
     """``(k, perr, rerr)``: the valid slot nearest the seed and its FK errors, or
     ``(NONE, 0, 0)``.
 
     ``Q`` (K, dof): the candidates, moved to their representatives; ``D``: their distances to
     the seed; ``OK`` (K,): whether each slot is open (exact, within the limits and the step
-    bound, its FK not yet checked); ``T`` the target, ``Tbuf`` (4, 4) scratch; ``gate =
+    bound, its FK not yet checked); ``T`` the target, ``scratch`` (4, 4) for the FK; ``gate =
     (chain, (ptol, rtol))``: the chain as :func:`._select.fk_gate` takes it and the FK gate's
     tolerances. ``polish``: None (decided at compile time) or ``(piters, seed, sel, LIM, PL)``,
     the polish of near mode (see :func:`_finalize_pl`).
@@ -89,10 +121,7 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
             for c in range(BRANCH):
                 B[i, c] = b[c]
     while True:
-        best = -1
-        for k in range(K):
-            if OK[k] and (best < 0 or D[k] < D[best]):
-                best = k
+        best = nearest_open(OK, D, K)
         if sph is not None or tp is not None:
             # a branch first when its bound could beat the nearest open slot
             nxt = -1
@@ -139,15 +168,18 @@ def select_nearest(Q, D, OK, T, Tbuf, gate, polish, sph, tp):  # pragma: no cove
             return NONE, 0.0, 0.0
         if polish is not None:
             piters, seed, sel, LIM, PL = polish
-            if piters > 0 and not PL[best]:
-                # polish, then let the polished candidate compete again at its new distance
-                polish_one(Q[best], T, chain, piters, sel.max_dq, ptol, rtol)
-                PL[best] = True
-                lim, D[best], step = _limits_row(Q[best], seed, sel.lo, sel.hi, sel.revolute, sel.W)
-                LIM[best] = lim
-                OK[best] = lim and step <= sel.step
-                continue
-        pe, re = fk_gate(chain, Q, best, T, Tbuf)
+            # (nested: the device reads PL only where it polishes)
+            if piters > 0:
+                if not PL[best]:
+                    # polish, then let the polished candidate compete again at its new distance
+                    polish_slot(Q, best, T, chain, piters, sel.max_dq, ptol, rtol, scratch)
+                    PL[best] = True
+                    lim, d, step = _limits_row(Q[best], seed, sel.lo, sel.hi, sel.revolute, sel.W)
+                    D[best] = d
+                    LIM[best] = lim
+                    OK[best] = lim and step <= sel.step
+                    continue
+        pe, re = fk_gate(chain, Q, best, T, scratch)
         if pe <= ptol and re <= rtol:
             return best, pe, re
         OK[best] = False
@@ -158,8 +190,8 @@ def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no 
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
     ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
     :data:`SELECT` record, ``work`` the flags and scratch
-    ``(OK, FK, LIM, D, Tbuf)``."""
-    _finalize_pl(
+    ``(OK, FK, LIM, D, Tbuf)``; returns the selected slot or -1."""
+    return _finalize_pl(
         Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
     )
 
@@ -172,7 +204,8 @@ def _finalize_pl(
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve)."""
+    step, the Jacobian, a linear solve). Returns the selected slot (the open one nearest the
+    seed: :func:`nearest_open`), or -1."""
     # fields once, outside the loops (a record's field read in a loop costs a reference count)
     OK, FK, LIM, D, Tbuf = work
     lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
@@ -189,27 +222,39 @@ def _finalize_pl(
         OK[k] = V[k] and lim and step <= max_step  # FK still to check
         FK[k] = False
     if lazy:
-        gate = (chain, (ptol, rtol))
         # only the nearest candidate that passes every gate matters (every candidate is already
         # in a slot: no branches to expand)
         if piters is None:
-            best, _, _ = select_nearest(Q, D, OK, T, Tbuf, gate, None, None, None)
+            best, _, _ = select_nearest(Q, D, OK, T, Tbuf, (chain, (ptol, rtol)), None, None, None)
         else:
-            polish = (piters, seed, sel, LIM, polished)
-            best, _, _ = select_nearest(Q, D, OK, T, Tbuf, gate, polish, None, None)
+            best, _, _ = select_nearest(
+                Q,
+                D,
+                OK,
+                T,
+                Tbuf,
+                (chain, (ptol, rtol)),
+                (piters, seed, sel, LIM, polished),
+                None,
+                None,
+            )
         if best >= 0:
             FK[best] = True
             for k in range(K):
                 OK[k] = k == best
             _project(Q, LIM, lo, hi)
-            return
+            return best
     # full pass: every candidate (return_all, or a failed target whose status needs the flags)
     for k in range(K):
         step = 0.0
-        if V[k] and piters is not None and piters > 0 and not polished[k]:
-            polish_one(Q[k], T, chain, piters, max_dq, ptol, rtol)
-            polished[k] = True
-            LIM[k], D[k], step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+        if V[k] and piters is not None:
+            if piters > 0:  # (nested: the device reads polished only where it polishes)
+                if not polished[k]:
+                    polish_slot(Q, k, T, chain, piters, max_dq, ptol, rtol, Tbuf)
+                    polished[k] = True
+                    lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
+                    LIM[k] = lim
+                    D[k] = d
         for j in range(Q.shape[1]):
             step = max(step, abs(Q[k, j] - seed[j]))
         FK[k] = False
@@ -218,6 +263,7 @@ def _finalize_pl(
             FK[k] = pe <= ptol and re <= rtol
         OK[k] = FK[k] and LIM[k] and step <= max_step
     _project(Q, LIM, lo, hi)
+    return nearest_open(OK, D, K)
 
 
 def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
@@ -265,10 +311,4 @@ def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - com
     """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` (see
     :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
     the seed), or -1 if none passed."""
-    OK, D = work[0], work[3]
-    _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
-    best = -1
-    for k in range(Q.shape[0]):
-        if OK[k] and (best < 0 or D[k] < D[best]):
-            best = k
-    return best
+    return _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
