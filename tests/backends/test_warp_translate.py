@@ -315,3 +315,59 @@ def test_outside_the_subset_is_an_error_naming_the_line(src, what):
 def test_declared_signature_must_match_the_source():
     with pytest.raises(TranslateError, match="declared signature"):
         _tr("def f(x, y):\n    return x\n", {"f": "x:f"})
+
+
+def test_a_tuple_of_vectors_is_a_matrix_of_rows():
+    """Several vectors of one length in one tuple (a parameter declared ``4v3``, a literal, a
+    returned member): a matrix whose rows are the vectors, indexed as on the CPU."""
+    code = _tr(
+        """
+        def pack(a, b):
+            return 2, (a, b, a, b)
+        def use(hs, x):
+            n, cs = pack(hs[1], hs[0])
+            t = cs[3][2] + hs[2][0]
+            return cs[n], t * x
+        """,
+        {"pack": "a:v4 b:v4", "use": "hs:3v4 x:f"},
+    )
+    assert "return 2, wp.matrix_from_rows(a, b, a, b)" in _body(code, "pack")
+    body = _body(code, "use")
+    assert "hs: wp.types.matrix(shape=(3, 4), dtype=wp.float64)" in body
+    assert "n, cs = pack(hs[1], hs[0])" in body
+    assert "t = cs[3][2] + hs[2][0]" in body
+    assert "return cs[n], t * x" in body
+
+
+def test_a_parameter_the_cpu_passes_as_none_always_has_its_value_on_the_device():
+    """``var:i?``: numba compiles the branch a None argument picks; the device passes the
+    value, so ``is None`` is False there and ``is not None`` True."""
+    body = _body(
+        _tr(
+            """
+        def pick(var, x):
+            if var is None or var == 1:
+                return x
+            if var is not None:
+                return -x
+            return 0.0
+        """,
+            {"pick": "var:i? x:f"},
+        ),
+        "pick",
+    )
+    assert "def pick(var: int, x: wp.float64):" in body
+    assert "if False or var == 1:" in body and "if True:" in body
+
+
+@pytest.mark.parametrize(
+    "src, what",
+    [
+        ("def f(x):\n    return x is None\n", "not declared optional"),
+        ("def f(x):\n    return x is 1.0\n", "with None only"),
+        ("def f(x):\n    y = ((x, x), (x, x, x))\n    return x\n", "mixed values"),
+    ],
+)
+def test_none_checks_and_tuples_of_vectors_outside_the_rules_are_errors(src, what):
+    with pytest.raises(TranslateError, match=what):
+        _tr(src, {"f": "x:f"})

@@ -11,7 +11,11 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - values: ``float`` (float64), ``int``, ``bool``, ``complex``; small fixed vectors as tuples of
   floats (2, 3, 4 entries: ``wp.vec2d`` .. ``wp.vec4d``), a 9-tuple as a row-major 3x3 matrix
   (``wp.mat33d``, indexed by constant flat indices), a tuple of complex numbers as a matrix of
-  rows (``(re, im)``); several values returned as a tuple;
+  rows (``(re, im)``), a tuple of 2 to 4 float vectors of one length as a matrix of rows
+  (``t[k]`` a vector, ``t[k][j]`` a value); several values returned as a tuple;
+- ``x is None`` / ``x is not None`` of a parameter declared optional (``name:type?``): on the
+  CPU a None argument picks a branch at compile time (numba types None apart); the device
+  always passes the value, so these are ``False`` / ``True`` there;
 - module constants (numbers, and NumPy float tables indexed by an int), folded with the
   literals around them in float64 as LLVM folds them;
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
@@ -78,7 +82,10 @@ MODULES = {
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
-#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
+#: ``v2``/``v3``/``v4`` float tuples, ``kvn`` a tuple of ``k`` of them (``4v3``: four
+#: 3-vectors), a trailing ``?`` a parameter the CPU may pass as None (``var:i?``: numba
+#: compiles the branch its type picks; the device always passes the value),
+#: ``m9`` row-major 3x3 9-tuple, ``c`` complex, ``m44`` a
 #: (4, 4) array as ``wp.mat44d`` (read only), ``a<ndim><f|i|b>`` a float64 / int / bool array,
 #: ``av3`` an (n, 3) array as an array of ``wp.vec3d`` (a row is a 3-vector), ``rows(NAME)``
 #: a scratch record with a row a thread (see the module). A compiled function not listed here
@@ -275,9 +282,8 @@ class Translator:
         for node in _callees_first(
             [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
         ):
-            params = [
-                (p.split(":")[0], _parse_type(p.split(":")[1])) for p in sigs[node.name].split()
-            ]
+            decl = [p.split(":") for p in sigs[node.name].split()]
+            params = [(nm, _parse_type(t.rstrip("?"))) for nm, t in decl]
             for _, t in params:
                 if isinstance(t, tuple) and t[0] == "rows":
                     self.record_fields(m, t[1])  # it must exist
@@ -287,7 +293,7 @@ class Translator:
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
                     "declared signature"
                 )
-            fn = _Func(node.name, params)
+            fn = _Func(node.name, params, optional=frozenset(n for n, t in decl if t[-1] == "?"))
             w = _FuncWriter(self, m, fn)
             out.append(w.write(node))
             used_consts |= w.used_consts

@@ -13,6 +13,7 @@ from ikstack.errors import TranslateError
 # ----------------------------------------------------------------------------- types
 # a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex,
 # ("arr", ndim, "f" | "i" | "b") an array, ("rows", NAME) a record of one row a thread,
+# ("tv", k, n) a tuple of k float n-vectors (a k x n matrix of rows),
 # ("tup", (t, ...)) for several values (a function's results), or VOID (no value)
 F, I, B, C, M9 = "f", "i", "b", "c", "m9"
 VOID = "void"
@@ -25,6 +26,8 @@ def _vec(n: int) -> tuple:
 def _parse_type(s: str) -> Any:
     if s in (F, I, B, C, M9):
         return s
+    if len(s) == 3 and s[0] in "234" and s[1] == "v" and s[2] in "234":
+        return ("tv", int(s[0]), int(s[2]))  # "4v3": a tuple of 4 3-vectors
     if s[0] == "v" and s[1:].isdigit():
         return _vec(int(s[1:]))
     if s == "m44":
@@ -63,6 +66,8 @@ def warp_type(t: Any) -> str:
         return f"{rows_struct(t[1])}.type"
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
+    if isinstance(t, tuple) and t[0] == "tv":
+        return f"wp.types.matrix(shape=({t[1]}, {t[2]}), dtype=wp.float64)"
     raise TranslateError(f"no Warp type for {t!r}")
 
 
@@ -101,6 +106,9 @@ class _Func:
     name: str
     params: list[tuple[str, Any]]
     ret: Any = None
+    #: parameters the CPU may pass as None (declared ``i?``...): a compile-time choice of
+    #: numba's; the device always passes the value, so ``is None`` is False there
+    optional: frozenset[str] = frozenset()
 
 
 def row_param(name: str) -> str:
@@ -287,6 +295,8 @@ class _ExprWriter:
         if isinstance(e, ast.Compare):
             if len(e.ops) != 1:
                 raise self.err(e, "chained comparison")
+            if isinstance(e.ops[0], (ast.Is, ast.IsNot)):
+                return self.is_none(e), B
             a = self.expr(e.left)
             b = self.expr(e.comparators[0])
             a, b, t = self.unify(e, a, b)
@@ -322,6 +332,11 @@ class _ExprWriter:
                     "cv",
                     len(tparts),
                 )
+            (vt,) = ts if len(ts) == 1 else (None,)
+            if isinstance(vt, tuple) and vt[0] == "v" and 2 <= len(tparts) <= 4:
+                # a tuple of vectors: the rows of a matrix (``t[k]`` a row, ``t[k][j]`` a value)
+                rows = ", ".join(p[0] for p in tparts)
+                return f"wp.matrix_from_rows({rows})", ("tv", len(tparts), vt[1])
             raise self.err(e, "a tuple of mixed values outside a return")
         if isinstance(e, ast.Subscript):
             return self.subscript(e)
@@ -340,6 +355,17 @@ class _ExprWriter:
         if isinstance(e, ast.Call):
             return self.call(e)
         raise self.err(e, f"{type(e).__name__} is outside the portable subset")
+
+    def is_none(self, e: ast.Compare) -> str:
+        """``x is None`` / ``x is not None`` of a parameter declared optional: numba decides
+        it from the argument's type (the CPU compiles one branch); the device always passes a
+        value, so it is ``False`` / ``True`` there."""
+        x, none = e.left, e.comparators[0]
+        if not (isinstance(none, ast.Constant) and none.value is None):
+            raise self.err(e, "`is` compares with None only")
+        if not (isinstance(x, ast.Name) and x.id in self.fn.optional and x.id not in self.rename):
+            raise self.err(e, "`is None` of a name not declared optional (`name:type?`)")
+        return "False" if isinstance(e.ops[0], ast.Is) else "True"
 
     def paren(self, node: ast.expr, code: str, bool_ctx: bool = False, cmp: bool = False) -> str:
         if cmp and isinstance(node, ast.BinOp):
@@ -419,6 +445,8 @@ class _ExprWriter:
             return f"{code}[{idx[0]}]", F
         if isinstance(t, tuple) and t[0] == "cv":
             return f"{code}[{idx[0]}]", C
+        if isinstance(t, tuple) and t[0] == "tv":
+            return f"{code}[{idx[0]}]", _vec(t[2])
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
             return _elem(f"{code}[{idx[0]}]", t[2])
         if isinstance(t, tuple) and t[0] == "arrv":
