@@ -371,3 +371,19 @@ def test_a_parameter_the_cpu_passes_as_none_always_has_its_value_on_the_device()
 def test_none_checks_and_tuples_of_vectors_outside_the_rules_are_errors(src, what):
     with pytest.raises(TranslateError, match=what):
         _tr(src, {"f": "x:f"})
+
+
+def test_a_number_imported_from_another_translated_module_is_a_constant():
+    """``from <translated module> import K6`` (an int): a constant of the generated module, as
+    the module's own numbers are (a function imported alike stays an import)."""
+    tr = Translator(
+        signatures={"ikstack.ik.analytic._families6": {}, "snippet": {"f": "x:f"}},
+        modules={"ikstack.ik.analytic._families6": "gen_families6", "snippet": "gen_snippet"},
+    )
+    code = tr.translate(
+        "snippet",
+        "from ikstack.ik.analytic._families6 import K6, SINGULAR_WRIST\n"
+        "def f(x):\n    return x * K6 + SINGULAR_WRIST\n",
+    )
+    assert "K6 = wp.constant(8)" in code and "SINGULAR_WRIST = wp.constant(F(1e-06))" in code
+    assert "return x * F(K6) + SINGULAR_WRIST" in _body(code, "f")

@@ -16,8 +16,9 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - ``x is None`` / ``x is not None`` of a parameter declared optional (``name:type?``): on the
   CPU a None argument picks a branch at compile time (numba types None apart); the device
   always passes the value, so these are ``False`` / ``True`` there;
-- module constants (numbers, and NumPy float tables indexed by an int), folded with the
-  literals around them in float64 as LLVM folds them;
+- module constants (numbers, and NumPy float tables indexed by an int; numbers imported from
+  another translated module too), folded with the literals around them in float64 as LLVM
+  folds them;
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
   scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
@@ -237,7 +238,12 @@ class Translator:
         for node in m.tree.body:
             if isinstance(node, ast.ImportFrom) and node.module in self.modules:
                 for a in node.names:
-                    m.imports[a.asname or a.name] = node.module
+                    nm = a.asname or a.name
+                    val = getattr(importlib.import_module(node.module), a.name, None)
+                    if isinstance(val, (int, float)) and not isinstance(val, bool):
+                        m.consts[nm] = val  # a number from another translated module
+                    else:
+                        m.imports[nm] = node.module
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 tgt = node.targets[0]
                 names = (
