@@ -75,6 +75,7 @@ MODULES = {
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
+    "ikstack.ik.analytic._locked6": "ikstack.backends.warp._gen_locked6",
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
@@ -158,6 +159,21 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
         "tp_elbow": "h1:v3 P2:v3 P3:v3 theta:f d:v3",
         "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
+        "tp_pair_rep": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
+        "tp_start": "var:i? Rt:m9 pt:v3 H:av3 P:av3 R6T:m9",
+        "seed6": "seed:a1f rev:b off:i j:i",
+        "put6": "Q:a2f slot:i rev:b off:i j:i v:f",
+        "start6": "rev:b Rt:m9 pt:v3 seed:a1f off:i Q:a2f V:a1b base:i",
+        "spherical_wrist": (
+            "var:i rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 seed:a1f off:i Q:a2f V:a1b base:i"
+        ),
+        "three_parallel": (
+            "var:i? rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 sgn:a1f seed:a1f off:i Q:a2f V:a1b base:i"
+        ),
+    },
+    "ikstack.ik.analytic._locked6": {
+        "lock_target": "first:b h:v3 r:v3 M_R:m9 M_p:v3 Rt:m9 pt:v3 v:f",
+        "lock_slots": "Q:a2f base:i idx:i v:f",
     },
     "ikstack.ik.analytic._srs": {
         "_frame": "what:v3",
