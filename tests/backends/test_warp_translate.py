@@ -387,3 +387,35 @@ def test_a_number_imported_from_another_translated_module_is_a_constant():
     )
     assert "K6 = wp.constant(8)" in code and "SINGULAR_WRIST = wp.constant(F(1e-06))" in code
     assert "return x * F(K6) + SINGULAR_WRIST" in _body(code, "f")
+
+
+#: a record passed whole, as a family's constant data
+ARM = Record(
+    "Arm",
+    __name__,
+    [("H", F, (7, 3)), ("S", F, (3,)), ("R", F, (3, 3)), ("lo", F, (7,)), ("arcs", B, ())],
+)
+
+
+def test_a_record_passed_whole_is_its_struct_with_vectors_and_matrices():
+    """``rec(NAME)``: the struct ``NAME_T``; float fields (3,), (3, 3), (n, 3) are a vec3d, a
+    mat33d and an array of vec3d (as the device struct holds them), a bool an int 0/1."""
+    code = _tr(
+        """
+        import math
+        def reach(arm, j):
+            h = v3(arm.H[j])
+            R = m9(arm.R)
+            if arm.arcs and math.isfinite(arm.lo[j]):
+                return h[0] * R[5] + v3(arm.S)[2]
+            return 0.0
+        """,
+        {"reach": "arm:rec(ARM) j:i"},
+        {"ARM": ARM},
+    )
+    assert "from ikstack.backends.warp._structs import ARM_T" in code
+    body = _body(code, "reach")
+    assert "def reach(arm: ARM_T.type, j: int):" in body
+    assert "h = arm.H[j]" in body
+    assert "if (arm.arcs != 0) and wp.isfinite(arm.lo[j]):" in body
+    assert "R = arm.R" in body and "return h[0] * R[1, 2] + arm.S[2]" in body

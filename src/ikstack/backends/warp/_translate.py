@@ -22,6 +22,7 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
   scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
+  ``math.isfinite``/``isnan``/``isinf`` (and NumPy's, of a scalar);
 - arrays (float64, int, bool) as parameters, read and written in place element by element
   (``A[i, j] = ...``, ``A[i, j] += ...``; ``A.shape[k]``): a Warp array of the same
   dimensions (``wp.array2d(dtype=wp.float64)``...; bools as int32 0/1). A device kernel whose
@@ -33,6 +34,11 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   dimension larger, a row a thread) followed by the thread's row index ``<param>_row``;
   ``ws.J`` reads that row, ``ws.J[ws_row]`` (a view indexed as on the CPU), and the record
   passes on to another translated function with its row;
+- records passed whole, declared ``rec(NAME)``: the Warp struct ``NAME_T`` of
+  :mod:`ikstack.backends.warp._structs`, whose float fields of shape ``(3,)``, ``(3, 3)`` and
+  ``(n, 3)`` are a ``wp.vec3d``, a ``wp.mat33d`` and an array of ``wp.vec3d`` (on the CPU
+  read through ``v3``/``m9`` or row by row), bools ints 0/1, the rest arrays; ``rec.field``
+  reads a field;
 - ``if``/``elif``/``else``, ``for ... in range(...)``, ``while``, ``break``, ``continue``,
   ``return`` (a function without a value writes its arrays: a call as a statement);
   assignments (chained, tuple-unpacking, augmented); calls of functions of the same module or
@@ -65,6 +71,8 @@ from ikstack.backends.warp._translate_expr import (
     _Func,
     _parse_type,
     field_type,
+    rec_field_type,
+    rec_struct,
     rows_struct,
 )
 
@@ -236,14 +244,16 @@ class Translator:
         self.records = records or {}
         self.done: dict[str, _Module] = {}
 
-    def record_fields(self, m: _Module, name: str) -> dict[str, Any]:
+    def record_fields(self, m: _Module, name: str, whole: bool = False) -> dict[str, Any]:
         """``{field: subset type}`` of the record ``name`` (a module-level
-        :class:`~ikstack._records.Record` of ``m``)."""
+        :class:`~ikstack._records.Record` of ``m``; ``whole``: passed whole, else a row a
+        thread)."""
         rec = getattr(m.module, name, None) if m.module is not None else self.records.get(name)
         fields = getattr(rec, "fields", None)
         if fields is None:
             raise TranslateError(f"{m.path}: {name} is not a record of this module")
-        return {f: field_type(dtype, shape) for f, dtype, shape in fields}
+        ftype = rec_field_type if whole else field_type
+        return {f: ftype(dtype, shape) for f, dtype, shape in fields}
 
     # -- modules
     def load(self, name: str, source: str | None = None) -> _Module:
@@ -307,9 +317,9 @@ class Translator:
             decl = [p.split(":") for p in sigs[node.name].split()]
             params = [(nm, _parse_type(t.rstrip("?"))) for nm, t in decl]
             for _, t in params:
-                if isinstance(t, tuple) and t[0] == "rows":
+                if isinstance(t, tuple) and t[0] in ("rows", "rec"):
                     self.record_fields(m, t[1])  # it must exist
-                    used_structs.add(rows_struct(t[1]))
+                    used_structs.add((rows_struct if t[0] == "rows" else rec_struct)(t[1]))
             if [a.arg for a in node.args.args] != [p for p, _ in params]:
                 raise TranslateError(
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "

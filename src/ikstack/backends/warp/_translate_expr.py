@@ -38,6 +38,8 @@ def _parse_type(s: str) -> Any:
         return ("arr", int(s[1]), s[2])
     if s.startswith("rows(") and s.endswith(")") and s[5:-1].isidentifier():
         return ("rows", s[5:-1])
+    if s.startswith("rec(") and s.endswith(")") and s[4:-1].isidentifier():
+        return ("rec", s[4:-1])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -64,6 +66,8 @@ def warp_type(t: Any) -> str:
         return f"wp.array(dtype={dt})" if t[1] == 1 else f"wp.array{t[1]}d(dtype={dt})"
     if isinstance(t, tuple) and t[0] == "rows":
         return f"{rows_struct(t[1])}.type"
+    if isinstance(t, tuple) and t[0] == "rec":
+        return f"{rec_struct(t[1])}.type"
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
     if isinstance(t, tuple) and t[0] == "tv":
@@ -75,6 +79,25 @@ def rows_struct(record: str) -> str:
     """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
     ``record`` (a module-level :class:`~ikstack._records.Record`) with a row a thread."""
     return f"{record}_ROWS_T"
+
+
+def rec_struct(record: str) -> str:
+    """The name in :mod:`ikstack.backends.warp._structs` of the Warp struct of CPU record
+    ``record`` (a module-level :class:`~ikstack._records.Record`) passed whole."""
+    return f"{record}_T"
+
+
+def rec_field_type(dtype: str, shape: tuple) -> Any:
+    """The subset type of a field of a record passed whole: a float ``(3,)`` a 3-vector,
+    ``(3, 3)`` a 3x3 matrix, ``(n, 3)`` an array of 3-vectors (as the device struct holds
+    them), anything else as :func:`field_type`."""
+    if dtype == "f8" and tuple(shape) == (3,):
+        return _vec(3)
+    if dtype == "f8" and tuple(shape) == (3, 3):
+        return M9
+    if dtype == "f8" and len(shape) == 2 and shape[1] == 3:
+        return ("arrv", 3)
+    return field_type(dtype, shape)
 
 
 def field_type(dtype: str, shape: tuple) -> Any:
@@ -139,6 +162,7 @@ _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "c
 _NP_MATH = {
     **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
     **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
+    **{f: f for f in ("isfinite", "isnan", "isinf")},
 }
 #: module names whose float constants fold (``math.pi``, ``np.inf``...)
 _CONST_MODULES = ("math", "np")
@@ -347,6 +371,13 @@ class _ExprWriter:
                 if ft is None:
                     raise self.err(e, f"record {t[1]} has no field {e.attr}")
                 return f"{code}.{e.attr}[{row_param(code)}]", ft
+            if isinstance(t, tuple) and t[0] == "rec":  # a field of a struct passed whole
+                ft = self.tr.record_fields(self.m, t[1], whole=True).get(e.attr)
+                if ft is None:
+                    raise self.err(e, f"record {t[1]} has no field {e.attr}")
+                if ft == B:  # stored as an int 0/1
+                    return f"({code}.{e.attr} != 0)", B
+                return f"{code}.{e.attr}", ft
             if t == C and e.attr == "real":
                 return f"{code}[0]", F
             if t == C and e.attr == "imag":
@@ -466,6 +497,8 @@ class _ExprWriter:
             fn_name = f.attr if f.value.id == "math" else _NP_MATH.get(f.attr, "")
             if fn_name in _MATH1 and len(args) == 1:
                 return f"wp.{fn_name}({args[0][0]})", F
+            if fn_name in ("isfinite", "isnan", "isinf") and len(args) == 1:
+                return f"wp.{fn_name}({args[0][0]})", B
             if fn_name in _MATH2 and len(args) == 2:
                 return f"{_MATH2[fn_name]}({args[0][0]}, {args[1][0]})", F
             raise self.err(e, f"{f.value.id}.{f.attr}")
