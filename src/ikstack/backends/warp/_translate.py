@@ -188,6 +188,12 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
+        "_target_frame": "Rt:m9 pt:v3 arm:rec(SRS_DATA)",
+        "seed_swivel": "Rt:m9 pt:v3 arm:rec(SRS_DATA) seed:a1f",
+        "fill_slots": "seed:a1f Q:a2f V:a1b k0:i k1:i",
+        "srs_slots": "Rt:m9 pt:v3 arm:rec(SRS_DATA) psis:a1f s0:i s1:i seed:a1f Q:a2f V:a1b",
+        "arc_midpoints": "Rt:m9 pt:v3 arm:rec(SRS_DATA) bounds:a1f out:a1f at:i",
+        "srs_swivels": "Rt:m9 pt:v3 arm:rec(SRS_DATA) seed:a1f bounds:a1f psis:a1f",
     },
     "ikstack.ik.analytic._select": {"representative": "q:f seed:f lo:f hi:f"},
     "ikstack.spatial._dense": {
