@@ -5,21 +5,27 @@ Two kernels: one thread a target lists its swivel angles (the seed's, the unifor
 one inside every arc between Shimizu's closed-form joint-limit crossings); then one thread a
 (target, swivel) pair writes that swivel's 8 candidate slots, so a GPU runs all samples of
 all targets in parallel. Slot order equals the CPU path's: both run the functions generated
-from the CPU source (``srs_swivels``, ``srs_slots``, ``fill_slots``); only the threads and the
-scratch are written here.
+from the CPU source (``srs_swivels``, ``srs_slots``, ``fill_slots``); only the threads (a row's
+swivels, a row's swivel) and the scratch are written here.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_srs import fill_slots
-from ikstack.backends.warp._gen_srs import srs_slots as _srs_slots
-from ikstack.backends.warp._gen_srs import srs_swivels as _srs_swivels
+from ikstack.backends.warp._gen_srs import fill_slots, srs_slots, srs_swivels
 from ikstack.backends.warp._structs import SRS_DATA_T
 from ikstack.ik.analytic._srs import MAX_ARCS
 
-__all__ = ["MAX_ARCS", "SRSData", "Swivels", "srs_kernel", "srs_slots", "srs_swivels"]
+__all__ = [
+    "MAX_ARCS",
+    "SRSData",
+    "Swivels",
+    "row_slots",
+    "row_swivels",
+    "srs_kernel",
+    "srs_swivels_kernel",
+]
 
 #: the arm's data (the record's fields)
 SRSData = SRS_DATA_T.type
@@ -42,7 +48,7 @@ def _target(T: wp.mat44d):
 
 
 @wp.func
-def srs_swivels(
+def row_swivels(
     i: int,
     Ti: wp.mat44d,
     S: wp.array2d(dtype=wp.float64),
@@ -52,11 +58,11 @@ def srs_swivels(
     """Swivel angles of row ``i`` (target ``Ti``, seed ``S[i]``): the seed's, the grid, then
     the arc midpoints."""
     Rt, pt = _target(Ti)
-    sw.used[i] = _srs_swivels(Rt, pt, arm, S[i], sw.bounds[i], sw.psis[i])
+    sw.used[i] = srs_swivels(Rt, pt, arm, S[i], sw.bounds[i], sw.psis[i])
 
 
 @wp.func
-def srs_slots(
+def row_slots(
     i: int,
     s: int,
     Ti: wp.mat44d,
@@ -69,7 +75,7 @@ def srs_slots(
     """The 8 candidate slots of swivel ``s`` of row ``i`` (unused swivels keep the seed)."""
     if s < sw.used[i]:
         Rt, pt = _target(Ti)
-        _srs_slots(Rt, pt, arm, sw.psis[i], s, s + 1, S[i], Q[i], V[i])
+        srs_slots(Rt, pt, arm, sw.psis[i], s, s + 1, S[i], Q[i], V[i])
     else:
         fill_slots(S[i], Q[i], V[i], 8 * s, 8 * s + 8)
 
@@ -78,9 +84,9 @@ def srs_slots(
 def srs_swivels_kernel(
     T: wp.array(dtype=wp.mat44d), S: wp.array2d(dtype=wp.float64), arm: SRSData, sw: Swivels
 ):
-    """:func:`srs_swivels` of target ``i``, one thread a target."""
+    """:func:`row_swivels` of target ``i``, one thread a target."""
     i = wp.tid()
-    srs_swivels(i, T[i], S, arm, sw)
+    row_swivels(i, T[i], S, arm, sw)
 
 
 @wp.kernel
@@ -92,6 +98,6 @@ def srs_kernel(
     Q: wp.array3d(dtype=wp.float64),
     V: wp.array2d(dtype=wp.int32),
 ):
-    """:func:`srs_slots` of swivel ``s`` of target ``i``, one thread a pair."""
+    """:func:`row_slots` of swivel ``s`` of target ``i``, one thread a pair."""
     i, s = wp.tid()
-    srs_slots(i, s, T[i], S, arm, sw, Q, V)
+    row_slots(i, s, T[i], S, arm, sw, Q, V)
