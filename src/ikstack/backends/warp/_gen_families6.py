@@ -379,7 +379,10 @@ def tp_start(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d),
     if False or var == LAST_MEET:
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
         return n, a, b, R06, p16, wp.matrix_from_rows(ca, sa, cb, sb)
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, F(0.0))
+    H4 = wp.matrix_from_rows(h1, h1, h1, h1)
+    K4 = wp.matrix_from_rows(m0, h4, m0, h4)
+    P4s = wp.matrix_from_rows(p16, neg(P5), mv(R06, h5), neg(h5))
+    n, a, b = sp6(H4, K4, P4s, d1, F(0.0))
     ca = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     sa = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     cb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))

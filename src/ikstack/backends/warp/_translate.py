@@ -150,7 +150,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_sp6_polish": "ta:f tb:f a:v4 b:v4 e:v2",
         "_circle_line": "v0:f v1:f alpha:f",
         "_sp6_rank_one": "a:v4 b:v4 e:v2",
-        "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 d1:f d2:f",
+        "sp6": "H:4v3 K:4v3 P:4v3 d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
     },
     "ikstack.ik.analytic._families6": {

@@ -355,7 +355,8 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     if var is None or var == LAST_MEET:  # None: this variant alone is compiled (SixR.kvar)
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
         return n, a, b, R06, p16, (ca, sa, cb, sb)
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    H4, K4, P4s = (h1, h1, h1, h1), (m0, h4, m0, h4), (p16, neg(P5), mv(R06, h5), neg(h5))
+    n, a, b = sp6(H4, K4, P4s, d1, 0.0)
     ca = sa = cb = sb = (1.0, 1.0, 1.0, 1.0)
     for i in range(n):
         ca, sa = set4(ca, i, math.cos(a[i])), set4(sa, i, math.sin(a[i]))
