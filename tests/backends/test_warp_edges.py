@@ -297,3 +297,27 @@ def test_general_position_arms_at_singularities_match_the_cpu_path_to_root_condi
                     assert (np.abs(np.angle(np.exp(1j * (y - v)))).max(axis=1) <= 1e-4).any()
             for v in a:
                 assert _meets(pin_fk, v, Tt[i])
+
+
+def test_srs_elbow_within_the_tangent_tolerance_past_full_reach_is_a_candidate_on_both():
+    """iiwa14 targets 5 um beyond full reach (elbow straight): the elbow's subproblem is a
+    least-squares one within the tangent tolerance (1e-5 m), a candidate on the CPU path; the
+    device kept it too (it masked every least-squares elbow before the slots were one source).
+    With a 1e-4 m position tolerance every target is solved, on both, by Pinocchio's FK."""
+    chain = robots.load("iiwa14")
+    pin_fk = _pin_fk_urdf(robots.data_path("iiwa14.urdf"), chain)
+    rng = np.random.default_rng(1)
+    q = chain.random_q(rng, 12)
+    q[:, 3] = 0.0  # the elbow straight: the wrist centre at full reach
+    T = np.array([pin_fk(qi) for qi in q])
+    arm = AnalyticIK(chain).family.data
+    for i in range(len(T)):  # 5 um further out along the shoulder-to-wrist line
+        W = T[i, :3, 3] - T[i, :3, :3] @ arm.R7T.T @ arm.p7T
+        T[i, :3, 3] += 5e-6 * (W - arm.S) / np.linalg.norm(W - arm.S)
+    opts = {"num_samples": 4, "position_tolerance": 1e-4}
+    w, c = WarpAnalyticIK(chain, device="cpu", chunk_size=16, **opts), AnalyticIK(chain, **opts)
+    rw, rc = w.solve(T, q, return_all=True), c.solve(T, q, return_all=True)
+    assert rw.success.all() and rc.success.all()
+    np.testing.assert_array_equal(rw.valid_all, rc.valid_all)
+    for i in range(len(T)):
+        assert _meets(pin_fk, rw.q[i], T[i], tol=1e-4)

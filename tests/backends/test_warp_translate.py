@@ -476,7 +476,7 @@ def test_none_parameters_keep_only_the_branch_taken():
         def g(x, n):
             return f(x, None, n)
         """,
-        {"f": "x:f extra:none n:i", "g": "x:f n:i"},
+        {"f": "x:f? extra:none n:i?", "g": "x:f n:i"},
     )
     body = _body(code, "f")
     assert "def f(x: wp.float64, n: int):" in body
@@ -593,3 +593,109 @@ def test_none_record_and_tuple_misuse_are_errors(src, sig, what):
         what = "none|None|taken|2 where 1"
     with pytest.raises(TranslateError, match=what):
         _tr(src, sigs, {"WORK": WORK})
+
+
+def test_a_tuple_of_vectors_is_a_matrix_of_rows():
+    """Several vectors of one length in one tuple (a parameter declared ``4v3``, a literal, a
+    returned member): a matrix whose rows are the vectors, indexed as on the CPU."""
+    code = _tr(
+        """
+        def pack(a, b):
+            return 2, (a, b, a, b)
+        def use(hs, x):
+            n, cs = pack(hs[1], hs[0])
+            t = cs[3][2] + hs[2][0]
+            return cs[n], t * x
+        """,
+        {"pack": "a:v4 b:v4", "use": "hs:3v4 x:f"},
+    )
+    assert "return 2, wp.matrix_from_rows(a, b, a, b)" in _body(code, "pack")
+    body = _body(code, "use")
+    assert "hs: wp.types.matrix(shape=(3, 4), dtype=wp.float64)" in body
+    assert "n, cs = pack(hs[1], hs[0])" in body
+    assert "t = cs[3][2] + hs[2][0]" in body
+    assert "return cs[n], t * x" in body
+
+
+def test_a_parameter_the_cpu_passes_as_none_always_has_its_value_on_the_device():
+    """``var:i?``: numba compiles the branch a None argument picks; the device passes the
+    value, so ``is None`` is False there and ``is not None`` True."""
+    body = _body(
+        _tr(
+            """
+        def pick(var, x):
+            if var is None or var == 1:
+                return x
+            if var is not None:
+                return -x
+            return 0.0
+        """,
+            {"pick": "var:i? x:f"},
+        ),
+        "pick",
+    )
+    assert "def pick(var: int, x: wp.float64):" in body
+    # the decided terms and tests are dropped: only the branches the device takes remain
+    lines = [ln.strip() for ln in body.splitlines()]
+    assert lines[1:4] == ["if var == 1:", "return x", "return -x"]
+
+
+@pytest.mark.parametrize(
+    "src, what",
+    [
+        ("def f(x):\n    return x is None\n", "not declared optional"),
+        ("def f(x):\n    return x is 1.0\n", "with None only"),
+        ("def f(x):\n    y = ((x, x), (x, x, x))\n    return x\n", "mixed values"),
+    ],
+)
+def test_none_checks_and_tuples_of_vectors_outside_the_rules_are_errors(src, what):
+    with pytest.raises(TranslateError, match=what):
+        _tr(src, {"f": "x:f"})
+
+
+def test_a_number_imported_from_another_translated_module_is_a_constant():
+    """``from <translated module> import K6`` (an int): a constant of the generated module, as
+    the module's own numbers are (a function imported alike stays an import)."""
+    tr = Translator(
+        signatures={"ikstack.ik.analytic._families6": {}, "snippet": {"f": "x:f"}},
+        modules={"ikstack.ik.analytic._families6": "gen_families6", "snippet": "gen_snippet"},
+    )
+    code = tr.translate(
+        "snippet",
+        "from ikstack.ik.analytic._families6 import K6, SINGULAR_WRIST\n"
+        "def f(x):\n    return x * K6 + SINGULAR_WRIST\n",
+    )
+    assert "K6 = wp.constant(8)" in code and "SINGULAR_WRIST = wp.constant(F(1e-06))" in code
+    assert "return x * F(K6) + SINGULAR_WRIST" in _body(code, "f")
+
+
+#: a record passed whole, as a family's constant data
+ARM = Record(
+    "Arm",
+    __name__,
+    [("H", F, (7, 3)), ("S", F, (3,)), ("R", F, (3, 3)), ("lo", F, (7,)), ("arcs", B, ())],
+)
+
+
+def test_a_record_passed_whole_is_its_struct_with_vectors_and_matrices():
+    """``rec(NAME)``: the struct ``NAME_T``; float fields (3,), (3, 3), (n, 3) are a vec3d, a
+    mat33d and an array of vec3d (as the device struct holds them), a bool an int 0/1."""
+    code = _tr(
+        """
+        import math
+        def reach(arm, j):
+            h = v3(arm.H[j])
+            R = m9(arm.R)
+            if arm.arcs and math.isfinite(arm.lo[j]):
+                return h[0] * R[5] + v3(arm.S)[2]
+            return 0.0
+        """,
+        {"reach": "arm:rec(ARM) j:i"},
+        {"ARM": ARM},
+    )
+    assert "from ikstack.backends.warp._structs import ARM_T" in code
+    body = _body(code, "reach")
+    assert "def reach(arm: ARM_T.type, j: int):" in body
+    assert "h = arm.H[j]" in body
+    assert "if (arm.arcs != 0) and wp.isfinite(arm.lo[j]):" in body
+    assert "R = arm.R" in body and "return h[0] * R[1, 2] + arm.S[2]" in body

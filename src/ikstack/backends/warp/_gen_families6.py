@@ -7,11 +7,14 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
-from ikstack.backends.warp._gen_sp import sp1_angle, sp1_angle_cs, sp2, sp2_first, sp3, sp3_cs, sp4, sp4_cs, sp5
+from ikstack.backends.warp._gen_sp import sp1_angle, sp1_angle_cs, sp2, sp2_first, sp3, sp3_cs, sp4, sp4_cs, sp5, sp6
 from ikstack.backends.warp._gen_tuple_math import add, any_perp, cross, dot, mT, mm, mtv, mv, neg, norm, rot, rot_cs, rotm, rotm_cs, scale, set4, sub, wrap
 
 FIRST_MEET = wp.constant(2)
 GENERAL = wp.constant(0)
+K6 = wp.constant(8)
+LAST_MEET = wp.constant(1)
+SINGULAR_WRIST = wp.constant(F(1e-06))
 TANGENT = wp.constant(F(1e-06))
 TWO_PARALLEL = wp.constant(1)
 
@@ -228,6 +231,72 @@ def wrist_members(R36: wp.mat33d, h3: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, seed
 
 
 @wp.func
+def seed6(seed: wp.array(dtype=wp.float64), rev: bool, off: int, j: int):
+    """Joint ``j`` (the family's order) of the seed row ``seed``."""
+    return wp.where(rev, seed[off + 5 - j], seed[off + j])
+
+
+@wp.func
+def put6(Q: wp.array2d(dtype=wp.float64), slot: int, rev: bool, off: int, j: int, v: wp.float64):
+    """Joint ``j`` (the family's order) of candidate ``slot`` is ``v``."""
+    if rev:
+        Q[slot, off + 5 - j] = v
+    else:
+        Q[slot, off + j] = v
+
+
+@wp.func
+def start6(rev: bool, Rt: wp.mat33d, pt: wp.vec3d, seed: wp.array(dtype=wp.float64), off: int, Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int):
+    """Slots ``base .. base + 7`` hold the seed, masked; returns the target the family solves:
+    ``(Rt, pt)``, or its inverse where the chain is read backwards (``rev``)."""
+    for k in range(K6):
+        V[base + k] = 0
+        for j in range(6):
+            Q[base + k, off + j] = seed[off + j]
+    if rev:
+        return mT(Rt), neg(mtv(Rt, pt))
+    return Rt, pt
+
+
+@wp.func
+def spherical_wrist(var: int, rev: bool, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d, seed: wp.array(dtype=wp.float64), off: int, Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int):
+    """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
+    wrist by a three-axis decomposition, into slots ``base ..`` (:func:`start6`).
+
+    ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
+    """
+    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
+    R06 = mm(Rt, mT(R6T))
+    pW = sub(pt, mv(R06, P[6]))
+    h0 = H[0]
+    h1 = H[1]
+    h2 = H[2]
+    h3 = H[3]
+    h4 = H[4]
+    h5 = H[5]
+    n, t0, t1, t2 = _position3(var, pW, H, P, seed6(seed, rev, off, 0))
+    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed6(seed, rev, off, 4))
+    s3 = seed6(seed, rev, off, 3)
+    s5 = seed6(seed, rev, off, 5)
+    slot = int(0)
+    for i in range(n):
+        R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
+        m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, s3, s5)
+        for j in range(m):
+            if slot >= K6:
+                break
+            k = base + slot
+            put6(Q, k, rev, off, 0, t0[i])
+            put6(Q, k, rev, off, 1, t1[i])
+            put6(Q, k, rev, off, 2, t2[i])
+            put6(Q, k, rev, off, 3, X[j])
+            put6(Q, k, rev, off, 4, Y[j])
+            put6(Q, k, rev, off, 5, Z[j])
+            V[k] = 1
+            slot = slot + 1
+
+
+@wp.func
 def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.vec3d, d1: wp.float64, p16: wp.vec3d, R06: wp.mat33d):
     """``(count, q0 (4,), q4 (4,), cos q0, sin q0, cos q4, sin q4)`` of a three-parallel arm
     whose axes 5 and 6 (1-based) meet:
@@ -281,6 +350,53 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
             sb = _t8
             cnt = cnt + 1
     return cnt, a, b, ca, sa, cb, sb
+
+
+@wp.func
+def tp_start(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d):
+    """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16, cs)``
+    with ``cs`` the 4-tuples ``(cos q0, sin q0, cos q4, sin q4)``."""
+    n = int(0)
+    a = wp.vec4d()
+    b = wp.vec4d()
+    ca = wp.vec4d()
+    sa = wp.vec4d()
+    cb = wp.vec4d()
+    sb = wp.vec4d()
+    R06 = mm(Rt, mT(R6T))
+    p16 = sub(sub(pt, mv(R06, P[6])), P[0])
+    h0 = H[0]
+    h1 = H[1]
+    h4 = H[4]
+    h5 = H[5]
+    P1 = P[1]
+    P2 = P[2]
+    P3 = P[3]
+    P4 = P[4]
+    P5 = P[5]
+    m0 = neg(h0)
+    d1 = h1[0] * (P1[0] + P2[0] + P3[0] + P4[0]) + h1[1] * (P1[1] + P2[1] + P3[1] + P4[1]) + h1[2] * (P1[2] + P2[2] + P3[2] + P4[2])
+    if var == LAST_MEET:
+        n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
+        return n, a, b, R06, p16, wp.matrix_from_rows(ca, sa, cb, sb)
+    H4 = wp.matrix_from_rows(h1, h1, h1, h1)
+    K4 = wp.matrix_from_rows(m0, h4, m0, h4)
+    P4s = wp.matrix_from_rows(p16, neg(P5), mv(R06, h5), neg(h5))
+    n, a, b = sp6(H4, K4, P4s, d1, F(0.0))
+    ca = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
+    sa = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
+    cb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
+    sb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
+    for i in range(n):
+        _t1 = set4(ca, i, wp.cos(a[i]))
+        _t2 = set4(sa, i, wp.sin(a[i]))
+        ca = _t1
+        sa = _t2
+        _t3 = set4(cb, i, wp.cos(b[i]))
+        _t4 = set4(sb, i, wp.sin(b[i]))
+        cb = _t3
+        sb = _t4
+    return n, a, b, R06, p16, wp.matrix_from_rows(ca, sa, cb, sb)
 
 
 @wp.func
@@ -359,8 +475,72 @@ def tp_singular(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P2: wp.vec3d, P3: wp.v
 
 
 @wp.func
+def tp_pair_rep(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
+    """:func:`tp_pair`'s ``(q5, theta, d)``, or :func:`tp_singular`'s where the wrist is
+    singular (joint 6 parallel to the parallel joints, up to the tangent root's round-off) and
+    the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
+    nearest value with the elbow at mid reach."""
+    _u1 = int(0)
+    ls = bool(False)
+    _u2 = wp.vec2d()
+    _u3 = wp.vec2d()
+    _u4 = wp.vec2d()
+    q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
+    if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
+        _u1, ls, _u2, _u3, _u4 = tp_elbow(h1, P2, P3, theta, d)
+        if ls:
+            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+    return q5, theta, d
+
+
+@wp.func
 def tp_exact(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, ls: bool, phi2: wp.float64, d: wp.vec3d):
     """Whether the elbow branch with joint 3 (1-based) at ``phi2`` of :func:`tp_elbow`
     (least-squares flag ``ls``) exists: a least-squares elbow within round-off of straight (or
     folded) is the tangent one."""
     return (not ls) or wp.abs(norm(add(P2, rot(h1, phi2, P3))) - norm(d)) <= TANGENT * wp.max(F(1.0), norm(d))
+
+
+@wp.func
+def three_parallel(var: int, rev: bool, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d, sgn: wp.array(dtype=wp.float64), seed: wp.array(dtype=wp.float64), off: int, Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int):
+    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``,
+    into slots ``base ..`` (:func:`start6`).
+
+    Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
+    :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
+    the elbow (two branches), subproblem 1 the shoulder.
+    """
+    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
+    n, a, b, R06, p16, cs = tp_start(var, Rt, pt, H, P, R6T)
+    h0 = H[0]
+    h1 = H[1]
+    h4 = H[4]
+    h5 = H[5]
+    P1 = P[1]
+    P2 = P[2]
+    P3 = P[3]
+    P4 = P[4]
+    P5 = P[5]
+    s5 = seed6(seed, rev, off, 5)
+    slot = int(0)
+    A, w0 = tp_joint1(h0, cs[0][0], cs[1][0], R06, p16, P1)
+    for i in range(n):
+        q0 = a[i]
+        q4 = b[i]
+        if i > 0:
+            if q0 != a[i - 1]:
+                A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
+        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i], s5)
+        m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
+        for j in range(m):
+            if slot >= K6:
+                break
+            k = base + slot
+            put6(Q, k, rev, off, 0, q0)
+            put6(Q, k, rev, off, 1, phi1[j] * sgn[1])
+            put6(Q, k, rev, off, 2, phi2[j] * sgn[2])
+            put6(Q, k, rev, off, 3, phi3[j] * sgn[3])
+            put6(Q, k, rev, off, 4, q4)
+            put6(Q, k, rev, off, 5, q5)
+            V[k] = wp.where(tp_exact(h1, P2, P3, ls, phi2[j], d), 1, 0)
+            slot = slot + 1

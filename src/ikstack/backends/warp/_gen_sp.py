@@ -286,9 +286,10 @@ def _sp6_rank_one(a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
 
 
 @wp.func
-def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2: wp.vec3d, k3: wp.vec3d, k4: wp.vec3d, p1: wp.vec3d, p2: wp.vec3d, p3: wp.vec3d, p4: wp.vec3d, d1: wp.float64, d2: wp.float64):
+def sp6(H: wp.types.matrix(shape=(4, 3), dtype=wp.float64), K: wp.types.matrix(shape=(4, 3), dtype=wp.float64), P: wp.types.matrix(shape=(4, 3), dtype=wp.float64), d1: wp.float64, d2: wp.float64):
     """``(count, t1 (4,), t2 (4,))`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
-    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs.
+    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs (``H``, ``K``, ``P`` the
+    4-tuples of 3-vectors ``(h1, h2, h3, h4)``...).
 
     Both equations are linear in ``(sin, cos)`` of each angle; the better-conditioned 2x2 block
     expresses one angle's ``(sin, cos)`` in the other's, and the unit-circle condition leaves a
@@ -304,19 +305,19 @@ def sp6(h1: wp.vec3d, h2: wp.vec3d, h3: wp.vec3d, h4: wp.vec3d, k1: wp.vec3d, k2
     m10 = F(0.0)
     m11 = F(0.0)
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    _t1 = _sp6_terms(h1, k1, p1)
+    _t1 = _sp6_terms(H[0], K[0], P[0])
     c1 = _t1[0]
     a1s = _t1[1]
     a1c = _t1[2]
-    _t2 = _sp6_terms(h2, k2, p2)
+    _t2 = _sp6_terms(H[1], K[1], P[1])
     c2 = _t2[0]
     b1s = _t2[1]
     b1c = _t2[2]
-    _t3 = _sp6_terms(h3, k3, p3)
+    _t3 = _sp6_terms(H[2], K[2], P[2])
     c3 = _t3[0]
     a2s = _t3[1]
     a2c = _t3[2]
-    _t4 = _sp6_terms(h4, k4, p4)
+    _t4 = _sp6_terms(H[3], K[3], P[3])
     c4 = _t4[0]
     b2s = _t4[1]
     b2c = _t4[2]
@@ -392,7 +393,10 @@ def sp5(p0: wp.vec3d, p1: wp.vec3d, p2: wp.vec3d, p3: wp.vec3d, k1: wp.vec3d, k2
     """
     rhs2 = F(0.5) * (dot(p2, p2) + dot(p3, p3) - dot(p0, p0) - dot(p1, p1))
     m3 = neg(p3)
-    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0), rhs2)
+    H = wp.matrix_from_rows(k2, k2, p0, p2)
+    K = wp.matrix_from_rows(k1, k3, k1, k3)
+    P = wp.matrix_from_rows(p1, m3, p1, m3)
+    n, a, b = sp6(H, K, P, dot(k2, p2) - dot(k2, p0), rhs2)
     scale_ = wp.max(wp.max(F(1.0), norm(p0) + norm(p1)), norm(p2) + norm(p3))
     cnt = int(0)
     x1 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))

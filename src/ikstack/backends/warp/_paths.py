@@ -27,7 +27,7 @@ from ikstack.backends.warp._selection import (
     finish_row,
     gate_row,
 )
-from ikstack.backends.warp._srs import SRSData, Swivels, srs_slots, srs_swivels
+from ikstack.backends.warp._srs import SRSData, Swivels, row_slots, row_swivels
 
 
 @wp.func
@@ -122,7 +122,7 @@ def path_srs_kernel(
     nf = tg.T.shape[0] // w.S.shape[0]
     for f in range(nf):
         r = p * nf + f
-        srs_swivels(p, tg.T[r], w.S, arm, sw)
+        row_swivels(p, tg.T[r], w.S, arm, sw)
         for s in range(w.Q.shape[1] // 8):
-            srs_slots(p, s, tg.T[r], w.S, arm, sw, w.Q, w.V)
+            row_slots(p, s, tg.T[r], w.S, arm, sw, w.Q, w.V)
         _frame_done(p, r, tg, ch, con, gate, sel, w, out, pol)

@@ -171,8 +171,9 @@ LOCKED = Record(
 )
 LOCKED_T = DeviceRecord(LOCKED, {"lh": _V3, "lr": _V3, "M_R": _M33, "M_p": _V3})
 
-#: a 7R SRS arm (:data:`ikstack.ik.analytic._srs.SRS_DATA`)
-SRS_T = DeviceRecord(
+#: a 7R SRS arm (:data:`ikstack.ik.analytic._srs.SRS_DATA`; the generated SRS functions take
+#: it whole, by the name ``SRS_DATA_T``)
+SRS_T = SRS_DATA_T = DeviceRecord(
     SRS_DATA, {"H": _V3, "S": _V3, "pS3": _V3, "p3W": _V3, "p7T": _V3, "R7T": _M33}
 )
 

@@ -11,14 +11,18 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - values: ``float`` (float64), ``int``, ``bool``, ``complex``; small fixed vectors as tuples of
   floats (2, 3, 4 entries: ``wp.vec2d`` .. ``wp.vec4d``), a 9-tuple as a row-major 3x3 matrix
   (``wp.mat33d``, indexed by constant flat indices), a tuple of complex numbers as a matrix of
-  rows (``(re, im)``); several values returned as a tuple;
-- module constants (numbers, and NumPy float tables indexed by an int), folded with the
-  literals around them in float64 as LLVM folds them; a tuple of floats (``_EYE9``) is its
-  literal;
+  rows (``(re, im)``), a tuple of 2 to 4 float vectors of one length as a matrix of rows
+  (``t[k]`` a vector, ``t[k][j]`` a value); several values returned as a tuple;
+- ``x is None`` / ``x is not None`` of a parameter declared optional (``name:type?``): on the
+  CPU a None argument picks a branch at compile time (numba types None apart); the device
+  always passes the value, so these are ``False`` / ``True`` there;
+- module constants (numbers, and NumPy float tables indexed by an int; numbers imported from
+  another translated module too), folded with the literals around them in float64 as LLVM
+  folds them; a tuple of floats (``_EYE9``) is its literal;
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
-  scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``;
-  ``np.isfinite``/``isnan``/``isinf``);
+  scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
+  ``math.isfinite``/``isnan``/``isinf`` (and NumPy's, of a scalar);
 - arrays (float64, int, bool) as parameters, read and written in place element by element
   (``A[i, j] = ...``, ``A[i, j] += ...``; ``A.shape[k]``): a Warp array of the same
   dimensions (``wp.array2d(dtype=wp.float64)``...; bools as int32 0/1). A device kernel whose
@@ -86,6 +90,7 @@ MODULES = {
     "ikstack.ik.analytic._sp_kernels": "ikstack.backends.warp._gen_sp",
     "ikstack.ik._gate": "ikstack.backends.warp._gen_gate",
     "ikstack.ik.analytic._families6": "ikstack.backends.warp._gen_families6",
+    "ikstack.ik.analytic._locked6": "ikstack.backends.warp._gen_locked6",
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
@@ -95,7 +100,10 @@ MODULES = {
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
-#: ``v2``/``v3``/``v4`` float tuples, ``m9`` row-major 3x3 9-tuple (or a (3, 3) array read
+#: ``v2``/``v3``/``v4`` float tuples, ``kvn`` a tuple of ``k`` of them (``4v3``: four
+#: 3-vectors), a trailing ``?`` a parameter the CPU may pass as None (``var:i?``: numba
+#: compiles the branch its type picks; the device always passes the value),
+#: ``m9`` row-major 3x3 9-tuple (or a (3, 3) array read
 #: by ``[i, j]``), ``c`` complex, ``m44`` a (4, 4) array as ``wp.mat44d`` (read only),
 #: ``a<ndim><f|i|b>`` a float64 / int / bool array, ``av3`` an (n, 3) array as an array of
 #: ``wp.vec3d`` (a row is a 3-vector), ``am9`` an (n, 3, 3) array as an array of ``wp.mat33d``,
@@ -158,7 +166,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_sp6_polish": "ta:f tb:f a:v4 b:v4 e:v2",
         "_circle_line": "v0:f v1:f alpha:f",
         "_sp6_rank_one": "a:v4 b:v4 e:v2",
-        "sp6": "h1:v3 h2:v3 h3:v3 h4:v3 k1:v3 k2:v3 k3:v3 k4:v3 p1:v3 p2:v3 p3:v3 p4:v3 d1:f d2:f",
+        "sp6": "H:4v3 K:4v3 P:4v3 d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
     },
     "ikstack.ik.analytic._families6": {
@@ -175,12 +183,33 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
         "tp_elbow": "h1:v3 P2:v3 P3:v3 theta:f d:v3",
         "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
+        "tp_pair_rep": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
+        "tp_start": "var:i? Rt:m9 pt:v3 H:av3 P:av3 R6T:m9",
+        "seed6": "seed:a1f rev:b off:i j:i",
+        "put6": "Q:a2f slot:i rev:b off:i j:i v:f",
+        "start6": "rev:b Rt:m9 pt:v3 seed:a1f off:i Q:a2f V:a1b base:i",
+        "spherical_wrist": (
+            "var:i rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 seed:a1f off:i Q:a2f V:a1b base:i"
+        ),
+        "three_parallel": (
+            "var:i? rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 sgn:a1f seed:a1f off:i Q:a2f V:a1b base:i"
+        ),
+    },
+    "ikstack.ik.analytic._locked6": {
+        "lock_target": "first:b h:v3 r:v3 M_R:m9 M_p:v3 Rt:m9 pt:v3 v:f",
+        "lock_slots": "Q:a2f base:i idx:i v:f",
     },
     "ikstack.ik.analytic._srs": {
         "_frame": "what:v3",
         "_wrist_dir": "Rt:m9 pt:v3 Sp:v3 p7T:v3 R7T:m9",
         "_elbow_frame": "q3:f h3:v3 pS3:v3 p3W:v3 what:v3 e1:v3 e2:v3",
         "_swivel_roots": "what:v3 R0:m9 psi0:f x:v3 y:v3 target:f out:a1f cnt:i",
+        "_target_frame": "Rt:m9 pt:v3 arm:rec(SRS_DATA)",
+        "seed_swivel": "Rt:m9 pt:v3 arm:rec(SRS_DATA) seed:a1f",
+        "fill_slots": "seed:a1f Q:a2f V:a1b k0:i k1:i",
+        "srs_slots": "Rt:m9 pt:v3 arm:rec(SRS_DATA) psis:a1f s0:i s1:i seed:a1f Q:a2f V:a1b",
+        "arc_midpoints": "Rt:m9 pt:v3 arm:rec(SRS_DATA) bounds:a1f out:a1f at:i",
+        "srs_swivels": "Rt:m9 pt:v3 arm:rec(SRS_DATA) seed:a1f bounds:a1f psis:a1f",
     },
     "ikstack.ik.analytic._select": {
         "representative": "q:f seed:f lo:f hi:f",
@@ -192,9 +221,9 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "nearest_open": "OK:a1b D:a1f K:i",
         # the full enumeration (the branch-and-bound strategies are the CPU's: None)
         "select_nearest": "Q:a2f D:a1f OK:a1b T:m44 scratch:dev(Polish) "
-        "gate:tup(rec(CHAIN),tup(f,f)) polish:tup(i,a1f,rec(SELECT),a1b,a1b) sph:none tp:none",
+        "gate:tup(rec(CHAIN),tup(f,f)) polish:tup(i,a1f,rec(SELECT),a1b,a1b)? sph:none tp:none",
         "_finalize_pl": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) lazy:b "
-        "piters:i work:tup(a1b,a1b,a1b,a1f,dev(Polish)) polished:a1b",
+        "piters:i? work:tup(a1b,a1b,a1b,a1f,dev(Polish)) polished:a1b",
     },
     "ikstack.spatial._dense": {
         "cholesky_inplace": "A:a2f n:i",
@@ -295,7 +324,12 @@ class Translator:
         for node in m.tree.body:
             if isinstance(node, ast.ImportFrom) and node.module in self.modules:
                 for a in node.names:
-                    m.imports[a.asname or a.name] = node.module
+                    nm = a.asname or a.name
+                    val = getattr(importlib.import_module(node.module), a.name, None)
+                    if isinstance(val, (int, float)) and not isinstance(val, bool):
+                        m.consts[nm] = val  # a number from another translated module
+                    else:
+                        m.imports[nm] = node.module
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 tgt = node.targets[0]
                 names = (
@@ -343,9 +377,8 @@ class Translator:
         for node in _callees_first(
             [n for n in m.tree.body if isinstance(n, ast.FunctionDef) and n.name in sigs]
         ):
-            params = [
-                (p.split(":")[0], _parse_type(p.split(":")[1])) for p in sigs[node.name].split()
-            ]
+            decl = [p.split(":") for p in sigs[node.name].split()]
+            params = [(nm, _parse_type(t.rstrip("?"))) for nm, t in decl]
             for _, t in params:
                 if isinstance(t, tuple) and t[0] == "rows":
                     self.record_fields(m, t[1])  # it must exist
@@ -359,7 +392,7 @@ class Translator:
                     f"{m.path}:{node.lineno}: {node.name}'s parameters differ from its "
                     "declared signature"
                 )
-            fn = _Func(node.name, params)
+            fn = _Func(node.name, params, optional=frozenset(n for n, t in decl if t[-1] == "?"))
             w = _FuncWriter(self, m, fn)
             out.append(w.write(node))
             used_consts |= w.used_consts

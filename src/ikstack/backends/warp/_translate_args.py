@@ -90,16 +90,20 @@ def named(t: Any, kind: str) -> set[str]:
 
 
 def static(w: Any, e: ast.expr) -> bool | None:
-    """The value of a test decided by ``none`` parameters, or None when the device decides."""
+    """The value of a test decided by ``none`` parameters, or None when the device decides.
+    ``x is None`` of a parameter declared optional (``name:type?``: the CPU may pass None,
+    the device always passes the value) is False."""
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot)):
         rhs = e.comparators[0]
         if not (
             isinstance(rhs, ast.Constant) and rhs.value is None and isinstance(e.left, ast.Name)
         ):
-            raise w.err(e, "`is` other than `name is None`")
+            raise w.err(e, "`is` other than `name is None` (compares with None only)")
         if e.left.id not in w.env:
             raise w.err(e, f"unknown name {e.left.id}")
         none = w.env[e.left.id] == NONE
+        if not none and e.left.id not in w.fn.optional:
+            raise w.err(e, f"`{e.left.id} is None` of a name not declared optional (`name:type?`)")
         return none if isinstance(e.ops[0], ast.Is) else not none
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         v = static(w, e.operand)

@@ -14,6 +14,7 @@ from ikstack.errors import TranslateError
 # ----------------------------------------------------------------------------- types
 # a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex,
 # ("arr", ndim, "f" | "i" | "b") an array, ("rows", NAME) a record of one row a thread,
+# ("tv", k, n) a tuple of k float n-vectors (a k x n matrix of rows),
 # ("tup", (t, ...)) for several values (a function's results), or VOID (no value)
 F, I, B, C, M9 = "f", "i", "b", "c", "m9"
 VOID = "void"
@@ -29,6 +30,8 @@ def _parse_type(s: str) -> Any:
         return extra
     if s in (F, I, B, C, M9):
         return s
+    if len(s) == 3 and s[0] in "234" and s[1] == "v" and s[2] in "234":
+        return ("tv", int(s[0]), int(s[2]))  # "4v3": a tuple of 4 3-vectors
     if s[0] == "v" and s[1:].isdigit():
         return _vec(int(s[1:]))
     if s == "m44":
@@ -41,6 +44,8 @@ def _parse_type(s: str) -> Any:
         return ("arr", int(s[1]), s[2])
     if s.startswith("rows(") and s.endswith(")") and s[5:-1].isidentifier():
         return ("rows", s[5:-1])
+    if s.startswith("rec(") and s.endswith(")") and s[4:-1].isidentifier():
+        return ("rec", s[4:-1])
     raise TranslateError(f"unknown declared type {s!r}")
 
 
@@ -75,6 +80,8 @@ def warp_type(t: Any) -> str:
         return t[1]
     if isinstance(t, tuple) and t[0] == "cv":
         return f"cmat{t[1]}"
+    if isinstance(t, tuple) and t[0] == "tv":
+        return f"wp.types.matrix(shape=({t[1]}, {t[2]}), dtype=wp.float64)"
     raise TranslateError(f"no Warp type for {t!r}")
 
 
@@ -132,6 +139,9 @@ class _Func:
     name: str
     params: list[tuple[str, Any]]
     ret: Any = None
+    #: parameters the CPU may pass as None (declared ``i?``...): a compile-time choice of
+    #: numba's; the device always passes the value, so ``is None`` is False there
+    optional: frozenset[str] = frozenset()
 
 
 def row_param(name: str) -> str:
@@ -162,6 +172,7 @@ _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "c
 _NP_MATH = {
     **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
     **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
+    **{f: f for f in ("isfinite", "isnan", "isinf")},
 }
 #: ``math.*`` / ``np.*`` tests of one float (a bool)
 _PREDICATES = {"isfinite", "isnan", "isinf"}
@@ -366,6 +377,11 @@ class _ExprWriter:
                     "cv",
                     len(tparts),
                 )
+            (vt,) = ts if len(ts) == 1 else (None,)
+            if isinstance(vt, tuple) and vt[0] == "v" and 2 <= len(tparts) <= 4:
+                # a tuple of vectors: the rows of a matrix (``t[k]`` a row, ``t[k][j]`` a value)
+                rows = ", ".join(p[0] for p in tparts)
+                return f"wp.matrix_from_rows({rows})", ("tv", len(tparts), vt[1])
             raise self.err(e, "a tuple of mixed values outside a return")
         if isinstance(e, ast.Subscript):
             return self.subscript(e)
@@ -482,6 +498,8 @@ class _ExprWriter:
             return f"{code}[{idx[0]}]", F
         if isinstance(t, tuple) and t[0] == "cv":
             return f"{code}[{idx[0]}]", C
+        if isinstance(t, tuple) and t[0] == "tv":
+            return f"{code}[{idx[0]}]", _vec(t[2])
         if isinstance(t, tuple) and t[0] == "arr" and t[1] == 1:
             return _elem(f"{code}[{idx[0]}]", t[2])
         if isinstance(t, tuple) and t[0] == "arr":  # a row: a view one dimension smaller
@@ -507,6 +525,8 @@ class _ExprWriter:
             fn_name = f.attr if f.value.id == "math" else _NP_MATH.get(f.attr, "")
             if fn_name in _MATH1 and len(args) == 1:
                 return f"wp.{fn_name}({args[0][0]})", F
+            if fn_name in ("isfinite", "isnan", "isinf") and len(args) == 1:
+                return f"wp.{fn_name}({args[0][0]})", B
             if fn_name in _MATH2 and len(args) == 2:
                 return f"{_MATH2[fn_name]}({args[0][0]}, {args[1][0]})", F
             raise self.err(e, f"{f.value.id}.{f.attr}")

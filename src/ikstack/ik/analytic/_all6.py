@@ -124,7 +124,8 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
                     Qi[k, j] = s[j]
             continue
         last = -1  # the last candidate FK-gated (its cosines and sines are in CQ, SQ)
-        solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, s, Qi, V)
+        pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
+        solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, s, 0, Qi, V, 0)
         # _selection._finalize_one's full pass (no polish), with the tuple FK
         for k in range(K6):
             for j in range(6):

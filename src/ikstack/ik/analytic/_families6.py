@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit, prange
 
 from ikstack.ik.analytic._sp_kernels import (
@@ -86,14 +85,6 @@ def decompose3(R, a, b, c, seed_x):  # pragma: no cover - compiled
     y1 = sp1_angle(c, rot(a, -x1, Rc), b)
     z1 = sp1_angle(u, rot(b, -y1, rot(a, -x1, Ru)), c)
     return 2, (x0, x1), (y0, y1), (z0, z1)
-
-
-@njit(cache=True)
-def _fill_seed(Q, V, seed):  # pragma: no cover - compiled
-    for k in range(Q.shape[0]):
-        V[k] = False
-        for j in range(Q.shape[1]):
-            Q[k, j] = seed[j]
 
 
 #: a least-squares subproblem whose residual is below this (relative) is a tangent solution
@@ -239,34 +230,72 @@ def wrist_members(R36, h3, h4, h5, seed3, seed5):  # pragma: no cover - compiled
     return m, X, Y, Z
 
 
+# A family writes its 8 candidates into slots ``base .. base + 7`` of ``Q`` (rows a slot,
+# columns the chain's joints; the 6R family's joints are columns ``off .. off + 5``, read
+# backwards where the family is, ``rev``) and their masks into ``V``; the seed is the chain's
+# row ``seed`` (a 7R arm with an end joint locked passes its whole seed, ``off`` skipping the
+# locked first joint). One source for both devices: the Warp functions are generated.
+
+
+@njit(cache=True, inline="always")
+def seed6(seed, rev, off, j):  # pragma: no cover - compiled
+    """Joint ``j`` (the family's order) of the seed row ``seed``."""
+    return seed[off + 5 - j] if rev else seed[off + j]
+
+
+@njit(cache=True, inline="always")
+def put6(Q, slot, rev, off, j, v):  # pragma: no cover - compiled
+    """Joint ``j`` (the family's order) of candidate ``slot`` is ``v``."""
+    if rev:
+        Q[slot, off + 5 - j] = v
+    else:
+        Q[slot, off + j] = v
+
+
 @njit(cache=True)
-def spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V):  # pragma: no cover - compiled
+def start6(rev, Rt, pt, seed, off, Q, V, base):  # pragma: no cover - compiled
+    """Slots ``base .. base + 7`` hold the seed, masked; returns the target the family solves:
+    ``(Rt, pt)``, or its inverse where the chain is read backwards (``rev``)."""
+    for k in range(K6):
+        V[base + k] = False
+        for j in range(6):
+            Q[base + k, off + j] = seed[off + j]
+    if rev:
+        return mT(Rt), neg(mtv(Rt, pt))
+    return Rt, pt
+
+
+@njit(cache=True)
+def spherical_wrist(var, rev, Rt, pt, H, P, R6T, seed, off, Q, V, base):  # pragma: no cover
     """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
-    wrist by a three-axis decomposition.
+    wrist by a three-axis decomposition, into slots ``base ..`` (:func:`start6`).
 
     ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
     """
-    _fill_seed(Q, V, seed)
+    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
     R06 = mm(Rt, mT(R6T))
     pW = sub(pt, mv(R06, P[6]))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
-    n, t0, t1, t2 = _position3(var, pW, H, P, seed[0])
-    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed[4])
+    n, t0, t1, t2 = _position3(var, pW, H, P, seed6(seed, rev, off, 0))
+    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed6(seed, rev, off, 4))
+    s3 = seed6(seed, rev, off, 3)
+    s5 = seed6(seed, rev, off, 5)
     slot = 0
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
-        m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seed[3], seed[5])
+        m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, s3, s5)
         for j in range(m):
-            if slot >= 8:
+            if slot >= K6:
                 break
-            Q[slot, 0] = t0[i]
-            Q[slot, 1] = t1[i]
-            Q[slot, 2] = t2[i]
-            Q[slot, 3] = X[j]
-            Q[slot, 4] = Y[j]
-            Q[slot, 5] = Z[j]
-            V[slot] = True
+            k = base + slot
+            put6(Q, k, rev, off, 0, t0[i])
+            put6(Q, k, rev, off, 1, t1[i])
+            put6(Q, k, rev, off, 2, t2[i])
+            put6(Q, k, rev, off, 3, X[j])
+            put6(Q, k, rev, off, 4, Y[j])
+            put6(Q, k, rev, off, 5, Z[j])
+            V[k] = True
             slot += 1
 
 
@@ -326,7 +355,8 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     if var is None or var == LAST_MEET:  # None: this variant alone is compiled (SixR.kvar)
         n, a, b, ca, sa, cb, sb = _last_meet(h0, h1, h4, h5, P5, d1, p16, R06)
         return n, a, b, R06, p16, (ca, sa, cb, sb)
-    n, a, b = sp6(h1, h1, h1, h1, m0, h4, m0, h4, p16, neg(P5), mv(R06, h5), neg(h5), d1, 0.0)
+    H4, K4, P4s = (h1, h1, h1, h1), (m0, h4, m0, h4), (p16, neg(P5), mv(R06, h5), neg(h5))
+    n, a, b = sp6(H4, K4, P4s, d1, 0.0)
     ca = sa = cb = sb = (1.0, 1.0, 1.0, 1.0)
     for i in range(n):
         ca, sa = set4(ca, i, math.cos(a[i])), set4(sa, i, math.sin(a[i]))
@@ -412,11 +442,10 @@ def tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, seed5):  # pragma: no
     the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
     nearest value with the elbow at mid reach."""
     q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
-    if (
-        norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST
-        and tp_elbow(h1, P2, P3, theta, d)[1]
-    ):
-        q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+    if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
+        _, ls, _, _, _ = tp_elbow(h1, P2, P3, theta, d)
+        if ls:
+            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
     return q5, theta, d
 
 
@@ -429,65 +458,59 @@ def tp_exact(h1, P2, P3, ls, phi2, d):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
-    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``.
+def three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # pragma: no cover
+    """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``,
+    into slots ``base ..`` (:func:`start6`).
 
     Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
     :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
     the elbow (two branches), subproblem 1 the shoulder.
     """
-    _fill_seed(Q, V, seed)
+    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
     n, a, b, R06, p16, cs = tp_start(var, Rt, pt, H, P, R6T)
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
+    s5 = seed6(seed, rev, off, 5)
     slot = 0
     A, w0 = tp_joint1(h0, cs[0][0], cs[1][0], R06, p16, P1)
     for i in range(n):
         q0 = a[i]
         q4 = b[i]
-        if i > 0 and q0 != a[i - 1]:
-            A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
-        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i], seed[5])
+        if i > 0:
+            if q0 != a[i - 1]:
+                A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
+        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i], s5)
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
-            if slot >= 8:
+            if slot >= K6:
                 break
-            Q[slot, 0] = q0
-            Q[slot, 1] = phi1[j] * sgn[1]
-            Q[slot, 2] = phi2[j] * sgn[2]
-            Q[slot, 3] = phi3[j] * sgn[3]
-            Q[slot, 4] = q4
-            Q[slot, 5] = q5
-            V[slot] = tp_exact(h1, P2, P3, ls, phi2[j], d)
+            k = base + slot
+            put6(Q, k, rev, off, 0, q0)
+            put6(Q, k, rev, off, 1, phi1[j] * sgn[1])
+            put6(Q, k, rev, off, 2, phi2[j] * sgn[2])
+            put6(Q, k, rev, off, 3, phi3[j] * sgn[3])
+            put6(Q, k, rev, off, 4, q4)
+            put6(Q, k, rev, off, 5, q5)
+            V[k] = tp_exact(h1, P2, P3, ls, phi2[j], d)
             slot += 1
 
 
 @njit(cache=True)
-def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, Q, V):  # pragma: no cover - compiled
-    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family; ``rev`` solves ``T^-1``
-    with the chain read backwards.
+def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # pragma: no cover
+    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family into slots ``base ..
+    base + 7`` of ``Q`` (joints ``off .. off + 5``, seed row ``seed``: :func:`start6`); ``rev``
+    solves ``T^-1`` with the chain read backwards.
 
     ``fid``, ``var`` and ``sgn`` are :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``: a
     spherical wrist has ``sgn`` None, a three-parallel arm ``fid`` None. Each family's call is
     guarded by its own argument's ``is not None``, which numba decides from the argument's type
-    at compile time: a caller compiles only the family it passes.
+    at compile time: a caller compiles only the family it passes. (The device picks the
+    family by its ``fid`` at run time: the one function not shared.)
     """
-    if rev:
-        Rr = mT(Rt)
-        pr = neg(mtv(Rt, pt))
-        sr = seed[::-1].copy()
-        Qr = np.empty_like(Q)
-        if sgn is not None:
-            three_parallel(var, Rr, pr, H, P, R6T, sgn, sr, Qr, V)
-        elif fid is not None:
-            spherical_wrist(var, Rr, pr, H, P, R6T, sr, Qr, V)
-        for k in range(Q.shape[0]):
-            for j in range(6):
-                Q[k, j] = Qr[k, 5 - j]
-    elif sgn is not None:
-        three_parallel(var, Rt, pt, H, P, R6T, sgn, seed, Q, V)
+    if sgn is not None:
+        three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base)
     elif fid is not None:
-        spherical_wrist(var, Rt, pt, H, P, R6T, seed, Q, V)
+        spherical_wrist(var, rev, Rt, pt, H, P, R6T, seed, off, Q, V, base)
 
 
 @njit(cache=True)
@@ -497,9 +520,8 @@ def _batch6_range(i0, i1, fam, T, S, Q, V):  # pragma: no cover - compiled
     R6 = m9(R6T)
     for i in range(i0, i1):
         Ti = T[i]
-        solve6(
-            fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, S[i], Q[i], V[i]
-        )
+        pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
+        solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, S[i], 0, Q[i], V[i], 0)
 
 
 def batch6(fam, T, S, Q, V, parallel):

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from ikstack._records import B, F, Record
-from ikstack.ik.analytic._families6 import solve6
+from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.spatial._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
 
 #: a 6R family's kernel arguments (:attr:`.families.SixR.kfid`, ``kvar``, ``reverse``, ``H``,
@@ -35,6 +35,27 @@ LOCK = Record(
 LockData = LOCK.type
 
 
+@njit(cache=True, inline="always")
+def lock_target(first, h, r, M_R, M_p, Rt, pt, v):  # pragma: no cover - compiled
+    """The 6R family's target ``(R, p)`` of target ``(Rt, pt)`` with the locked joint (axis
+    ``h`` through ``r``; ``first``: joint 1, else the last, whose fixed transform to the tool
+    is ``(M_R, M_p)``) at ``v``: ``exp(-xi_1 v) T``, or ``T M^-1 exp(-xi_7 v) M``."""
+    E = rotm(h, -v)
+    Ep = sub(r, mv(E, r))  # exp(-xi v): rotation E, translation (I - E) r
+    if first:
+        return mm(E, Rt), add(mv(E, pt), Ep)
+    G_R = mm(mm(mT(M_R), E), M_R)
+    G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
+    return mm(Rt, G_R), add(mv(Rt, G_p), pt)
+
+
+@njit(cache=True, inline="always")
+def lock_slots(Q, base, idx, v):  # pragma: no cover - compiled
+    """The locked joint (column ``idx``) of slots ``base .. base + 7`` is ``v``."""
+    for k in range(K6):
+        Q[base + k, idx] = v
+
+
 @njit(cache=True)
 def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
     """The candidates ``Q`` (8 len(vals), dof) and masks ``V`` of target ``Ti`` (4, 4) with the
@@ -42,10 +63,8 @@ def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
     (:data:`Family6Args`) seeded by ``seed`` (dof,)."""
     fid, var, rev, H, P, R6T, sgn = fam
     lock_first, lh, lr, M = lock
-    dof = seed.shape[0]
-    sub_seed = seed[1:].copy() if lock_first else seed[:6].copy()
-    Qs = np.empty((8, 6))
-    Vs = np.empty(8, dtype=np.bool_)
+    off = 1 if lock_first else 0  # the 6R family's first joint
+    idx = 0 if lock_first else seed.shape[0] - 1
     Rt = m9(Ti)
     pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
     lh = v3(lh)
@@ -55,30 +74,9 @@ def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
     M_p = (M[0, 3], M[1, 3], M[2, 3])
     for s in range(vals.shape[0]):
         v = vals[s]
-        E = rotm(lh, -v)
-        Ep = sub(lr, mv(E, lr))  # exp(-xi v): rotation E, translation (I - E) r
-        if lock_first:
-            # T' = exp(-xi_1 v) T
-            R2 = mm(E, Rt)
-            p2 = add(mv(E, pt), Ep)
-        else:
-            # T' = T M^-1 exp(-xi_7 v) M
-            G_R = mm(mm(mT(M_R), E), M_R)
-            G_p = mtv(M_R, sub(add(mv(E, M_p), Ep), M_p))
-            R2 = mm(Rt, G_R)
-            p2 = add(mv(Rt, G_p), pt)
-        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, sub_seed, Qs, Vs)
-        for k in range(8):
-            slot = s * 8 + k
-            V[slot] = Vs[k]
-            if lock_first:
-                Q[slot, 0] = v
-                for j in range(6):
-                    Q[slot, j + 1] = Qs[k, j]
-            else:
-                for j in range(6):
-                    Q[slot, j] = Qs[k, j]
-                Q[slot, dof - 1] = v
+        R2, p2 = lock_target(lock_first, lh, lr, M_R, M_p, Rt, pt, v)
+        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, seed, off, Q, V, K6 * s)
+        lock_slots(Q, K6 * s, idx, v)
 
 
 def batch_locked(fam, lock, vals, T, S, out, parallel):

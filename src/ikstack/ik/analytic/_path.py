@@ -73,7 +73,8 @@ def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - c
     R6 = m9(R6T)
     for i in range(T.shape[0]):
         Ti = T[i]
-        F6.solve6(fid, var, rev, m9(Ti), (Ti[0, 3], Ti[1, 3], Ti[2, 3]), H, P, R6, sgn, prev, Q, V)
+        pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
+        F6.solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, prev, 0, Q, V, 0)
         _select(Q, V, prev, Ti, chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 

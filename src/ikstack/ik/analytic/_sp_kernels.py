@@ -271,19 +271,20 @@ def _sp6_rank_one(a, b, e):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def sp6(h1, h2, h3, h4, k1, k2, k3, k4, p1, p2, p3, p4, d1, d2):  # pragma: no cover
+def sp6(H, K, P, d1, d2):  # pragma: no cover - compiled
     """``(count, t1 (4,), t2 (4,))`` with ``h1.R(k1,t1)p1 + h2.R(k2,t2)p2 = d1`` and
-    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs.
+    ``h3.R(k3,t1)p3 + h4.R(k4,t2)p4 = d2``: up to 4 exact pairs (``H``, ``K``, ``P`` the
+    4-tuples of 3-vectors ``(h1, h2, h3, h4)``...).
 
     Both equations are linear in ``(sin, cos)`` of each angle; the better-conditioned 2x2 block
     expresses one angle's ``(sin, cos)`` in the other's, and the unit-circle condition leaves a
     trigonometric quartic.
     """
     z4 = (0.0, 0.0, 0.0, 0.0)
-    c1, a1s, a1c = _sp6_terms(h1, k1, p1)
-    c2, b1s, b1c = _sp6_terms(h2, k2, p2)
-    c3, a2s, a2c = _sp6_terms(h3, k3, p3)
-    c4, b2s, b2c = _sp6_terms(h4, k4, p4)
+    c1, a1s, a1c = _sp6_terms(H[0], K[0], P[0])
+    c2, b1s, b1c = _sp6_terms(H[1], K[1], P[1])
+    c3, a2s, a2c = _sp6_terms(H[2], K[2], P[2])
+    c4, b2s, b2c = _sp6_terms(H[3], K[3], P[3])
     e1 = d1 - c1 - c2
     e2 = d2 - c3 - c4
     detA = a1s * a2c - a1c * a2s
@@ -346,7 +347,8 @@ def sp5(p0, p1, p2, p3, k1, k2, k3):  # pragma: no cover - compiled
     """
     rhs2 = 0.5 * (dot(p2, p2) + dot(p3, p3) - dot(p0, p0) - dot(p1, p1))
     m3 = neg(p3)
-    n, a, b = sp6(k2, k2, p0, p2, k1, k3, k1, k3, p1, m3, p1, m3, dot(k2, p2) - dot(k2, p0), rhs2)
+    H, K, P = (k2, k2, p0, p2), (k1, k3, k1, k3), (p1, m3, p1, m3)
+    n, a, b = sp6(H, K, P, dot(k2, p2) - dot(k2, p0), rhs2)
     scale_ = max(1.0, norm(p0) + norm(p1), norm(p2) + norm(p3))
     cnt = 0
     x1 = x2 = x3 = (0.0, 0.0, 0.0, 0.0)

@@ -122,12 +122,19 @@ def _elbow_frame(q3, h3, pS3, p3W, what, e1, e2):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def srs_one(Rt, pt, arm, psis, seed, Q, V):  # pragma: no cover - compiled
-    """Candidates ``Q`` (8 * len(psis), 7) and masks ``V`` for one target."""
-    for k in range(Q.shape[0]):
+def fill_slots(seed, Q, V, k0, k1):  # pragma: no cover - compiled
+    """Slots ``k0 .. k1 - 1`` hold the seed (7,), masked."""
+    for k in range(k0, k1):
         V[k] = False
         for j in range(7):
             Q[k, j] = seed[j]
+
+
+@njit(cache=True)
+def srs_slots(Rt, pt, arm, psis, s0, s1, seed, Q, V):  # pragma: no cover - compiled
+    """The candidates of swivels ``psis[s0 .. s1 - 1]``: 8 slots each from slot ``8 s0`` of
+    ``Q`` (.., 7) and masks ``V``; those of a missing branch keep the seed, masked."""
+    fill_slots(seed, Q, V, 8 * s0, 8 * s1)
     H, pS3, p3W = arm.H, v3(arm.pS3), v3(arm.p3W)
     R07, dw, what, e1, e2 = _target_frame(Rt, pt, arm)
     h0, h1, h2, h3 = v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3])
@@ -141,7 +148,7 @@ def srs_one(Rt, pt, arm, psis, seed, Q, V):  # pragma: no cover - compiled
         q3 = el0 if j == 0 else el1
         R0, psi0 = _elbow_frame(q3, h3, pS3, p3W, what, e1, e2)
         R3e = rotm(h3, q3)
-        for s in range(psis.shape[0]):
+        for s in range(s0, s1):
             R03 = mm(rotm(what, psis[s] - psi0), R0)
             na, X, Y, Z = decompose3(R03, h0, h1, h2, seed[0])
             R47 = mm(mT(mm(R03, R3e)), R07)
@@ -183,7 +190,7 @@ def _swivel_roots(what, R0, psi0, x, y, target, out, cnt):  # pragma: no cover -
 
 
 @njit(cache=True)
-def arc_midpoints(Rt, pt, arm, out):  # pragma: no cover - compiled
+def arc_midpoints(Rt, pt, arm, bounds, out, at):  # pragma: no cover - compiled
     """Swivel angles inside every arc between consecutive joint-limit crossings.
 
     Along the swivel circle a joint reaches a limit value ``L`` where a linear equation in
@@ -193,29 +200,26 @@ def arc_midpoints(Rt, pt, arm, out):  # pragma: no cover - compiled
     likewise for the wrist with ``R47 = R(h4, q4)^T R03^T R07``. Between consecutive crossings
     no joint of any branch enters or leaves its limits, so one swivel per arc (its midpoint)
     finds every in-limit branch that sampling could miss. Writes the midpoints into ``out``
-    and returns their count (``arm``'s ``lo`` and ``hi`` the limits).
+    from index ``at`` and returns their count (``arm``'s ``lo`` and ``hi`` the limits;
+    ``bounds`` (:data:`MAX_ARCS`,) scratch for the crossings).
     """
     H, pS3, p3W, lo, hi = arm.H, v3(arm.pS3), v3(arm.p3W), arm.lo, arm.hi
     R07, dw, what, e1, e2 = _target_frame(Rt, pt, arm)
-    hs = (v3(H[0]), v3(H[1]), v3(H[2]), v3(H[3]), v3(H[4]), v3(H[5]), v3(H[6]))
-    m, ls, el0, el1 = sp3(p3W, neg(pS3), hs[3], dw)
-    bounds = np.empty(2 * 2 * 2 * 6)
+    h3 = v3(H[3])
+    m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
     cnt = 0
     for j in range(m):
         q3 = el0 if j == 0 else el1
-        R0, psi0 = _elbow_frame(q3, hs[3], pS3, p3W, what, e1, e2)
-        R3e = rotm(hs[3], q3)
+        R0, psi0 = _elbow_frame(q3, h3, pS3, p3W, what, e1, e2)
+        R3e = rotm(h3, q3)
         for side in range(2):
             for jj in (0, 1, 2, 4, 5, 6):
                 L = lo[jj] if side == 0 else hi[jj]
-                if not np.isfinite(L):
+                if not math.isfinite(L):
                     continue
-                if jj < 3:
-                    a, b, c = hs[0], hs[1], hs[2]
-                    k = jj
-                else:
-                    a, b, c = hs[4], hs[5], hs[6]
-                    k = jj - 4
+                g = 0 if jj < 3 else 4  # the shoulder's axes or the wrist's
+                k = jj - g
+                a, b, c = v3(H[g]), v3(H[g + 1]), v3(H[g + 2])
                 if k == 0:
                     x, y, t = rot(a, L, b), c, dot(b, c)
                 elif k == 1:
@@ -226,12 +230,19 @@ def arc_midpoints(Rt, pt, arm, out):  # pragma: no cover - compiled
                     # x . R47 y = (R07 y) . R03 (R3e x)
                     x, y = mv(R07, y), mv(R3e, x)
                 cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds, cnt)
-    if cnt == 0:
-        return 0
-    b = np.sort(bounds[:cnt])
+    # sorted (insertion: a few dozen crossings), then one swivel inside every arc
+    for i in range(1, cnt):
+        v = bounds[i]
+        k = i - 1
+        while k >= 0 and bounds[k] > v:
+            bounds[k + 1] = bounds[k]
+            k -= 1
+        bounds[k + 1] = v
     for i in range(cnt):
-        nxt = b[i + 1] if i + 1 < cnt else b[0] + 2.0 * math.pi
-        out[i] = wrap(0.5 * (b[i] + nxt))
+        nxt = bounds[0] + 2.0 * math.pi
+        if i + 1 < cnt:  # (not `x if c else y`: the device reads both, past the crossings)
+            nxt = bounds[i + 1]
+        out[at + i] = wrap(0.5 * (bounds[i] + nxt))
     return cnt
 
 
@@ -246,20 +257,32 @@ def slots(arm):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def srs_target(T, seed, arm, Q, V):  # pragma: no cover - compiled
-    """Candidates ``Q`` (:func:`slots`, 7) and masks ``V`` of target ``T`` (4, 4): at the
-    seed's swivel, the grid's, and (``arm.arcs``) one inside every joint-limit arc."""
-    Rt = m9(T)
-    pt = (T[0, 3], T[1, 3], T[2, 3])
+def srs_swivels(Rt, pt, arm, seed, bounds, psis):  # pragma: no cover - compiled
+    """The swivels of target ``(Rt, pt)`` into ``psis``: the seed's, the grid's, and
+    (``arm.arcs``) one inside every joint-limit arc (``bounds``: :func:`arc_midpoints`'
+    scratch); returns how many."""
     grid = arm.grid
     ns = grid.shape[0] + 1
-    psis = np.empty(ns + (MAX_ARCS if arm.arcs else 0))
     psis[0] = seed_swivel(Rt, pt, arm, seed)
-    psis[1:ns] = grid
-    used = ns
+    for s in range(grid.shape[0]):
+        psis[1 + s] = grid[s]
     if arm.arcs:
-        used += arc_midpoints(Rt, pt, arm, psis[ns:])
-    srs_one(Rt, pt, arm, psis[:used], seed, Q, V)
+        return ns + arc_midpoints(Rt, pt, arm, bounds, psis, ns)
+    return ns
+
+
+@njit(cache=True)
+def srs_target(T, seed, arm, Q, V):  # pragma: no cover - compiled
+    """Candidates ``Q`` (:func:`slots`, 7) and masks ``V`` of target ``T`` (4, 4): at the
+    seed's swivel, the grid's, and (``arm.arcs``) one inside every joint-limit arc; unused
+    slots keep the seed, masked."""
+    Rt = m9(T)
+    pt = (T[0, 3], T[1, 3], T[2, 3])
+    psis = np.empty(arm.grid.shape[0] + 1 + (MAX_ARCS if arm.arcs else 0))
+    bounds = np.empty(MAX_ARCS)
+    used = srs_swivels(Rt, pt, arm, seed, bounds, psis)
+    srs_slots(Rt, pt, arm, psis, 0, used, seed, Q, V)
+    fill_slots(seed, Q, V, 8 * used, Q.shape[0])
 
 
 def batch_srs(T, S, arm, Q, V, parallel):

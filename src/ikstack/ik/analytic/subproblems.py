@@ -125,22 +125,10 @@ def _sp6_batch(H, K, P, D, T, C):  # pragma: no cover - compiled
     """Rows of ``H``, ``K``, ``P`` (N, 4, 3): ``h1 .. h4``, ``k1 .. k4``, ``p1 .. p4``, ``D``
     (N, 2): ``d1, d2``; ``T`` (N, 2, 4) receives ``t1, t2``, ``C`` (N,) the counts."""
     for i in range(P.shape[0]):
-        n, a, b = S.sp6(
-            H[i, 0],
-            H[i, 1],
-            H[i, 2],
-            H[i, 3],
-            K[i, 0],
-            K[i, 1],
-            K[i, 2],
-            K[i, 3],
-            P[i, 0],
-            P[i, 1],
-            P[i, 2],
-            P[i, 3],
-            D[i, 0],
-            D[i, 1],
-        )
+        Hi = (H[i, 0], H[i, 1], H[i, 2], H[i, 3])
+        Ki = (K[i, 0], K[i, 1], K[i, 2], K[i, 3])
+        Pi = (P[i, 0], P[i, 1], P[i, 2], P[i, 3])
+        n, a, b = S.sp6(Hi, Ki, Pi, D[i, 0], D[i, 1])
         C[i] = n
         for j in range(4):
             T[i, 0, j] = a[j]
