@@ -107,7 +107,7 @@ def test_the_translator_reads_a_whole_records_fields_as_the_structs_declare_them
     the translator's rule (a float field's trailing (3, 3) a ``mat33d``, (3,) a ``vec3d``):
     every struct made from a CPU record declares its elements so."""
     from ikstack.backends.warp import _structs
-    from ikstack.backends.warp._translate_expr import device_field_type
+    from ikstack.backends.warp._translate_types import device_field_type
 
     element = {"m9": wp.mat33d, ("arrm", 3): wp.mat33d}
     element |= {("v", 3): wp.vec3d, ("arrv", 3): wp.vec3d}

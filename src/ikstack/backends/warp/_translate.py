@@ -72,8 +72,7 @@ import numpy as np
 
 from ikstack.backends.warp import _translate_args as args_
 from ikstack.backends.warp._translate_body import _FuncWriter
-from ikstack.backends.warp._translate_expr import (
-    TranslateError,
+from ikstack.backends.warp._translate_types import (
     _flit,
     _Func,
     _parse_type,
@@ -82,6 +81,7 @@ from ikstack.backends.warp._translate_expr import (
     record_struct,
     rows_struct,
 )
+from ikstack.errors import TranslateError
 
 #: CPU module -> generated Warp module (same package layout under ``backends/warp``)
 MODULES = {

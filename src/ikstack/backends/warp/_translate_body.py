@@ -7,19 +7,8 @@ import ast
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
-from ikstack.backends.warp._translate_expr import (
-    RESERVED,
-    VOID,
-    B,
-    C,
-    F,
-    I,
-    _elem,
-    _ExprWriter,
-    _Func,
-    _zero,
-    warp_type,
-)
+from ikstack.backends.warp._translate_expr import RESERVED, _elem, _ExprWriter
+from ikstack.backends.warp._translate_types import VOID, B, C, F, I, _Func, _zero, warp_type
 
 
 class _FuncWriter(_ExprWriter):
