@@ -110,6 +110,7 @@ def exact_ties(ik: AnalyticIK, T: np.ndarray, S: np.ndarray) -> int:
     flags = tuple(np.zeros((n, k), dtype=np.bool_) for _ in range(3)) + (
         np.zeros((n, k)),
         np.zeros((n, k), dtype=np.bool_),
+        np.zeros(n, dtype=np.int64),
     )
     _selection.finalize(Q, V, S, T, ik._chain_data, ik._select_data, False, 0, flags, False)
     OK, D = flags[0], flags[3]

@@ -88,13 +88,18 @@ def test_panda_locked_joint_sampling_equals_the_cpu_path():
     _assert_parity(load("panda"), "locked_joint7+spherical_shoulder", num_samples=8)
 
 
-def test_near_mode_polishes_the_device_candidates_like_the_cpu_path():
+def test_near_mode_polishes_the_device_candidates_on_the_host_like_the_cpu_path():
+    # near mode: the device computes the surrogate's candidates, the host runs the CPU path's
+    # polish, gate and selection on them (its seed-slot second pass). The polish on the device
+    # (strict mode on a rounded chain) is test_warp_edges'
+    # test_rounded_urdf_is_polished_on_the_device_like_the_cpu_path
     chain = random_arm("spherical_wrist", np.random.default_rng(5))
     origins = chain.origins.copy()
     origins[4, :3, 3] += 0.002  # wrist axes miss a common point by ~2 mm
     near = dataclasses.replace(chain, origins=origins)
     with pytest.raises(UnsupportedGeometryError, match="only near"):
         WarpAnalyticIK(near)
+    assert not WarpAnalyticIK(near, device="cpu", mode="near").device_selection
     _assert_parity(near, "spherical_wrist", mode="near")
 
 

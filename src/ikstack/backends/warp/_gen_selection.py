@@ -80,8 +80,9 @@ def _finalize_pl(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), s
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve). Returns the selected slot (the open one nearest the
-    seed: :func:`nearest_open`), or -1."""
+    step, the Jacobian, a linear solve). Returns the selected slot: the valid slot nearest the
+    seed (:func:`select_nearest`'s, or after a full pass :func:`nearest_open` of the flags), or
+    ``NONE``."""
     best = int(0)
     _u1 = F(0.0)
     _u2 = F(0.0)

@@ -11,7 +11,8 @@ path's bit for bit:
    joint value shared with the previous candidate gated (the families write candidates that
    share joints next to each other) takes that candidate's cosine and sine);
 4. the coupled-joint constraints of every candidate, the certificate of every candidate, and the
-   selection (the valid candidate nearest the seed, first on ties, as ``numpy.argmin``).
+   selection (the valid candidate nearest the seed, first on ties: the selection loop's scan,
+   :func:`._selection.nearest_open`).
 
 The certificate (:func:`ikstack.ik.certify`) is the FK gate's verdict: the gate here runs the
 certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`: its
@@ -36,6 +37,7 @@ from numba import njit, prange
 from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.ik.analytic._select import _project, joint_rep
+from ikstack.ik.analytic._selection import nearest_open
 from ikstack.ik.analytic._single_target import (
     DONE,
     GENERAL,
@@ -184,7 +186,6 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
                 fk_ok = pe <= ptol and _rot_ok(y, c, rtol, tr)
             OK[k] = fk_ok
         _project(Qi, LIM, lo, hi)
-        best = -1
         undecided = False
         for k in range(K6):
             if not OK[k]:
@@ -193,6 +194,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
             if c < 0:
                 undecided = True
             if c != 1:
+                OK[k] = False  # the selection takes slots that meet the constraints
                 continue
             inside = True
             for j in range(6):
@@ -200,8 +202,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
                 if not (x >= glo[j] and x <= ghi[j]):
                     inside = False
             VA[i, k] = inside
-            if best < 0 or D[k] < D[best]:
-                best = k
+        best = nearest_open(OK, D, K6)
         if undecided or best < 0 or not VA[i, best]:
             code |= GENERAL
             continue

@@ -4,8 +4,9 @@
 bound, the FK gate, the weighted distance to the seed and, in near mode or on a rounded chain,
 the bounded polish) over every target's candidates, then the coupled-joint constraints
 (dropping a nearest candidate that breaks one and gating again), then the adaptive lock
-refinement of a locked-joint family's unsolved targets. Selection and certification follow
-(:func:`._verdict.verdict`).
+refinement of a locked-joint family's unsolved targets. Each target's selected slot is the
+selection loop's (:mod:`._selection`), chosen again among the valid slots of a row whose flags
+the constraints or the refinement changed; certification follows (:func:`._verdict.verdict`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def gate_stage(
     nearest candidate passing every gate is marked (the others' flags are partial); else every
     candidate is gated. ``piters`` > 0 polishes candidates first; ``near``: the last slot is
     the seed, polished only for targets no other slot solves. ``family`` is the candidates'
-    family (a locked-joint family's unsolved targets are refined; None: no refinement).
+    family (a locked-joint family's unsolved targets are refined; None: no refinement). The
+    flags end with each target's selected slot (-1: none).
     """
     chain_rec, sel, lo, hi = data
     Q, V = pool
@@ -56,20 +58,13 @@ def gate_stage(
     LIM = np.empty((n, k), dtype=np.bool_)
     D = np.empty((n, k))
     PL = np.zeros((n, k), dtype=np.bool_)  # slots polished so far (near mode)
+    SEL = np.empty(n, dtype=np.int64)  # each target's selected slot
 
-    def gate(
-        Qs: Array,
-        Vs: Any,
-        Ss: Array,
-        Ts: Array,
-        OKs: Any,
-        FKs: Any,
-        LIMs: Any,
-        Ds: Array,
-        PLs: Any,
-        *,
-        every: bool = False,
-    ) -> None:
+    def gate(Qs: Array, Vs: Any, Ss: Array, Ts: Array, *out: Any, every: bool = False) -> None:
+        """Gate rows: ``out`` the flags ``(OK, FK, LIM, D, PL)`` and, unless the caller reads
+        the flags only, the selected slots ``SEL``."""
+        if len(out) == 5:
+            out = (*out, np.empty(len(Ts), dtype=np.int64))
         _selection.finalize(
             Qs,
             Vs,
@@ -79,7 +74,7 @@ def gate_stage(
             sel,
             lazy and not every,
             piters,
-            (OKs, FKs, LIMs, Ds, PLs),
+            out,
             len(Ts) >= PARALLEL_THRESHOLD,
         )
 
@@ -87,27 +82,28 @@ def gate_stage(
         # the seed initialization is the last resort: polished from afar it may stop within
         # the tolerances but short of the exact branch it converges to
         V[:, -1] = False
-        gate(Q, V, S, T, OK, FK, LIM, D, PL)
-        rows = np.flatnonzero(~OK.any(axis=1))
+        gate(Q, V, S, T, OK, FK, LIM, D, PL, SEL)
+        rows = np.flatnonzero(SEL < 0)
         if rows.size:
             # second pass over the seed slot alone: the surrogate slots were polished and
             # gated by the first pass (their flags stand), so no slot is polished twice
             V2 = np.zeros((rows.size, k), dtype=np.bool_)
             V2[:, -1] = True
             sub: list[Any] = [
-                np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL)
+                np.ascontiguousarray(a[rows]) for a in (Q, V, S, T, OK, FK, LIM, D, PL, SEL)
             ]
             sub[1] = V2
             gate(*sub)
             for a, b in zip((Q, OK, FK, LIM, D, PL), (0, 4, 5, 6, 7, 8), strict=True):
                 a[rows, -1] = sub[b][:, -1]
+            SEL[rows] = sub[9]  # the seed slot or none
             V[rows, -1] = True
     else:
-        gate(Q, V, S, T, OK, FK, LIM, D, PL)
+        gate(Q, V, S, T, OK, FK, LIM, D, PL, SEL)
     CON = np.ones((n, k), dtype=np.bool_)
     if chain.constraints:
         CON = chain.constraints_satisfied(Q)
-        arrays = (Q, V, S, T, OK, FK, LIM, D, PL)
+        arrays = (Q, V, S, T, OK, FK, LIM, D, PL, SEL)
 
         def regate(rows: Any, keep: tuple[int, ...]) -> None:  # gate rows, keep outputs
             sub = [np.ascontiguousarray(a[rows]) for a in arrays]
@@ -123,12 +119,12 @@ def gate_stage(
                 break
             # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
             V[bad] = False
-            regate(rows, (0, 1, 4, 5, 6, 7, 8))
+            regate(rows, (0, 1, 4, 5, 6, 7, 8, 9))
         rows = np.flatnonzero((OK & ~CON).any(axis=1))
         if lazy and rows.size:
             # still breaking constraints after the retries: gate every candidate
             lazy = False
-            regate(rows, (0, 4, 5, 6, 7, 8))
+            regate(rows, (0, 4, 5, 6, 7, 8, 9))
         OK &= CON
 
     _refine.refine_locks(
@@ -141,4 +137,6 @@ def gate_stage(
         (Q, V, OK, FK, LIM, CON, D, PL),
         partial(gate, every=True),
     )
-    return Q, OK, FK, LIM, CON, D
+    # the selection of rows whose flags the constraints or the refinement changed
+    _selection.reselect(OK, D, SEL)
+    return Q, OK, FK, LIM, CON, SEL

@@ -190,7 +190,7 @@ def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no 
     """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
     ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
     :data:`SELECT` record, ``work`` the flags and scratch
-    ``(OK, FK, LIM, D, Tbuf)``; returns the selected slot or -1."""
+    ``(OK, FK, LIM, D, Tbuf)``; returns the selected slot (see :func:`_finalize_pl`)."""
     return _finalize_pl(
         Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
     )
@@ -204,8 +204,9 @@ def _finalize_pl(
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve). Returns the selected slot (the open one nearest the
-    seed: :func:`nearest_open`), or -1."""
+    step, the Jacobian, a linear solve). Returns the selected slot: the valid slot nearest the
+    seed (:func:`select_nearest`'s, or after a full pass :func:`nearest_open` of the flags), or
+    ``NONE``."""
     # fields once, outside the loops (a record's field read in a loop costs a reference count)
     OK, FK, LIM, D, Tbuf = work
     lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
@@ -270,7 +271,8 @@ def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
     """Representatives, limits, FK gate and distances for candidates ``Q`` (N, K, dof) against
     targets ``T`` (N, 4, 4) from seeds ``S`` (N, dof): ``chain`` a :data:`ikstack.ik._data.CHAIN`
     record, ``sel`` a :data:`SELECT` record, ``flags`` the outputs
-    ``(OK, FK, LIM, D, PL)`` (each (N, K)).
+    ``(OK, FK, LIM, D, PL, SEL)`` (each (N, K) but ``SEL`` (N,): each target's selected slot,
+    the valid slot nearest its seed, or ``NONE``).
 
     With ``lazy`` only the nearest candidate passing every gate is marked ``OK`` (candidates
     are FK-checked in order of distance until one passes). With ``piters > 0`` (near mode)
@@ -286,11 +288,11 @@ def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
 @njit(cache=True, inline="always")
 def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover
     """:func:`_finalize_pl` of rows ``lo .. hi - 1`` (one FK scratch for the range)."""
-    OK, FK, LIM, D, PL = flags
+    OK, FK, LIM, D, PL, SEL = flags
     Tbuf = np.empty((4, 4))
     for i in range(lo, hi):
         work = (OK[i], FK[i], LIM[i], D[i], Tbuf)
-        _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters, work, PL[i])
+        SEL[i] = _finalize_pl(Q[i], V[i], S[i], T[i], chain, sel, lazy, piters, work, PL[i])
 
 
 @njit(cache=True)
@@ -312,3 +314,16 @@ def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - com
     :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
     the seed), or -1 if none passed."""
     return _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
+
+
+@njit(cache=True)
+def reselect(OK, D, SEL):  # pragma: no cover - compiled
+    """Rows whose selected slot ``SEL`` (N,) is no longer valid in ``OK`` (N, K) (a later
+    stage closed it, e.g. a coupled-joint constraint, or opened slots of a row without one),
+    selected again among their valid slots (:func:`nearest_open`); the other rows keep theirs.
+    Every row's selection then is its valid slot nearest the seed (``D`` (N, K)), or ``NONE``."""
+    K = OK.shape[1]
+    for i in range(OK.shape[0]):
+        s = SEL[i]
+        if s < 0 or not OK[i, s]:
+            SEL[i] = nearest_open(OK[i], D[i], K)

@@ -2,9 +2,9 @@
 
 Earlier stages (a family's candidates, then :func:`._gate_stage.gate_stage`: representatives
 within the limits, the step bound, the FK gate and the weighted distance to the seed, and the
-coupled-joint constraints) leave per-candidate flags; :func:`verdict` takes the nearest
-candidate that passed every gate, certifies it with :func:`ikstack.ik.certify` and says why a
-target failed.
+coupled-joint constraints) leave per-candidate flags and each target's selected slot (the
+selection loop's, :mod:`._selection`); :func:`verdict` certifies the selected candidate with
+:func:`ikstack.ik.certify` and says why a target failed.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from ikstack.model import Chain
 
 Array = NDArray[np.float64]
 #: a gate stage's flags: candidates (moved to representatives) and, per candidate, passed
-#: every gate, met the FK gate, within the limits, met the constraints, distance to the seed
-Flags = tuple[Array, Any, Any, Any, Any, Array]
+#: every gate, met the FK gate, within the limits, met the constraints; then per target the
+#: selected slot (the valid slot nearest the seed, ties: the lower slot) or -1
+Flags = tuple[Array, Any, Any, Any, Any, NDArray[np.int64]]
 
 
 def failure_status(FK: Any, LIM: Any, CON: Any) -> NDArray[np.int64]:
@@ -52,24 +53,23 @@ def verdict(
     return_all: bool,
     fast_gate: Any = None,
 ) -> IKResult:
-    """Per target ``T`` (N, 4, 4) the candidate that passed every gate nearest its seed ``S``
-    (N, dof), certified by :func:`ikstack.ik.certify`.
+    """Per target ``T`` (N, 4, 4) the selected candidate (the one that passed every gate nearest
+    its seed ``S`` (N, dof)), certified by :func:`ikstack.ik.certify`.
 
-    ``flags`` are :data:`Flags` (each (N, K)); ``tolerances`` is ``(position, rotation,
-    deviation)``: the rotation tolerance is widened per target by its deviation (N,) from the
-    nearest rotation, onto which it was projected before solving. A failed target holds its
-    seed and a status saying why; ``return_all`` adds every candidate and its certified mask.
+    ``flags`` are :data:`Flags` (each (N, K) but the selection (N,)); ``tolerances`` is
+    ``(position, rotation, deviation)``: the rotation tolerance is widened per target by its
+    deviation (N,) from the nearest rotation, onto which it was projected before solving. A
+    failed target holds its seed and a status saying why; ``return_all`` adds every candidate
+    and its certified mask.
     ``fast_gate`` (a :class:`ikstack.ik._fixed_gate.FastGate` at the solver's tolerances),
     when given, certifies the candidates of a few exact targets on this thread.
     """
-    Q, OK, FK, LIM, CON, D = flags
+    Q, OK, FK, LIM, CON, idx = flags
     ptol, rtol0, dev = tolerances
     rtol = rtol0 + dev
     n, k, dof = Q.shape
-    cost = np.where(OK, D, np.inf)
-    idx = np.argmin(cost, axis=1)
     rows = np.arange(n)
-    found = OK[rows, idx]
+    found = (idx >= 0) & OK[rows, idx]
     q = np.where(found[:, None], Q[rows, idx], S)
     ok, perr, rerr = certify(chain, q, T, ptol, rtol)
     success = found & ok
