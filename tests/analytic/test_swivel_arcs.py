@@ -55,7 +55,7 @@ def sweep_arcs(T: np.ndarray, fam, chain) -> list[tuple[float, float]]:
     seed = np.zeros(7)
     Q = np.empty((8 * SWEEP, 7))
     V = np.empty(8 * SWEEP, dtype=np.bool_)
-    _srs.srs_one(Rt, pt, fam.data, psis, seed, Q, V)
+    _srs.srs_slots(Rt, pt, fam.data, psis, 0, SWEEP, seed, Q, V)
     Q, V = Q.reshape(SWEEP, 8, 7), V.reshape(SWEEP, 8)
     assert V.any(axis=1).all()  # a target inside the reach: branches at every swivel
     # the sweep's candidates are solutions of the target (the family's code produced them)
@@ -84,12 +84,13 @@ def test_swivel_limit_arcs_put_a_midpoint_in_every_arc_of_a_dense_sweep(name):
     q = q[chain.constraints_satisfied(q)]
     T = chain.fk(q)
     out = np.empty(_srs.MAX_ARCS)
+    bounds = np.empty(_srs.MAX_ARCS)  # the crossings' scratch
     arcs_seen = 0
     missed = []
     for i in range(len(T)):
         Rt = tuple(float(x) for x in T[i, :3, :3].ravel())
         pt = tuple(float(x) for x in T[i, :3, 3])
-        n = _srs.arc_midpoints(Rt, pt, fam.data, out)
+        n = _srs.arc_midpoints(Rt, pt, fam.data, bounds, out, 0)
         mids = out[:n].copy()
         for a, b in sweep_arcs(T[i], fam, chain):
             arcs_seen += 1
