@@ -206,12 +206,15 @@ def gate_row(
     K = w.Q.shape[1]
     if con.qidx.shape[0] + con.A.shape[0] > 0:
         und = _constraints_all(i, con, w)
+        # a branch dropped below met the FK gate and the limits and broke a constraint
+        dropped = int(0)  # noqa: UP018 (a mutable Warp variable)
         if lazy != 0:
             tries = int(0)  # noqa: UP018 (a mutable Warp variable)
             bad = _breaks(i, best, w)
             while bad != 0 and tries < CONSTRAINT_RETRIES:
                 # the nearest branch breaks a constraint: drop it and gate again
                 w.V[i, best] = 0
+                dropped = 1
                 best, code = select_target(i, Tt, ch, sel, gate, 1, w, pol)
                 und = und | _constraints_all(i, con, w)
                 bad = _breaks(i, best, w)
@@ -239,6 +242,9 @@ def gate_row(
                     fk_lim = 1
                     if w.CON[i, k] != 0:
                         fk_lim_con = 1
+        if dropped != 0:  # as on the CPU path: the target failed for the constraint
+            fk_any = 1
+            fk_lim = 1
         code = int(SUCCESS)
         if best < 0:
             code = STEP_LIMIT

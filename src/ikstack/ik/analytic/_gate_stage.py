@@ -112,6 +112,7 @@ def gate_stage(
                 arrays[k][rows] = sub[k]
             CON[rows] = chain.constraints_satisfied(sub[0])
 
+        dropped = np.zeros((n, k), dtype=np.bool_)
         for _ in range(CONSTRAINT_RETRIES):
             bad = OK & ~CON
             rows = np.flatnonzero(bad.any(axis=1))
@@ -119,12 +120,19 @@ def gate_stage(
                 break
             # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
             V[bad] = False
+            dropped |= bad
             regate(rows, (0, 1, 4, 5, 6, 7, 8, 9))
         rows = np.flatnonzero((OK & ~CON).any(axis=1))
         if lazy and rows.size:
             # still breaking constraints after the retries: gate every candidate
             lazy = False
             regate(rows, (0, 4, 5, 6, 7, 8, 9))
+        # a dropped branch met the FK gate and the limits and broke a constraint: its flags
+        # say so (a target whose every such branch broke one failed for the constraint, as
+        # when every candidate is gated at once, not for want of an FK match)
+        FK |= dropped
+        LIM |= dropped
+        CON &= ~dropped
         OK &= CON
 
     _refine.refine_locks(
