@@ -194,3 +194,26 @@ def nearest_valid(q_all: np.ndarray, valid: np.ndarray, seed: np.ndarray, W) -> 
             best[i] = tied[0]
             ties += len(tied) >= 2
     return best, ties
+
+
+def pinocchio_fk(text: str | None, path: str | None, tip: str, names):
+    """Pinocchio's FK of the frame ``tip`` of a URDF (``text``, or the file ``path``) as a
+    function of (n, dof) joint values in the order ``names`` (the others at neutral):
+    (n, 4, 4) poses, the independent reference of the tests."""
+    import pinocchio as pin
+
+    model = pin.buildModelFromXML(text) if path is None else pin.buildModelFromUrdf(path)
+    data = model.createData()
+    fid = model.getFrameId(tip)
+    idx = [model.joints[model.getJointId(n)].idx_q for n in names]
+
+    def fk(q: np.ndarray) -> np.ndarray:
+        out = np.empty((len(q), 4, 4))
+        for i, x in enumerate(q):
+            qp = pin.neutral(model)
+            qp[idx] = x
+            pin.framesForwardKinematics(model, data, qp)
+            out[i] = data.oMf[fid].homogeneous
+        return out
+
+    return fk

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from analytic_arms import pinocchio_fk
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK
@@ -21,18 +22,9 @@ B = np.array([-1.0])
 
 def _case():
     """The constrained arm, its targets, and which targets the constraint rules out."""
-    pin = pytest.importorskip("pinocchio")
+    pytest.importorskip("pinocchio")
     ur5 = robots.load("ur5")
-    model = pin.buildModelFromUrdf(str(robots.data_path("ur5.urdf")))
-    data = model.createData()
-    fid = model.getFrameId("tool0")
-
-    def fk_pin(q: np.ndarray) -> np.ndarray:
-        out = np.empty((len(q), 4, 4))
-        for i, x in enumerate(q):
-            pin.framesForwardKinematics(model, data, x)
-            out[i] = data.oMf[fid].homogeneous
-        return out
+    fk_pin = pinocchio_fk(None, str(robots.data_path("ur5.urdf")), "tool0", ur5.joint_names)
 
     chain = ur5.with_constraints([LinearJointConstraint(A=A, b=B, name="fold")])
     rng = np.random.default_rng(5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from analytic_arms import industrial_hp, singular_along
+from analytic_arms import industrial_hp, pinocchio_fk, singular_along
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK
@@ -129,24 +129,15 @@ def test_free_joint1_of_a_limited_spherical_wrist_arm_respects_the_limits():
 
 
 def test_ur5_wrist_singular_targets_match_pinocchio():
-    pin = pytest.importorskip("pinocchio")
+    pytest.importorskip("pinocchio")
     chain = robots.load("ur5")
-    model = pin.buildModelFromUrdf(str(robots.data_path("ur5.urdf")))
-    data = model.createData()
-    fid = model.getFrameId("tool0")
+    fk_pin = pinocchio_fk(None, str(robots.data_path("ur5.urdf")), "tool0", chain.joint_names)
     rng = np.random.default_rng(6)
     lo = chain.lower + chain.kinematic_margin
     hi = chain.upper - chain.kinematic_margin
     q = rng.uniform(lo, hi, (300, 6))
     q[:, 4] = rng.choice([0.0, 1e-12, -1e-9, 1e-6, -1e-3], size=300)  # wrist singular
     q[::3, 2] = rng.choice([0.0, 1e-9, -1e-6], size=100)  # and elbow straight
-
-    def fk_pin(qq):
-        out = np.empty((len(qq), 4, 4))
-        for i, x in enumerate(qq):
-            pin.framesForwardKinematics(model, data, x)
-            out[i] = data.oMf[fid].homogeneous
-        return out
 
     T = fk_pin(q)
     r = AnalyticIK(chain).solve(T)
@@ -229,20 +220,9 @@ def test_float32_and_noisy_paths_are_solved_as_the_nearest_rotation(name, urdf, 
     # the path loop (compiled and frame by frame) solves the nearest rotation like solve():
     # with a rotation tolerance below float32 rounding, and with rotation noise near the input
     # check's tolerance, every frame is found; FK by Pinocchio, judged against the given target
-    pin = pytest.importorskip("pinocchio")
+    pytest.importorskip("pinocchio")
     chain = robots.load(name)
-    model = pin.buildModelFromUrdf(str(robots.data_path(urdf)))
-    data = model.createData()
-    fid = model.getFrameId(frame)
-
-    def fk_pin(qq):
-        out = np.empty((len(qq), 4, 4))
-        for i, x in enumerate(qq):
-            full = np.zeros(model.nq)
-            full[: chain.dof] = x
-            pin.framesForwardKinematics(model, data, full)
-            out[i] = data.oMf[fid].homogeneous
-        return out
+    fk_pin = pinocchio_fk(None, str(robots.data_path(urdf)), frame, chain.joint_names)
 
     rng = np.random.default_rng(11)
     lo = chain.lower + chain.kinematic_margin

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from analytic_arms import industrial_hp, singular_along
+from analytic_arms import industrial_hp, pinocchio_fk, singular_along
 
 import ikstack.robots as robots
 from ikstack.ik.analytic import AnalyticIK, _single_target
@@ -49,24 +49,6 @@ def urdf_from_hp(H: np.ndarray, P: np.ndarray) -> str:
         f'<origin xyz="{v(P[6])}" rpy="0 0 0"/></joint>'
     )
     return f'<robot name="hp">{links}{joints}{tool}</robot>'
-
-
-def pinocchio_fk(text: str | None, path: str | None, tip: str, names: tuple[str, ...]):
-    model = pin.buildModelFromXML(text) if path is None else pin.buildModelFromUrdf(path)
-    data = model.createData()
-    fid = model.getFrameId(tip)
-    idx = [model.joints[model.getJointId(n)].idx_q for n in names]
-
-    def fk(q: np.ndarray) -> np.ndarray:
-        out = np.empty((len(q), 4, 4))
-        for i, x in enumerate(q):
-            qp = pin.neutral(model)
-            qp[idx] = x
-            pin.framesForwardKinematics(model, data, qp)
-            out[i] = data.oMf[fid].homogeneous
-        return out
-
-    return fk
 
 
 def arm(name: str):
