@@ -75,7 +75,7 @@ def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
     for s in range(vals.shape[0]):
         v = vals[s]
         R2, p2 = lock_target(lock_first, lh, lr, M_R, M_p, Rt, pt, v)
-        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, seed, off, Q, V, K6 * s)
+        solve6(fid, var, sgn, R2, p2, (H, P, R6T), seed, (Q, V, K6 * s, off, rev))
         lock_slots(Q, K6 * s, idx, v)
 
 
