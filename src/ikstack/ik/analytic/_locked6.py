@@ -15,8 +15,9 @@ from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.spatial._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
 
 #: a 6R family's kernel arguments (:attr:`.families.SixR.kfid`, ``kvar``, ``reverse``, ``H``,
-#: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` one by one: a family's
-#: ``fid``, ``var`` or ``sgn`` is None where it has none, which numba decides at compile time
+#: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` (the geometry as one tuple,
+#: ``rev`` in the destination's): a family's ``fid``, ``var`` or ``sgn`` is None where it has
+#: none, which numba decides at compile time
 Family6Args = namedtuple("Family6Args", ["fid", "var", "rev", "H", "P", "R6T", "sgn"])
 
 
