@@ -40,10 +40,10 @@ def _solve6(
     ``solve6``, whose family numba picks at compile time and this function by ``fam.fid``."""
     rev = fam.reverse != 0
     if fam.fid == SPHERICAL:
-        spherical_wrist(fam.var, rev, Rt, pt, fam.H, fam.P, fam.R6T, S[i], off, Q[i], V[i], base)
+        spherical_wrist(fam.var, Rt, pt, fam.H, fam.P, fam.R6T, S[i], Q[i], V[i], base, off, rev)
     else:
         three_parallel(
-            fam.var, rev, Rt, pt, fam.H, fam.P, fam.R6T, fam.sgn, S[i], off, Q[i], V[i], base
+            fam.var, Rt, pt, fam.H, fam.P, fam.R6T, fam.sgn, S[i], Q[i], V[i], base, off, rev
         )
 
 

@@ -177,22 +177,25 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_position3": "var:i pW:v3 H:av3 P:av3 seed0:f",
         "_free_joint1": "n:i t0:v4 t1:v4 t2:v4 pW:v3 R06:m9 H:av3 P:av3 seed4:f",
         "_last_meet": "h0:v3 h1:v3 h4:v3 h5:v3 P5:v3 d1:f p16:v3 R06:m9",
-        "tp_singular": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f theta0:f",
+        "tp_singular": "hs:tup(v3,v3,v3,v3) Ps:tup(v3,v3,v3,v3,v3) Aw:tup(m9,v3) cs4:tup(f,f) "
+        "theta0:f",
         "wrist_members": "R36:m9 h3:v3 h4:v3 h5:v3 seed3:f seed5:f",
         "tp_joint1": "h0:v3 c0:f s0:f R06:m9 p16:v3 P1:v3",
         "tp_pair": "h1:v3 h4:v3 h5:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
         "tp_elbow": "h1:v3 P2:v3 P3:v3 theta:f d:v3",
         "tp_exact": "h1:v3 P2:v3 P3:v3 ls:b phi2:f d:v3",
-        "tp_pair_rep": "h1:v3 h4:v3 h5:v3 P2:v3 P3:v3 P4:v3 P5:v3 A:m9 w0:v3 c4:f s4:f seed5:f",
+        "tp_pair_rep": "hs:tup(v3,v3,v3,v3) Ps:tup(v3,v3,v3,v3,v3) Aw:tup(m9,v3) cs4:tup(f,f) "
+        "seed5:f",
         "tp_start": "var:i? Rt:m9 pt:v3 H:av3 P:av3 R6T:m9",
         "seed6": "seed:a1f rev:b off:i j:i",
         "put6": "Q:a2f slot:i rev:b off:i j:i v:f",
-        "start6": "rev:b Rt:m9 pt:v3 seed:a1f off:i Q:a2f V:a1b base:i",
+        # geo: the family's (H, P, R6T); dst: the slots' (Q, V, base, off, rev)
+        "start6": "Rt:m9 pt:v3 seed:a1f dst:tup(a2f,a1b,i,i,b)",
         "spherical_wrist": (
-            "var:i rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 seed:a1f off:i Q:a2f V:a1b base:i"
+            "var:i Rt:m9 pt:v3 geo:tup(av3,av3,m9) seed:a1f dst:tup(a2f,a1b,i,i,b)"
         ),
         "three_parallel": (
-            "var:i? rev:b Rt:m9 pt:v3 H:av3 P:av3 R6T:m9 sgn:a1f seed:a1f off:i Q:a2f V:a1b base:i"
+            "var:i? Rt:m9 pt:v3 geo:tup(av3,av3,m9) sgn:a1f seed:a1f dst:tup(a2f,a1b,i,i,b)"
         ),
     },
     "ikstack.ik.analytic._locked6": {

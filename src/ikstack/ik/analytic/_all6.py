@@ -127,7 +127,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
             continue
         last = -1  # the last candidate FK-gated (its cosines and sines are in CQ, SQ)
         pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
-        solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, s, 0, Qi, V, 0)
+        solve6(fid, var, sgn, m9(Ti), pt, (H, P, R6), s, (Qi, V, 0, 0, rev))
         # _selection._finalize_one's full pass (no polish), with the tuple FK
         for k in range(K6):
             for j in range(6):

@@ -246,13 +246,13 @@ def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
     parallel joints' least share), :data:`CLOSED` when joint 6 misses the limits or the step
     bound; ``fam`` keeps joint 1's data for the pair's twin (the same joint 1)."""
     rev, R06, p16, hs, Ps, sg, (elbow_seed, elbow_w, seed_free), box, (q0_at, A, w0) = fam
-    h0, h1, h4, h5 = hs
-    P1, P2, P3, P4, P5 = Ps
+    h0 = hs[0]
+    P1 = Ps[0]
     if b[0] != q0_at:
         A, w0 = tp_joint1(h0, b[_CS], b[_CS + 1], R06, p16, P1)
         elbow = (elbow_seed, elbow_w, seed_free)
         fam = (rev, R06, p16, hs, Ps, sg, elbow, box, (b[0], A, w0))
-    q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, b[_CS + 2], b[_CS + 3], seed_free)
+    q5, theta, d = tp_pair_rep(hs, Ps, (A, w0), (b[_CS + 2], b[_CS + 3]), seed_free)
     # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
     live, lb, r2 = _bound(lb, q5, 0 if rev else 5, box)
     out = (

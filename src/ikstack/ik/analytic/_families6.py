@@ -253,9 +253,11 @@ def put6(Q, slot, rev, off, j, v):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def start6(rev, Rt, pt, seed, off, Q, V, base):  # pragma: no cover - compiled
-    """Slots ``base .. base + 7`` hold the seed, masked; returns the target the family solves:
-    ``(Rt, pt)``, or its inverse where the chain is read backwards (``rev``)."""
+def start6(Rt, pt, seed, dst):  # pragma: no cover - compiled
+    """Slots ``base .. base + 7`` of the destination ``dst = (Q, V, base, off, rev)`` hold the
+    seed, masked; returns the target the family solves: ``(Rt, pt)``, or its inverse where the
+    chain is read backwards (``rev``)."""
+    Q, V, base, off, rev = dst
     for k in range(K6):
         V[base + k] = False
         for j in range(6):
@@ -266,13 +268,16 @@ def start6(rev, Rt, pt, seed, off, Q, V, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def spherical_wrist(var, rev, Rt, pt, H, P, R6T, seed, off, Q, V, base):  # pragma: no cover
+def spherical_wrist(var, Rt, pt, geo, seed, dst):  # pragma: no cover - compiled
     """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
-    wrist by a three-axis decomposition, into slots ``base ..`` (:func:`start6`).
+    wrist by a three-axis decomposition, into the destination ``dst`` (:func:`start6`).
 
-    ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``H`` (6, 3), ``P`` (7, 3), ``R6T`` a 9-tuple.
+    ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``geo = (H, P, R6T)``: ``H`` (6, 3), ``P`` (7, 3),
+    ``R6T`` a 9-tuple.
     """
-    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
+    H, P, R6T = geo
+    Q, V, base, off, rev = dst
+    Rt, pt = start6(Rt, pt, seed, dst)
     R06 = mm(Rt, mT(R6T))
     pW = sub(pt, mv(R06, P[6]))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
@@ -410,10 +415,15 @@ SINGULAR_WRIST = 1e-6
 
 
 @njit(cache=True)
-def tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta0):  # pragma: no cover
+def tp_singular(hs, Ps, Aw, cs4, theta0):  # pragma: no cover - compiled
     """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
     free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
-    (subproblem 4 on the wrist point's distance), then joint 6 from the rotation."""
+    (subproblem 4 on the wrist point's distance), then joint 6 from the rotation. Arguments as
+    :func:`tp_pair_rep`'s."""
+    _, h1, h4, h5 = hs
+    _, P2, P3, P4, P5 = Ps
+    A, w0 = Aw
+    c4, s4 = cs4
     c = add(P4, rot_cs(h4, c4, s4, P5))
     hc = dot(c, h1)
     hw = dot(w0, h1)
@@ -436,16 +446,23 @@ def tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta0):  # pragma: n
 
 
 @njit(cache=True, inline="always")
-def tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, seed5):  # pragma: no cover
+def tp_pair_rep(hs, Ps, Aw, cs4, seed5):  # pragma: no cover - compiled
     """:func:`tp_pair`'s ``(q5, theta, d)``, or :func:`tp_singular`'s where the wrist is
     singular (joint 6 parallel to the parallel joints, up to the tangent root's round-off) and
     the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
-    nearest value with the elbow at mid reach."""
+    nearest value with the elbow at mid reach.
+
+    ``hs = (h0, h1, h4, h5)`` the axes and ``Ps = (P1 .. P5)`` the offsets used, ``Aw`` joint
+    1's ``(A, w0)`` (:func:`tp_joint1`), ``cs4`` joint 5's ``(cos, sin)``."""
+    _, h1, h4, h5 = hs
+    _, P2, P3, P4, P5 = Ps
+    A, w0 = Aw
+    c4, s4 = cs4
     q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
     if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
         _, ls, _, _, _ = tp_elbow(h1, P2, P3, theta, d)
         if ls:
-            q5, theta, d = tp_singular(h1, h4, h5, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            q5, theta, d = tp_singular(hs, Ps, Aw, cs4, theta)
     return q5, theta, d
 
 
@@ -458,15 +475,17 @@ def tp_exact(h1, P2, P3, ls, phi2, d):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # pragma: no cover
+def three_parallel(var, Rt, pt, geo, sgn, seed, dst):  # pragma: no cover - compiled
     """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``,
-    into slots ``base ..`` (:func:`start6`).
+    into the destination ``dst`` (:func:`start6`; ``geo`` as :func:`spherical_wrist`'s).
 
     Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
     :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
     the elbow (two branches), subproblem 1 the shoulder.
     """
-    Rt, pt = start6(rev, Rt, pt, seed, off, Q, V, base)
+    H, P, R6T = geo
+    Q, V, base, off, rev = dst
+    Rt, pt = start6(Rt, pt, seed, dst)
     n, a, b, R06, p16, cs = tp_start(var, Rt, pt, H, P, R6T)
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
@@ -479,7 +498,9 @@ def three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # 
         if i > 0:
             if q0 != a[i - 1]:
                 A, w0 = tp_joint1(h0, cs[0][i], cs[1][i], R06, p16, P1)
-        q5, theta, d = tp_pair_rep(h1, h4, h5, P2, P3, P4, P5, A, w0, cs[2][i], cs[3][i], s5)
+        q5, theta, d = tp_pair_rep(
+            (h0, h1, h4, h5), (P1, P2, P3, P4, P5), (A, w0), (cs[2][i], cs[3][i]), s5
+        )
         m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
         for j in range(m):
             if slot >= K6:
@@ -496,10 +517,11 @@ def three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # 
 
 
 @njit(cache=True)
-def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # pragma: no cover
-    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family into slots ``base ..
-    base + 7`` of ``Q`` (joints ``off .. off + 5``, seed row ``seed``: :func:`start6`); ``rev``
-    solves ``T^-1`` with the chain read backwards.
+def solve6(fid, var, sgn, Rt, pt, geo, seed, dst):  # pragma: no cover - compiled
+    """One target (``Rt`` 9-tuple, ``pt`` 3-tuple) of a 6R family of geometry
+    ``geo = (H, P, R6T)`` into the destination ``dst = (Q, V, base, off, rev)``: slots
+    ``base .. base + 7`` of ``Q`` (joints ``off .. off + 5``, seed row ``seed``:
+    :func:`start6`); ``rev`` solves ``T^-1`` with the chain read backwards.
 
     ``fid``, ``var`` and ``sgn`` are :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn``: a
     spherical wrist has ``sgn`` None, a three-parallel arm ``fid`` None. Each family's call is
@@ -508,9 +530,9 @@ def solve6(fid, var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base):  # pra
     family by its ``fid`` at run time: the one function not shared.)
     """
     if sgn is not None:
-        three_parallel(var, rev, Rt, pt, H, P, R6T, sgn, seed, off, Q, V, base)
+        three_parallel(var, Rt, pt, geo, sgn, seed, dst)
     elif fid is not None:
-        spherical_wrist(var, rev, Rt, pt, H, P, R6T, seed, off, Q, V, base)
+        spherical_wrist(var, Rt, pt, geo, seed, dst)
 
 
 @njit(cache=True)
@@ -521,7 +543,7 @@ def _batch6_range(i0, i1, fam, T, S, Q, V):  # pragma: no cover - compiled
     for i in range(i0, i1):
         Ti = T[i]
         pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
-        solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, S[i], 0, Q[i], V[i], 0)
+        solve6(fid, var, sgn, m9(Ti), pt, (H, P, R6), S[i], (Q[i], V[i], 0, 0, rev))
 
 
 def batch6(fam, T, S, Q, V, parallel):

@@ -15,8 +15,9 @@ from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.spatial._tuple_math import add, m9, mm, mT, mtv, mv, rotm, sub, v3
 
 #: a 6R family's kernel arguments (:attr:`.families.SixR.kfid`, ``kvar``, ``reverse``, ``H``,
-#: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` one by one: a family's
-#: ``fid``, ``var`` or ``sgn`` is None where it has none, which numba decides at compile time
+#: ``P``, ``R6T``, ``ksgn``), handed to :func:`._families6.solve6` (the geometry as one tuple,
+#: ``rev`` in the destination's): a family's ``fid``, ``var`` or ``sgn`` is None where it has
+#: none, which numba decides at compile time
 Family6Args = namedtuple("Family6Args", ["fid", "var", "rev", "H", "P", "R6T", "sgn"])
 
 
@@ -75,7 +76,7 @@ def locked_one(fam, lock, Ti, vals, seed, Q, V):  # pragma: no cover - compiled
     for s in range(vals.shape[0]):
         v = vals[s]
         R2, p2 = lock_target(lock_first, lh, lr, M_R, M_p, Rt, pt, v)
-        solve6(fid, var, rev, R2, p2, H, P, R6T, sgn, seed, off, Q, V, K6 * s)
+        solve6(fid, var, sgn, R2, p2, (H, P, R6T), seed, (Q, V, K6 * s, off, rev))
         lock_slots(Q, K6 * s, idx, v)
 
 

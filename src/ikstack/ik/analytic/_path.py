@@ -74,7 +74,7 @@ def path6(fid, var, sgn, fam, T, seed, chain, sel, res):  # pragma: no cover - c
     for i in range(T.shape[0]):
         Ti = T[i]
         pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
-        F6.solve6(fid, var, rev, m9(Ti), pt, H, P, R6, sgn, prev, 0, Q, V, 0)
+        F6.solve6(fid, var, sgn, m9(Ti), pt, (H, P, R6), prev, (Q, V, 0, 0, rev))
         _select(Q, V, prev, Ti, chain, sel, (OK, FK, LIM, D, Tbuf), res, i)
 
 
