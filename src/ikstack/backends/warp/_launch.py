@@ -235,6 +235,9 @@ class DeviceSolve:
         pol.ws = POLISH_WORK_ROWS_T.zero_rows(n, dev, dof=dof)
         pol.zs = wp.zeros((1, 1), dtype=wp.vec3d, device=dev)
         pol.os = pol.zs
+        # every slot's FK errors (written by each FK check before they are read)
+        pol.PE = wp.empty((rows, self.K), dtype=wp.float64, device=dev)
+        pol.RC = wp.empty((rows, self.K), dtype=wp.float64, device=dev)
         return pol
 
     # ------------------------------------------------------------------ launches

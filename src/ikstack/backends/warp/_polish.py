@@ -37,6 +37,11 @@ class Polish:
     #: never read or written
     zs: wp.array2d(dtype=wp.vec3d)
     os: wp.array2d(dtype=wp.vec3d)
+    #: (rows, K) each slot's FK errors at its last FK check (position, and rotation as
+    #: certify measures it): the certified mask of ``return_all`` reads them instead of
+    #: computing the slot's FK a second time
+    PE: wp.array2d(dtype=wp.float64)
+    RC: wp.array2d(dtype=wp.float64)
 
 
 @wp.func

@@ -146,8 +146,8 @@ def select_target(
     for k in range(K):
         valid = int(0)  # noqa: UP018 (a mutable Warp variable)
         if lazy == 0 and w.OK[i, k] != 0:  # return_all: the certified mask
-            pe, rg, rc = pose_errors(Q, k, Tt, ch, w.zs, w.os)
-            valid = certified(Q, k, pe, rc, gate, gate.tol_r)
+            # the errors of the slot's FK check in the full pass (an open slot passed one)
+            valid = certified(Q, k, pol.PE[i, k], pol.RC[i, k], gate, gate.tol_r)
         w.VALID[i, k] = valid
         if w.FK[i, k] != 0:
             fk_any = 1

@@ -59,8 +59,11 @@ def fk_gate(
     scratch_row: int,
 ):
     """:func:`ikstack.ik.analytic._select.fk_gate` on the device: ``(perr, rerr)`` of slot
-    ``Q[k]`` against ``T``."""
+    ``Q[k]`` against ``T``; the errors as certify measures them are kept in ``scratch.PE``,
+    ``scratch.RC`` (the certified mask reads them)."""
     pe, rg, rc = pose_errors(Q, k, T, chain, scratch.zs, scratch.os)
+    scratch.PE[scratch_row, k] = pe
+    scratch.RC[scratch_row, k] = rc
     return pe, rg
 
 
