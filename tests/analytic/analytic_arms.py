@@ -196,6 +196,39 @@ def nearest_valid(q_all: np.ndarray, valid: np.ndarray, seed: np.ndarray, W) -> 
     return best, ties
 
 
+#: joint weights with zeros on the joints that tell branches apart: exact ties between valid
+#: slots become common
+TIE_WEIGHTS = ((1.0, 0.0, 0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0, 0.0, 1.0))
+
+
+def tie_case(tight: bool, n: int = 60) -> tuple[Chain, np.ndarray, np.ndarray]:
+    """The UR5 (``tight``: limits of +-2.5 rad, so many candidates lie outside them) with
+    ``n`` reachable targets and ``n`` random seeds, for the selection's tie rule."""
+    from ikstack.robots import load
+
+    chain = load("ur5")
+    if tight:
+        chain = chain.with_limits(np.full(6, -2.5), np.full(6, 2.5))
+    rng = np.random.default_rng(11)
+    T = chain.fk(chain.random_q(rng, n))
+    return chain, T, chain.random_q(rng, n)
+
+
+def assert_tie_rule(solver, T: np.ndarray, S: np.ndarray, W) -> tuple:
+    """``solver.solve(T, S)`` selects per row what :func:`nearest_valid` picks from the
+    solver's own candidates and certified mask (``return_all``), with at least 10 rows of
+    exact ties; returns ``(want, ok, every)``: the rule's slot per row, where one is valid,
+    and the ``return_all`` result."""
+    every = solver.solve(T, S, return_all=True)
+    want, ties = nearest_valid(every.q_all, every.valid_all, S, W)
+    assert ties >= 10, ties  # the rule was exercised
+    ok = want >= 0
+    r = solver.solve(T, S)
+    np.testing.assert_array_equal(r.success, ok)
+    np.testing.assert_array_equal(r.q[ok], every.q_all[ok, want[ok]])
+    return want, ok, every
+
+
 def pinocchio_fk(text: str | None, path: str | None, tip: str, names):
     """Pinocchio's FK of the frame ``tip`` of a URDF (``text``, or the file ``path``) as a
     function of (n, dof) joint values in the order ``names`` (the others at neutral):

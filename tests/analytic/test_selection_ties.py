@@ -8,32 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from analytic_arms import nearest_valid
+from analytic_arms import TIE_WEIGHTS, assert_tie_rule, nearest_valid, tie_case
 
 from ikstack.ik.analytic import AnalyticIK
-from ikstack.robots import load
-
-#: zero weights on the joints that tell branches apart: exact ties between valid slots
-TIE_WEIGHTS = ((1.0, 0.0, 0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0, 0.0, 1.0))
 
 
 @pytest.mark.parametrize("W", TIE_WEIGHTS)
 @pytest.mark.parametrize("tight", [False, True])
 def test_equally_near_valid_slots_select_the_lowest(tight, W):
-    chain = load("ur5")
-    if tight:  # many candidates outside the limits
-        chain = chain.with_limits(np.full(6, -2.5), np.full(6, 2.5))
-    rng = np.random.default_rng(11)
-    T = chain.fk(chain.random_q(rng, 60))
-    S = chain.random_q(rng, 60)
+    chain, T, S = tie_case(tight)
     ik = AnalyticIK(chain, weights=W)
-    every = ik.solve(T, S, return_all=True)
-    want, ties = nearest_valid(every.q_all, every.valid_all, S, W)
-    assert ties >= 10, ties  # the rule was exercised
-    ok = want >= 0
-    batch = ik.solve(T, S)
-    np.testing.assert_array_equal(batch.success, ok)
-    np.testing.assert_array_equal(batch.q[ok], every.q_all[ok, want[ok]])
+    want, ok, every = assert_tie_rule(ik, T, S, W)  # the batch kernel
     for i in np.flatnonzero(ok)[:20]:  # the single-target kernel
         np.testing.assert_array_equal(ik.solve(T[i], S[i]).q[0], every.q_all[i, want[i]])
     # the general path (the full enumeration): float32 targets take it

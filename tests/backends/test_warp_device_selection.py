@@ -19,7 +19,7 @@ pytest.importorskip("warp")
 from ikstack.backends.warp.analytic import WarpAnalyticIK  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analytic"))
-from analytic_arms import nearest_valid, random_arm  # noqa: E402
+from analytic_arms import TIE_WEIGHTS, assert_tie_rule, random_arm, tie_case  # noqa: E402
 
 N = 150
 
@@ -275,18 +275,8 @@ def test_equally_near_valid_slots_select_the_lowest_on_the_device(tight):
     """The device's selection follows the tie rule written out from its definition
     (:func:`analytic_arms.nearest_valid`, not the CPU path): of the valid slots equally near
     the seed (a zero weight on most joints makes exact ties common), the lowest."""
-    W = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0)
-    chain = load("ur5")
-    if tight:
-        chain = chain.with_limits(np.full(6, -2.5), np.full(6, 2.5))
-    rng = np.random.default_rng(11)
-    T, S = chain.fk(chain.random_q(rng, 60)), chain.random_q(rng, 60)
+    W = TIE_WEIGHTS[1]
+    chain, T, S = tie_case(tight)
     w = WarpAnalyticIK(chain, weights=W)
     assert w.device_selection
-    every = w.solve(T, S, return_all=True)
-    want, ties = nearest_valid(every.q_all, every.valid_all, S, W)
-    assert ties >= 10, ties  # the rule was exercised
-    ok = want >= 0
-    r = w.solve(T, S)
-    np.testing.assert_array_equal(r.success, ok)
-    np.testing.assert_array_equal(r.q[ok], every.q_all[ok, want[ok]])
+    assert_tie_rule(w, T, S, W)
