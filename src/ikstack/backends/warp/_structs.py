@@ -1,4 +1,3 @@
-# mypy: ignore-errors
 """Warp structs made from the kernels' record definitions (:class:`ikstack._records.Record`).
 
 The CPU kernels take a solver's constant data as records (:mod:`ikstack.ik._data`: the chain,
