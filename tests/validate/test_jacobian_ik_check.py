@@ -329,3 +329,15 @@ def test_load_fk_model_with_mujoco_kinematics():
     assert check_jacobian_ik(be, max_step=0.2).passed
     with pytest.raises(InputError, match="no URDF"):
         load_fk_model("marvin_left", kinematics="mujoco")
+
+
+def test_the_table_and_plot_read_the_rotation_tolerance_by_its_current_name():
+    report = check_jacobian_ik(robots.load("parallel_gripper"))  # skipped: no solve runs
+    del report.config["orientation_tolerance_deg"]  # the former key goes in the next release
+    assert "/ 10 deg" in report.format_table()
+    pytest.importorskip("matplotlib")
+    from ikstack.validate import plot_errors
+
+    fig = plot_errors(report)
+    assert fig.axes[1].get_ylabel() == "rotation error [deg]"
+    assert fig.axes[1].lines[-1].get_ydata()[0] == 10.0

@@ -209,7 +209,7 @@ class ServoResult:
         flags = "|".join(f.name or "" for f in ServoStatus if f and f in self.status) or "NONE"
         return (
             f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
-            f"position error {self.position_error:.1e} m, orientation error "
+            f"position error {self.position_error:.1e} m, rotation error "
             f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})"
         )
 

@@ -9,7 +9,7 @@ FK-reach ring). Each solve restarts at the neutral configuration and runs damped
 
 with ``J`` a finite-difference Jacobian of the black-box FK (so it checks the model, not an
 analytic Jacobian) and ``e = [p_t - p; rotvec(R_t R^T)]``. A target is reached when both the
-position and orientation errors are within tolerance; the check fails when fewer than
+position and rotation errors are within tolerance; the check fails when fewer than
 ``min_pass_rate`` of the targets are reached, or when several targets were asked for and fewer
 than two are spatially distinct (a pose source that does not follow the joints cannot pass).
 """

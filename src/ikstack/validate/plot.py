@@ -10,7 +10,7 @@ from ikstack.validate.report import JacobianIKReport
 
 
 def plot_errors(report: JacobianIKReport, path: str | os.PathLike[str] | None = None) -> Any:
-    """Each target's position and orientation error over the iterations, with the tolerances.
+    """Each target's position and rotation error over the iterations, with the tolerances.
 
     Args:
         report: a report whose targets carry their histories.
@@ -38,10 +38,10 @@ def plot_errors(report: JacobianIKReport, path: str | os.PathLike[str] | None = 
         ax_r.semilogy(its, [max(h[1], 1e-12) for h in t.history], style, label=f"target {t.index}")
     ax_p.axhline(report.config["position_tolerance"], color="k", lw=0.8, ls=":", label="tolerance")
     ax_r.axhline(
-        report.config["orientation_tolerance_deg"], color="k", lw=0.8, ls=":", label="tolerance"
+        report.config["rotation_tolerance_deg"], color="k", lw=0.8, ls=":", label="tolerance"
     )
     ax_p.set(xlabel="iteration", ylabel="position error [m]")
-    ax_r.set(xlabel="iteration", ylabel="orientation error [deg]")
+    ax_r.set(xlabel="iteration", ylabel="rotation error [deg]")
     # solid: reached within tolerance; dashed: not reached
     ax_p.legend(fontsize=7, title="solid: reached, dashed: not", title_fontsize=7)
     ax_r.legend(fontsize=7, title="solid: reached, dashed: not", title_fontsize=7)

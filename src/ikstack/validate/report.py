@@ -182,7 +182,7 @@ def format_table(report: JacobianIKReport) -> str:
         f"(eps {cfg.get('eps'):g}), damping {cfg.get('damping'):g}, "
         f"{cfg.get('max_iterations')} iterations, tolerances "
         f"{cfg.get('position_tolerance', math.nan) * 1e3:g} mm / "
-        f"{cfg.get('orientation_tolerance_deg'):g} deg",
+        f"{cfg.get('rotation_tolerance_deg'):g} deg",
     ]
     if cfg.get("max_step") is not None:
         lines.append(
