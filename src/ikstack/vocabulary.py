@@ -1,5 +1,5 @@
 """The names ikstack's public arguments take, defined once: IK methods, compute backends and
-their devices.
+their devices, a solve job's engines and the model check's FK kinematics.
 
 A leaf module (it imports nothing from ikstack), so the command line can build its parser from
 it without loading a solver. Every enum here is also a ``str``: ``Method.AUTO == "auto"``, and a
@@ -84,3 +84,10 @@ BACKEND_TEXT: dict[str, str] = {
     Backend.NUMPY.value: "compiled CPU path (numba), always available",
     Backend.WARP.value: "NVIDIA Warp kernels in float64 on CPU or CUDA (extra 'warp')",
 }
+
+#: where a solve job's episodes run (``ikstack solve --engine``): a local process pool or a Ray
+#: cluster (extra ``ray``); not a compute backend
+ENGINES: tuple[str, ...] = ("local", "ray")
+#: whose forward kinematics the model check runs against (``ikstack validate --kinematics``,
+#: :func:`ikstack.validate.load_fk_model`): the chain's own, or MuJoCo's (extra ``mujoco``)
+FK_KINEMATICS: tuple[str, ...] = ("ikstack", "mujoco")

@@ -299,3 +299,22 @@ def test_the_model_check_takes_its_settings_as_one_config():
         cfg.damping = 0.2  # frozen
     with pytest.raises(InputError, match="CheckConfig"):
         check_jacobian_ik(chain, config={"damping": 0.1})
+
+
+def test_engines_and_fk_kinematics_are_listed_once_in_the_vocabulary():
+    import argparse
+
+    from ikstack import vocabulary
+    from ikstack.cli import validate_cmd
+    from ikstack.jobs import engines, options
+    from ikstack.jobs.cli_support import add_solve_arguments
+    from ikstack.validate import load_fk_model
+
+    assert options.ENGINES is engines.ENGINES is vocabulary.ENGINES == ("local", "ray")
+    assert validate_cmd.KINEMATICS is vocabulary.FK_KINEMATICS == ("ikstack", "mujoco")
+    p = argparse.ArgumentParser()
+    add_solve_arguments(p)
+    choices = {a.dest: a.choices for a in p._actions if a.choices}
+    assert tuple(choices["engine"]) == vocabulary.ENGINES
+    with pytest.raises(InputError, match="valid kinematics: ikstack, mujoco"):
+        load_fk_model("ur5", kinematics="pinocchio")

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from ikstack.cli.common import add_chain_arguments, add_old_flag, model_given, resolve_old_flag
 from ikstack.errors import InputError
+from ikstack.vocabulary import FK_KINEMATICS
 
 #: what ``--kinematics`` may name (``--engine`` is its deprecated spelling)
-KINEMATICS = ("ikstack", "mujoco")
+KINEMATICS = FK_KINEMATICS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-#: the job's methods, backends and devices: the one list in :mod:`ikstack.vocabulary`
+#: the job's methods, backends, devices and engines (where the episodes run): the one list in
+#: :mod:`ikstack.vocabulary`
 from ikstack.vocabulary import BACKENDS as BACKENDS
 from ikstack.vocabulary import DEVICES as DEVICES
+from ikstack.vocabulary import ENGINES as ENGINES
 from ikstack.vocabulary import PATH_METHODS
 
 METHODS = PATH_METHODS
-
-#: where the episodes run: a local process pool or a Ray cluster
-ENGINES = ("local", "ray")
 #: robots with a bundled sample, and the posture each sample moves around [rad]
 SAMPLE_HOMES: dict[str, tuple[float, ...]] = {
     "ur5": (0.0, -1.2, 1.4, -1.8, -1.57, 0.3),

@@ -25,6 +25,7 @@ from ikstack.kinematics import fk as chain_fk
 from ikstack.kinematics import jacobian
 from ikstack.model import Chain, ChainRole, JointType, load_urdf
 from ikstack.model.urdf import urdf_moving_joints
+from ikstack.vocabulary import FK_KINEMATICS
 
 Array = NDArray[np.float64]
 
@@ -456,10 +457,9 @@ def load_fk_model(
         InputError: unknown kinematics, or a spec that is neither a robot name nor a file.
     """
     engine = kinematics
-    engines = ("ikstack", "mujoco")
-    if engine not in engines:
+    if engine not in FK_KINEMATICS:
         raise InputError(
-            f"kinematics {engine!r} is unknown; valid kinematics: {', '.join(engines)}"
+            f"kinematics {engine!r} is unknown; valid kinematics: {', '.join(FK_KINEMATICS)}"
         )
     text = str(spec)
     is_file = os.path.isfile(text)
