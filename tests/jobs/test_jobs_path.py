@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from jobs_standin import CALLS, gn_frame
 
-from ikstack.errors import InputError
+from ikstack.errors import IKStackDeprecationWarning, InputError
 from ikstack.ik import IKStatus
 from ikstack.jobs import read_episode, sample_path
 from ikstack.jobs.path import solve_episode
@@ -57,11 +57,16 @@ def test_an_unreachable_first_frame_gives_a_finite_in_limit_failure(panda_path):
     assert r.position_error[0] > 9.0
 
 
-def test_seed_starts_the_path(panda_path):
+def test_q0_starts_the_path_and_seed_still_works_with_a_warning(panda_path):
     chain, T = panda_path
     q0 = solve_episode(chain, T[:1], frame_solver=gn_frame).q[0]
-    r = solve_episode(chain, T[:5], seed=q0, frame_solver=gn_frame)
+    r = solve_episode(chain, T[:5], q0=q0, frame_solver=gn_frame)
     np.testing.assert_allclose(r.q[0], q0, atol=1e-6)
+    with pytest.warns(IKStackDeprecationWarning, match=r"solve_episode\(seed=\.\.\.\)"):
+        old = solve_episode(chain, T[:5], seed=q0, frame_solver=gn_frame)
+    np.testing.assert_array_equal(old.q, r.q)
+    with pytest.raises(InputError, match="both 'seed' and 'q0'"):
+        solve_episode(chain, T[:5], q0=q0, seed=q0, frame_solver=gn_frame)
 
 
 def test_unknown_method_is_rejected(panda_path):
@@ -74,10 +79,10 @@ def test_chunked_tracking_matches_frame_by_frame_with_fewer_calls(panda_path):
     chain, T = panda_path
     q0 = solve_episode(chain, T[:1], frame_solver=gn_frame).q[0]
     CALLS["n"] = 0
-    one = solve_episode(chain, T, seed=q0, frame_solver=gn_frame)
+    one = solve_episode(chain, T, q0=q0, frame_solver=gn_frame)
     calls_one = CALLS["n"]
     CALLS["n"] = 0
-    many = solve_episode(chain, T, seed=q0, frame_solver=gn_frame, chunk=16)
+    many = solve_episode(chain, T, q0=q0, frame_solver=gn_frame, chunk=16)
     assert many.success.all() and one.success.all()
     assert CALLS["n"] < calls_one / 4
     # frames of a chunk start from an older seed, so they may differ slightly in redundancy

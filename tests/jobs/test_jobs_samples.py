@@ -35,3 +35,18 @@ def test_sample_joint_paths_respect_limits_and_coupled_constraints():
     for _ in range(5):
         _, q = joint_path(chain, np.asarray(SAMPLE_HOMES["marvin_left"]), rng, 200, 50.0)
         assert chain.within_limits(q).all() and chain.constraints_satisfied(q).all()
+
+
+def test_write_samples_takes_rng_and_seed_still_works_with_a_warning(tmp_path):
+    from ikstack.errors import IKStackDeprecationWarning
+
+    kw = dict(robots=("ur5",), episodes=1, frames=20)
+    new = write_samples(tmp_path / "new", rng=3, **kw)
+    with pytest.warns(IKStackDeprecationWarning, match=r"write_samples\(seed=\.\.\.\)"):
+        old = write_samples(tmp_path / "old", seed=3, **kw)
+    assert [p.read_bytes() for p in new] == [p.read_bytes() for p in old]
+    other = write_samples(tmp_path / "other", rng=4, **kw)
+    assert other[0].read_bytes() != new[0].read_bytes()
+    # a Generator: every robot draws from it in turn
+    gen = write_samples(tmp_path / "gen", rng=np.random.default_rng([3, 0]), **kw)
+    assert gen[0].read_bytes() == new[0].read_bytes()

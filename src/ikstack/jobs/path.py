@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, UnsupportedGeometryError
 from ikstack.errors import SolverUnavailableError as SolverUnavailableError  # its old home
 from ikstack.ik import IKResult, IKStatus, fk_errors, solve_ik
@@ -44,20 +45,23 @@ def check_method(method: str) -> str:
 def solve_episode(
     chain: Chain,
     T_path: Array,
-    seed: Array | None = None,
+    q0: Array | None = None,
     method: str = "auto",
     max_joint_step: float | None = None,
     frame_solver: FrameSolver | None = None,
     chunk: int = 1,
+    *,
+    seed: Array | None = None,
 ) -> IKResult:
     """Solve the targets ``T_path`` (T, 4, 4) of one episode as a continuous path.
 
     With ``frame_solver`` given, each frame is solved seeded with the last certified solution
-    (``seed`` for the first frame, or None to let the solver choose); a solution more than
-    ``max_joint_step`` [rad or m] from that seed in any joint fails with
-    :attr:`IKStatus.STEP_LIMIT`. A failed frame holds the last certified joint vector (or the
-    solver's limit-projected answer before the first success), so every row is finite.
-    Without ``frame_solver``, :func:`library_path_solver` does the work.
+    (``q0``, the joint guess, for the first frame, or None to let the solver choose; ``seed``,
+    its former name, warns); a solution more than ``max_joint_step`` [rad or m] from that seed
+    in any joint fails with :attr:`IKStatus.STEP_LIMIT`. A failed frame holds the last
+    certified joint vector (or the solver's limit-projected answer before the first success),
+    so every row is finite. Without ``frame_solver``, :func:`library_path_solver` does the
+    work.
 
     ``chunk > 1`` trades call overhead for batching: the next ``chunk`` frames are solved in
     one call, all seeded with the last certified solution, and accepted in order while each
@@ -68,12 +72,14 @@ def solve_episode(
     Returns:
         An :class:`IKResult` with one row per frame; errors are the FK errors of ``q``.
     """
+    if seed is not None:
+        q0 = old_seed(q0, seed, "solve_episode")
     check_method(method)
     if chunk < 1:
         raise InputError(f"chunk must be at least 1; got {chunk}")
     if frame_solver is None:
-        return library_path_solver(chain, method, max_joint_step)(T_path, seed)
-    return _seeded_loop(chain, T_path, seed, frame_solver, max_joint_step, chunk)
+        return library_path_solver(chain, method, max_joint_step)(T_path, q0)
+    return _seeded_loop(chain, T_path, q0, frame_solver, max_joint_step, chunk)
 
 
 #: [rad or m] largest step between consecutive frames a batched chunk may take unchecked

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack._deprecated import renamed_keyword
 from ikstack.errors import InputError
 from ikstack.jobs.options import SAMPLE_HOMES, SAMPLE_PREFIX
 from ikstack.kinematics import fk
@@ -90,20 +91,28 @@ def write_samples(
     episodes: int = SAMPLE_EPISODES,
     frames: int = SAMPLE_FRAMES,
     rate: float = SAMPLE_RATE,
-    seed: int = 0,
+    rng: int | np.random.Generator = 0,
+    *,
+    seed: int | None = None,
 ) -> list[Path]:
     """Write the sample episodes as ``<folder>/<robot>/episode_NNN.csv`` (default: the
-    bundled location). Poses are rounded to 1e-9 (metres, quaternion components)."""
+    bundled location). Poses are rounded to 1e-9 (metres, quaternion components).
+
+    ``rng``: an int seed (robot ``k`` of the list draws from ``default_rng([rng, k])``: the
+    bundled files are seed 0) or a ``numpy.random.Generator`` all robots draw from in turn
+    (``seed``, its former name, warns)."""
+    if seed is not None:
+        rng = renamed_keyword({"seed": seed}, "seed", "rng", rng, "write_samples", default=0)
     base = Path(folder) if folder is not None else data_path("samples")
     written = []
     for k, robot in enumerate(robots or tuple(SAMPLE_HOMES)):
         chain = load(robot)
-        rng = np.random.default_rng([seed, k])
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng([rng, k])
         home = np.asarray(SAMPLE_HOMES[robot], dtype=np.float64)
         out = base / robot
         out.mkdir(parents=True, exist_ok=True)
         for e in range(episodes):
-            t, q = joint_path(chain, home, rng, frames, rate)
+            t, q = joint_path(chain, home, gen, frames, rate)
             p, quat = to_pose(fk(chain, q))
             rows = np.column_stack([t, p, quat])
             path = out / f"episode_{e:03d}.csv"
