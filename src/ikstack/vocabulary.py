@@ -1,5 +1,6 @@
 """The names ikstack's public arguments take, defined once: IK methods, compute backends and
-their devices, a solve job's engines and the model check's FK kinematics.
+their devices, the analytic solver's modes, a solve job's engines and the model check's FK
+kinematics.
 
 A leaf module (it imports nothing from ikstack), so the command line can build its parser from
 it without loading a solver. Every enum here is also a ``str``: ``Method.AUTO == "auto"``, and a
@@ -50,6 +51,18 @@ VIEWER_METHODS: tuple[str, ...] = (Method.AUTO.value, Method.NUMERICAL.value)
 #: the velocity solvers of the servo demo (``ikstack servo-demo --solver``): damped least
 #: squares and the box-constrained QP (:mod:`ikstack.diffik`)
 VELOCITY_SOLVERS: tuple[str, ...] = ("dls", "box_qp")
+
+
+class AnalyticMode(StrEnum):
+    """How :class:`~ikstack.ik.analytic.AnalyticIK` solves (a ``str``: ``"strict"`` works)."""
+
+    STRICT = "strict"  #: exact families only (and chains within the axis alignment tolerance)
+    NEAR = "near"  #: the nearest exact surrogate, polished on the true model
+    GENERAL = "general"  #: algebraic: any revolute 6R (elimination) or 7R (a locked joint)
+
+
+#: every analytic mode's name
+ANALYTIC_MODES: tuple[str, ...] = tuple(m.value for m in AnalyticMode)
 
 
 class DecodeMethod(StrEnum):

@@ -146,6 +146,7 @@ def test_a_per_arm_override_that_contradicts_the_shared_tuning_is_an_error(tmp_p
         (("name: exp", "name: exp\nspeed: 3"), "speed"),
         (("marvin_left_taccap", "marvin_leftt"), "robot"),
         (("name: exp", "name: exp\nik_validation_dt_s: 0"), "ik_validation_dt_s"),
+        (("name: exp", "name: exp\nanalytic_ik: {mode: banana}"), "analytic_ik.mode"),
     ],
 )
 def test_top_level_fields_are_validated_strictly(tmp_path, edit, field):

@@ -318,3 +318,17 @@ def test_engines_and_fk_kinematics_are_listed_once_in_the_vocabulary():
     assert tuple(choices["engine"]) == vocabulary.ENGINES
     with pytest.raises(InputError, match="valid kinematics: ikstack, mujoco"):
         load_fk_model("ur5", kinematics="pinocchio")
+
+
+def test_analytic_modes_are_listed_once_and_a_decode_config_takes_only_those():
+    from ikstack import vocabulary
+    from ikstack.chunk import AnalyticDecodeConfig
+    from ikstack.ik.analytic import AnalyticMode
+    from ikstack.ik.analytic.solver import MODES
+
+    assert AnalyticMode is vocabulary.AnalyticMode
+    assert MODES == vocabulary.ANALYTIC_MODES == ("strict", "near", "general")
+    assert AnalyticDecodeConfig().mode is AnalyticMode.NEAR
+    assert AnalyticDecodeConfig(mode="strict").mode is AnalyticMode.STRICT
+    with pytest.raises(ConfigError, match="mode must be one of strict, near, general"):
+        AnalyticDecodeConfig(mode="banana")

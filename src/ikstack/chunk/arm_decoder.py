@@ -35,7 +35,7 @@ from ikstack.ik import certify
 from ikstack.kinematics import fk
 from ikstack.model import Chain
 from ikstack.spatial import as_transforms, as_vectors, se3
-from ikstack.vocabulary import DECODE_METHODS
+from ikstack.vocabulary import ANALYTIC_MODES, DECODE_METHODS, AnalyticMode
 
 Array = NDArray[np.float64]
 
@@ -52,14 +52,23 @@ class AnalyticDecodeConfig:
         position_tolerance_m, rotation_tolerance_deg: the FK gate [m], [deg].
         limit_margin_deg: margin from the position limits [deg]; None inherits the chain's
             kinematic margin (never lower).
-        mode: the analytic solver's mode (``"near"`` handles near-SRS arms such as Marvin).
+        mode: the analytic solver's :class:`~ikstack.vocabulary.AnalyticMode` (or its name;
+            ``"near"`` handles near-SRS arms such as Marvin).
+
+    Raises:
+        ConfigError: a mode that is not one of :data:`~ikstack.vocabulary.ANALYTIC_MODES`.
     """
 
     branch_check_deg: float = 1.8
     position_tolerance_m: float = 1e-4
     rotation_tolerance_deg: float = 0.06
     limit_margin_deg: float | None = None
-    mode: str = "near"
+    mode: str = AnalyticMode.NEAR
+
+    def __post_init__(self) -> None:
+        if self.mode not in ANALYTIC_MODES:
+            raise ConfigError(f"mode must be one of {', '.join(ANALYTIC_MODES)}; got {self.mode!r}")
+        object.__setattr__(self, "mode", AnalyticMode(self.mode))
 
 
 def _chunk_targets(T: Any, name: str) -> Array:

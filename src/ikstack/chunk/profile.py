@@ -45,7 +45,7 @@ from ikstack.diffik.qp_config import DiffQPConfig
 from ikstack.errors import ConfigError, IKStackError
 from ikstack.robots import data_path
 from ikstack.robots import load as load_robot
-from ikstack.vocabulary import DECODE_METHODS, DecodeMethod
+from ikstack.vocabulary import ANALYTIC_MODES, DECODE_METHODS, DecodeMethod
 
 _TOP = (
     "name",
@@ -279,8 +279,11 @@ def load_profile(path: str | Path) -> EmbodimentProfile:
         kw: dict[str, Any] = {}
         for key, val in vals.items():
             if key == "mode":
-                if not isinstance(val, str):
-                    raise ConfigError(f"analytic_ik.mode in {asrc[key]}: must be a string")
+                if not isinstance(val, str) or val not in ANALYTIC_MODES:
+                    raise ConfigError(
+                        f"analytic_ik.mode in {asrc[key]}: must be one of "
+                        f"{', '.join(ANALYTIC_MODES)}; got {val!r}"
+                    )
                 kw[key] = val
             elif key == "limit_margin_deg" and val is None:
                 kw[key] = None

@@ -9,19 +9,11 @@ from typing import Any
 
 from ikstack._deprecated import warn_renamed
 from ikstack.errors import InputError
-from ikstack.vocabulary import StrEnum
+from ikstack.vocabulary import ANALYTIC_MODES, AnalyticMode, StrEnum
 
-
-class AnalyticMode(StrEnum):
-    """How :class:`~ikstack.ik.analytic.AnalyticIK` solves (a ``str``: ``"strict"`` works)."""
-
-    STRICT = "strict"  #: exact families only (and chains within the axis alignment tolerance)
-    NEAR = "near"  #: the nearest exact surrogate, polished on the true model
-    GENERAL = "general"  #: algebraic: any revolute 6R (elimination) or 7R (a locked joint)
-
-
-#: every mode's name
-MODES: tuple[str, ...] = tuple(m.value for m in AnalyticMode)
+#: every mode's name (:class:`AnalyticMode` is listed in :mod:`ikstack.vocabulary`, so that a
+#: chunk profile names the modes without loading the solver)
+MODES: tuple[str, ...] = ANALYTIC_MODES
 
 
 class LockSearch(StrEnum):
