@@ -316,6 +316,26 @@ def test_servo_trace_rotation_error_with_old_name_warning():
     )
     assert tr.rotation_error[-1] == 0.5
     assert _warns_once(lambda: tr.orientation_error)[-1] == 0.5
+    assert tr.success and tr.message == "no cycles"
+
+
+def test_servo_trace_success_and_message_follow_its_cycles():
+    import numpy as np
+
+    from ikstack.servo import Action, ServoStatus
+    from ikstack.servo.demo import ServoTrace
+
+    z = np.zeros(3)
+
+    def trace(actions, flags):
+        a = np.array([int(x) for x in actions], dtype=np.int64)
+        f = np.array([int(x) for x in flags], dtype=np.int64)
+        return ServoTrace(z, z[:, None], z[:, None], z, z, a, f, z, ("ok", "near a limit"))
+
+    ok = trace([Action.TRACK] * 3, [0, ServoStatus.JOINT_BOUND, 0])
+    assert ok.success and ok.message == "ok; near a limit"
+    assert not trace([Action.TRACK, Action.REJECT, Action.TRACK], [0, 0, 0]).success
+    assert not trace([Action.TRACK] * 3, [0, ServoStatus.SOLVER_ERROR, 0]).success
 
 
 # ---------------------------------------------------------------- q0 (joint guess), rng

@@ -17,7 +17,7 @@ from ikstack._deprecated import renamed_attribute
 from ikstack.diffik import BoxQPSolver, DifferentialIK, DLSVelocitySolver
 from ikstack.errors import InputError, MissingExtraError
 from ikstack.model import Chain
-from ikstack.servo.commands import Action, JointState, PoseCommand
+from ikstack.servo.commands import Action, JointState, PoseCommand, ServoStatus
 from ikstack.servo.config import ServoConfig
 from ikstack.servo.kernel import Servo
 from ikstack.spatial import as_transforms
@@ -45,6 +45,9 @@ class ServoTrace:
         status: (steps,) :class:`ServoStatus` values (ints).
         condition_number: (steps,) of the task Jacobian.
         messages: the distinct messages, in order of first appearance.
+        success: every cycle succeeded (no ``REJECT``, no ``SOLVER_ERROR``:
+            :attr:`ServoResult.success` of each cycle).
+        message: the distinct messages on one line.
     """
 
     t: Array
@@ -58,6 +61,19 @@ class ServoTrace:
     messages: tuple[str, ...]
 
     orientation_error = renamed_attribute("orientation_error", "rotation_error")
+
+    @property
+    def success(self) -> bool:
+        """Every cycle's input was accepted and its solver did not fail (no ``REJECT`` action,
+        no ``SOLVER_ERROR`` flag); True for no cycles."""
+        rejected = self.action == int(Action.REJECT)
+        failed = (self.status & int(ServoStatus.SOLVER_ERROR)) != 0
+        return not bool(np.any(rejected | failed))
+
+    @property
+    def message(self) -> str:
+        """The distinct messages in order of first appearance, on one line."""
+        return "; ".join(self.messages) if self.messages else "no cycles"
 
     @property
     def final_action(self) -> Action:
