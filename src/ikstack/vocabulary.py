@@ -1,6 +1,6 @@
 """The names ikstack's public arguments take, defined once: IK methods, compute backends and
-their devices, the analytic solver's modes, a solve job's engines and the model check's FK
-kinematics.
+their devices, the analytic solver's modes, the servo's kernels, a solve job's engines and the
+model check's FK kinematics.
 
 A leaf module (it imports nothing from ikstack), so the command line can build its parser from
 it without loading a solver. Every enum here is also a ``str``: ``Method.AUTO == "auto"``, and a
@@ -98,6 +98,8 @@ BACKEND_TEXT: dict[str, str] = {
     Backend.WARP.value: "NVIDIA Warp kernels in float64 on CPU or CUDA (extra 'warp')",
 }
 
+#: the servo's kernels (``Servo(..., kernel=)``): the C++ library's
+SERVO_KERNELS: tuple[str, ...] = ("native",)
 #: where a solve job's episodes run (``ikstack solve --engine``): a local process pool or a Ray
 #: cluster (extra ``ray``); not a compute backend
 ENGINES: tuple[str, ...] = ("local", "ray")

@@ -78,3 +78,23 @@ def test_timing_as_us_warns():
     with pytest.warns(IKStackDeprecationWarning, match="as_us"):
         us = t.as_us()
     assert us == pytest.approx({"median": 1.0, "p95": 2.0, "p99": 3.0, "mean": 1.5})
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("BACKENDS", "KERNELS"),
+        ("DEPRECATED_BACKENDS", "DEPRECATED_KERNELS"),
+        ("BACKEND_ENV", "KERNEL_ENV"),
+        ("resolve_backend", "kernel_name"),
+        ("check_arguments", "check_arguments"),
+    ],
+)
+def test_the_servo_backend_module_is_now_arguments_and_its_names_warn(old, new):
+    import ikstack.servo.arguments as arguments
+    import ikstack.servo.backend as former
+    from ikstack import vocabulary
+
+    with pytest.warns(IKStackDeprecationWarning, match=f"ikstack.servo.arguments.{new}"):
+        assert getattr(former, old) is getattr(arguments, new)
+    assert arguments.KERNELS is vocabulary.SERVO_KERNELS == ("native",)

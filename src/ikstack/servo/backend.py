@@ -1,82 +1,22 @@
-"""The servo's ``kernel`` argument (the C++ kernel, ``"native"``; ``backend`` is its former
-name: in ikstack a backend is where the IK kernels run, numpy or warp) and its checked
-arguments."""
+"""Former home of the servo's argument checks and kernel choice (:mod:`ikstack.servo.arguments`;
+"backend" now means only where the IK kernels run). Its names still work for one release and
+warn."""
 
 from __future__ import annotations
 
-import os
-from typing import Any
+from ikstack._deprecated import renamed_module_names
 
-from ikstack._deprecated import warn_deprecated, warn_renamed
-from ikstack.diffik import DifferentialIK, DLSVelocitySolver
-from ikstack.errors import InputError
-from ikstack.model import Chain
-from ikstack.servo.config import ServoConfig
-from ikstack.servo.motion import MotionGenerator
+_NEW = "ikstack.servo.arguments"
 
-#: the servo kernel: the C++ library's (module ikstack._native)
-BACKENDS = ("native",)
-#: the retired compiled-Python kernel's name: accepted one more release with a
-#: DeprecationWarning, and runs the C++ kernel
-DEPRECATED_BACKENDS = ("numba",)
-#: the environment variable that picks the kernel when ``Servo(..., kernel=None)``
-BACKEND_ENV = "IKSTACK_SERVO"
-
-
-def resolve_backend(backend: str | None, argument: str = "kernel") -> str:
-    """``backend`` (the servo kernel's name, given as ``argument``), else the ``IKSTACK_SERVO``
-    environment variable, else ``"native"``.
-
-    ``"numba"`` named the compiled-Python kernel, retired once the C++ one replayed it bit for
-    bit: it warns (DeprecationWarning) and gives ``"native"``; it goes in the next release."""
-    name = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "native")
-    where = argument if backend is not None else f"the {BACKEND_ENV} environment variable"
-    if name in DEPRECATED_BACKENDS:
-        warn_deprecated(
-            f"{where} {name!r}: the compiled-Python servo kernel is retired; the C++ "
-            'kernel ("native") runs, with the same results. This value goes in the '
-            "next release"
-        )
-        return "native"
-    if name not in BACKENDS:
-        raise InputError(f"{where} must be {', '.join(map(repr, BACKENDS))}; got {name!r}")
-    return name
-
-
-def check_arguments(
-    chain: Any, config: Any, differential_ik: Any, motion_generator: Any
-) -> tuple[ServoConfig, DifferentialIK]:
-    """The servo's arguments checked: ``(config, solver)`` with their defaults filled in."""
-    if not isinstance(chain, Chain):
-        raise InputError(f"chain must be an ikstack Chain; got {type(chain).__name__}")
-    cfg = config if config is not None else ServoConfig()
-    if not isinstance(cfg, ServoConfig):
-        raise InputError(f"config must be a ServoConfig; got {type(cfg).__name__}")
-    solver = differential_ik if differential_ik is not None else DLSVelocitySolver()
-    if not isinstance(solver, DifferentialIK):
-        raise InputError(
-            "differential_ik must be a DifferentialIK (implement solve(request)); "
-            f"got {type(solver).__name__}"
-        )
-    if motion_generator is not None and not isinstance(motion_generator, MotionGenerator):
-        raise InputError(
-            f"motion_generator must be a MotionGenerator; got {type(motion_generator).__name__}"
-        )
-    if cfg.posture is not None and cfg.posture.shape != (chain.dof,):
-        raise InputError(
-            f"nullspace_reference has {cfg.posture.shape[0]} values; "
-            f"the chain has {chain.dof} joints"
-        )
-    return cfg, solver
-
-
-def resolve_kernel(kernel: str | None, backend: str | None) -> str:
-    """The servo kernel from ``kernel=``, or from ``backend=``, its former name (warns)."""
-    if backend is None:
-        return resolve_backend(kernel, "kernel")
-    if kernel is not None:
-        raise InputError("Servo got both 'kernel' and 'backend'; pass only 'kernel'")
-    warn_renamed(
-        "Servo(backend=...)", "kernel=... (a backend is where IK kernels run: numpy or warp)"
-    )
-    return resolve_backend(backend, "backend")
+#: names renamed in this release, kept one release (they warn)
+__getattr__ = renamed_module_names(
+    __name__,
+    {
+        "BACKENDS": (_NEW, "KERNELS"),
+        "DEPRECATED_BACKENDS": (_NEW, "DEPRECATED_KERNELS"),
+        "BACKEND_ENV": (_NEW, "KERNEL_ENV"),
+        "resolve_backend": (_NEW, "kernel_name"),
+        "resolve_kernel": (_NEW, "resolve_kernel"),
+        "check_arguments": (_NEW, "check_arguments"),
+    },
+)

@@ -35,7 +35,7 @@ from ikstack.model.constraints import (
     LinearJointConstraint,
     QuadrantPolynomialConstraint,
 )
-from ikstack.servo.backend import check_arguments, resolve_kernel
+from ikstack.servo.arguments import check_arguments, resolve_kernel
 from ikstack.servo.commands import (
     Action,
     JointJogCommand,
