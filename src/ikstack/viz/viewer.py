@@ -194,7 +194,6 @@ class Viewer:
         self.gizmo.on_update(lambda _event: self._on_gizmo())
         self._timeline: tuple[Array, Array] | None = None
         self._frame_info: tuple[Any, ...] | None = None
-        self._playing = False
         self._player: threading.Thread | None = None
         self.set_q(self.q)
 

@@ -155,7 +155,6 @@ class WarpAnalyticIK:
         self.chunk_size = int(chunk_size)
         self.family_name = base.name
         self.method = "warp:" + self._ik.method
-        self._base = base
         self._ik = self._ik._with_family(_DeviceFamily(self, base))
         #: selection and certification run on the device (else on the host, see the module)
         tabs = constraint_tables(chain)

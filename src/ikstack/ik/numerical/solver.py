@@ -233,7 +233,6 @@ class NumericalIK(Immutable):
         self._fast_gate = FastGate(chain, tp, tr)
         self._partial = (self._any_p and not self._full_p) or (self._any_r and not self._full_r)
         tabs = constraint_tables(chain)
-        self._tabs = tabs
         # the kernels' records: chain, constraint tables, search settings
         self._chain_data = chain_data(self._cc)
         self._cons_data = constraint_data(tabs)
