@@ -1,7 +1,7 @@
 """The source census (``tools/code_census.py``): where a behaviour lives is told apart into the
 places that implement it and those that only call one that does, and status members typed
-again as constants are found, on a small package written here for the purpose and on
-ikstack itself."""
+again as constants and offsets written by hand are found, on a small package written here for
+the purpose and on ikstack itself."""
 
 from __future__ import annotations
 
@@ -67,6 +67,20 @@ MODULES = {
         """,
     # one member's name and value by chance: not a retyped enum
     "other.py": "FAR = 5\n",
+    # offsets into a packed tuple, one used from another module; a slice bound is a count
+    "packed.py": """
+        STATE, REP = 7, 8
+        SHOWN = 3
+
+        def rep(b, i):
+            return b[REP + 1], b[i, REP], b[:SHOWN]
+        """,
+    "reader.py": """
+        from pkg.packed import STATE
+
+        def state(b):
+            return b[STATE]
+        """,
 }
 
 
@@ -86,6 +100,7 @@ def test_implementations_are_told_from_callers_and_retyped_statuses_found(tmp_pa
         "pkg/drivers.py:select_batch -> _select_rows",
         "pkg/drivers.py:select_one -> nearest",
     ]
+    assert c["hand_written_offsets_where"] == ["pkg/packed.py:2 REP", "pkg/packed.py:2 STATE"]
     assert c["status_enums"] == ["pkg/status.py:FooStatus"]
     assert c["status_constants_retyped_where"] == [
         "pkg/again.py:2 CODE_OK = 0 (FooStatus.OK)",

@@ -12,7 +12,9 @@ what each function's body refers to (names defined in its module or imported int
 re-exports; a generated Warp function stands for the CPU function it is generated from). One
 implementation and many callers is one source; two implementations are two copies to keep
 equal. Status enums are listed, and a module that types two or more members of one again as
-int constants (``CODE_SUCCESS = 0``) is counted.
+int constants (``CODE_SUCCESS = 0``) is counted, as are offsets written by hand: module int
+constants that index a packed array or tuple (``w[F_J]``, ``b[STATE]``), wherever they are
+used.
 """
 
 from __future__ import annotations
@@ -159,7 +161,10 @@ def census(src: Path = SRC) -> dict:
     status_enums: list[str] = []
     members: dict[str, dict[str, int]] = {}  # status enum -> its int members' values
     constants: list[tuple[str, str, int]] = []  # (where, name, value) of module-level ints
-    offsets = 0
+    # "module.NAME" -> where, of module-level int constants; per module, the names its
+    # subscripts index with (resolved through its imports after the scan)
+    int_consts: dict[str, str] = {}
+    index_uses: list[str] = []
     generated = 0
     files = 0
     opt_outs: list[str] = []
@@ -224,8 +229,31 @@ def census(src: Path = SRC) -> dict:
                 v = _int_value(node.value)
                 if isinstance(t, ast.Name) and v is not None:
                     constants.append((f"{rel}:{node.lineno}", t.id, v))
-        # layout offsets written by hand: F_NAME = 3, PI_NAME = 0, ... (packed-array indices)
-        offsets += len(re.findall(r"^(?:F|I|C|PF|PI)_[A-Z0-9_]+\s*=\s*\d+\s*$", text, re.M))
+        # offsets written by hand: module constants (``F_J = 3``, ``STATE, _REP = 7, 8``) that
+        # index a packed array or tuple (``w[F_J]``, ``b[_REP + 1]``; a slice bound is a count)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                t, v = node.targets[0], node.value
+                pairs = (
+                    zip(t.elts, v.elts, strict=True)
+                    if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple)
+                    else [(t, v)]
+                )
+                for name, value in pairs:
+                    if isinstance(name, ast.Name) and _int_value(value) is not None:
+                        int_consts[f"{module}.{name.id}"] = f"{rel}:{node.lineno} {name.id}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript):
+                sl = node.slice
+                for part in sl.elts if isinstance(sl, ast.Tuple) else [sl]:
+                    if isinstance(part, ast.Slice):
+                        continue
+                    for n in ast.walk(part):
+                        if isinstance(n, ast.Name):
+                            target = imported.get(n.id, f"{module}.{n.id}")
+                            index_uses.append(target)
+    resolved = (_resolve(t, aliases) for t in index_uses)
+    offsets = sorted({int_consts[t] for t in resolved if t in int_consts})
     for key in refs:  # follow re-exports to the function they name
         refs[key] = {_resolve(t, aliases) for t in refs[key]}
     # a behaviour's place implements it (its body writes the behaviour out, or it reaches no
@@ -275,7 +303,8 @@ def census(src: Path = SRC) -> dict:
         "status_enums": status_enums,
         "status_constants_retyped": len(retyped),
         "status_constants_retyped_where": retyped,
-        "hand_written_offsets": offsets,
+        "hand_written_offsets": len(offsets),
+        "hand_written_offsets_where": offsets,
         "mypy_opt_outs": opt_outs,
         "warp_functions": len(warp_fns),
         "warp_same_name_as_cpu": sorted(v for k, v in warp_fns.items() if k in cpu_fns),
@@ -317,7 +346,12 @@ def main() -> None:
     )
     for p in c["status_constants_retyped_where"]:
         print(f"  {p}")
-    print(f"packed-array offsets written by hand: {c['hand_written_offsets']}")
+    print(
+        "offsets written by hand (module int constants indexing a packed array or tuple): "
+        f"{c['hand_written_offsets']}"
+    )
+    for p in c["hand_written_offsets_where"]:
+        print(f"  {p}")
     outs = c["mypy_opt_outs"]
     gen = sum("/_gen_" in p for p in outs)
     print(f"modules mypy skips (# mypy: ignore-errors): {len(outs)} ({gen} generated)")
