@@ -189,11 +189,11 @@ struct PyServo {
 };
 
 /// (action, status, message, task_residual, nullspace_speed, condition_number,
-///  position_error, orientation_error, solver_iterations); the reference into out_q, out_dq.
+///  position_error, rotation_error, solver_iterations); the reference into out_q, out_dq.
 nb::tuple result_tuple(const ikstack::ServoResult& r) {
     return nb::make_tuple(int(r.action), r.status, r.message, r.task_residual,
                           r.nullspace_speed, r.condition_number, r.position_error,
-                          r.orientation_error, r.solver_iterations);
+                          r.rotation_error, r.solver_iterations);
 }
 
 void load(const CArray& a, int n, ikstack::ServoVec& out, const char* what) {
@@ -320,7 +320,7 @@ void fast_setup(nb::handle joint_state, nb::handle pose_command, nb::handle resu
     f.reference = reinterpret_cast<PyTypeObject*>(reference.ptr());
     static const char* result_fields[10] = {
         "action", "reference", "status", "message", "task_residual", "nullspace_speed",
-        "condition_number", "position_error", "orientation_error", "solver_iterations"};
+        "condition_number", "position_error", "rotation_error", "solver_iterations"};
     for (int i = 0; i < 10; ++i) f.result_slots[i] = slot_offset(f.result, result_fields[i]);
     f.reference_slots[0] = slot_offset(f.reference, "q");
     f.reference_slots[1] = slot_offset(f.reference, "dq");
@@ -440,7 +440,7 @@ nb::object fast_step(PyServo& self, nb::handle state_h, nb::handle command_h, nb
     values[5] = PyFloat_FromDouble(r->nullspace_speed);
     values[6] = PyFloat_FromDouble(r->condition_number);
     values[7] = PyFloat_FromDouble(r->position_error);
-    values[8] = PyFloat_FromDouble(r->orientation_error);
+    values[8] = PyFloat_FromDouble(r->rotation_error);
     values[9] = PyLong_FromLong(r->solver_iterations);
     lock.unlock();
     self.pending.rethrow();  // (the values above leak only on an interrupt: never mind)
@@ -586,7 +586,7 @@ void bind_servo(nb::module_& m) {
     IKSTACK_CFG(max_angular_speed);
     IKSTACK_CFG(pose_gain);
     IKSTACK_CFG(position_tolerance);
-    IKSTACK_CFG(orientation_tolerance);
+    IKSTACK_CFG(rotation_tolerance);
     IKSTACK_CFG(nullspace_gain);
     IKSTACK_CFG(joint_centering_gain);
     IKSTACK_CFG(damping);
@@ -629,7 +629,7 @@ void bind_servo(nb::module_& m) {
              "One cycle; kind 0 none, 1 pose (data: 4x4), 2 twist (data: 6, frame 0 base, 1 "
              "tool), 3 joint jog (data: dof). Returns (action, status, message, "
              "task_residual, nullspace_speed, condition_number, position_error, "
-             "orientation_error, solver_iterations); the reference goes into out_q, out_dq.")
+             "rotation_error, solver_iterations); the reference goes into out_q, out_dq.")
         .def_static(
             "bind_step",
             [](nb::handle owner, nb::handle kernel) {

@@ -156,7 +156,7 @@ void Servo::init(const ServoChain& chain, const ServoConfig& config, const Servo
                  : config.damping;
     w.margin = config.joint_limit_margin;
     w.ptol = config.position_tolerance;
-    w.rtol = config.orientation_tolerance;
+    w.rtol = config.rotation_tolerance;
     w.rcond = kNullspaceRcond;
     w.smooth = config.smoothing;
     w.stop = config.stop_velocity;
@@ -407,7 +407,7 @@ const ServoResult& Servo::step(const JointState& state, const ServoCommand& comm
     res.nullspace_speed = w.info[I_NS];
     res.condition_number = w.info[I_KAPPA];
     res.position_error = w.info[I_PERR];
-    res.orientation_error = w.info[I_RERR];
+    res.rotation_error = w.info[I_RERR];
     res.solver_iterations = static_cast<int>(w.info[I_ITERS]);
     return res;
 }
@@ -536,7 +536,7 @@ const ServoResult& Servo::reject_at(double dt, const JointState* state) {
     res.nullspace_speed = 0.0;
     res.condition_number = 1.0;
     res.position_error = 0.0;
-    res.orientation_error = 0.0;
+    res.rotation_error = 0.0;
     res.solver_iterations = 0;
     return res;
 }

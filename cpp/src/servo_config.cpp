@@ -88,7 +88,7 @@ std::string ServoConfig::check() const {
         {"max_angular_speed", max_angular_speed},
         {"pose_gain", pose_gain},
         {"position_tolerance", position_tolerance},
-        {"orientation_tolerance", orientation_tolerance},
+        {"rotation_tolerance", rotation_tolerance},
         {"command_timeout", command_timeout},
         {"stop_velocity", stop_velocity},
         {"singularity_decelerate", singularity_decelerate},

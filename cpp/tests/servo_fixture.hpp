@@ -136,7 +136,7 @@ private:
                              &g.max_angular_speed,
                              &g.pose_gain,
                              &g.position_tolerance,
-                             &g.orientation_tolerance,
+                             &g.rotation_tolerance,
                              &g.nullspace_gain,
                              &g.joint_centering_gain,
                              &g.damping,

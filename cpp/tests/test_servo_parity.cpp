@@ -62,7 +62,7 @@ TEST_CASE("the servo replays the Python servo's recorded sequence") {
             const bool stat = r.status == st.status;
             const bool msg = r.message == st.message;
             const double diag[5] = {r.task_residual, r.nullspace_speed, r.condition_number,
-                                    r.position_error, r.orientation_error};
+                                    r.position_error, r.rotation_error};
             bool dg = r.solver_iterations == st.iterations;
             for (int i = 0; i < 5; ++i) dg = dg && close(diag[i], st.diag[i], 1e-9);
             s_act += !act;

@@ -273,8 +273,9 @@ def test_servo_result_success_and_rotation_error():
     from ikstack.servo.commands import Reference
 
     ref = Reference(np.zeros(2), np.zeros(2))
-    r = ServoResult(Action.TRACK, ref, ServoStatus.VELOCITY_SCALED, orientation_error=0.25)
+    r = ServoResult(Action.TRACK, ref, ServoStatus.VELOCITY_SCALED, rotation_error=0.25)
     assert r.success and r.rotation_error == 0.25
+    assert "rotation error 2.5e-01 rad" in repr(r)
     assert not ServoResult(Action.REJECT, ref, ServoStatus.INVALID_INPUT).success
     assert not ServoResult(Action.HOLD, ref, ServoStatus.SOLVER_ERROR).success
 
@@ -574,3 +575,20 @@ def test_solve_summary_success_with_the_old_name_warning_and_both_json_keys():
     d = json.loads(s.to_json())
     assert d["success"] is False and d["ok"] is False
     assert "episodes" in s.message
+
+
+def test_servo_result_orientation_error_is_a_deprecated_alias():
+    import numpy as np
+
+    from ikstack.errors import InputError
+    from ikstack.servo import Action, ServoResult, ServoStatus
+    from ikstack.servo.commands import Reference
+
+    ref = Reference(np.zeros(2), np.zeros(2))
+    with pytest.deprecated_call(match="rotation_error"):
+        r = ServoResult(Action.TRACK, ref, ServoStatus.NONE, orientation_error=0.25)
+    assert r.rotation_error == 0.25
+    with pytest.deprecated_call(match="rotation_error"):
+        assert r.orientation_error == 0.25
+    with pytest.raises(InputError, match="both rotation_error and orientation_error"):
+        ServoResult(Action.TRACK, ref, ServoStatus.NONE, rotation_error=0.1, orientation_error=0.2)

@@ -99,7 +99,7 @@ struct ServoConfig {
     double max_angular_speed = 0.8;
     double pose_gain = 10.0;
     double position_tolerance = 0.001;
-    double orientation_tolerance = 0.01;
+    double rotation_tolerance = 0.01;
     double nullspace_gain = 0.0;
     bool has_nullspace_reference = false;
     ServoVec nullspace_reference{};
@@ -185,7 +185,7 @@ struct ServoResult {
     double nullspace_speed = 0.0;
     double condition_number = 1.0;
     double position_error = 0.0;
-    double orientation_error = 0.0;
+    double rotation_error = 0.0;
     int solver_iterations = 0;
 };
 

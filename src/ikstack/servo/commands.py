@@ -7,6 +7,7 @@ message for bad ones, so a control loop never dies on an exception from a bad me
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
@@ -14,7 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack._deprecated import warn_deprecated
+from ikstack._deprecated import renamed_attribute, warn_deprecated, warn_renamed
+from ikstack.errors import InputError
 
 Array = NDArray[np.float64]
 
@@ -138,9 +140,9 @@ class ServoResult:
         nullspace_speed: norm of the projected secondary velocity [rad/s].
         condition_number: condition number of the task Jacobian (inf at a singularity).
         position_error: tool position error to a pose goal [m] (0 for other commands).
-        rotation_error: tool rotation error to a pose goal [rad] (0 for other commands).
-        orientation_error: the same number under its former name (deprecated; stored under
-            this name because the C++ kernel fills it).
+        rotation_error: tool rotation error to a pose goal [rad] (0 for other commands;
+            ``orientation_error``, its former name, reads and constructs with a deprecation
+            warning for one release).
         solver_iterations: iterations the solver reported.
         success: the input was accepted and the solver did not fail (not ``REJECT``, no
             ``SOLVER_ERROR``).
@@ -154,7 +156,7 @@ class ServoResult:
     nullspace_speed: float = 0.0
     condition_number: float = 1.0
     position_error: float = 0.0
-    orientation_error: float = 0.0
+    rotation_error: float = 0.0
     solver_iterations: int = 0
 
     @property
@@ -162,11 +164,6 @@ class ServoResult:
         """The input was accepted and the solver did not fail: the action is not ``REJECT``
         and ``SOLVER_ERROR`` is not set (the reference is safe to send either way)."""
         return self.action != Action.REJECT and not self.status & ServoStatus.SOLVER_ERROR
-
-    @property
-    def rotation_error(self) -> float:
-        """Tool rotation error to a pose goal [rad] (0 for other commands)."""
-        return self.orientation_error
 
     @classmethod
     def _trusted(
@@ -180,7 +177,7 @@ class ServoResult:
         nullspace_speed: float,
         condition_number: float,
         position_error: float,
-        orientation_error: float,
+        rotation_error: float,
         solver_iterations: int,
     ) -> ServoResult:
         """The servo cycle's fast constructor: the same object as ``ServoResult(action,
@@ -200,7 +197,7 @@ class ServoResult:
         res.nullspace_speed = nullspace_speed
         res.condition_number = condition_number
         res.position_error = position_error
-        res.orientation_error = orientation_error
+        res.rotation_error = rotation_error
         res.solver_iterations = solver_iterations
         return res
 
@@ -210,8 +207,31 @@ class ServoResult:
         return (
             f"ServoResult({self.action.name}, status {flags}, {self.message!r}, "
             f"position error {self.position_error:.1e} m, rotation error "
-            f"{self.orientation_error:.1e} rad, condition {self.condition_number:.3g})"
+            f"{self.rotation_error:.1e} rad, condition {self.condition_number:.3g})"
         )
+
+
+ServoResult.orientation_error = renamed_attribute(  # type: ignore[attr-defined]
+    "orientation_error", "rotation_error"
+)
+_result_init = ServoResult.__init__
+
+
+@functools.wraps(_result_init)
+def _result_init_renamed(self: ServoResult, *args: Any, **kwargs: Any) -> None:
+    # ``orientation_error=``: the former name of rotation_error, kept one release
+    if "orientation_error" in kwargs:
+        if "rotation_error" in kwargs or len(args) > 8:
+            raise InputError(
+                "ServoResult got both rotation_error and orientation_error; pass only "
+                "rotation_error"
+            )
+        warn_renamed("ServoResult(orientation_error=...)", "rotation_error=...")
+        kwargs["rotation_error"] = kwargs.pop("orientation_error")
+    _result_init(self, *args, **kwargs)
+
+
+ServoResult.__init__ = _result_init_renamed  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> Any:

@@ -208,7 +208,7 @@ def servo_config(native: Any, cfg: ServoConfig, n: int) -> Any:
     nc = native.ServoConfig()
     nc.set_task_axes(list(cfg.task_axes))
     nc.task_weights = list(cfg.task_weights)
-    nc.orientation_tolerance = float(cfg.rotation_tolerance)  # the C++ kernel's name
+    nc.rotation_tolerance = float(cfg.rotation_tolerance)
     for name in (
         "max_linear_speed",
         "max_angular_speed",
