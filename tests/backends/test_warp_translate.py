@@ -508,12 +508,13 @@ def test_records_passed_whole_and_tuples_of_values():
         {"WORK": WORK},
     )
     assert "from ikstack.backends.warp._structs import WORK_T" in code
-    assert (
-        "def inner(pack_0_0: wp.float64, pack_0_1_0: wp.float64, "
-        "pack_0_1_1: wp.array(dtype=wp.float64), pack_1: WORK_T.type, w: WORK_T.type):"
+    assert (  # the entries named as the source unpacks them
+        "def inner(a: wp.float64, b: wp.float64, "
+        "c: wp.array(dtype=wp.float64), v: WORK_T.type, w: WORK_T.type):"
     ) in code
-    assert "return pack_0_0 * pack_0_1_0 + pack_0_1_1[0] + w.lam + pack_1.J[0, 1]" in code
+    assert "return a * b + c[0] + w.lam + v.J[0, 1]" in code
     assert "return inner(x, F(2.0), arr, w, w)" in _body(code, "outer")
+    # never unpacked: named by position
     assert "return inner(pack_0_0, pack_0_1_0, pack_0_1_1, pack_1, w)" in _body(code, "again")
 
 

@@ -157,6 +157,9 @@ def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dt
     system, well conditioned even as ``lam`` vanishes); otherwise the ``n x n`` normal equations.
     ``active_set``: a joint at a bound whose step points outwards is held there (its column
     dropped) and the rest re-solved, so the other joints make up for it.
+
+    On the device (generated from ``ikstack.ik.numerical._kernels._step``): ``ws`` is followed
+    by the thread's row ``ws_row``.
     """
     s = F(0.0)
     J = ws.J[ws_row]

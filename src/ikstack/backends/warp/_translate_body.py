@@ -4,11 +4,24 @@ Warp source (assignments and their types, branches, loops, returns). Does not im
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_names as names_
 from ikstack.backends.warp._translate_expr import RESERVED, _elem, _ExprWriter
-from ikstack.backends.warp._translate_types import VOID, B, C, F, I, _Func, _zero, warp_type
+from ikstack.backends.warp._translate_types import (
+    VOID,
+    B,
+    C,
+    F,
+    I,
+    _Func,
+    _zero,
+    record_struct,
+    rows_struct,
+    warp_type,
+)
 
 
 class _FuncWriter(_ExprWriter):
@@ -18,6 +31,7 @@ class _FuncWriter(_ExprWriter):
         self.fn = fn
         self.env: dict[str, Any] = dict(fn.params)
         self.rename: dict[str, str] = {}
+        self.entry: dict[str, str] = {}  # a tuple parameter's entries' names by position
         self.used_consts: set[str] = set()
         self.used_imports: set[str] = set()
         self.used_hooks: set[str] = set()
@@ -35,9 +49,15 @@ class _FuncWriter(_ExprWriter):
             body = body[1:]
         if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
             self.fn.ret = VOID  # writes its array arguments, returns nothing
+        where = f"{self.m.path}:{node.lineno}: {node.name}"
+        outside = self.outside_names()
+        self.entry = names_.entry_names(self.fn.params, node, outside, where)
         lines = self.block(body, 1)
         lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
-        sig = ", ".join(x for p, t in self.fn.params for x in args_.params(p, t, warp_type))
+        sig = ", ".join(
+            x for p, t in self.fn.params for x in args_.params(p, t, warp_type, self.entry)
+        )
+        doc = names_.device_doc(doc, self.fn, self.entry, f"{self.m.name}.{node.name}")
         head = ["@wp.func", f"def {node.name}({sig}):"]
         if doc is not None:
             q = '"""' if '"""' not in doc and not doc.endswith('"') else None
@@ -48,6 +68,17 @@ class _FuncWriter(_ExprWriter):
         if self.fn.ret is None:
             raise self.err(node, "no return statement")
         return "\n".join(head + lines) + "\n"
+
+    def outside_names(self) -> set[str]:
+        """The names a function's own must not shadow: the CPU module's, Python's builtins,
+        the generated module's (primitives, structs, hooks)."""
+        out = names_.module_names(self.m.tree) | RESERVED | set(dir(builtins))
+        out |= set(self.m.consts) | set(self.m.tuples) | set(self.tr.hooks_of(self.m))
+        for _, t in self.fn.params:
+            out |= {record_struct(r) for r in args_.named(t, "rec")} | args_.named(t, "dev")
+            if args_.is_kind(t, "rows"):
+                out.add(rows_struct(t[1]))
+        return out
 
     # -- statements
     def block(self, stmts: list[ast.stmt], ind: int) -> list[str]:
