@@ -1,7 +1,7 @@
 """The translator's names and docstrings: a tuple parameter's entries carry the names the CPU
-source unpacks them into (never one another name of the function), and a generated docstring
-says how the device's parameters differ. No Warp needed: the generated text is parsed as
-Python."""
+source unpacks them into (never one another name of the function), temporaries are named for
+what they hold, and a generated docstring says how the device's parameters differ. No Warp
+needed: the generated text is parsed as Python."""
 
 from __future__ import annotations
 
@@ -135,6 +135,32 @@ def test_an_entry_whose_position_is_taken_is_an_error():
         _tr("def f(p):\n    _, b = p\n    p_0 = 2.0 * b\n    return p_0\n", {"f": "p:tup(f,f)"})
 
 
+def test_temporaries_are_named_for_what_they_hold_and_only_where_needed():
+    code = _tr(
+        """
+        def two(x):
+            return x, 2.0 * x
+        def f(a, b, v):
+            a, b = a + 1.0, b * 2.0
+            a, b = b, a
+            x, y = v
+            c, d = two(x)
+            c_d = c
+            e, f_ = two(d)
+            return a + b + y + c_d + e + f_
+        """,
+        {"two": "x:f", "f": "a:f b:f v:v2"},
+    )
+    lines = [ln.strip() for ln in ast.unparse(_func(code, "f")).splitlines()][1:]  # no @
+    # in order, each value read before a later name is bound: no temporaries
+    assert lines[1:3] == ["a = a + F(1.0)", "b = b * F(2.0)"]
+    # a swap: through the new values, named for them
+    assert lines[3:7] == ["a_new = b", "b_new = a", "a = a_new", "b = b_new"]
+    assert lines[7:9] == ["x = v[0]", "y = v[1]"]  # a vector variable: read directly
+    assert lines[9:12] == ["c_d_2 = two(x)", "c = c_d_2[0]", "d = c_d_2[1]"]  # c_d: the source's
+    assert "e_f_ = two(d)" in lines
+
+
 def test_generated_docstrings_say_how_the_device_parameters_differ():
     """Paragraphs naming a parameter compiled out (``none``) are dropped (the first kept); a
     closing paragraph names the CPU function and each difference; a function without a
@@ -178,3 +204,21 @@ def test_generated_docstrings_say_how_the_device_parameters_differ():
     )
     assert ast.get_docstring(_func(code, "one")) == "One line."  # nothing differs
     assert ast.get_docstring(_func(code, "plain")) is None  # none in the source
+
+
+def test_a_name_rebound_to_another_type_never_takes_a_name_of_the_source():
+    """``x`` rebound to a vector becomes a new Warp variable; ``x_1`` is the source's own
+    variable (bound later, same type), so the new one is ``x_2``: one name per value."""
+    code = _tr(
+        """
+        def f(v, w):
+            x = 1.0
+            y = x
+            x = v
+            x_1 = w
+            return x[0] + x_1[1] + y
+        """,
+        {"f": "v:v2 w:v2"},
+    )
+    lines = [ln.strip() for ln in ast.unparse(_func(code, "f")).splitlines()][2:]
+    assert lines == ["x = F(1.0)", "y = x", "x_2 = v", "x_1 = w", "return x_2[0] + x_1[1] + y"]

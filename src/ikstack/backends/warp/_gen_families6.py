@@ -130,12 +130,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             for j in range(k):
                 q2 = wp.where(j == 0, y0, y1)
                 q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
-                _t1 = set4(a0, cnt, q0)
-                _t2 = set4(a1, cnt, q1)
-                _t3 = set4(a2, cnt, q2)
-                a0 = _t1
-                a1 = _t2
-                a2 = _t3
+                a0 = set4(a0, cnt, q0)
+                a1 = set4(a1, cnt, q1)
+                a2 = set4(a2, cnt, q2)
                 cnt = cnt + 1
     elif var == FIRST_MEET:
         k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
@@ -148,12 +145,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             if ls2 and (not sp2_tangent(w0, v, neg(h0), h1, t1_1[0], t2_1[0])):
                 continue
             for i in range(m):
-                _t4 = set4(a0, cnt, t1_1[i])
-                _t5 = set4(a1, cnt, t2_1[i])
-                _t6 = set4(a2, cnt, q2)
-                a0 = _t4
-                a1 = _t5
-                a2 = _t6
+                a0 = set4(a0, cnt, t1_1[i])
+                a1 = set4(a1, cnt, t2_1[i])
+                a2 = set4(a2, cnt, q2)
                 cnt = cnt + 1
     else:
         k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
@@ -166,12 +160,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             if ls2 and (not sp2_tangent(w, P3, h1, h2, t1_1[0], t2_1[0])):
                 continue
             for j in range(m):
-                _t7 = set4(a0, cnt, q0)
-                _t8 = set4(a1, cnt, -t1_1[j])
-                _t9 = set4(a2, cnt, t2_1[j])
-                a0 = _t7
-                a1 = _t8
-                a2 = _t9
+                a0 = set4(a0, cnt, q0)
+                a1 = set4(a1, cnt, -t1_1[j])
+                a2 = set4(a2, cnt, t2_1[j])
                 cnt = cnt + 1
     return cnt, a0, a1, a2
 
@@ -203,12 +194,9 @@ def _free_joint1(n: int, t0: wp.vec4d, t1: wp.vec4d, t2: wp.vec4d, pW: wp.vec3d,
         u = mv(mm(rotm(h1, t1[i]), rotm(h2, t2[i])), h3)
         _u1, _u2, x0, x1 = sp4(d, u, h0, c)
         x = wp.where(wp.abs(wrap(x0 - t0[i])) <= wp.abs(wrap(x1 - t0[i])), x0, x1)
-        _t3 = set4(t0, n, x)
-        _t4 = set4(t1, n, t1[i])
-        _t5 = set4(t2, n, t2[i])
-        t0 = _t3
-        t1 = _t4
-        t2 = _t5
+        t0 = set4(t0, n, x)
+        t1 = set4(t1, n, t1[i])
+        t2 = set4(t2, n, t2[i])
         n = n + 1
     return n, t0, t1, t2
 
@@ -334,29 +322,23 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
     cnt = int(0)
     for i in range(m):
         q0 = wp.where(i == 0, x0, x1)
-        _t1 = wp.where(i == 0, cs0, cs1)
-        c0 = _t1[0]
-        s0 = _t1[1]
+        c0_s0 = wp.where(i == 0, cs0, cs1)
+        c0 = c0_s0[0]
+        s0 = c0_s0[1]
         e5 = dot(h1, rot_cs(h0, c0, -s0, v))
         k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, e5)
         if ls2 and (not sp4_tangent(h1, h5, h4, e5, y0)):
             continue
         for j in range(k):
-            _t2 = set4(a, cnt, q0)
-            _t3 = set4(ca, cnt, c0)
-            _t4 = set4(sa, cnt, s0)
-            a = _t2
-            ca = _t3
-            sa = _t4
-            _t5 = wp.where(j == 0, e0, e1)
-            c4 = _t5[0]
-            s4 = _t5[1]
-            _t6 = set4(b, cnt, wp.where(j == 0, y0, y1))
-            _t7 = set4(cb, cnt, c4)
-            _t8 = set4(sb, cnt, s4)
-            b = _t6
-            cb = _t7
-            sb = _t8
+            a = set4(a, cnt, q0)
+            ca = set4(ca, cnt, c0)
+            sa = set4(sa, cnt, s0)
+            c4_s4 = wp.where(j == 0, e0, e1)
+            c4 = c4_s4[0]
+            s4 = c4_s4[1]
+            b = set4(b, cnt, wp.where(j == 0, y0, y1))
+            cb = set4(cb, cnt, c4)
+            sb = set4(sb, cnt, s4)
             cnt = cnt + 1
     return cnt, a, b, ca, sa, cb, sb
 
@@ -400,14 +382,10 @@ def tp_start(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d),
     cb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     sb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     for i in range(n):
-        _t1 = set4(ca, i, wp.cos(a[i]))
-        _t2 = set4(sa, i, wp.sin(a[i]))
-        ca = _t1
-        sa = _t2
-        _t3 = set4(cb, i, wp.cos(b[i]))
-        _t4 = set4(sb, i, wp.sin(b[i]))
-        cb = _t3
-        sb = _t4
+        ca = set4(ca, i, wp.cos(a[i]))
+        sa = set4(sa, i, wp.sin(a[i]))
+        cb = set4(cb, i, wp.cos(b[i]))
+        sb = set4(sb, i, wp.sin(b[i]))
     return n, a, b, R06, p16, wp.matrix_from_rows(ca, sa, cb, sb)
 
 
@@ -439,10 +417,10 @@ def tp_pair(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d
         ct = wp.cos(theta)
         st = wp.sin(theta)
     else:
-        _t1 = sp1_angle_cs(v, mv(A, h5), h1)
-        theta = _t1[0]
-        ct = _t1[1]
-        st = _t1[2]
+        theta_ct_st = sp1_angle_cs(v, mv(A, h5), h1)
+        theta = theta_ct_st[0]
+        ct = theta_ct_st[1]
+        st = theta_ct_st[2]
         u5 = any_perp(h5)
         q5 = sp1_angle_cs(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)[0]
     return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))

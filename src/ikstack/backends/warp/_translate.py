@@ -51,7 +51,8 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   functions of the same module or of another translated module.
 
 The generated code reads like its source: a tuple's entries take the names the source unpacks
-them into and a docstring says how the device's parameters differ (:mod:`._translate_names`).
+them into and a docstring says how the device's parameters differ (:mod:`._translate_names`);
+temporaries are made only where needed and named for what they hold.
 
 Parameter types are declared in :data:`SIGNATURES` (numba infers them; Warp needs them),
 local types are inferred. Float literals become ``wp.float64`` values (Warp folds arithmetic

@@ -32,6 +32,7 @@ class _FuncWriter(_ExprWriter):
         self.env: dict[str, Any] = dict(fn.params)
         self.rename: dict[str, str] = {}
         self.entry: dict[str, str] = {}  # a tuple parameter's entries' names by position
+        self.taken: set[str] = set()  # every name the function's Warp code may use
         self.used_consts: set[str] = set()
         self.used_imports: set[str] = set()
         self.used_hooks: set[str] = set()
@@ -52,6 +53,10 @@ class _FuncWriter(_ExprWriter):
         where = f"{self.m.path}:{node.lineno}: {node.name}"
         outside = self.outside_names()
         self.entry = names_.entry_names(self.fn.params, node, outside, where)
+        self.taken = outside | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        self.taken |= {
+            x.split(":")[0] for q, t in self.fn.params for x in args_.params(q, t, str, self.entry)
+        }
         lines = self.block(body, 1)
         lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
         sig = ", ".join(
@@ -180,7 +185,9 @@ class _FuncWriter(_ExprWriter):
             raise self.err(node, f"{name} changes type ({old!r} -> {t!r}) in a branch")
         if self.outtype.get(name_out, t) != t:
             k = 1
-            while self.outtype.get(f"{name}_{k}", t) != t:
+            while self.outtype.get(f"{name}_{k}", t) != t or (
+                f"{name}_{k}" not in self.outtype and f"{name}_{k}" in self.taken
+            ):  # another type's, or a name of the source or a temporary's
                 k += 1
             name_out = f"{name}_{k}"
             self.rename[name] = name_out
@@ -241,23 +248,25 @@ class _FuncWriter(_ExprWriter):
                 if len(val.elts) != len(names):
                     raise self.err(s, "unpacking a tuple of another length")
                 parts = [self.expr(e) for e in val.elts]
-                read = {n.id for e in val.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
-                if read & set(names[:-1]):  # a, b = b, a: through temporaries
+                if self.rebinds_read(names, val.elts):  # a, b = b, a: through temporaries
                     tmps = []
-                    for code, t in parts:
-                        self.ntmp += 1
-                        tmps.append((f"_t{self.ntmp}", t))
-                        out.append("    " * ind + f"_t{self.ntmp} = {code}")
+                    for nm, (code, t) in zip(names, parts, strict=True):
+                        tmp = self.fresh(f"{nm}_new" if not nm.startswith("_") else "_t")
+                        tmps.append((tmp, t))
+                        out.append("    " * ind + f"{tmp} = {code}")
                     parts = tmps
                 for nm, (code, t), e in zip(names, parts, val.elts, strict=True):
                     out += self.bind(s, nm, code, t, ind, literal=isinstance(e, ast.Constant))
                 return out
             code, t = self.expr(val)
             if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == len(names):
-                # unpacking a vector: its entries
-                self.ntmp += 1
-                tmp = f"_t{self.ntmp}"
-                out.append("    " * ind + f"{tmp} = {code}")
+                # unpacking a vector: its entries (a variable's read directly where no name
+                # bound before the last is that variable)
+                written = {self.rename.get(n, n) for n in names[:-1]}
+                tmp = code
+                if not (isinstance(val, ast.Name) and code not in written):
+                    tmp = self.fresh("_".join(n for n in names if not n.startswith("_")) or "_t")
+                    out.append("    " * ind + f"{tmp} = {code}")
                 for i, nm in enumerate(names):
                     out += self.bind(s, nm, f"{tmp}[{i}]", F if t[0] == "v" else C, ind)
                 return out
@@ -268,6 +277,28 @@ class _FuncWriter(_ExprWriter):
         if isinstance(first, ast.Subscript):  # a store into an array parameter
             return self.store(s, first, self.expr(s.value), ind)
         raise self.err(s, "assignment to an attribute")
+
+    def fresh(self, stem: str) -> str:
+        """A new Warp variable named for what it holds (``stem``: the names it is unpacked
+        into, or ``x_new`` for the value ``x`` takes), numbered where that name is in use."""
+        nm, k = stem, 1
+        while nm in self.taken or nm in self.outtype:
+            k += 1
+            nm = f"{stem}_{k}"
+        self.taken.add(nm)
+        return nm
+
+    def rebinds_read(self, names: list[str], values: list[ast.expr]) -> bool:
+        """Whether binding ``names`` one after the other to ``values`` (all computed before)
+        would overwrite a variable a later value reads (``a, b = b, a``; ``a, b = f(a), g(b)``
+        binds in order)."""
+        warp = {self.rename.get(n, n) for n in names[:1]}
+        for nm, e in zip(names[1:], values[1:], strict=True):
+            read = {self.rename.get(x.id, x.id) for x in ast.walk(e) if isinstance(x, ast.Name)}
+            if read & warp:
+                return True
+            warp.add(self.rename.get(nm, nm))
+        return False
 
     def store(self, s: ast.stmt, target: ast.Subscript, val: tuple[str, Any], ind: int):
         """``target = val`` for an array element ``target`` (``val`` translated)."""
@@ -310,13 +341,20 @@ class _FuncWriter(_ExprWriter):
                 parts = held
         else:
             code, t = self.expr(s.value)
-            self.ntmp += 1
-            tmp = f"_t{self.ntmp}"
             if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == n:
-                out.append(pad + f"{tmp} = {code}")
+                written = {
+                    self.rename.get(x.id, x.id) for x in ast.walk(first) if isinstance(x, ast.Name)
+                }
+                tmp = code  # a variable no target writes: read directly
+                if not (isinstance(s.value, ast.Name) and code not in written):
+                    self.ntmp += 1
+                    tmp = f"_t{self.ntmp}"
+                    out.append(pad + f"{tmp} = {code}")
                 et = F if t[0] == "v" else C
                 parts = [(f"{tmp}[{i}]", et) for i in range(n)]
             elif isinstance(t, tuple) and t[0] == "tup" and len(t[1]) == n:
+                self.ntmp += 1
+                tmp = f"_t{self.ntmp}"
                 names = [f"{tmp}_{i}" for i in range(n)]
                 out.append(pad + f"{', '.join(names)} = {code}")
                 parts = list(zip(names, t[1], strict=True))
