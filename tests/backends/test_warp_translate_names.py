@@ -130,6 +130,48 @@ def test_an_entry_name_that_means_something_else_in_the_function_stays_positiona
         assert not set(ps) & _bound(code, "f")
 
 
+def test_an_entry_the_function_does_not_name_takes_the_name_its_callers_give_it():
+    """``_, b = hs``: the discarded entry takes the name of the module's callers' tuple
+    (``outer`` builds ``(x, y)``), through a caller that passes the tuple on (``mid``)."""
+    code = _tr(
+        """
+        def inner(hs):
+            _, b = hs
+            return b
+        def mid(hs, k):
+            _, b = hs
+            return inner(hs) + b * k
+        def outer(x, y):
+            return mid((x, y), 2.0)
+        """,
+        {"inner": "hs:tup(f,f)", "mid": "hs:tup(f,f) k:f", "outer": "x:f y:f"},
+    )
+    assert _distinct(code, "inner") == ["x", "b"]
+    assert _distinct(code, "mid") == ["x", "b", "k"]
+    assert "return inner(x, b) + b * k" in code
+
+
+@pytest.mark.parametrize(
+    "callers, positional",
+    [
+        # callers that disagree
+        ("def c1(x, y):\n    return g((x, y), 1.0)\ndef c2(u, y):\n    return g((u, y), 1.0)\n",
+         ["hs_0", "b", "k"]),
+        # the caller's name is another parameter of the function
+        ("def c1(k, y):\n    return g((k, y), 1.0)\n", ["hs_0", "b", "k"]),
+        # a value, not a name
+        ("def c1(x, y):\n    return g((2.0 * x, y), 1.0)\n", ["hs_0", "b", "k"]),
+    ],
+)  # fmt: skip
+def test_callers_name_an_entry_only_with_one_free_name(callers, positional):
+    src = "def g(hs, k):\n    _, b = hs\n    return b * k\n" + callers
+    sigs = {"g": "hs:tup(f,f) k:f", "c1": "x:f y:f", "c2": "u:f y:f"}
+    if "def c1(k" in callers:
+        sigs["c1"] = "k:f y:f"
+    code = _tr(src, {k: v for k, v in sigs.items() if f"def {k}(" in src})
+    assert _params(code, "g") == positional
+
+
 def test_an_entry_whose_position_is_taken_is_an_error():
     with pytest.raises(TranslateError, match="tuple entry p_0 collides"):
         _tr("def f(p):\n    _, b = p\n    p_0 = 2.0 * b\n    return p_0\n", {"f": "p:tup(f,f)"})

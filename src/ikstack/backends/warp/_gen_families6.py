@@ -439,14 +439,14 @@ def tp_elbow(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, theta: wp.float64, d: wp.
 
 
 @wp.func
-def tp_singular(hs_0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, Ps_0: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, theta0: wp.float64):
+def tp_singular(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, theta0: wp.float64):
     """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
     free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
     (subproblem 4 on the wrist point's distance), then joint 6 from the rotation. Arguments as
     :func:`tp_pair_rep`'s.
 
     On the device (generated from ``ikstack.ik.analytic._families6.tp_singular``): ``hs`` is
-    passed as ``hs_0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``Ps_0``, ``P2``, ``P3``,
+    passed as ``h0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``P1``, ``P2``, ``P3``,
     ``P4`` and ``P5``; ``Aw`` is passed as ``A`` and ``w0``; ``cs4`` is passed as ``c4`` and
     ``s4``."""
     c = add(P4, rot_cs(h4, c4, s4, P5))
@@ -471,7 +471,7 @@ def tp_singular(hs_0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, Ps_0: 
 
 
 @wp.func
-def tp_pair_rep(hs_0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, Ps_0: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
+def tp_pair_rep(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
     """:func:`tp_pair`'s ``(q5, theta, d)``, or :func:`tp_singular`'s where the wrist is
     singular (joint 6 parallel to the parallel joints, up to the tangent root's round-off) and
     the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
@@ -481,7 +481,7 @@ def tp_pair_rep(hs_0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, Ps_0: 
     1's ``(A, w0)`` (:func:`tp_joint1`), ``cs4`` joint 5's ``(cos, sin)``.
 
     On the device (generated from ``ikstack.ik.analytic._families6.tp_pair_rep``): ``hs`` is
-    passed as ``hs_0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``Ps_0``, ``P2``, ``P3``,
+    passed as ``h0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``P1``, ``P2``, ``P3``,
     ``P4`` and ``P5``; ``Aw`` is passed as ``A`` and ``w0``; ``cs4`` is passed as ``c4`` and
     ``s4``."""
     _u1 = int(0)
@@ -493,7 +493,7 @@ def tp_pair_rep(hs_0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, Ps_0: 
     if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
         _u1, ls, _u2, _u3, _u4 = tp_elbow(h1, P2, P3, theta, d)
         if ls:
-            q5, theta, d = tp_singular(hs_0, h1, h4, h5, Ps_0, P2, P3, P4, P5, A, w0, c4, s4, theta)
+            q5, theta, d = tp_singular(h0, h1, h4, h5, P1, P2, P3, P4, P5, A, w0, c4, s4, theta)
     return q5, theta, d
 
 

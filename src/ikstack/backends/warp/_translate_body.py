@@ -17,6 +17,7 @@ from ikstack.backends.warp._translate_types import (
     F,
     I,
     _Func,
+    _parse_type,
     _zero,
     record_struct,
     rows_struct,
@@ -52,7 +53,7 @@ class _FuncWriter(_ExprWriter):
             self.fn.ret = VOID  # writes its array arguments, returns nothing
         where = f"{self.m.path}:{node.lineno}: {node.name}"
         outside = self.outside_names()
-        self.entry = names_.entry_names(self.fn.params, node, outside, where)
+        self.entry = names_.entry_names(self.fn.params, node, outside, where, self.module_funcs())
         self.taken = outside | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         self.taken |= {
             x.split(":")[0] for q, t in self.fn.params for x in args_.params(q, t, str, self.entry)
@@ -73,6 +74,21 @@ class _FuncWriter(_ExprWriter):
         if self.fn.ret is None:
             raise self.err(node, "no return statement")
         return "\n".join(head + lines) + "\n"
+
+    def module_funcs(self) -> names_.Funcs:
+        """The module's translated functions: ``{name: (params, source)}``."""
+        sigs = self.tr.signatures.get(self.m.name, {})
+        return {
+            n.name: (
+                [
+                    (p.split(":")[0], _parse_type(p.split(":")[1].rstrip("?")))
+                    for p in sigs[n.name].split()
+                ],
+                n,
+            )
+            for n in self.m.tree.body
+            if isinstance(n, ast.FunctionDef) and n.name in sigs
+        }
 
     def outside_names(self) -> set[str]:
         """The names a function's own must not shadow: the CPU module's, Python's builtins,

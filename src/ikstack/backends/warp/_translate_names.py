@@ -6,7 +6,10 @@ that the device code reads like its CPU source. Does not import Warp.
   nested tuples too), where that name means that entry only: it is bound nowhere else in the
   function (no other unpack, assignment or loop), is no other parameter or entry, no name of
   the module, of Python's builtins or of the generated module's own (``wp``, ``F``...), does not
-  start with ``_`` and does not end in ``_<digits>`` (the translator's own renamings). Any
+  start with ``_`` and does not end in ``_<digits>`` (the translator's own renamings). An
+  entry the function does not unpack (``_, h1 = hs``, or passed on whole) takes, on the same
+  terms and where the name is not read in the function, the one name the module's callers
+  give it (``f((h0, h1))``, or their own name for the entry of a tuple they pass on). Any
   other entry keeps its position, ``dst_0`` (``gate_1_0`` nested), which must be free too.
 - The docstring (:func:`device_doc`): the source's, true on the device: the paragraphs after
   the first that name a parameter the device does not take (``none``) are dropped, and a
@@ -54,22 +57,17 @@ def _leaves(path: str, t: Any, out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def entry_names(
-    params: list[tuple[str, Any]], node: ast.FunctionDef, outside: set[str], where: str
-) -> dict[str, str]:
-    """``{positional path: Warp name}`` of every entry of the ``tup`` parameters of a function
-    (``params``, its source ``node``); ``outside``: the names of the module and the generated
-    module the function's names must not shadow; ``where`` names it in errors."""
-    packs = {p: t for p, t in params if args_.is_kind(t, "pack")}
-    if not packs:
-        return {}
-    leaves: dict[str, Any] = {}
-    for p, t in packs.items():
-        _leaves(p, t, leaves)
-    alias: dict[str, tuple[str, Any]] = {p: (p, t) for p, t in packs.items()}
-    wanted: dict[str, str] = {}  # path -> the name its first unpack gives it
-    paths_of: dict[str, set[str]] = {}  # name -> the paths unpacked into it
-    unpacked: set[int] = set()  # the Name nodes that are an entry's unpack target
+def _unpacked(
+    params: list[tuple[str, Any]], node: ast.FunctionDef
+) -> tuple[dict[str, str], dict[str, set[str]], set[int], dict[str, str]]:
+    """How a function's source unpacks its ``tup`` parameters: ``(wanted, paths_of, unpacked,
+    alias)``: the name each entry's first unpack gives it (``{path: name}``), the entries each
+    name is unpacked from, the unpack targets' nodes, and the names that stand for a whole
+    tuple (the parameters, and names a nested tuple is unpacked into: ``{name: path}``)."""
+    alias: dict[str, tuple[str, Any]] = {p: (p, t) for p, t in params if args_.is_kind(t, "pack")}
+    wanted: dict[str, str] = {}
+    paths_of: dict[str, set[str]] = {}
+    unpacked: set[int] = set()
 
     def visit(tgt: ast.Tuple, path: str, t: Any) -> None:
         if not (args_.is_kind(t, "pack") and len(tgt.elts) == len(t[1])):
@@ -95,6 +93,71 @@ def entry_names(
     for _, _, tgt, value in sorted(unpacks, key=lambda u: u[:2]):
         if value in alias:  # in source order: a name bound to a tuple's tuple entry first
             visit(tgt, *alias[value])
+    return wanted, paths_of, unpacked, {nm: path for nm, (path, _) in alias.items()}
+
+
+#: the module's translated functions: ``{name: (params, source)}``
+Funcs = dict[str, tuple[list[tuple[str, Any]], ast.FunctionDef]]
+
+
+def caller_names(funcs: Funcs, name: str, path: str, seen: frozenset = frozenset()) -> set[str]:
+    """The names the module's callers of ``name`` give the entry ``path`` of one of its
+    ``tup`` parameters: a name in the tuple a call builds (``f((h0, h1), ...)``), or where a
+    caller passes on a tuple of its own, the name that caller's source (or, in turn, its
+    callers) gives that entry."""
+    if (name, path) in seen:
+        return set()
+    seen = seen | {(name, path)}
+    params = funcs[name][0]
+    out: set[str] = set()
+    for caller, (cparams, node) in funcs.items():
+        if caller == name:
+            continue
+        wanted, _, _, alias = _unpacked(cparams, node)
+        for call in ast.walk(node):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == name
+                and len(call.args) == len(params)
+            ):
+                continue
+            for arg, (p, _) in zip(call.args, params, strict=True):
+                at = re.fullmatch(rf"{re.escape(p)}((?:_\d+)+)", path)
+                if at is None:
+                    continue
+                rest = at.group(1)[1:].split("_")  # the entry's indices in p
+                while rest and isinstance(arg, ast.Tuple) and int(rest[0]) < len(arg.elts):
+                    arg = arg.elts[int(rest.pop(0))]
+                if not isinstance(arg, ast.Name):
+                    continue
+                if arg.id in alias:  # the caller's own tuple, passed on
+                    sub = "_".join([alias[arg.id], *rest])
+                    own = wanted.get(sub)
+                    out |= {own} if own is not None else caller_names(funcs, caller, sub, seen)
+                elif not rest:
+                    out.add(arg.id)  # an entry of the tuple this call builds
+    return out
+
+
+def entry_names(
+    params: list[tuple[str, Any]],
+    node: ast.FunctionDef,
+    outside: set[str],
+    where: str,
+    funcs: Funcs | None = None,
+) -> dict[str, str]:
+    """``{positional path: Warp name}`` of every entry of the ``tup`` parameters of a function
+    (``params``, its source ``node``); ``outside``: the names of the module and the generated
+    module the function's names must not shadow; ``where`` names it in errors; ``funcs``: the
+    module's translated functions, whose calls name the entries the function does not."""
+    packs = {p: t for p, t in params if args_.is_kind(t, "pack")}
+    if not packs:
+        return {}
+    leaves: dict[str, Any] = {}
+    for p, t in packs.items():
+        _leaves(p, t, leaves)
+    wanted, paths_of, unpacked, _ = _unpacked(params, node)
     taken = set(outside) | {p for p, _ in params}
     taken |= {row_param(p) for p, t in params if args_.is_kind(t, "dev", "rows")}
     taken |= {
@@ -102,9 +165,15 @@ def entry_names(
         for n in ast.walk(node)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in unpacked
     }
+    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     out: dict[str, str] = {}
     for path, kind in leaves.items():
         nm = wanted.get(path)
+        if nm is None and funcs is not None and node.name in funcs:
+            given = caller_names(funcs, node.name, path)
+            if len(given) == 1 and not given & loaded:  # one name, not read here for another
+                (nm,) = given
+                paths_of = {**paths_of, nm: {path}}
         extra = [row_param(nm)] if nm and args_.is_kind(kind, "dev", "rows") else []
         if (
             nm is None
