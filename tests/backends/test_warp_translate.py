@@ -133,7 +133,8 @@ def test_results_of_other_functions_are_typed_and_unpacked():
         ),
         "use",
     )
-    assert "_t1 = two(x)" in body and "a = _t1[0]" in body  # a float pair is a vector
+    # a float pair is a vector, held under the names it is unpacked into
+    assert "a_b = two(x)" in body and "a = a_b[0]" in body and "b = a_b[1]" in body
     assert "n, v = pair(a)" in body
     assert "return v[1] + b + F(n)" in body
 
@@ -366,13 +367,13 @@ def test_unpacking_into_array_elements_stores_each_value():
     )
     lines = [ln.strip() for ln in _body(code, "put").splitlines()]
     assert lines[1:4] == ["J[3, i] = R[0, 2]", "J[4, i] = R[1, 2]", "J[5, i] = R[2, 2]"]
-    k = lines.index("_t1 = v")  # a vector: its entries
-    assert lines[k + 1 : k + 4] == ["J[0, i] = _t1[0]", "J[1, i] = _t1[1]", "J[2, i] = _t1[2]"]
-    k = lines.index("_t2 = two(v[0])")  # a float pair is a vector too
-    assert lines[k + 1 : k + 3] == ["J[0, 0] = _t2[0]", "s = _t2[1]"]
+    # a vector variable no target writes: its entries, read directly
+    assert lines[4:7] == ["J[0, i] = v[0]", "J[1, i] = v[1]", "J[2, i] = v[2]"]
+    k = lines.index("_t1 = two(v[0])")  # a float pair is a vector too
+    assert lines[k + 1 : k + 3] == ["J[0, 0] = _t1[0]", "s = _t1[1]"]
     # a value that reads a target is computed before any store (a swap)
-    k = lines.index("_t3 = J[2, 0]")
-    assert lines[k + 1 : k + 4] == ["_t4 = J[1, 0]", "J[1, 0] = _t3", "J[2, 0] = _t4"]
+    k = lines.index("_t2 = J[2, 0]")
+    assert lines[k + 1 : k + 4] == ["_t3 = J[1, 0]", "J[1, 0] = _t2", "J[2, 0] = _t3"]
 
 
 def test_unpacking_several_results_into_array_elements():
@@ -508,12 +509,13 @@ def test_records_passed_whole_and_tuples_of_values():
         {"WORK": WORK},
     )
     assert "from ikstack.backends.warp._structs import WORK_T" in code
-    assert (
-        "def inner(pack_0_0: wp.float64, pack_0_1_0: wp.float64, "
-        "pack_0_1_1: wp.array(dtype=wp.float64), pack_1: WORK_T.type, w: WORK_T.type):"
+    assert (  # the entries named as the source unpacks them
+        "def inner(a: wp.float64, b: wp.float64, "
+        "c: wp.array(dtype=wp.float64), v: WORK_T.type, w: WORK_T.type):"
     ) in code
-    assert "return pack_0_0 * pack_0_1_0 + pack_0_1_1[0] + w.lam + pack_1.J[0, 1]" in code
+    assert "return a * b + c[0] + w.lam + v.J[0, 1]" in code
     assert "return inner(x, F(2.0), arr, w, w)" in _body(code, "outer")
+    # never unpacked: named by position
     assert "return inner(pack_0_0, pack_0_1_0, pack_0_1_1, pack_1, w)" in _body(code, "again")
 
 

@@ -130,12 +130,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             for j in range(k):
                 q2 = wp.where(j == 0, y0, y1)
                 q1 = sp1_angle(add(P2, rot(h2, q2, P3)), w, h1)
-                _t1 = set4(a0, cnt, q0)
-                _t2 = set4(a1, cnt, q1)
-                _t3 = set4(a2, cnt, q2)
-                a0 = _t1
-                a1 = _t2
-                a2 = _t3
+                a0 = set4(a0, cnt, q0)
+                a1 = set4(a1, cnt, q1)
+                a2 = set4(a2, cnt, q2)
                 cnt = cnt + 1
     elif var == FIRST_MEET:
         k, ls, y0, y1 = sp3(P3, neg(P2), h2, norm(w0))
@@ -148,12 +145,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             if ls2 and (not sp2_tangent(w0, v, neg(h0), h1, t1_1[0], t2_1[0])):
                 continue
             for i in range(m):
-                _t4 = set4(a0, cnt, t1_1[i])
-                _t5 = set4(a1, cnt, t2_1[i])
-                _t6 = set4(a2, cnt, q2)
-                a0 = _t4
-                a1 = _t5
-                a2 = _t6
+                a0 = set4(a0, cnt, t1_1[i])
+                a1 = set4(a1, cnt, t2_1[i])
+                a2 = set4(a2, cnt, q2)
                 cnt = cnt + 1
     else:
         k, ls, x0, x1 = sp3(w0, P1, neg(h0), norm(P3))
@@ -166,12 +160,9 @@ def _position3(var: int, pW: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(
             if ls2 and (not sp2_tangent(w, P3, h1, h2, t1_1[0], t2_1[0])):
                 continue
             for j in range(m):
-                _t7 = set4(a0, cnt, q0)
-                _t8 = set4(a1, cnt, -t1_1[j])
-                _t9 = set4(a2, cnt, t2_1[j])
-                a0 = _t7
-                a1 = _t8
-                a2 = _t9
+                a0 = set4(a0, cnt, q0)
+                a1 = set4(a1, cnt, -t1_1[j])
+                a2 = set4(a2, cnt, t2_1[j])
                 cnt = cnt + 1
     return cnt, a0, a1, a2
 
@@ -203,12 +194,9 @@ def _free_joint1(n: int, t0: wp.vec4d, t1: wp.vec4d, t2: wp.vec4d, pW: wp.vec3d,
         u = mv(mm(rotm(h1, t1[i]), rotm(h2, t2[i])), h3)
         _u1, _u2, x0, x1 = sp4(d, u, h0, c)
         x = wp.where(wp.abs(wrap(x0 - t0[i])) <= wp.abs(wrap(x1 - t0[i])), x0, x1)
-        _t3 = set4(t0, n, x)
-        _t4 = set4(t1, n, t1[i])
-        _t5 = set4(t2, n, t2[i])
-        t0 = _t3
-        t1 = _t4
-        t2 = _t5
+        t0 = set4(t0, n, x)
+        t1 = set4(t1, n, t1[i])
+        t2 = set4(t2, n, t2[i])
         n = n + 1
     return n, t0, t1, t2
 
@@ -246,40 +234,47 @@ def put6(Q: wp.array2d(dtype=wp.float64), slot: int, rev: bool, off: int, j: int
 
 
 @wp.func
-def start6(Rt: wp.mat33d, pt: wp.vec3d, seed: wp.array(dtype=wp.float64), dst_0: wp.array2d(dtype=wp.float64), dst_1: wp.array(dtype=wp.int32), dst_2: int, dst_3: int, dst_4: bool):
+def start6(Rt: wp.mat33d, pt: wp.vec3d, seed: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int, off: int, rev: bool):
     """Slots ``base .. base + 7`` of the destination ``dst = (Q, V, base, off, rev)`` hold the
     seed, masked; returns the target the family solves: ``(Rt, pt)``, or its inverse where the
-    chain is read backwards (``rev``)."""
+    chain is read backwards (``rev``).
+
+    On the device (generated from ``ikstack.ik.analytic._families6.start6``): ``dst`` is passed
+    as ``Q``, ``V``, ``base``, ``off`` and ``rev``."""
     for k in range(K6):
-        dst_1[dst_2 + k] = 0
+        V[base + k] = 0
         for j in range(6):
-            dst_0[dst_2 + k, dst_3 + j] = seed[dst_3 + j]
-    if dst_4:
+            Q[base + k, off + j] = seed[off + j]
+    if rev:
         return mT(Rt), neg(mtv(Rt, pt))
     return Rt, pt
 
 
 @wp.func
-def spherical_wrist(var: int, Rt: wp.mat33d, pt: wp.vec3d, geo_0: wp.array(dtype=wp.vec3d), geo_1: wp.array(dtype=wp.vec3d), geo_2: wp.mat33d, seed: wp.array(dtype=wp.float64), dst_0: wp.array2d(dtype=wp.float64), dst_1: wp.array(dtype=wp.int32), dst_2: int, dst_3: int, dst_4: bool):
+def spherical_wrist(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d, seed: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int, off: int, rev: bool):
     """6R whose last three axes meet (``P[4] = P[5] = 0``): joints 1-3 by ``var``, then the
     wrist by a three-axis decomposition, into the destination ``dst`` (:func:`start6`).
 
     ``Rt`` is a 9-tuple, ``pt`` a 3-tuple; ``geo = (H, P, R6T)``: ``H`` (6, 3), ``P`` (7, 3),
     ``R6T`` a 9-tuple.
+
+    On the device (generated from ``ikstack.ik.analytic._families6.spherical_wrist``): ``geo``
+    is passed as ``H``, ``P`` and ``R6T``; ``dst`` is passed as ``Q``, ``V``, ``base``, ``off``
+    and ``rev``.
     """
-    Rt, pt = start6(Rt, pt, seed, dst_0, dst_1, dst_2, dst_3, dst_4)
-    R06 = mm(Rt, mT(geo_2))
-    pW = sub(pt, mv(R06, geo_1[6]))
-    h0 = geo_0[0]
-    h1 = geo_0[1]
-    h2 = geo_0[2]
-    h3 = geo_0[3]
-    h4 = geo_0[4]
-    h5 = geo_0[5]
-    n, t0, t1, t2 = _position3(var, pW, geo_0, geo_1, seed6(seed, dst_4, dst_3, 0))
-    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, geo_0, geo_1, seed6(seed, dst_4, dst_3, 4))
-    s3 = seed6(seed, dst_4, dst_3, 3)
-    s5 = seed6(seed, dst_4, dst_3, 5)
+    Rt, pt = start6(Rt, pt, seed, Q, V, base, off, rev)
+    R06 = mm(Rt, mT(R6T))
+    pW = sub(pt, mv(R06, P[6]))
+    h0 = H[0]
+    h1 = H[1]
+    h2 = H[2]
+    h3 = H[3]
+    h4 = H[4]
+    h5 = H[5]
+    n, t0, t1, t2 = _position3(var, pW, H, P, seed6(seed, rev, off, 0))
+    n, t0, t1, t2 = _free_joint1(n, t0, t1, t2, pW, R06, H, P, seed6(seed, rev, off, 4))
+    s3 = seed6(seed, rev, off, 3)
+    s5 = seed6(seed, rev, off, 5)
     slot = int(0)
     for i in range(n):
         R03 = mm(mm(rotm(h0, t0[i]), rotm(h1, t1[i])), rotm(h2, t2[i]))
@@ -287,14 +282,14 @@ def spherical_wrist(var: int, Rt: wp.mat33d, pt: wp.vec3d, geo_0: wp.array(dtype
         for j in range(m):
             if slot >= K6:
                 break
-            k = dst_2 + slot
-            put6(dst_0, k, dst_4, dst_3, 0, t0[i])
-            put6(dst_0, k, dst_4, dst_3, 1, t1[i])
-            put6(dst_0, k, dst_4, dst_3, 2, t2[i])
-            put6(dst_0, k, dst_4, dst_3, 3, X[j])
-            put6(dst_0, k, dst_4, dst_3, 4, Y[j])
-            put6(dst_0, k, dst_4, dst_3, 5, Z[j])
-            dst_1[k] = 1
+            k = base + slot
+            put6(Q, k, rev, off, 0, t0[i])
+            put6(Q, k, rev, off, 1, t1[i])
+            put6(Q, k, rev, off, 2, t2[i])
+            put6(Q, k, rev, off, 3, X[j])
+            put6(Q, k, rev, off, 4, Y[j])
+            put6(Q, k, rev, off, 5, Z[j])
+            V[k] = 1
             slot = slot + 1
 
 
@@ -327,29 +322,23 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
     cnt = int(0)
     for i in range(m):
         q0 = wp.where(i == 0, x0, x1)
-        _t1 = wp.where(i == 0, cs0, cs1)
-        c0 = _t1[0]
-        s0 = _t1[1]
+        c0_s0 = wp.where(i == 0, cs0, cs1)
+        c0 = c0_s0[0]
+        s0 = c0_s0[1]
         e5 = dot(h1, rot_cs(h0, c0, -s0, v))
         k, ls2, y0, y1, e0, e1 = sp4_cs(h1, h5, h4, e5)
         if ls2 and (not sp4_tangent(h1, h5, h4, e5, y0)):
             continue
         for j in range(k):
-            _t2 = set4(a, cnt, q0)
-            _t3 = set4(ca, cnt, c0)
-            _t4 = set4(sa, cnt, s0)
-            a = _t2
-            ca = _t3
-            sa = _t4
-            _t5 = wp.where(j == 0, e0, e1)
-            c4 = _t5[0]
-            s4 = _t5[1]
-            _t6 = set4(b, cnt, wp.where(j == 0, y0, y1))
-            _t7 = set4(cb, cnt, c4)
-            _t8 = set4(sb, cnt, s4)
-            b = _t6
-            cb = _t7
-            sb = _t8
+            a = set4(a, cnt, q0)
+            ca = set4(ca, cnt, c0)
+            sa = set4(sa, cnt, s0)
+            c4_s4 = wp.where(j == 0, e0, e1)
+            c4 = c4_s4[0]
+            s4 = c4_s4[1]
+            b = set4(b, cnt, wp.where(j == 0, y0, y1))
+            cb = set4(cb, cnt, c4)
+            sb = set4(sb, cnt, s4)
             cnt = cnt + 1
     return cnt, a, b, ca, sa, cb, sb
 
@@ -357,7 +346,10 @@ def _last_meet(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P5: wp.ve
 @wp.func
 def tp_start(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d):
     """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16, cs)``
-    with ``cs`` the 4-tuples ``(cos q0, sin q0, cos q4, sin q4)``."""
+    with ``cs`` the 4-tuples ``(cos q0, sin q0, cos q4, sin q4)``.
+
+    On the device (generated from ``ikstack.ik.analytic._families6.tp_start``): ``var`` is
+    always passed."""
     n = int(0)
     a = wp.vec4d()
     b = wp.vec4d()
@@ -390,14 +382,10 @@ def tp_start(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d),
     cb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     sb = wp.vec4d(F(1.0), F(1.0), F(1.0), F(1.0))
     for i in range(n):
-        _t1 = set4(ca, i, wp.cos(a[i]))
-        _t2 = set4(sa, i, wp.sin(a[i]))
-        ca = _t1
-        sa = _t2
-        _t3 = set4(cb, i, wp.cos(b[i]))
-        _t4 = set4(sb, i, wp.sin(b[i]))
-        cb = _t3
-        sb = _t4
+        ca = set4(ca, i, wp.cos(a[i]))
+        sa = set4(sa, i, wp.sin(a[i]))
+        cb = set4(cb, i, wp.cos(b[i]))
+        sb = set4(sb, i, wp.sin(b[i]))
     return n, a, b, R06, p16, wp.matrix_from_rows(ca, sa, cb, sb)
 
 
@@ -429,10 +417,10 @@ def tp_pair(h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d
         ct = wp.cos(theta)
         st = wp.sin(theta)
     else:
-        _t1 = sp1_angle_cs(v, mv(A, h5), h1)
-        theta = _t1[0]
-        ct = _t1[1]
-        st = _t1[2]
+        theta_ct_st = sp1_angle_cs(v, mv(A, h5), h1)
+        theta = theta_ct_st[0]
+        ct = theta_ct_st[1]
+        st = theta_ct_st[2]
         u5 = any_perp(h5)
         q5 = sp1_angle_cs(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)[0]
     return q5, theta, sub(w0, rot_cs(h1, ct, st, add(P4, rot_cs(h4, c4, s4, P5))))
@@ -451,51 +439,61 @@ def tp_elbow(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, theta: wp.float64, d: wp.
 
 
 @wp.func
-def tp_singular(hs_0: wp.vec3d, hs_1: wp.vec3d, hs_2: wp.vec3d, hs_3: wp.vec3d, Ps_0: wp.vec3d, Ps_1: wp.vec3d, Ps_2: wp.vec3d, Ps_3: wp.vec3d, Ps_4: wp.vec3d, Aw_0: wp.mat33d, Aw_1: wp.vec3d, cs4_0: wp.float64, cs4_1: wp.float64, theta0: wp.float64):
+def tp_singular(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, theta0: wp.float64):
     """``(q5, theta, d)`` at a singular wrist: ``theta`` (the sum of the parallel joints) is
     free up to the elbow's reach; the value nearest ``theta0`` placing the elbow at mid reach
     (subproblem 4 on the wrist point's distance), then joint 6 from the rotation. Arguments as
-    :func:`tp_pair_rep`'s."""
-    c = add(Ps_3, rot_cs(hs_2, cs4_0, cs4_1, Ps_4))
-    hc = dot(c, hs_1)
-    hw = dot(Aw_1, hs_1)
-    cp = sub(c, scale(hs_1, hc))
-    wp_ = sub(Aw_1, scale(hs_1, hw))
+    :func:`tp_pair_rep`'s.
+
+    On the device (generated from ``ikstack.ik.analytic._families6.tp_singular``): ``hs`` is
+    passed as ``h0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``P1``, ``P2``, ``P3``,
+    ``P4`` and ``P5``; ``Aw`` is passed as ``A`` and ``w0``; ``cs4`` is passed as ``c4`` and
+    ``s4``."""
+    c = add(P4, rot_cs(h4, c4, s4, P5))
+    hc = dot(c, h1)
+    hw = dot(w0, h1)
+    cp = sub(c, scale(h1, hc))
+    wp_ = sub(w0, scale(h1, hw))
     hz = hw - hc
-    a2 = dot(Ps_1, hs_1)
-    a3 = dot(Ps_2, hs_1)
-    dmid2 = dot(Ps_1, Ps_1) + dot(Ps_2, Ps_2) + F(2.0) * a2 * a3
+    a2 = dot(P2, h1)
+    a3 = dot(P3, h1)
+    dmid2 = dot(P2, P2) + dot(P3, P3) + F(2.0) * a2 * a3
     val = F(0.5) * (dot(wp_, wp_) + dot(cp, cp) + hz * hz - dmid2)
-    m, _u1, t0, t1 = sp4(wp_, cp, hs_1, val)
+    m, _u1, t0, t1 = sp4(wp_, cp, h1, val)
     theta = t0
     if m > 1 and wp.abs(wrap(t1 - theta0)) < wp.abs(wrap(t0 - theta0)):
         theta = t1
     ct = wp.cos(theta)
     st = wp.sin(theta)
-    u5 = any_perp(hs_3)
-    q5 = sp1_angle(u5, rot_cs(hs_2, cs4_0, -cs4_1, rot_cs(hs_1, ct, -st, mv(Aw_0, u5))), hs_3)
-    return q5, theta, sub(Aw_1, rot_cs(hs_1, ct, st, c))
+    u5 = any_perp(h5)
+    q5 = sp1_angle(u5, rot_cs(h4, c4, -s4, rot_cs(h1, ct, -st, mv(A, u5))), h5)
+    return q5, theta, sub(w0, rot_cs(h1, ct, st, c))
 
 
 @wp.func
-def tp_pair_rep(hs_0: wp.vec3d, hs_1: wp.vec3d, hs_2: wp.vec3d, hs_3: wp.vec3d, Ps_0: wp.vec3d, Ps_1: wp.vec3d, Ps_2: wp.vec3d, Ps_3: wp.vec3d, Ps_4: wp.vec3d, Aw_0: wp.mat33d, Aw_1: wp.vec3d, cs4_0: wp.float64, cs4_1: wp.float64, seed5: wp.float64):
+def tp_pair_rep(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, P4: wp.vec3d, P5: wp.vec3d, A: wp.mat33d, w0: wp.vec3d, c4: wp.float64, s4: wp.float64, seed5: wp.float64):
     """:func:`tp_pair`'s ``(q5, theta, d)``, or :func:`tp_singular`'s where the wrist is
     singular (joint 6 parallel to the parallel joints, up to the tangent root's round-off) and
     the seed's joint 6 leaves the elbow out of reach: the sum theta is free, so it moves to the
     nearest value with the elbow at mid reach.
 
     ``hs = (h0, h1, h4, h5)`` the axes and ``Ps = (P1 .. P5)`` the offsets used, ``Aw`` joint
-    1's ``(A, w0)`` (:func:`tp_joint1`), ``cs4`` joint 5's ``(cos, sin)``."""
+    1's ``(A, w0)`` (:func:`tp_joint1`), ``cs4`` joint 5's ``(cos, sin)``.
+
+    On the device (generated from ``ikstack.ik.analytic._families6.tp_pair_rep``): ``hs`` is
+    passed as ``h0``, ``h1``, ``h4`` and ``h5``; ``Ps`` is passed as ``P1``, ``P2``, ``P3``,
+    ``P4`` and ``P5``; ``Aw`` is passed as ``A`` and ``w0``; ``cs4`` is passed as ``c4`` and
+    ``s4``."""
     _u1 = int(0)
     ls = bool(False)
     _u2 = wp.vec2d()
     _u3 = wp.vec2d()
     _u4 = wp.vec2d()
-    q5, theta, d = tp_pair(hs_1, hs_2, hs_3, Ps_3, Ps_4, Aw_0, Aw_1, cs4_0, cs4_1, seed5)
-    if norm(cross(rot_cs(hs_2, cs4_0, cs4_1, hs_3), hs_1)) < SINGULAR_WRIST:
-        _u1, ls, _u2, _u3, _u4 = tp_elbow(hs_1, Ps_1, Ps_2, theta, d)
+    q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
+    if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
+        _u1, ls, _u2, _u3, _u4 = tp_elbow(h1, P2, P3, theta, d)
         if ls:
-            q5, theta, d = tp_singular(hs_0, hs_1, hs_2, hs_3, Ps_0, Ps_1, Ps_2, Ps_3, Ps_4, Aw_0, Aw_1, cs4_0, cs4_1, theta)
+            q5, theta, d = tp_singular(h0, h1, h4, h5, P1, P2, P3, P4, P5, A, w0, c4, s4, theta)
     return q5, theta, d
 
 
@@ -508,26 +506,30 @@ def tp_exact(h1: wp.vec3d, P2: wp.vec3d, P3: wp.vec3d, ls: bool, phi2: wp.float6
 
 
 @wp.func
-def three_parallel(var: int, Rt: wp.mat33d, pt: wp.vec3d, geo_0: wp.array(dtype=wp.vec3d), geo_1: wp.array(dtype=wp.vec3d), geo_2: wp.mat33d, sgn: wp.array(dtype=wp.float64), seed: wp.array(dtype=wp.float64), dst_0: wp.array2d(dtype=wp.float64), dst_1: wp.array(dtype=wp.int32), dst_2: int, dst_3: int, dst_4: bool):
+def three_parallel(var: int, Rt: wp.mat33d, pt: wp.vec3d, H: wp.array(dtype=wp.vec3d), P: wp.array(dtype=wp.vec3d), R6T: wp.mat33d, sgn: wp.array(dtype=wp.float64), seed: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), base: int, off: int, rev: bool):
     """6R whose axes 2, 3, 4 (1-based) are parallel: ``H[2] = sgn[2] H[1]``, ``H[3] = sgn[3] H[1]``,
     into the destination ``dst`` (:func:`start6`; ``geo`` as :func:`spherical_wrist`'s).
 
     Subproblem 6 gives joints 1 and 5 (two subproblems 4 when axes 5 and 6 meet, ``var``
     :data:`LAST_MEET`), subproblem 1 the sum of the parallel joints and joint 6, subproblem 3
     the elbow (two branches), subproblem 1 the shoulder.
+
+    On the device (generated from ``ikstack.ik.analytic._families6.three_parallel``): ``var`` is
+    always passed; ``geo`` is passed as ``H``, ``P`` and ``R6T``; ``dst`` is passed as ``Q``,
+    ``V``, ``base``, ``off`` and ``rev``.
     """
-    Rt, pt = start6(Rt, pt, seed, dst_0, dst_1, dst_2, dst_3, dst_4)
-    n, a, b, R06, p16, cs = tp_start(var, Rt, pt, geo_0, geo_1, geo_2)
-    h0 = geo_0[0]
-    h1 = geo_0[1]
-    h4 = geo_0[4]
-    h5 = geo_0[5]
-    P1 = geo_1[1]
-    P2 = geo_1[2]
-    P3 = geo_1[3]
-    P4 = geo_1[4]
-    P5 = geo_1[5]
-    s5 = seed6(seed, dst_4, dst_3, 5)
+    Rt, pt = start6(Rt, pt, seed, Q, V, base, off, rev)
+    n, a, b, R06, p16, cs = tp_start(var, Rt, pt, H, P, R6T)
+    h0 = H[0]
+    h1 = H[1]
+    h4 = H[4]
+    h5 = H[5]
+    P1 = P[1]
+    P2 = P[2]
+    P3 = P[3]
+    P4 = P[4]
+    P5 = P[5]
+    s5 = seed6(seed, rev, off, 5)
     slot = int(0)
     A, w0 = tp_joint1(h0, cs[0][0], cs[1][0], R06, p16, P1)
     for i in range(n):
@@ -541,12 +543,12 @@ def three_parallel(var: int, Rt: wp.mat33d, pt: wp.vec3d, geo_0: wp.array(dtype=
         for j in range(m):
             if slot >= K6:
                 break
-            k = dst_2 + slot
-            put6(dst_0, k, dst_4, dst_3, 0, q0)
-            put6(dst_0, k, dst_4, dst_3, 1, phi1[j] * sgn[1])
-            put6(dst_0, k, dst_4, dst_3, 2, phi2[j] * sgn[2])
-            put6(dst_0, k, dst_4, dst_3, 3, phi3[j] * sgn[3])
-            put6(dst_0, k, dst_4, dst_3, 4, q4)
-            put6(dst_0, k, dst_4, dst_3, 5, q5)
-            dst_1[k] = wp.where(tp_exact(h1, P2, P3, ls, phi2[j], d), 1, 0)
+            k = base + slot
+            put6(Q, k, rev, off, 0, q0)
+            put6(Q, k, rev, off, 1, phi1[j] * sgn[1])
+            put6(Q, k, rev, off, 2, phi2[j] * sgn[2])
+            put6(Q, k, rev, off, 3, phi3[j] * sgn[3])
+            put6(Q, k, rev, off, 4, q4)
+            put6(Q, k, rev, off, 5, q5)
+            V[k] = wp.where(tp_exact(h1, P2, P3, ls, phi2[j], d), 1, 0)
             slot = slot + 1

@@ -36,18 +36,18 @@ def joint_step(R: wp.mat33d, p: wp.vec3d, A: wp.mat33d, b: wp.vec3d, kind: int, 
     if kind == ROT:
         c = wp.cos(qi)
         s = wp.sin(qi)
-        _t1 = c * r00 + s * r01
-        _t2 = -s * r00 + c * r01
-        r00 = _t1
-        r01 = _t2
-        _t3 = c * r10 + s * r11
-        _t4 = -s * r10 + c * r11
-        r10 = _t3
-        r11 = _t4
-        _t5 = c * r20 + s * r21
-        _t6 = -s * r20 + c * r21
-        r20 = _t5
-        r21 = _t6
+        r00_new = c * r00 + s * r01
+        r01_new = -s * r00 + c * r01
+        r00 = r00_new
+        r01 = r01_new
+        r10_new = c * r10 + s * r11
+        r11_new = -s * r10 + c * r11
+        r10 = r10_new
+        r11 = r11_new
+        r20_new = c * r20 + s * r21
+        r21_new = -s * r20 + c * r21
+        r20 = r20_new
+        r21 = r21_new
     else:
         p0 = p0 + r02 * qi
         p1 = p1 + r12 * qi
@@ -153,14 +153,12 @@ def _jac_into(q: wp.array(dtype=wp.float64), Rs: wp.array(dtype=wp.mat33d), ps: 
     t = wp.vec3d(T[0, 3], T[1, 3], T[2, 3])
     for i in range(n):
         lin, ang = joint_column(kinds[i], wp.vec3d(J[3, i], J[4, i], J[5, i]), wp.vec3d(J[0, i], J[1, i], J[2, i]), t)
-        _t1 = lin
-        J[0, i] = _t1[0]
-        J[1, i] = _t1[1]
-        J[2, i] = _t1[2]
-        _t2 = ang
-        J[3, i] = _t2[0]
-        J[4, i] = _t2[1]
-        J[5, i] = _t2[2]
+        J[0, i] = lin[0]
+        J[1, i] = lin[1]
+        J[2, i] = lin[2]
+        J[3, i] = ang[0]
+        J[4, i] = ang[1]
+        J[5, i] = ang[2]
 
 
 @wp.func

@@ -59,14 +59,10 @@ def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
         y = (m12 + m21) / s
         z = F(0.25) * s
     if w < F(0.0):
-        _t1 = -w
-        _t2 = -x
-        _t3 = -y
-        _t4 = -z
-        w = _t1
-        x = _t2
-        y = _t3
-        z = _t4
+        w = -w
+        x = -x
+        y = -y
+        z = -z
     nv = wp.sqrt(x * x + y * y + z * z)
     if nv < F(1e-12):
         f = F(2.0) / w
@@ -157,6 +153,9 @@ def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dt
     system, well conditioned even as ``lam`` vanishes); otherwise the ``n x n`` normal equations.
     ``active_set``: a joint at a bound whose step points outwards is held there (its column
     dropped) and the rest re-solved, so the other joints make up for it.
+
+    On the device (generated from ``ikstack.ik.numerical._kernels._step``): ``ws`` is followed
+    by the thread's row ``ws_row``.
     """
     s = F(0.0)
     J = ws.J[ws_row]

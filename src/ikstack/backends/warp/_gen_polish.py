@@ -85,6 +85,9 @@ def polish_into(q: wp.array(dtype=wp.float64), Tt: wp.mat44d, chain: CHAIN_T.typ
     Each step (:func:`_gn_step`) solves ``J dq = e`` by damped least squares, scales ``dq`` so
     no joint moves more than ``max_dq`` [rad], and is accepted only if it lowers
     ``|e_p| + |e_r|`` (halving up to four times); otherwise the polish stops.
+
+    On the device (generated from ``ikstack.ik.analytic._polish.polish_into``): ``ws`` is
+    followed by the thread's row ``ws_row``.
     """
     Rs = chain.Rs
     ps = chain.ps

@@ -26,7 +26,7 @@ def nearest_open(OK: wp.array(dtype=wp.int32), D: wp.array(dtype=wp.float64), K:
 
 
 @wp.func
-def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64), OK: wp.array(dtype=wp.int32), T: wp.mat44d, scratch: Polish, scratch_row: int, gate_0: CHAIN_T.type, gate_1_0: wp.float64, gate_1_1: wp.float64, polish_0: int, polish_1: wp.array(dtype=wp.float64), polish_2: SELECT_T.type, polish_3: wp.array(dtype=wp.int32), polish_4: wp.array(dtype=wp.int32)):
+def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64), OK: wp.array(dtype=wp.int32), T: wp.mat44d, scratch: Polish, scratch_row: int, chain: CHAIN_T.type, ptol: wp.float64, rtol: wp.float64, piters: int, seed: wp.array(dtype=wp.float64), sel: SELECT_T.type, LIM: wp.array(dtype=wp.int32), PL: wp.array(dtype=wp.int32)):
     """``(k, perr, rerr)``: the valid slot nearest the seed and its FK errors, or
     ``(NONE, 0, 0)``.
 
@@ -37,18 +37,14 @@ def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64
     tolerances. ``polish``: None (decided at compile time) or ``(piters, seed, sel, LIM, PL)``,
     the polish of near mode (see :func:`_finalize_pl`).
 
-    The strategy: ``sph`` and ``tp`` None is the full enumeration (every candidate in a slot);
-    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data, B)``
-    (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
-    data, B)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time),
-    ``B`` (4, :data:`._branches6.BRANCH`) scratch for the branches: the slots (``Q`` (8, 6),
-    ``D`` (12,): the slots' distances, then the branches' bounds) start empty and branch
-    ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full enumeration's order) when
-    the loop asks for them.
-
     The loop calls nothing that takes an array but the FK gate (the strategy's steps are
     inlined and pass numbers): an array argument costs reference counts on every call, which a
     single-target solve notices.
+
+    On the device (generated from ``ikstack.ik.analytic._selection.select_nearest``): ``sph``
+    and ``tp`` are None (compiled out); ``scratch`` is followed by the thread's row
+    ``scratch_row``; ``gate`` is passed as ``chain``, ``ptol`` and ``rtol``; ``polish`` is
+    always passed, as ``piters``, ``seed``, ``sel``, ``LIM`` and ``PL``.
     """
     lim = bool(False)
     d = F(0.0)
@@ -59,30 +55,34 @@ def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64
         best = nearest_open(OK, D, K)
         if best < 0:
             return NONE, F(0.0), F(0.0)
-        if polish_0 > 0:
-            if not (polish_4[best] != 0):
-                polish_slot(Q, best, T, gate_0, polish_0, polish_2.max_dq, gate_1_0, gate_1_1, scratch, scratch_row)
-                polish_4[best] = 1
-                lim, d, step = _limits_row(Q[best], polish_1, polish_2.lo, polish_2.hi, polish_2.revolute, polish_2.W)
+        if piters > 0:
+            if not (PL[best] != 0):
+                polish_slot(Q, best, T, chain, piters, sel.max_dq, ptol, rtol, scratch, scratch_row)
+                PL[best] = 1
+                lim, d, step = _limits_row(Q[best], seed, sel.lo, sel.hi, sel.revolute, sel.W)
                 D[best] = d
-                polish_3[best] = wp.where(lim, 1, 0)
-                OK[best] = wp.where(lim and step <= polish_2.step, 1, 0)
+                LIM[best] = wp.where(lim, 1, 0)
+                OK[best] = wp.where(lim and step <= sel.step, 1, 0)
                 continue
-        pe, re = fk_gate(gate_0, Q, best, T, scratch, scratch_row)
-        if pe <= gate_1_0 and re <= gate_1_1:
+        pe, re = fk_gate(chain, Q, best, T, scratch, scratch_row)
+        if pe <= ptol and re <= rtol:
             return best, pe, re
         OK[best] = 0
 
 
 @wp.func
-def _finalize_pl(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, polished: wp.array(dtype=wp.int32)):
+def _finalize_pl(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, lazy: bool, piters: int, OK: wp.array(dtype=wp.int32), FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), D: wp.array(dtype=wp.float64), Tbuf: Polish, Tbuf_row: int, polished: wp.array(dtype=wp.int32)):
     """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
     (in) and by this one (out); no slot is polished twice, so no candidate receives more than
     ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
     at compile time: a caller that never polishes does not compile the polish (the Newton
     step, the Jacobian, a linear solve). Returns the selected slot: the valid slot nearest the
     seed (:func:`select_nearest`'s, or after a full pass :func:`nearest_open` of the flags), or
-    ``NONE``."""
+    ``NONE``.
+
+    On the device (generated from ``ikstack.ik.analytic._selection._finalize_pl``): ``piters``
+    is always passed; ``work`` is passed as ``OK``, ``FK``, ``LIM``, ``D``, ``Tbuf`` and
+    ``Tbuf_row``."""
     best = int(0)
     _u1 = F(0.0)
     _u2 = F(0.0)
@@ -103,34 +103,34 @@ def _finalize_pl(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), s
                 Q[k, j] = seed[j]
                 V[k] = 0
         lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
-        work_2[k] = wp.where(lim, 1, 0)
-        work_3[k] = d
-        work_0[k] = wp.where((V[k] != 0) and lim and step <= max_step, 1, 0)
-        work_1[k] = 0
+        LIM[k] = wp.where(lim, 1, 0)
+        D[k] = d
+        OK[k] = wp.where((V[k] != 0) and lim and step <= max_step, 1, 0)
+        FK[k] = 0
     if lazy:
-        best, _u1, _u2 = select_nearest(Q, work_3, work_0, T, work_4, work_4_row, chain, ptol, rtol, piters, seed, sel, work_2, polished)
+        best, _u1, _u2 = select_nearest(Q, D, OK, T, Tbuf, Tbuf_row, chain, ptol, rtol, piters, seed, sel, LIM, polished)
         if best >= 0:
-            work_1[best] = 1
+            FK[best] = 1
             for k in range(K):
-                work_0[k] = wp.where(k == best, 1, 0)
-            _project(Q, work_2, lo, hi)
+                OK[k] = wp.where(k == best, 1, 0)
+            _project(Q, LIM, lo, hi)
             return best
     for k in range(K):
         step = F(0.0)
         if (V[k] != 0):
             if piters > 0:
                 if not (polished[k] != 0):
-                    polish_slot(Q, k, T, chain, piters, max_dq, ptol, rtol, work_4, work_4_row)
+                    polish_slot(Q, k, T, chain, piters, max_dq, ptol, rtol, Tbuf, Tbuf_row)
                     polished[k] = 1
                     lim, d, step = _limits_row(Q[k], seed, lo, hi, revolute, W)
-                    work_2[k] = wp.where(lim, 1, 0)
-                    work_3[k] = d
+                    LIM[k] = wp.where(lim, 1, 0)
+                    D[k] = d
         for j in range(Q.shape[1]):
             step = wp.max(step, wp.abs(Q[k, j] - seed[j]))
-        work_1[k] = 0
+        FK[k] = 0
         if (V[k] != 0):
-            pe, re = fk_gate(chain, Q, k, T, work_4, work_4_row)
-            work_1[k] = wp.where(pe <= ptol and re <= rtol, 1, 0)
-        work_0[k] = wp.where((work_1[k] != 0) and (work_2[k] != 0) and step <= max_step, 1, 0)
-    _project(Q, work_2, lo, hi)
-    return nearest_open(work_0, work_3, K)
+            pe, re = fk_gate(chain, Q, k, T, Tbuf, Tbuf_row)
+            FK[k] = wp.where(pe <= ptol and re <= rtol, 1, 0)
+        OK[k] = wp.where((FK[k] != 0) and (LIM[k] != 0) and step <= max_step, 1, 0)
+    _project(Q, LIM, lo, hi)
+    return nearest_open(OK, D, K)

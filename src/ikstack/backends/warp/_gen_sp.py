@@ -45,9 +45,9 @@ def sp1_angle_cs(p1: wp.vec3d, p2: wp.vec3d, k: wp.vec3d):
     kxkxp = cross(k, kxp)
     y = dot(kxp, p2)
     x = -dot(kxkxp, p2)
-    _t1 = unit_cs(y, x)
-    c = _t1[0]
-    s = _t1[1]
+    c_s = unit_cs(y, x)
+    c = c_s[0]
+    s = c_s[1]
     return wp.vec3d(fatan2(y, x), c, s)
 
 
@@ -162,19 +162,16 @@ def _sp6_polish(ta: wp.float64, tb: wp.float64, a: wp.vec4d, b: wp.vec4d, e: wp.
     route can be ill-conditioned when a block is nearly singular; the equations are not):
     ``a1s sin ta + a1c cos ta + b1s sin tb + b1c cos tb = e1`` and the same with 2, for
     ``a = (a1s, a1c, a2s, a2c)``, ``b = (b1s, b1c, b2s, b2c)``, ``e = (e1, e2)``."""
-    _t1 = a
-    a1s = _t1[0]
-    a1c = _t1[1]
-    a2s = _t1[2]
-    a2c = _t1[3]
-    _t2 = b
-    b1s = _t2[0]
-    b1c = _t2[1]
-    b2s = _t2[2]
-    b2c = _t2[3]
-    _t3 = e
-    e1 = _t3[0]
-    e2 = _t3[1]
+    a1s = a[0]
+    a1c = a[1]
+    a2s = a[2]
+    a2c = a[3]
+    b1s = b[0]
+    b1c = b[1]
+    b2s = b[2]
+    b2c = b[3]
+    e1 = e[0]
+    e2 = e[1]
     for _ in range(2):
         sa = wp.sin(ta)
         ca = wp.cos(ta)
@@ -230,19 +227,16 @@ def _sp6_rank_one(a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
     vb1 = F(0.0)
     ub0 = F(0.0)
     ub1 = F(0.0)
-    _t1 = a
-    a1s = _t1[0]
-    a1c = _t1[1]
-    a2s = _t1[2]
-    a2c = _t1[3]
-    _t2 = b
-    b1s = _t2[0]
-    b1c = _t2[1]
-    b2s = _t2[2]
-    b2c = _t2[3]
-    _t3 = e
-    e1 = _t3[0]
-    e2 = _t3[1]
+    a1s = a[0]
+    a1c = a[1]
+    a2s = a[2]
+    a2c = a[3]
+    b1s = b[0]
+    b1c = b[1]
+    b2s = b[2]
+    b2c = b[3]
+    e1 = e[0]
+    e2 = e[1]
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
     if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
         va0 = a1s
@@ -276,9 +270,9 @@ def _sp6_rank_one(a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
     n = int(0)
     for i in range(na):
         for j in range(nb):
-            _t4 = _sp6_polish(wp.where(i == 0, ta0, ta1), wp.where(j == 0, tb0, tb1), a, b, e)
-            xa = _t4[0]
-            yb = _t4[1]
+            xa_yb = _sp6_polish(wp.where(i == 0, ta0, ta1), wp.where(j == 0, tb0, tb1), a, b, e)
+            xa = xa_yb[0]
+            yb = xa_yb[1]
             x = set4(x, n, xa)
             y = set4(y, n, yb)
             n = n + 1
@@ -305,22 +299,22 @@ def sp6(H: wp.types.matrix(shape=(4, 3), dtype=wp.float64), K: wp.types.matrix(s
     m10 = F(0.0)
     m11 = F(0.0)
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    _t1 = _sp6_terms(H[0], K[0], P[0])
-    c1 = _t1[0]
-    a1s = _t1[1]
-    a1c = _t1[2]
-    _t2 = _sp6_terms(H[1], K[1], P[1])
-    c2 = _t2[0]
-    b1s = _t2[1]
-    b1c = _t2[2]
-    _t3 = _sp6_terms(H[2], K[2], P[2])
-    c3 = _t3[0]
-    a2s = _t3[1]
-    a2c = _t3[2]
-    _t4 = _sp6_terms(H[3], K[3], P[3])
-    c4 = _t4[0]
-    b2s = _t4[1]
-    b2c = _t4[2]
+    c1_a1s_a1c = _sp6_terms(H[0], K[0], P[0])
+    c1 = c1_a1s_a1c[0]
+    a1s = c1_a1s_a1c[1]
+    a1c = c1_a1s_a1c[2]
+    c2_b1s_b1c = _sp6_terms(H[1], K[1], P[1])
+    c2 = c2_b1s_b1c[0]
+    b1s = c2_b1s_b1c[1]
+    b1c = c2_b1s_b1c[2]
+    c3_a2s_a2c = _sp6_terms(H[2], K[2], P[2])
+    c3 = c3_a2s_a2c[0]
+    a2s = c3_a2s_a2c[1]
+    a2c = c3_a2s_a2c[2]
+    c4_b2s_b2c = _sp6_terms(H[3], K[3], P[3])
+    c4 = c4_b2s_b2c[0]
+    b2s = c4_b2s_b2c[1]
+    b2c = c4_b2s_b2c[2]
     e1 = d1 - c1 - c2
     e2 = d2 - c3 - c4
     detA = a1s * a2c - a1c * a2s
@@ -375,9 +369,9 @@ def sp6(H: wp.types.matrix(shape=(4, 3), dtype=wp.float64), K: wp.types.matrix(s
         other = wp.atan2(u0 + M00 * s + M01 * c, u1 + M10 * s + M11 * c)
         ta = wp.where(swap, other, roots[i])
         tb = wp.where(swap, roots[i], other)
-        _t5 = _sp6_polish(ta, tb, a, b, e)
-        ta = _t5[0]
-        tb = _t5[1]
+        ta_tb = _sp6_polish(ta, tb, a, b, e)
+        ta = ta_tb[0]
+        tb = ta_tb[1]
         x = set4(x, i, ta)
         y = set4(y, i, tb)
     return n, x, y

@@ -203,10 +203,10 @@ def arc_midpoints(Rt: wp.mat33d, pt: wp.vec3d, arm: SRS_DATA_T.type, bounds: wp.
                     y = rot(c, -L, b)
                     t = dot(a, b)
                 if jj > 3:
-                    _t2 = mv(R07, y)
-                    _t3 = mv(R3e, x)
-                    x = _t2
-                    y = _t3
+                    x_new = mv(R07, y)
+                    y_new = mv(R3e, x)
+                    x = x_new
+                    y = y_new
                 cnt = _swivel_roots(what, R0, psi0, x, y, t, bounds, cnt)
     for i in range(1, cnt):
         v = bounds[i]

@@ -244,10 +244,10 @@ def quartic_roots(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64
                 return 1, wp.matrix_from_rows(cre(-c0 / c1), z, z, z)
             disc = cpow(cre(c1 * c1 - F(4.0) * c2 * c0), F(0.5))
             return 2, wp.matrix_from_rows(cdiv(cre(-c1) + disc, cre(F(2.0) * c2)), cdiv(cre(-c1) - disc, cre(F(2.0) * c2)), z, z)
-        _t1 = _cubic_roots(c2 / c3, c1 / c3, c0 / c3)
-        r0 = _t1[0]
-        r1 = _t1[1]
-        r2 = _t1[2]
+        r0_r1_r2 = _cubic_roots(c2 / c3, c1 / c3, c0 / c3)
+        r0 = r0_r1_r2[0]
+        r1 = r0_r1_r2[1]
+        r2 = r0_r1_r2[2]
         return 3, wp.matrix_from_rows(r0, r1, r2, z)
     b = c3 / c4
     c = c2 / c4
@@ -267,10 +267,10 @@ def quartic_roots(c4: wp.float64, c3: wp.float64, c2: wp.float64, c1: wp.float64
         z2 = s2 + cre(sh)
         z3 = -s2 + cre(sh)
     else:
-        _t2 = _cubic_roots(p, p * p / F(4.0) - r, -q * q / F(8.0))
-        m0 = _t2[0]
-        m1 = _t2[1]
-        m2 = _t2[2]
+        m0_m1_m2 = _cubic_roots(p, p * p / F(4.0) - r, -q * q / F(8.0))
+        m0 = m0_m1_m2[0]
+        m1 = m0_m1_m2[1]
+        m2 = m0_m1_m2[2]
         m = m0
         if cabs(m1) > cabs(m):
             m = m1
@@ -344,18 +344,18 @@ def trig_quartic(a0: wp.float64, a1: wp.float64, a2: wp.float64, a3: wp.float64,
         extra = int(0)
         te = F(0.0)
         if wp.abs(z[1]) > F(1e-06) * (F(1.0) + wp.abs(z[0])):
-            _t1 = _trig4(a0, a1, a2, a3, a4, t)
-            f = _t1[0]
-            f1 = _t1[1]
-            f2 = _t1[2]
+            f_f1_f2 = _trig4(a0, a1, a2, a3, a4, t)
+            f = f_f1_f2[0]
+            f1 = f_f1_f2[1]
+            f2 = f_f1_f2[2]
             for _ in range(4):
                 if f2 == F(0.0):
                     break
                 t = t - f1 / f2
-                _t2 = _trig4(a0, a1, a2, a3, a4, t)
-                f = _t2[0]
-                f1 = _t2[1]
-                f2 = _t2[2]
+                f_f1_f2_2 = _trig4(a0, a1, a2, a3, a4, t)
+                f = f_f1_f2_2[0]
+                f1 = f_f1_f2_2[1]
+                f2 = f_f1_f2_2[2]
             if wp.abs(f) > TANGENT_TOL * scale_:
                 continue
             if f2 != F(0.0) and F(-2.0) * f / f2 > F(0.0):

@@ -50,6 +50,10 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
   assignments (chained, tuple-unpacking into names and array elements, augmented); calls of
   functions of the same module or of another translated module.
 
+The generated code reads like its source: a tuple's entries take the names the source unpacks
+them into and a docstring says how the device's parameters differ (:mod:`._translate_names`);
+temporaries are made only where needed and named for what they hold.
+
 Parameter types are declared in :data:`SIGNATURES` (numba infers them; Warp needs them),
 local types are inferred. Float literals become ``wp.float64`` values (Warp folds arithmetic
 on bare literals in float32), ints mixed with floats are converted as Python does, and a

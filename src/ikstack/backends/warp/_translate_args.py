@@ -10,8 +10,9 @@ calls that pass them. Does not import Warp.
   ``NAME``): the Warp struct ``NAME_T`` of :mod:`ikstack.backends.warp._structs` (made from
   the same definition); ``r.field`` reads a field (an array, or a number).
 - ``tup(t1,t2,...)``: a tuple of values of those kinds (nested too): one Warp parameter per
-  entry, ``p_0``, ``p_1``...; unpacked into names (``a, (b, c) = p``: the names stand for the
-  entries, nothing is copied) or passed on whole, and a call may build it as a tuple literal.
+  entry, named as the source unpacks it (``a, (b, c) = p``: ``a``, ``b``, ``c``; else by
+  position, ``p_0``, ``p_1_0``...: :mod:`._translate_names`); the unpacked names stand for the
+  entries (nothing is copied); passed on whole, or a call builds it as a tuple literal.
 - ``dev(NAME)``: a context the shared code only passes on (to hooks): on the CPU whatever
   the CPU hook takes, on the device the struct ``NAME`` of the module's hook module, followed
   by the thread's row ``p_row`` (as a ``rows`` record).
@@ -23,7 +24,7 @@ calls that pass them. Does not import Warp.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ikstack.errors import TranslateError
@@ -60,23 +61,41 @@ def is_kind(t: Any, *kinds: str) -> bool:
     return isinstance(t, tuple) and t[0] in kinds
 
 
-def params(name: str, t: Any, warp_type: Callable[[Any], str]) -> list[str]:
-    """The Warp parameters ``"name: annotation"`` of a parameter ``name`` of kind ``t``."""
+_NO_NAMES: Mapping[str, str] = {}
+
+
+def _entry(entry: Mapping[str, str], path: str, t: Any) -> str:
+    """The Warp name of a tuple's entry at ``path`` (``p_0``, ``p_1_0``...; a tuple inside
+    keeps its path, its entries are named)."""
+    return path if is_kind(t, "pack") else entry.get(path, path)
+
+
+def params(
+    name: str, t: Any, warp_type: Callable[[Any], str], entry: Mapping[str, str] = _NO_NAMES
+) -> list[str]:
+    """The Warp parameters ``"name: annotation"`` of a parameter ``name`` of kind ``t``
+    (``entry``: the names of a tuple's entries by position, :mod:`._translate_names`)."""
     if t == NONE:
         return []
     if is_kind(t, "pack"):
-        return [x for k, e in enumerate(t[1]) for x in params(f"{name}_{k}", e, warp_type)]
+        return [
+            x
+            for k, e in enumerate(t[1])
+            for x in params(_entry(entry, f"{name}_{k}", e), e, warp_type, entry)
+        ]
     if is_kind(t, "dev", "rows"):
         return [f"{name}: {warp_type(t)}", f"{name}_row: int"]
     return [f"{name}: {warp_type(t)}"]
 
 
-def codes(code: str, t: Any) -> list[str]:
+def codes(code: str, t: Any, entry: Mapping[str, str] = _NO_NAMES) -> list[str]:
     """The Warp arguments that pass a value ``code`` of kind ``t`` on whole."""
     if t == NONE:
         return []
     if is_kind(t, "pack"):
-        return [c for k, e in enumerate(t[1]) for c in codes(f"{code}_{k}", e)]
+        return [
+            c for k, e in enumerate(t[1]) for c in codes(_entry(entry, f"{code}_{k}", e), e, entry)
+        ]
     if is_kind(t, "dev", "rows"):
         return [code, f"{code}_row"]
     return [code]
@@ -132,7 +151,7 @@ def unpack(w: Any, node: ast.AST, target: ast.Tuple, code: str, t: Any) -> None:
             unpack(w, node, elt, f"{code}_{k}", et)
         elif isinstance(elt, ast.Name):
             if elt.id != "_":
-                w.rename[elt.id] = f"{code}_{k}"
+                w.rename[elt.id] = _entry(w.entry, f"{code}_{k}", et)
                 w.env[elt.id] = et
         else:
             raise w.err(node, "unpacking into a non-name")
@@ -154,7 +173,7 @@ def arg_codes(w: Any, call: ast.Call, node: ast.expr, t: Any) -> list[str]:
     if is_kind(t, "pack", "dev", "rows", "rec"):
         if at != t:
             raise w.err(call, f"a {at!r} where a {t!r} is taken")
-        return codes(code, t)
+        return codes(code, t, w.entry)
     return [w.coerce(call, (code, at), t)[0]]
 
 

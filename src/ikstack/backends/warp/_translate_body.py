@@ -4,11 +4,25 @@ Warp source (assignments and their types, branches, loops, returns). Does not im
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_names as names_
 from ikstack.backends.warp._translate_expr import RESERVED, _elem, _ExprWriter
-from ikstack.backends.warp._translate_types import VOID, B, C, F, I, _Func, _zero, warp_type
+from ikstack.backends.warp._translate_types import (
+    VOID,
+    B,
+    C,
+    F,
+    I,
+    _Func,
+    _parse_type,
+    _zero,
+    record_struct,
+    rows_struct,
+    warp_type,
+)
 
 
 class _FuncWriter(_ExprWriter):
@@ -18,6 +32,8 @@ class _FuncWriter(_ExprWriter):
         self.fn = fn
         self.env: dict[str, Any] = dict(fn.params)
         self.rename: dict[str, str] = {}
+        self.entry: dict[str, str] = {}  # a tuple parameter's entries' names by position
+        self.taken: set[str] = set()  # every name the function's Warp code may use
         self.used_consts: set[str] = set()
         self.used_imports: set[str] = set()
         self.used_hooks: set[str] = set()
@@ -35,9 +51,19 @@ class _FuncWriter(_ExprWriter):
             body = body[1:]
         if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
             self.fn.ret = VOID  # writes its array arguments, returns nothing
+        where = f"{self.m.path}:{node.lineno}: {node.name}"
+        outside = self.outside_names()
+        self.entry = names_.entry_names(self.fn.params, node, outside, where, self.module_funcs())
+        self.taken = outside | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        self.taken |= {
+            x.split(":")[0] for q, t in self.fn.params for x in args_.params(q, t, str, self.entry)
+        }
         lines = self.block(body, 1)
         lines = [f"    {nm} = {_zero(self.outtype[nm])}" for nm in self.hoist] + lines
-        sig = ", ".join(x for p, t in self.fn.params for x in args_.params(p, t, warp_type))
+        sig = ", ".join(
+            x for p, t in self.fn.params for x in args_.params(p, t, warp_type, self.entry)
+        )
+        doc = names_.device_doc(doc, self.fn, self.entry, f"{self.m.name}.{node.name}")
         head = ["@wp.func", f"def {node.name}({sig}):"]
         if doc is not None:
             q = '"""' if '"""' not in doc and not doc.endswith('"') else None
@@ -48,6 +74,32 @@ class _FuncWriter(_ExprWriter):
         if self.fn.ret is None:
             raise self.err(node, "no return statement")
         return "\n".join(head + lines) + "\n"
+
+    def module_funcs(self) -> names_.Funcs:
+        """The module's translated functions: ``{name: (params, source)}``."""
+        sigs = self.tr.signatures.get(self.m.name, {})
+        return {
+            n.name: (
+                [
+                    (p.split(":")[0], _parse_type(p.split(":")[1].rstrip("?")))
+                    for p in sigs[n.name].split()
+                ],
+                n,
+            )
+            for n in self.m.tree.body
+            if isinstance(n, ast.FunctionDef) and n.name in sigs
+        }
+
+    def outside_names(self) -> set[str]:
+        """The names a function's own must not shadow: the CPU module's, Python's builtins,
+        the generated module's (primitives, structs, hooks)."""
+        out = names_.module_names(self.m.tree) | RESERVED | set(dir(builtins))
+        out |= set(self.m.consts) | set(self.m.tuples) | set(self.tr.hooks_of(self.m))
+        for _, t in self.fn.params:
+            out |= {record_struct(r) for r in args_.named(t, "rec")} | args_.named(t, "dev")
+            if args_.is_kind(t, "rows"):
+                out.add(rows_struct(t[1]))
+        return out
 
     # -- statements
     def block(self, stmts: list[ast.stmt], ind: int) -> list[str]:
@@ -149,7 +201,9 @@ class _FuncWriter(_ExprWriter):
             raise self.err(node, f"{name} changes type ({old!r} -> {t!r}) in a branch")
         if self.outtype.get(name_out, t) != t:
             k = 1
-            while self.outtype.get(f"{name}_{k}", t) != t:
+            while self.outtype.get(f"{name}_{k}", t) != t or (
+                f"{name}_{k}" not in self.outtype and f"{name}_{k}" in self.taken
+            ):  # another type's, or a name of the source or a temporary's
                 k += 1
             name_out = f"{name}_{k}"
             self.rename[name] = name_out
@@ -210,23 +264,25 @@ class _FuncWriter(_ExprWriter):
                 if len(val.elts) != len(names):
                     raise self.err(s, "unpacking a tuple of another length")
                 parts = [self.expr(e) for e in val.elts]
-                read = {n.id for e in val.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
-                if read & set(names[:-1]):  # a, b = b, a: through temporaries
+                if self.rebinds_read(names, val.elts):  # a, b = b, a: through temporaries
                     tmps = []
-                    for code, t in parts:
-                        self.ntmp += 1
-                        tmps.append((f"_t{self.ntmp}", t))
-                        out.append("    " * ind + f"_t{self.ntmp} = {code}")
+                    for nm, (code, t) in zip(names, parts, strict=True):
+                        tmp = self.fresh(f"{nm}_new" if not nm.startswith("_") else "_t")
+                        tmps.append((tmp, t))
+                        out.append("    " * ind + f"{tmp} = {code}")
                     parts = tmps
                 for nm, (code, t), e in zip(names, parts, val.elts, strict=True):
                     out += self.bind(s, nm, code, t, ind, literal=isinstance(e, ast.Constant))
                 return out
             code, t = self.expr(val)
             if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == len(names):
-                # unpacking a vector: its entries
-                self.ntmp += 1
-                tmp = f"_t{self.ntmp}"
-                out.append("    " * ind + f"{tmp} = {code}")
+                # unpacking a vector: its entries (a variable's read directly where no name
+                # bound before the last is that variable)
+                written = {self.rename.get(n, n) for n in names[:-1]}
+                tmp = code
+                if not (isinstance(val, ast.Name) and code not in written):
+                    tmp = self.fresh("_".join(n for n in names if not n.startswith("_")) or "_t")
+                    out.append("    " * ind + f"{tmp} = {code}")
                 for i, nm in enumerate(names):
                     out += self.bind(s, nm, f"{tmp}[{i}]", F if t[0] == "v" else C, ind)
                 return out
@@ -237,6 +293,28 @@ class _FuncWriter(_ExprWriter):
         if isinstance(first, ast.Subscript):  # a store into an array parameter
             return self.store(s, first, self.expr(s.value), ind)
         raise self.err(s, "assignment to an attribute")
+
+    def fresh(self, stem: str) -> str:
+        """A new Warp variable named for what it holds (``stem``: the names it is unpacked
+        into, or ``x_new`` for the value ``x`` takes), numbered where that name is in use."""
+        nm, k = stem, 1
+        while nm in self.taken or nm in self.outtype:
+            k += 1
+            nm = f"{stem}_{k}"
+        self.taken.add(nm)
+        return nm
+
+    def rebinds_read(self, names: list[str], values: list[ast.expr]) -> bool:
+        """Whether binding ``names`` one after the other to ``values`` (all computed before)
+        would overwrite a variable a later value reads (``a, b = b, a``; ``a, b = f(a), g(b)``
+        binds in order)."""
+        warp = {self.rename.get(n, n) for n in names[:1]}
+        for nm, e in zip(names[1:], values[1:], strict=True):
+            read = {self.rename.get(x.id, x.id) for x in ast.walk(e) if isinstance(x, ast.Name)}
+            if read & warp:
+                return True
+            warp.add(self.rename.get(nm, nm))
+        return False
 
     def store(self, s: ast.stmt, target: ast.Subscript, val: tuple[str, Any], ind: int):
         """``target = val`` for an array element ``target`` (``val`` translated)."""
@@ -279,13 +357,20 @@ class _FuncWriter(_ExprWriter):
                 parts = held
         else:
             code, t = self.expr(s.value)
-            self.ntmp += 1
-            tmp = f"_t{self.ntmp}"
             if isinstance(t, tuple) and t[0] in ("v", "cv") and t[1] == n:
-                out.append(pad + f"{tmp} = {code}")
+                written = {
+                    self.rename.get(x.id, x.id) for x in ast.walk(first) if isinstance(x, ast.Name)
+                }
+                tmp = code  # a variable no target writes: read directly
+                if not (isinstance(s.value, ast.Name) and code not in written):
+                    self.ntmp += 1
+                    tmp = f"_t{self.ntmp}"
+                    out.append(pad + f"{tmp} = {code}")
                 et = F if t[0] == "v" else C
                 parts = [(f"{tmp}[{i}]", et) for i in range(n)]
             elif isinstance(t, tuple) and t[0] == "tup" and len(t[1]) == n:
+                self.ntmp += 1
+                tmp = f"_t{self.ntmp}"
                 names = [f"{tmp}_{i}" for i in range(n)]
                 out.append(pad + f"{', '.join(names)} = {code}")
                 parts = list(zip(names, t[1], strict=True))

@@ -76,6 +76,7 @@ class _ExprWriter:
     fn: _Func
     env: dict[str, Any]
     rename: dict[str, str]
+    entry: dict[str, str]
     used_consts: set[str]
     used_imports: set[str]
     used_hooks: set[str]
