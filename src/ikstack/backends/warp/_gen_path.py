@@ -74,8 +74,7 @@ def path_locked(grid: wp.array(dtype=wp.float64), li: int, wl: wp.float64, prune
     """
     dstar = F(0.0)
     m = int(0)
-    s = int(0)
-    e = int(0)
+    run = int(0)
     b2 = int(0)
     ns = grid.shape[0]
     for i in range(n):
@@ -88,17 +87,18 @@ def path_locked(grid: wp.array(dtype=wp.float64), li: int, wl: wp.float64, prune
             if best >= 0:
                 dstar = D[best]
                 m = int(1)
-                s = int(0)
-                while s < ns:
-                    e = s
-                    while e < ns and may_win(grid[e], pl, wl, dstar):
-                        e = e + 1
-                    if e > s:
-                        slots_lock(ctx, ctx_row, i, grid, s, e, m, prev, Q, V)
-                        m = m + (e - s)
-                        s = e
-                    else:
-                        s = s + 1
+                run = int(-1)
+                for s in range(ns):
+                    if may_win(grid[s], pl, wl, dstar):
+                        if run < 0:
+                            run = s
+                    elif run >= 0:
+                        slots_lock(ctx, ctx_row, i, grid, run, s, m, prev, Q, V)
+                        m = m + (s - run)
+                        run = int(-1)
+                if run >= 0:
+                    slots_lock(ctx, ctx_row, i, grid, run, ns, m, prev, Q, V)
+                    m = m + (ns - run)
                 if m > 1:
                     b2 = gate_window(Q, V, prev, ctx, ctx_row, i, K6, K6 * m)
                     if b2 >= 0 and D[b2] < dstar:

@@ -125,17 +125,18 @@ def path_locked(grid, li, wl, prune, prev, Q, V, D, ctx, n):  # pragma: no cover
             if best >= 0:
                 dstar = D[best]
                 m = 1
-                s = 0
-                while s < ns:
-                    e = s
-                    while e < ns and may_win(grid[e], pl, wl, dstar):
-                        e += 1
-                    if e > s:
-                        slots_lock(ctx, i, grid, s, e, m, prev, Q, V)
-                        m += e - s
-                        s = e
-                    else:
-                        s += 1
+                run = -1  # the first value of the current run of values that may win
+                for s in range(ns):
+                    if may_win(grid[s], pl, wl, dstar):
+                        if run < 0:
+                            run = s
+                    elif run >= 0:
+                        slots_lock(ctx, i, grid, run, s, m, prev, Q, V)
+                        m += s - run
+                        run = -1
+                if run >= 0:
+                    slots_lock(ctx, i, grid, run, ns, m, prev, Q, V)
+                    m += ns - run
                 if m > 1:
                     b2 = gate_window(Q, V, prev, ctx, i, K6, K6 * m)
                     if b2 >= 0 and D[b2] < dstar:
