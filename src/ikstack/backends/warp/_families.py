@@ -70,6 +70,32 @@ def sixr_kernel(
 
 
 @wp.func
+def lock_value_slots(
+    i: int,
+    slot: int,
+    v: wp.float64,
+    Ti: wp.mat44d,
+    fam: Family6,
+    lk: Locked,
+    S: wp.array2d(dtype=wp.float64),
+    Q: wp.array3d(dtype=wp.float64),
+    V: wp.array2d(dtype=wp.int32),
+):
+    """The locked joint at ``v``: slots ``8 slot .. 8 slot + 7`` of row ``i`` (target ``Ti``,
+    seed ``S[i]``; the CPU ``locked_one``'s loop body)."""
+    first = lk.lock_first != 0
+    idx = S.shape[1] - 1
+    off = 0
+    if first:
+        idx = 0
+        off = 1
+    Rt, pt = _rt(Ti)
+    R2, p2 = lock_target(first, lk.lh, lk.lr, lk.M_R, lk.M_p, Rt, pt, v)
+    _solve6(i, K6 * slot, off, fam, R2, p2, S, Q, V)
+    lock_slots(Q[i], K6 * slot, idx, v)
+
+
+@wp.func
 def locked_slots(
     i: int,
     s: int,
@@ -81,21 +107,13 @@ def locked_slots(
     V: wp.array2d(dtype=wp.int32),
 ):
     """7R with its first or last joint locked: sample ``s`` (0: the seed's own value, then
-    ``grid[s - 1]``) of row ``i`` (target ``Ti``, seed ``S[i]``) fills slots ``8 s .. 8 s + 7``
-    (the CPU ``locked_one``'s loop body)."""
-    first = lk.lock_first != 0
-    idx = S.shape[1] - 1
-    off = 0
-    if first:
-        idx = 0
-        off = 1
-    v = S[i, idx]
+    ``grid[s - 1]``) of row ``i`` (target ``Ti``, seed ``S[i]``) fills slots ``8 s .. 8 s + 7``."""
+    v = S[i, S.shape[1] - 1]
+    if lk.lock_first != 0:
+        v = S[i, 0]
     if s > 0:
         v = lk.grid[s - 1]
-    Rt, pt = _rt(Ti)
-    R2, p2 = lock_target(first, lk.lh, lk.lr, lk.M_R, lk.M_p, Rt, pt, v)
-    _solve6(i, K6 * s, off, fam, R2, p2, S, Q, V)
-    lock_slots(Q[i], K6 * s, idx, v)
+    lock_value_slots(i, s, v, Ti, fam, lk, S, Q, V)
 
 
 @wp.kernel

@@ -101,6 +101,7 @@ MODULES = {
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
     "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
+    "ikstack.ik.analytic._path": "ikstack.backends.warp._gen_path",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -232,6 +233,14 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_finalize_pl": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) lazy:b "
         "piters:i? work:tup(a1b,a1b,a1b,a1f,dev(Polish)) polished:a1b",
     },
+    "ikstack.ik.analytic._path": {
+        "advance": "prev:a1f Q:a2f best:i",
+        "may_win": "v:f pl:f wl:f dstar:f",
+        "path6": "prev:a1f Q:a2f V:a1b ctx:dev(PathData) n:i",
+        "path_srs": "prev:a1f Q:a2f V:a1b ctx:dev(PathData) n:i",
+        "path_locked": "grid:a1f li:i wl:f prune:b prev:a1f Q:a2f V:a1b D:a1f "
+        "ctx:dev(PathData) n:i",
+    },
     "ikstack.spatial._dense": {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
@@ -269,6 +278,17 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
             "fk_gate": "chain:rec(CHAIN) Q:a2f k:i T:m44 scratch:dev(Polish) -> f f",
             "polish_slot": "Q:a2f k:i T:m44 chain:rec(CHAIN) piters:i max_dq:f ptol:f rtol:f "
             "scratch:dev(Polish) ->",
+        },
+    ),
+    "ikstack.ik.analytic._path": (
+        "ikstack.backends.warp._path_steps",
+        {
+            "slots6": "ctx:dev(PathData) i:i prev:a1f Q:a2f V:a1b ->",
+            "slots_srs": "ctx:dev(PathData) i:i prev:a1f Q:a2f V:a1b ->",
+            "slots_lock": "ctx:dev(PathData) i:i vals:a1f s0:i s1:i slot:i prev:a1f Q:a2f V:a1b ->",
+            "gate_window": "Q:a2f V:a1b prev:a1f ctx:dev(PathData) i:i k0:i k1:i -> i",
+            "gate_frame": "Q:a2f V:a1b prev:a1f ctx:dev(PathData) i:i -> i i",
+            "finish_frame": "Q:a2f prev:a1f ctx:dev(PathData) i:i best:i code:i -> i",
         },
     ),
 }
