@@ -26,7 +26,10 @@ def advance(prev: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), b
 @wp.func
 def path6(prev: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), ctx: PathData, ctx_row: int, n: int):
     """A 6R family along ``n`` frames from the seed ``prev`` (dof,), updated in place:
-    ``Q`` (K, dof), ``V`` (K,) the frame's candidate slots."""
+    ``Q`` (K, dof), ``V`` (K,) the frame's candidate slots.
+
+    On the device (generated from ``ikstack.ik.analytic._path.path6``): ``ctx`` is followed by
+    the thread's row ``ctx_row``."""
     for i in range(n):
         slots6(ctx, ctx_row, i, prev, Q, V)
         best, code = gate_frame(Q, V, prev, ctx, ctx_row, i)
@@ -37,7 +40,10 @@ def path6(prev: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: 
 @wp.func
 def path_srs(prev: wp.array(dtype=wp.float64), Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), ctx: PathData, ctx_row: int, n: int):
     """A 7R spherical-shoulder / spherical-wrist arm (the previous selection's swivel first,
-    then the grid and the arcs); as :func:`path6`."""
+    then the grid and the arcs); as :func:`path6`.
+
+    On the device (generated from ``ikstack.ik.analytic._path.path_srs``): ``ctx`` is followed
+    by the thread's row ``ctx_row``."""
     for i in range(n):
         slots_srs(ctx, ctx_row, i, prev, Q, V)
         best, code = gate_frame(Q, V, prev, ctx, ctx_row, i)
@@ -71,6 +77,9 @@ def path_locked(grid: wp.array(dtype=wp.float64), li: int, wl: wp.float64, prune
     equals the one over all ``K`` slots (ties go to the earlier slot in both). Otherwise, or
     when no candidate at the previous lock value is valid, every value is solved (slot
     ``8 (s + 1)`` for ``grid[s]``) and selected at once.
+
+    On the device (generated from ``ikstack.ik.analytic._path.path_locked``): ``ctx`` is
+    followed by the thread's row ``ctx_row``.
     """
     dstar = F(0.0)
     m = int(0)
