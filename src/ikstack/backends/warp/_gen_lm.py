@@ -10,6 +10,12 @@ from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._structs import SCRATCH_ROWS_T
 
+CODE_CONSTRAINT = wp.constant(7)
+CODE_ITERATION_LIMIT = wp.constant(1)
+CODE_JOINT_LIMITS = wp.constant(3)
+CODE_SINGULAR = wp.constant(4)
+STEP_DLS = wp.constant(0)
+STEP_LM_SUGIHARA = wp.constant(1)
 _SINGULAR_RATIO = wp.constant(F(1e-07))
 
 
@@ -230,3 +236,29 @@ def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dt
         if (held[i] != 0):
             dq[i] = F(0.0)
     return True
+
+
+@wp.func
+def _damping_lambda(step_kind: int, damping: wp.float64, E: wp.float64):
+    """The step's damping ``lambda`` at cost ``E`` for a step kind (``STEP_*``) and its
+    parameter ``damping``."""
+    if step_kind == STEP_DLS:
+        return damping * damping
+    if step_kind == STEP_LM_SUGIHARA:
+        return E + damping
+    return damping * E
+
+
+@wp.func
+def _failure_code(violated: bool, limits: bool, singular: bool):
+    """The outcome code of a target no search solved: a search ended on a configuration that
+    violates a coupled-joint constraint, else the best iterate at (or a converged one outside)
+    the joint limits, else a singular step (or a singular best iterate), else the iteration cap.
+    """
+    if violated:
+        return CODE_CONSTRAINT
+    if limits:
+        return CODE_JOINT_LIMITS
+    if singular:
+        return CODE_SINGULAR
+    return CODE_ITERATION_LIMIT

@@ -18,12 +18,16 @@ arrays).
 
 from __future__ import annotations
 
+import math
+
 import warp as wp
 
 from ikstack.backends.warp._gen_gate import constraints_row
 from ikstack.backends.warp._gen_kinematics import _jac_into
 from ikstack.backends.warp._gen_lm import (
     _cost,
+    _damping_lambda,
+    _failure_code,
     _is_singular,
     _masked_norms,
     _pose_error,
@@ -32,6 +36,7 @@ from ikstack.backends.warp._gen_lm import (
 from ikstack.backends.warp._lm_steps import INF, _clip, target_key, uniform
 from ikstack.backends.warp._prims import F, mat44_of
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, LM_T, SCRATCH_ROWS_T
+from ikstack.ik.numerical import _kernels as K
 
 Chain = CHAIN_T.type
 Constraints = CONSTRAINTS_T.type
@@ -40,22 +45,18 @@ Settings = LM_T.type
 #: the search's scratch, a row a target (the CPU record's fields)
 Work = SCRATCH_ROWS_T.type
 
-STEP_DLS = wp.constant(0)
-STEP_LM_SUGIHARA = wp.constant(1)
-LIMITS_PROJECT = wp.constant(0)
-LIMITS_CLAMP_STEP = wp.constant(1)
-LIMITS_IGNORE = wp.constant(2)
-CODE_SUCCESS = wp.constant(0)
-CODE_ITERATION_LIMIT = wp.constant(1)
-CODE_JOINT_LIMITS = wp.constant(3)
-CODE_SINGULAR = wp.constant(4)
-CODE_CONSTRAINT = wp.constant(7)
-AT_LIMIT = wp.constant(wp.float64(1e-9))
-MAX_STEP = wp.constant(wp.float64(1.0))
-STALL_RATIO = wp.constant(wp.float64(0.7))
-STALL_STEPS = wp.constant(2)
-STALL_FLOOR = wp.constant(wp.float64(1e-8))
-PI = wp.constant(wp.float64(3.141592653589793))
+# the CPU module's step kinds, limit modes, stall rule and step cap, and the codes it reads
+# from IKStatus (one source: the numbers are the CPU's)
+LIMITS_PROJECT = wp.constant(K.LIMITS_PROJECT)
+LIMITS_CLAMP_STEP = wp.constant(K.LIMITS_CLAMP_STEP)
+LIMITS_IGNORE = wp.constant(K.LIMITS_IGNORE)
+CODE_SUCCESS = wp.constant(K.CODE_SUCCESS)
+AT_LIMIT = wp.constant(wp.float64(K._AT_LIMIT))
+MAX_STEP = wp.constant(wp.float64(K._MAX_STEP))
+STALL_RATIO = wp.constant(wp.float64(K._STALL_RATIO))
+STALL_STEPS = wp.constant(K._STALL_STEPS)
+STALL_FLOOR = wp.constant(wp.float64(K._STALL_FLOOR))
+PI = wp.constant(wp.float64(math.pi))
 
 
 @wp.struct
@@ -233,11 +234,7 @@ def lm_kernel(
                                     stall = int(0)  # noqa: UP018 (a mutable Warp variable)
                                 E_prev = E
                                 iterations += 1
-                                lam = damping * E
-                                if step_kind == STEP_DLS:
-                                    lam = damping * damping
-                                elif step_kind == STEP_LM_SUGIHARA:
-                                    lam = E + damping
+                                lam = _damping_lambda(step_kind, damping, E)
                                 if not _step(wk, k, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                                     singular = int(1)  # noqa: UP018 (a mutable Warp variable)
                                     running = int(0)  # noqa: UP018 (a mutable Warp variable)
@@ -270,13 +267,11 @@ def lm_kernel(
             if not wp.isfinite(x) or best_E == INF:
                 x = Q0[k, i]
             q_out[k, i] = _clip(x, lo[i], hi[i])
-        code = CODE_ITERATION_LIMIT
-        if any_violated != 0:
-            code = CODE_CONSTRAINT
-        elif best_limits != 0 or best_pinned != 0:
-            code = CODE_JOINT_LIMITS
-        elif any_singular != 0 or singular_best != 0:
-            code = CODE_SINGULAR
+        code = _failure_code(
+            any_violated != 0,
+            best_limits != 0 or best_pinned != 0,
+            any_singular != 0 or singular_best != 0,
+        )
     found.codes[k] = code
     found.iters[k] = iterations
     found.restarts[k] = restarts

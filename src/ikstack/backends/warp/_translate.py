@@ -238,6 +238,8 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
         "_masked_norms": "e:a1f w:a1f",
         "_cost": "e:a1f w:a1f",
+        "_damping_lambda": "step_kind:i damping:f E:f",
+        "_failure_code": "violated:b limits:b singular:b",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44",

@@ -21,6 +21,7 @@ from numba import njit, objmode
 
 from ikstack._records import B, F, I, Record
 from ikstack.ik._gate import constraints_row
+from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
@@ -34,13 +35,14 @@ LIMITS_PROJECT = 0  #: joints at a bound held there (active set), every iterate 
 LIMITS_CLAMP_STEP = 1  #: the whole step scaled down so the iterate stays in the box
 LIMITS_IGNORE = 2  #: unconstrained iterations; limits only checked at the end
 
-# kernel outcome codes (match ikstack.ik.IKStatus values)
-CODE_SUCCESS = 0
-CODE_ITERATION_LIMIT = 1
-CODE_TIME_LIMIT = 2
-CODE_JOINT_LIMITS = 3
-CODE_SINGULAR = 4
-CODE_CONSTRAINT = 7
+# kernel outcome codes: the IKStatus values, as plain ints for the compiled code (and the
+# Warp backend's constants, read from here)
+CODE_SUCCESS = int(IKStatus.SUCCESS)
+CODE_ITERATION_LIMIT = int(IKStatus.ITERATION_LIMIT)
+CODE_TIME_LIMIT = int(IKStatus.TIME_LIMIT)
+CODE_JOINT_LIMITS = int(IKStatus.JOINT_LIMITS)
+CODE_SINGULAR = int(IKStatus.SINGULAR)
+CODE_CONSTRAINT = int(IKStatus.CONSTRAINT)
 
 #: targets per block a thread takes (the batch solve on several threads)
 BLOCK = 16
@@ -383,6 +385,32 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
     return True
 
 
+@njit(cache=True, inline="always")
+def _damping_lambda(step_kind, damping, E):  # pragma: no cover - compiled
+    """The step's damping ``lambda`` at cost ``E`` for a step kind (``STEP_*``) and its
+    parameter ``damping``."""
+    if step_kind == STEP_DLS:
+        return damping * damping
+    if step_kind == STEP_LM_SUGIHARA:
+        return E + damping
+    return damping * E
+
+
+@njit(cache=True)
+def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
+    """The outcome code of a target no search solved: a search ended on a configuration that
+    violates a coupled-joint constraint, else the best iterate at (or a converged one outside)
+    the joint limits, else a singular step (or a singular best iterate), else the iteration cap.
+    """
+    if violated:
+        return CODE_CONSTRAINT
+    if limits:
+        return CODE_JOINT_LIMITS
+    if singular:
+        return CODE_SINGULAR
+    return CODE_ITERATION_LIMIT
+
+
 @njit(cache=True)
 def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
@@ -480,13 +508,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
                 stall = 0
             E_prev = E
             iterations += 1
-            # damping
-            if step_kind == STEP_DLS:
-                lam = damping * damping
-            elif step_kind == STEP_LM_SUGIHARA:
-                lam = E + damping
-            else:
-                lam = damping * E
+            lam = _damping_lambda(step_kind, damping, E)
             if not _step(ws, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = True
                 break
@@ -528,13 +550,8 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]
         q_out[i] = min(max(q_out[i], lo[i]), hi[i])
-    if any_violated:
-        return CODE_CONSTRAINT, iterations, restarts
-    if best_limits or best_pinned:
-        return CODE_JOINT_LIMITS, iterations, restarts
-    if any_singular or singular_best:
-        return CODE_SINGULAR, iterations, restarts
-    return CODE_ITERATION_LIMIT, iterations, restarts
+    code = _failure_code(any_violated, best_limits or best_pinned, any_singular or singular_best)
+    return code, iterations, restarts
 
 
 @njit(cache=True, nogil=True)
