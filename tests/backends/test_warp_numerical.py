@@ -131,3 +131,25 @@ def test_the_helper_takes_q0_and_rng_and_their_old_names_warn():
     assert np.array_equal(new.q, old.q) and np.array_equal(new.status, old.status)
     with pytest.raises(InputError, match="both 'seed' and 'q0'"):
         wn.solve(chain, T, q0=guess, seed=guess)
+
+
+def test_rint_rounds_ties_to_even_as_numpy_round_does():
+    """The generated search's turn wrapping reads ``np.round`` on the CPU and ``wp.rint`` on
+    the device: both round a tie to the even integer (checked against Python's ``round``)."""
+    import warp as wp
+    from numba import njit
+
+    xs = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, -3.51, 1e6 + 0.5])
+
+    @wp.kernel
+    def rint_all(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+        k = wp.tid()
+        y[k] = wp.rint(x[k])
+
+    x = wp.array(xs, dtype=wp.float64, device="cpu")
+    y = wp.zeros(len(xs), dtype=wp.float64, device="cpu")
+    wp.launch(rint_all, dim=len(xs), inputs=[x, y], device="cpu")
+    cpu = njit(lambda v: np.round(v))
+    want = [float(round(v)) for v in xs]  # Python's round: ties to even
+    assert y.numpy().tolist() == want
+    assert [cpu(v) for v in xs] == want

@@ -699,3 +699,17 @@ def test_a_record_passed_whole_is_its_struct_with_vectors_and_matrices():
     assert "h = arm.H[j]" in body
     assert "if (arm.arcs != 0) and wp.isfinite(arm.lo[j]):" in body
     assert "R = arm.R" in body and "return h[0] * R[1, 2] + arm.S[2]" in body
+
+
+def test_numpy_round_of_a_scalar_is_warps_rint():
+    """``np.round(x)`` of a float is Warp's ``rint`` (to the nearest integer, ties to even, as
+    numba compiles it; the Warp numerical tests run both on the restarts' turn wrapping)."""
+    code = _tr(
+        """
+        import numpy as np
+        def f(x):
+            return np.round(x / (2 * np.pi))
+        """,
+        {"f": "x:f"},
+    )
+    assert "return wp.rint(x / F(6.283185307179586))" in _body(code, "f")

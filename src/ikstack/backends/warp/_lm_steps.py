@@ -1,12 +1,13 @@
 # mypy: ignore-errors
-"""Pieces of the Warp numerical-IK loop (:mod:`._lm`) outside the portable subset, each the Warp
-twin of a CPU kernel (the step, pose error, Cholesky and singularity test are generated from
-the CPU source: ``_gen_lm``, ``_gen_dense``).
+"""The hand-written pieces of the Warp numerical-IK kernel (:mod:`._lm`): 64-bit integer
+arithmetic outside the translator's portable subset, and the device hooks of the search
+generated from the CPU source (``_gen_lm._solve_one``).
 
 :func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
-unsigned arithmetic, :func:`target_key` the per-target restart seed. Row ``k`` of caller-owned
-arrays is one target's scratch. (FK and the Jacobian are the kinematics layer's, generated from
-the CPU source: ``_gen_kinematics._jac_into``.)
+unsigned arithmetic, :func:`target_key` the per-target restart seed
+(``ikstack.ik.numerical._kernels._target_key``). The hooks: the restart draws
+(``_seed_draws``, ``_draw_restart``: the CPU's context is a (1,) uint64 array, the device's a
+row of :class:`Draws`) and the clock (``_now``: the device takes no time budget).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import warp as wp
 
 from ikstack.backends.warp._prims import F
 
-INF = wp.constant(wp.float64(float("inf")))
 MOD = wp.constant(wp.int64(2147483647))
 
 
@@ -44,6 +44,38 @@ def target_key(key: wp.int64, Tt: wp.mat44d):
     return h
 
 
+# ----------------------------------------------------------------------------- hooks
+# the device's own steps of the generated search (``_gen_lm._solve_one``): its restart draws
+# (the CPU's ``_seed_draws`` / ``_draw_restart``, whose context is a (1,) uint64 array there
+# and a row of :class:`Draws` here) and its clock (no time budget on the device)
+@wp.struct
+class Draws:
+    """The restart draws' splitmix64 state, one a thread (``dev(Draws)``)."""
+
+    state: wp.array(dtype=wp.uint64)
+
+
 @wp.func
-def _clip(x: wp.float64, lo: wp.float64, hi: wp.float64):
-    return wp.min(wp.max(x, lo), hi)
+def _seed_draws(rng: Draws, rng_row: int, key: int):
+    rng.state[rng_row] = wp.uint64(key)
+
+
+@wp.func
+def _draw_restart(
+    rng: Draws,
+    rng_row: int,
+    slo: wp.array(dtype=wp.float64),
+    shi: wp.array(dtype=wp.float64),
+    q: wp.array(dtype=wp.float64),
+):
+    state = rng.state[rng_row]
+    for i in range(q.shape[0]):
+        state, u = uniform(state)
+        q[i] = slo[i] + (shi[i] - slo[i]) * u
+    rng.state[rng_row] = state
+
+
+@wp.func
+def _now():
+    """The device has no clock here: a time budget is refused before launch."""
+    return F(0.0)

@@ -38,6 +38,7 @@ _MATH1 = {
     "sinh",
     "cosh",
     "tanh",
+    "rint",  # (np.round only: math has no rint)
 }
 _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "copysign"}
 #: NumPy scalar functions -> the ``math`` function numba compiles them to alike
@@ -45,6 +46,7 @@ _NP_MATH = {
     **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
     **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
     **{f: f for f in ("isfinite", "isnan", "isinf")},
+    "round": "rint",  # of a scalar: to the nearest integer, ties to even (numba's llvm.rint)
 }
 #: ``math.*`` / ``np.*`` tests of one float (a bool)
 _PREDICATES = {"isfinite", "isnan", "isinf"}

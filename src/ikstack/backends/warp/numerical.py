@@ -121,6 +121,8 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
             b = min(n, a + self.chunk_size)
             m = b - a
             wk = SCRATCH_ROWS_T.zero_rows(m, dev, dof=dof, k=max(dof, 6))
+            draws = _lm.Draws()
+            draws.state = wp.empty(m, dtype=wp.uint64, device=dev)
             found = _lm.Found()
             found.q = wp.empty((m, dof), dtype=f64, device=dev)
             found.codes = wp.empty(m, dtype=i32, device=dev)
@@ -140,6 +142,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                     key,
                     self._cons_struct,
                     wk,
+                    draws,
                     found,
                 ],
             )

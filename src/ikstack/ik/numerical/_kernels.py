@@ -10,6 +10,13 @@ Restarts draw from a splitmix64 stream seeded per target from the call's key and
 pose, so a target's restarts depend neither on the thread that ran it nor on the rest of the
 batch. Scratch arrays are allocated once per call (per block of targets in parallel), never per
 target or per iteration.
+
+The Warp backend's search is generated from this source (:func:`_solve_one` and the steps it
+calls, by ``python -m ikstack.backends.warp._translate``): the restart draws
+(:func:`_seed_draws`, :func:`_draw_restart`: their state a (1,) uint64 array here, 64-bit
+integer arithmetic outside the translator's subset) and the clock (:func:`_now`) are the
+device's own there (hooks), so the move, stall rule and failure codes stay inline here, where
+the compiled loop is a hot path.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ikstack._records import B, F, I, Record
+from ikstack.ik._data import CHAIN, CONSTRAINTS  # noqa: F401 (_solve_one's records, read by the translator)
 from ikstack.ik._gate import constraints_row
 from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
@@ -283,6 +291,23 @@ def _uniform(state):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _seed_draws(rng, key):  # pragma: no cover - compiled
+    """Seed the restart draws' splitmix64 stream ``rng`` (a (1,) uint64 array) from ``key``."""
+    rng[0] = np.uint64(key)
+
+
+@njit(cache=True)
+def _draw_restart(rng, slo, shi, q):  # pragma: no cover - compiled
+    """A restart's start: ``q`` uniform in the box ``[slo, shi]``, one draw a joint in order
+    from the stream ``rng`` (advanced)."""
+    state = rng[0]
+    for i in range(q.shape[0]):
+        state, u = _uniform(state)
+        q[i] = slo[i] + (shi[i] - slo[i]) * u
+    rng[0] = state
+
+
+@njit(cache=True)
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
     k = max(n, 6)
@@ -412,12 +437,13 @@ def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
+def _solve_one(Tt, q0, chain, cons, lm, key, ws, rng, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``chain`` is a :data:`ikstack.ik._data.CHAIN` record, ``lm`` a :data:`SETTINGS` record.
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
-    ``ws`` is :func:`workspace`'s scratch. A search that converges onto a configuration that
+    ``ws`` is :func:`workspace`'s scratch, ``rng`` the restart draws' state (:func:`_seed_draws`:
+    seeded here from ``key``). A search that converges onto a configuration that
     violates a coupled-joint constraint (``cons``, a :data:`ikstack.ik._data.CONSTRAINTS`
     record, see :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart
     follows.
@@ -444,7 +470,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
     t0 = _now() if timed else 0.0
     iterations = 0
     restarts = 0
-    state = np.uint64(key)
+    _seed_draws(rng, key)
     for search in range(max_restarts + 1):
         if search > 0:
             if timed and _now() - t0 > budget:
@@ -452,9 +478,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
                     q_out[i] = min(max(q_out[i], lo[i]), hi[i])
                 return CODE_TIME_LIMIT, iterations, restarts
             restarts += 1
-            for i in range(n):
-                state, u = _uniform(state)
-                q[i] = slo[i] + (shi[i] - slo[i]) * u
+            _draw_restart(rng, slo, shi, q)
         singular = False
         out_of_limits = False
         violated = False
@@ -560,8 +584,10 @@ def solve_batch(
 ):  # pragma: no cover - compiled
     """:func:`_solve_one` over every target, one workspace for all."""
     ws = workspace(Q0.shape[1])
+    rng = np.empty(1, dtype=np.uint64)
     for k in range(Tt.shape[0]):
-        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws, Q_out[k])
+        h = _target_key(key, Tt[k])
+        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, h, ws, rng, Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs
