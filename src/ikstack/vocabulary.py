@@ -84,3 +84,15 @@ BACKEND_TEXT: dict[str, str] = {
     Backend.NUMPY.value: "compiled CPU path (numba), always available",
     Backend.WARP.value: "NVIDIA Warp kernels in float64 on CPU or CUDA (extra 'warp')",
 }
+
+
+class DampingRule(StrEnum):
+    """The adaptive damping of :class:`ikstack.ik.numerical.LevenbergMarquardt` (``damping=``),
+    with ``E = 1/2 e^T W e`` the weighted squared pose error."""
+
+    CHAN = "chan"  #: ``lambda = k E`` (Chan and Lawrence 1988; the default)
+    SUGIHARA = "sugihara"  #: ``lambda = E + w_n`` (Sugihara 2011)
+
+
+#: every damping rule of the Levenberg-Marquardt solver
+DAMPING_RULES: tuple[str, ...] = tuple(d.value for d in DampingRule)
