@@ -153,3 +153,57 @@ def test_rint_rounds_ties_to_even_as_numpy_round_does():
     want = [float(round(v)) for v in xs]  # Python's round: ties to even
     assert y.numpy().tolist() == want
     assert [cpu(v) for v in xs] == want
+
+
+def _splitmix64_reference(state: int) -> tuple[int, float]:
+    """splitmix64 from its definition, in Python integers masked to 64 bits."""
+    mask = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & mask
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return state, (z >> 11) / float(1 << 53)
+
+
+def test_restart_draws_are_splitmix64_on_both_devices():
+    """The restarts' stream (written once, generated for Warp) against a plain
+    re-implementation: seed 0's first output is splitmix64's published 0xE220A8397B1DCDAF."""
+    import warp as wp
+    from numba import njit
+
+    from ikstack.backends.warp._gen_splitmix import uniform as wp_uniform
+    from ikstack.ik.numerical._splitmix import uniform
+
+    assert _splitmix64_reference(0)[1] == (0xE220A8397B1DCDAF >> 11) / float(1 << 53)
+    seeds = [0, 1, 12345, 2**63 + 7, 2**64 - 1]
+    want = []
+    for s in seeds:
+        for _ in range(3):
+            s, u = _splitmix64_reference(s)
+            want.append(u)
+
+    @njit
+    def draw_cpu(seed, out):  # compiled: numba's uint64 state, as in the search
+        for k in range(seed.shape[0]):
+            st = seed[k]
+            for j in range(3):
+                st, u = uniform(st)
+                out[k, j] = u
+
+    cpu = np.zeros((len(seeds), 3))
+    draw_cpu(np.array(seeds, dtype=np.uint64), cpu)
+
+    @wp.kernel
+    def draw(seed: wp.array(dtype=wp.uint64), out: wp.array2d(dtype=wp.float64)):
+        k = wp.tid()
+        st = seed[k]
+        for j in range(3):
+            st, u = wp_uniform(st)
+            out[k, j] = u
+
+    seed = wp.array(np.array(seeds, dtype=np.uint64), dtype=wp.uint64, device="cpu")
+    out = wp.zeros((len(seeds), 3), dtype=wp.float64, device="cpu")
+    wp.launch(draw, dim=len(seeds), inputs=[seed, out], device="cpu")
+    assert cpu.ravel().tolist() == want
+    assert out.numpy().ravel().tolist() == want

@@ -1,37 +1,26 @@
 # mypy: ignore-errors
-"""The hand-written pieces of the Warp numerical-IK kernel (:mod:`._lm`): 64-bit integer
-arithmetic outside the translator's portable subset, and the device hooks of the search
-generated from the CPU source (``_gen_lm._solve_one``).
+"""The hand-written pieces of the Warp numerical-IK kernel (:mod:`._lm`): the per-target
+restart seed and the device hooks of the search generated from the CPU source
+(``_gen_lm._solve_one``).
 
-:func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
-unsigned arithmetic, :func:`target_key` the per-target restart seed
-(``ikstack.ik.numerical._kernels._target_key``). The hooks: the restart draws
-(``_seed_draws``, ``_draw_restart``: the CPU's context is a (1,) uint64 array, the device's a
-row of :class:`Draws`) and the clock (``_now``: the device takes no time budget).
+:func:`target_key` is the seed (``ikstack.ik.numerical._kernels._target_key``: signed 64-bit
+arithmetic with Python's modulo, outside the translator's subset). The hooks: the restart
+draws (``_seed_draws``, ``_draw_restart``: the CPU's context is a (1,) uint64 array, the
+device's a row of :class:`Draws`; their splitmix64 step is generated from the CPU source,
+``_gen_splitmix.uniform``) and the clock (``_now``: the device takes no time budget).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
+from ikstack.backends.warp._gen_splitmix import uniform
 from ikstack.backends.warp._prims import F
 
 MOD = wp.constant(wp.int64(2147483647))
 
 
 # ----------------------------------------------------------------------------- restarts
-@wp.func
-def uniform(state: wp.uint64):
-    """splitmix64 (``ikstack.ik.numerical._kernels._uniform``): the next state and a uniform
-    draw in [0, 1) (53 bits), in wrapping 64-bit unsigned arithmetic."""
-    state = state + wp.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> wp.uint64(30))) * wp.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> wp.uint64(27))) * wp.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> wp.uint64(31))
-    return state, wp.float64(z >> wp.uint64(11)) * F(1.0 / 9007199254740992.0)
-
-
 @wp.func
 def target_key(key: wp.int64, Tt: wp.mat44d):
     """:func:`ikstack.ik.numerical._kernels._target_key` (Python's non-negative modulo)."""

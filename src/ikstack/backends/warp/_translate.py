@@ -94,6 +94,7 @@ MODULES = {
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
+    "ikstack.ik.numerical._splitmix": "ikstack.backends.warp._gen_splitmix",
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
     "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
@@ -232,6 +233,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
     },
+    "ikstack.ik.numerical._splitmix": {"uniform": "state:u64"},
     "ikstack.ik.numerical._kernels": {
         "_pose_error": "Tt:m44 T:m44 e:a1f",
         "_is_singular": "J:a2f w:a1f Jw:a2f G:a2f L:a2f",

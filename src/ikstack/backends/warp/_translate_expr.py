@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_u64 as u64_
 from ikstack.backends.warp._translate_types import (
     M9,
     B,
@@ -311,6 +312,9 @@ class _ExprWriter:
         raise self.err(node, f"{ta!r} with {tb!r}")
 
     def binop(self, e: ast.BinOp) -> tuple[str, Any]:
+        wide = u64_.binop(self, e)  # unsigned 64-bit operands
+        if wide is not None:
+            return wide
         op = _BINOPS.get(type(e.op))
         if op is None:
             raise self.err(e, "operator")
@@ -387,6 +391,9 @@ class _ExprWriter:
     def call(self, e: ast.Call) -> tuple[str, Any]:
         if e.keywords:
             raise self.err(e, "keyword arguments")
+        wide = u64_.call(self, e)  # np.uint64 / np.float64 of one
+        if wide is not None:
+            return wide
         f = e.func
         if (
             isinstance(f, ast.Attribute)

@@ -12,11 +12,12 @@ batch. Scratch arrays are allocated once per call (per block of targets in paral
 target or per iteration.
 
 The Warp backend's search is generated from this source (:func:`_solve_one` and the steps it
-calls, by ``python -m ikstack.backends.warp._translate``): the restart draws
-(:func:`_seed_draws`, :func:`_draw_restart`: their state a (1,) uint64 array here, 64-bit
-integer arithmetic outside the translator's subset) and the clock (:func:`_now`) are the
-device's own there (hooks), so the move, stall rule and failure codes stay inline here, where
-the compiled loop is a hot path.
+calls, by ``python -m ikstack.backends.warp._translate``; splitmix64 is
+:mod:`._splitmix`'s, generated too): the restart draws' state (:func:`_seed_draws`,
+:func:`_draw_restart`: a (1,) uint64 array here, a struct row a thread there) and the clock
+(:func:`_now`) are the device's own there (hooks), so the move, stall rule and failure codes
+stay inline here, where the compiled loop is a hot path. :func:`_target_key` (signed 64-bit
+arithmetic with Python's modulo) has a hand-written Warp twin.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from numba import njit, objmode
 from ikstack._records import B, F, I, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS  # noqa: F401 (_solve_one's records, read by the translator)
 from ikstack.ik._gate import constraints_row
+from ikstack.ik.numerical._splitmix import uniform
 from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
@@ -279,17 +281,6 @@ def _is_singular(J, w, Jw, G, L):  # pragma: no cover - compiled
     return lo_piv < _SINGULAR_RATIO * hi_piv
 
 
-@njit(cache=True, inline="always")
-def _uniform(state):  # pragma: no cover - compiled
-    """splitmix64: ``(next state, uniform draw in [0, 1))`` from a uint64 state."""
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return state, np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 @njit(cache=True)
 def _seed_draws(rng, key):  # pragma: no cover - compiled
     """Seed the restart draws' splitmix64 stream ``rng`` (a (1,) uint64 array) from ``key``."""
@@ -302,7 +293,7 @@ def _draw_restart(rng, slo, shi, q):  # pragma: no cover - compiled
     from the stream ``rng`` (advanced)."""
     state = rng[0]
     for i in range(q.shape[0]):
-        state, u = _uniform(state)
+        state, u = uniform(state)
         q[i] = slo[i] + (shi[i] - slo[i]) * u
     rng[0] = state
 
