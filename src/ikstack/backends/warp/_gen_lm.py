@@ -10,7 +10,8 @@ from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_gate import constraints_row
 from ikstack.backends.warp._gen_kinematics import _jac_into
-from ikstack.backends.warp._lm_steps import Draws, _draw_restart, _now, _seed_draws
+from ikstack.backends.warp._gen_splitmix import uniform
+from ikstack.backends.warp._lm_steps import _now
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SCRATCH_ROWS_T, SETTINGS_T
 
 CODE_CONSTRAINT = wp.constant(7)
@@ -278,17 +279,17 @@ def _failure_code(violated: bool, limits: bool, singular: bool):
 
 
 @wp.func
-def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.type, cons: CONSTRAINTS_T.type, lm: SETTINGS_T.type, key: int, ws: SCRATCH_ROWS_T.type, ws_row: int, rng: Draws, rng_row: int, q_out: wp.array(dtype=wp.float64)):
+def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.type, cons: CONSTRAINTS_T.type, lm: SETTINGS_T.type, key: int, ws: SCRATCH_ROWS_T.type, ws_row: int, q_out: wp.array(dtype=wp.float64)):
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``chain`` is a :data:`ikstack.ik._data.CHAIN` record, ``lm`` a :data:`SETTINGS` record.
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
-    ``ws`` is :func:`workspace`'s scratch, ``rng`` the restart draws' state (:func:`_seed_draws`:
-    seeded here from ``key``). A search that converges onto a configuration that
-    violates a coupled-joint constraint (``cons``, a :data:`ikstack.ik._data.CONSTRAINTS`
-    record, see :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart
-    follows.
+    ``ws`` is :func:`workspace`'s scratch; ``key`` seeds the restarts' draws. A search that
+    converges onto a configuration that violates a coupled-joint constraint (``cons``, a
+    :data:`ikstack.ik._data.CONSTRAINTS` record, see :func:`ikstack.ik._gate.constraints_row`)
+    counts as failed and the next restart follows.
     """
+    u = F(0.0)
     inside = bool(False)
     k2 = F(0.0)
     scale = F(0.0)
@@ -332,7 +333,7 @@ def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.typ
     t0 = wp.where(timed, _now(), F(0.0))
     iterations = int(0)
     restarts = int(0)
-    _seed_draws(rng, rng_row, key)
+    state = wp.uint64(key)
     for search in range(max_restarts + 1):
         if search > 0:
             if timed and _now() - t0 > budget:
@@ -340,7 +341,9 @@ def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.typ
                     q_out[i] = wp.min(wp.max(q_out[i], lo[i]), hi[i])
                 return CODE_TIME_LIMIT, iterations, restarts
             restarts = restarts + 1
-            _draw_restart(rng, rng_row, slo, shi, q)
+            for i in range(n):
+                state, u = uniform(state)
+                q[i] = slo[i] + (shi[i] - slo[i]) * u
         singular = bool(False)
         out_of_limits = bool(False)
         violated = bool(False)

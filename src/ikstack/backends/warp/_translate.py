@@ -242,9 +242,9 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_cost": "e:a1f w:a1f",
         "_damping_lambda": "step_kind:i damping:f E:f",
         "_failure_code": "violated:b limits:b singular:b",
-        # one target's searches; the restart draws and the clock are the device's own (hooks)
+        # one target's searches; the clock is the device's own (a hook)
         "_solve_one": "Tt:m44 q0:a1f chain:rec(CHAIN) cons:rec(CONSTRAINTS) lm:rec(SETTINGS) "
-        "key:i ws:rows(SCRATCH) rng:dev(Draws) q_out:a1f",
+        "key:i ws:rows(SCRATCH) q_out:a1f",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44",
@@ -276,11 +276,7 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "ikstack.ik.numerical._kernels": (
         "ikstack.backends.warp._lm_steps",
-        {
-            "_now": "-> f",
-            "_seed_draws": "rng:dev(Draws) key:i ->",
-            "_draw_restart": "rng:dev(Draws) slo:a1f shi:a1f q:a1f ->",
-        },
+        {"_now": "-> f"},
     ),
 }
 

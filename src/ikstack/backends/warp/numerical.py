@@ -122,8 +122,6 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
             b = min(n, a + self.chunk_size)
             m = b - a
             wk = SCRATCH_ROWS_T.zero_rows(m, dev, dof=dof, k=max(dof, 6))
-            draws = _lm.Draws()
-            draws.state = wp.empty(m, dtype=wp.uint64, device=dev)
             found = _lm.Found()
             found.q = wp.empty((m, dof), dtype=f64, device=dev)
             found.codes = wp.empty(m, dtype=i32, device=dev)
@@ -143,7 +141,6 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
                     key,
                     self._cons_struct,
                     wk,
-                    draws,
                     found,
                 ],
             )

@@ -13,11 +13,10 @@ target or per iteration.
 
 The Warp backend's search is generated from this source (:func:`_solve_one` and the steps it
 calls, by ``python -m ikstack.backends.warp._translate``; splitmix64 is
-:mod:`._splitmix`'s, generated too): the restart draws' state (:func:`_seed_draws`,
-:func:`_draw_restart`: a (1,) uint64 array here, a struct row a thread there) and the clock
-(:func:`_now`) are the device's own there (hooks), so the move, stall rule and failure codes
-stay inline here, where the compiled loop is a hot path. :func:`_target_key` (signed 64-bit
-arithmetic with Python's modulo) has a hand-written Warp twin.
+:mod:`._splitmix`'s, generated too); only the clock (:func:`_now`) is the device's own there
+(a hook: no time budget on the device), so the move, stall rule and failure codes stay inline
+here, where the compiled loop is a hot path. :func:`_target_key` (signed 64-bit arithmetic
+with Python's modulo) has a hand-written Warp twin.
 """
 
 from __future__ import annotations
@@ -282,23 +281,6 @@ def _is_singular(J, w, Jw, G, L):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _seed_draws(rng, key):  # pragma: no cover - compiled
-    """Seed the restart draws' splitmix64 stream ``rng`` (a (1,) uint64 array) from ``key``."""
-    rng[0] = np.uint64(key)
-
-
-@njit(cache=True)
-def _draw_restart(rng, slo, shi, q):  # pragma: no cover - compiled
-    """A restart's start: ``q`` uniform in the box ``[slo, shi]``, one draw a joint in order
-    from the stream ``rng`` (advanced)."""
-    state = rng[0]
-    for i in range(q.shape[0]):
-        state, u = uniform(state)
-        q[i] = slo[i] + (shi[i] - slo[i]) * u
-    rng[0] = state
-
-
-@njit(cache=True)
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
     k = max(n, 6)
@@ -428,16 +410,15 @@ def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _solve_one(Tt, q0, chain, cons, lm, key, ws, rng, q_out):  # pragma: no cover - compiled
+def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``chain`` is a :data:`ikstack.ik._data.CHAIN` record, ``lm`` a :data:`SETTINGS` record.
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
-    ``ws`` is :func:`workspace`'s scratch, ``rng`` the restart draws' state (:func:`_seed_draws`:
-    seeded here from ``key``). A search that converges onto a configuration that
-    violates a coupled-joint constraint (``cons``, a :data:`ikstack.ik._data.CONSTRAINTS`
-    record, see :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart
-    follows.
+    ``ws`` is :func:`workspace`'s scratch; ``key`` seeds the restarts' draws. A search that
+    converges onto a configuration that violates a coupled-joint constraint (``cons``, a
+    :data:`ikstack.ik._data.CONSTRAINTS` record, see :func:`ikstack.ik._gate.constraints_row`)
+    counts as failed and the next restart follows.
     """
     n = q0.shape[0]
     Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
@@ -461,7 +442,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, rng, q_out):  # pragma: no cove
     t0 = _now() if timed else 0.0
     iterations = 0
     restarts = 0
-    _seed_draws(rng, key)
+    state = np.uint64(key)
     for search in range(max_restarts + 1):
         if search > 0:
             if timed and _now() - t0 > budget:
@@ -469,7 +450,9 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, rng, q_out):  # pragma: no cove
                     q_out[i] = min(max(q_out[i], lo[i]), hi[i])
                 return CODE_TIME_LIMIT, iterations, restarts
             restarts += 1
-            _draw_restart(rng, slo, shi, q)
+            for i in range(n):
+                state, u = uniform(state)
+                q[i] = slo[i] + (shi[i] - slo[i]) * u
         singular = False
         out_of_limits = False
         violated = False
@@ -575,10 +558,8 @@ def solve_batch(
 ):  # pragma: no cover - compiled
     """:func:`_solve_one` over every target, one workspace for all."""
     ws = workspace(Q0.shape[1])
-    rng = np.empty(1, dtype=np.uint64)
     for k in range(Tt.shape[0]):
-        h = _target_key(key, Tt[k])
-        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, h, ws, rng, Q_out[k])
+        c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws, Q_out[k])
         codes[k] = c
         iters[k] = it
         restarts[k] = rs
