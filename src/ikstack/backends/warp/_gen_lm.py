@@ -253,17 +253,6 @@ def _step(ws: SCRATCH_ROWS_T.type, ws_row: int, lam: wp.float64, lo: wp.array(dt
 
 
 @wp.func
-def _damping_lambda(step_kind: int, damping: wp.float64, E: wp.float64):
-    """The step's damping ``lambda`` at cost ``E`` for a step kind (``STEP_*``) and its
-    parameter ``damping``."""
-    if step_kind == STEP_DLS:
-        return damping * damping
-    if step_kind == STEP_LM_SUGIHARA:
-        return E + damping
-    return damping * E
-
-
-@wp.func
 def _failure_code(violated: bool, limits: bool, singular: bool):
     """The outcome code of a target no search solved: a search ended on a configuration that
     violates a coupled-joint constraint, else the best iterate at (or a converged one outside)
@@ -292,6 +281,7 @@ def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.typ
     u = F(0.0)
     inside = bool(False)
     k2 = F(0.0)
+    lam = F(0.0)
     scale = F(0.0)
     nq = F(0.0)
     n = q0.shape[0]
@@ -395,7 +385,12 @@ def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.typ
                 stall = int(0)
             E_prev = E
             iterations = iterations + 1
-            lam = _damping_lambda(step_kind, damping, E)
+            if step_kind == STEP_DLS:
+                lam = damping * damping
+            elif step_kind == STEP_LM_SUGIHARA:
+                lam = E + damping
+            else:
+                lam = damping * E
             if not _step(ws, ws_row, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = bool(True)
                 break

@@ -240,7 +240,6 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
         "_masked_norms": "e:a1f w:a1f",
         "_cost": "e:a1f w:a1f",
-        "_damping_lambda": "step_kind:i damping:f E:f",
         "_failure_code": "violated:b limits:b singular:b",
         # one target's searches; the clock is the device's own (a hook)
         "_solve_one": "Tt:m44 q0:a1f chain:rec(CHAIN) cons:rec(CONSTRAINTS) lm:rec(SETTINGS) "

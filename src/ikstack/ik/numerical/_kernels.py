@@ -383,17 +383,6 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, inline="always")
-def _damping_lambda(step_kind, damping, E):  # pragma: no cover - compiled
-    """The step's damping ``lambda`` at cost ``E`` for a step kind (``STEP_*``) and its
-    parameter ``damping``."""
-    if step_kind == STEP_DLS:
-        return damping * damping
-    if step_kind == STEP_LM_SUGIHARA:
-        return E + damping
-    return damping * E
-
-
 @njit(cache=True)
 def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
     """The outcome code of a target no search solved: a search ended on a configuration that
@@ -506,7 +495,13 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
                 stall = 0
             E_prev = E
             iterations += 1
-            lam = _damping_lambda(step_kind, damping, E)
+            # damping
+            if step_kind == STEP_DLS:
+                lam = damping * damping
+            elif step_kind == STEP_LM_SUGIHARA:
+                lam = E + damping
+            else:
+                lam = damping * E
             if not _step(ws, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = True
                 break
