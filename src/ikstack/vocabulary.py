@@ -106,3 +106,14 @@ ENGINES: tuple[str, ...] = ("local", "ray")
 #: whose forward kinematics the model check runs against (``ikstack validate --kinematics``,
 #: :func:`ikstack.validate.load_fk_model`): the chain's own, or MuJoCo's (extra ``mujoco``)
 FK_KINEMATICS: tuple[str, ...] = ("ikstack", "mujoco")
+
+class DampingRule(StrEnum):
+    """The adaptive damping of :class:`ikstack.ik.numerical.LevenbergMarquardt` (``damping=``),
+    with ``E = 1/2 e^T W e`` the weighted squared pose error."""
+
+    CHAN = "chan"  #: ``lambda = k E`` (Chan and Lawrence 1988; the default)
+    SUGIHARA = "sugihara"  #: ``lambda = E + w_n`` (Sugihara 2011)
+
+
+#: every damping rule of the Levenberg-Marquardt solver
+DAMPING_RULES: tuple[str, ...] = tuple(d.value for d in DampingRule)

@@ -131,3 +131,79 @@ def test_the_helper_takes_q0_and_rng_and_their_old_names_warn():
     assert np.array_equal(new.q, old.q) and np.array_equal(new.status, old.status)
     with pytest.raises(InputError, match="both 'seed' and 'q0'"):
         wn.solve(chain, T, q0=guess, seed=guess)
+
+
+def test_rint_rounds_ties_to_even_as_numpy_round_does():
+    """The generated search's turn wrapping reads ``np.round`` on the CPU and ``wp.rint`` on
+    the device: both round a tie to the even integer (checked against Python's ``round``)."""
+    import warp as wp
+    from numba import njit
+
+    xs = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.49, -3.51, 1e6 + 0.5])
+
+    @wp.kernel
+    def rint_all(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+        k = wp.tid()
+        y[k] = wp.rint(x[k])
+
+    x = wp.array(xs, dtype=wp.float64, device="cpu")
+    y = wp.zeros(len(xs), dtype=wp.float64, device="cpu")
+    wp.launch(rint_all, dim=len(xs), inputs=[x, y], device="cpu")
+    cpu = njit(lambda v: np.round(v))
+    want = [float(round(v)) for v in xs]  # Python's round: ties to even
+    assert y.numpy().tolist() == want
+    assert [cpu(v) for v in xs] == want
+
+
+def _splitmix64_reference(state: int) -> tuple[int, float]:
+    """splitmix64 from its definition, in Python integers masked to 64 bits."""
+    mask = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & mask
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return state, (z >> 11) / float(1 << 53)
+
+
+def test_restart_draws_are_splitmix64_on_both_devices():
+    """The restarts' stream (written once, generated for Warp) against a plain
+    re-implementation: seed 0's first output is splitmix64's published 0xE220A8397B1DCDAF."""
+    import warp as wp
+    from numba import njit
+
+    from ikstack.backends.warp._gen_splitmix import uniform as wp_uniform
+    from ikstack.ik.numerical._splitmix import uniform
+
+    assert _splitmix64_reference(0)[1] == (0xE220A8397B1DCDAF >> 11) / float(1 << 53)
+    seeds = [0, 1, 12345, 2**63 + 7, 2**64 - 1]
+    want = []
+    for s in seeds:
+        for _ in range(3):
+            s, u = _splitmix64_reference(s)
+            want.append(u)
+
+    @njit
+    def draw_cpu(seed, out):  # compiled: numba's uint64 state, as in the search
+        for k in range(seed.shape[0]):
+            st = seed[k]
+            for j in range(3):
+                st, u = uniform(st)
+                out[k, j] = u
+
+    cpu = np.zeros((len(seeds), 3))
+    draw_cpu(np.array(seeds, dtype=np.uint64), cpu)
+
+    @wp.kernel
+    def draw(seed: wp.array(dtype=wp.uint64), out: wp.array2d(dtype=wp.float64)):
+        k = wp.tid()
+        st = seed[k]
+        for j in range(3):
+            st, u = wp_uniform(st)
+            out[k, j] = u
+
+    seed = wp.array(np.array(seeds, dtype=np.uint64), dtype=wp.uint64, device="cpu")
+    out = wp.zeros((len(seeds), 3), dtype=wp.float64, device="cpu")
+    wp.launch(draw, dim=len(seeds), inputs=[seed, out], device="cpu")
+    assert cpu.ravel().tolist() == want
+    assert out.numpy().ravel().tolist() == want

@@ -701,3 +701,45 @@ def test_a_record_passed_whole_is_its_struct_with_vectors_and_matrices():
     assert "h = arm.H[j]" in body
     assert "if (arm.arcs != 0) and wp.isfinite(arm.lo[j]):" in body
     assert "R = arm.R" in body and "return h[0] * R[1, 2] + arm.S[2]" in body
+
+
+def test_numpy_round_of_a_scalar_is_warps_rint():
+    """``np.round(x)`` of a float is Warp's ``rint`` (to the nearest integer, ties to even, as
+    numba compiles it; the Warp numerical tests run both on the restarts' turn wrapping)."""
+    code = _tr(
+        """
+        import numpy as np
+        def f(x):
+            return np.round(x / (2 * np.pi))
+        """,
+        {"f": "x:f"},
+    )
+    assert "return wp.rint(x / F(6.283185307179586))" in _body(code, "f")
+
+
+def test_unsigned_64_bit_integers_wrap_alike_and_mix_with_nothing_else():
+    """``u64`` values (``np.uint64(...)``) take ``+ * ^ >>`` among themselves as
+    ``wp.uint64`` values, a big literal in hexadecimal; ``np.float64`` of one is a float;
+    an operand of another type is an error naming the line."""
+    code = _tr(
+        """
+        import numpy as np
+        def step(s):
+            s = s + np.uint64(0x9E3779B97F4A7C15)
+            z = (s ^ (s >> np.uint64(30))) * np.uint64(7)
+            return s, np.float64(z >> np.uint64(11)) * 0.5
+        def seeded(k):
+            return np.uint64(k)
+        """,
+        {"step": "s:u64", "seeded": "k:i"},
+    )
+    body = _body(code, "step")
+    assert "def step(s: wp.uint64):" in body
+    assert "s = s + wp.uint64(0x9e3779b97f4a7c15)" in body
+    assert "z = (s ^ (s >> wp.uint64(30))) * wp.uint64(7)" in body
+    assert "return s, wp.float64(z >> wp.uint64(11)) * F(0.5)" in body
+    assert "return wp.uint64(k)" in _body(code, "seeded")
+    with pytest.raises(TranslateError, match=r"<snippet>:3: .*u64 with u64 only"):
+        _tr("import numpy as np\ndef f(s):\n    return s + 1\n", {"f": "s:u64"})
+    with pytest.raises(TranslateError, match="outside 0 .. 2"):
+        _tr("import numpy as np\ndef f():\n    return np.uint64(18446744073709551616)\n", {"f": ""})

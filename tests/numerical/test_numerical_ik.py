@@ -11,6 +11,7 @@ from ikstack.ik import IKStatus
 from ikstack.ik.numerical import DampedLeastSquaresIK, LevenbergMarquardt, LimitMode
 from ikstack.kinematics import fk
 from ikstack.spatial import make_transform, pose_error, rotvec_to_matrix
+from ikstack.vocabulary import DAMPING_RULES, DampingRule
 
 ARMS = [
     "ur5",
@@ -65,6 +66,21 @@ def test_sugihara_damping_solves_fk_sampled_targets():
     res = LevenbergMarquardt(chain, damping="sugihara").solve(T)
     assert res.success_rate >= 0.97
     _assert_certified(chain, res, T)
+
+
+def test_damping_rule_enum_and_its_string_are_the_same_solver():
+    """``DampingRule`` members and their plain strings pick the same step and default
+    parameter (a string stays accepted), and answer alike."""
+    chain = robots.load("panda")
+    _, T = _targets(chain, 20, seed=4)
+    for rule, text in ((DampingRule.SUGIHARA, "sugihara"), (DampingRule.CHAN, "chan")):
+        a, b = LevenbergMarquardt(chain, damping=rule), LevenbergMarquardt(chain, damping=text)
+        assert a.damping_rule is b.damping_rule is rule and a.damping == b.damping
+        ra, rb = a.solve(T), b.solve(T)
+        np.testing.assert_array_equal(ra.q, rb.q)
+        np.testing.assert_array_equal(ra.status, rb.status)
+    assert LevenbergMarquardt(chain).damping_rule is DampingRule.CHAN
+    assert DAMPING_RULES == ("chan", "sugihara")
 
 
 def test_dls_converges_from_a_nearby_seed():

@@ -1,12 +1,9 @@
 # mypy: ignore-errors
-"""Pieces of the Warp numerical-IK loop (:mod:`._lm`) outside the portable subset, each the Warp
-twin of a CPU kernel (the step, pose error, Cholesky and singularity test are generated from
-the CPU source: ``_gen_lm``, ``_gen_dense``).
-
-:func:`uniform` is splitmix64 (``ikstack.ik.numerical._kernels._uniform``) in wrapping 64-bit
-unsigned arithmetic, :func:`target_key` the per-target restart seed. Row ``k`` of caller-owned
-arrays is one target's scratch. (FK and the Jacobian are the kinematics layer's, generated from
-the CPU source: ``_gen_kinematics._jac_into``.)
+"""The hand-written pieces of the Warp numerical-IK kernel (:mod:`._lm`): the per-target
+restart seed :func:`target_key` (``ikstack.ik.numerical._kernels._target_key``: signed 64-bit
+arithmetic with Python's modulo, outside the translator's subset) and the clock hook of the
+search generated from the CPU source (``_gen_lm._solve_one``; its splitmix64 draws are
+generated too, ``_gen_splitmix``).
 """
 
 from __future__ import annotations
@@ -15,23 +12,10 @@ import warp as wp
 
 from ikstack.backends.warp._prims import F
 
-INF = wp.constant(wp.float64(float("inf")))
 MOD = wp.constant(wp.int64(2147483647))
 
 
 # ----------------------------------------------------------------------------- restarts
-@wp.func
-def uniform(state: wp.uint64):
-    """splitmix64 (``ikstack.ik.numerical._kernels._uniform``): the next state and a uniform
-    draw in [0, 1) (53 bits), in wrapping 64-bit unsigned arithmetic."""
-    state = state + wp.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> wp.uint64(30))) * wp.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> wp.uint64(27))) * wp.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> wp.uint64(31))
-    return state, wp.float64(z >> wp.uint64(11)) * F(1.0 / 9007199254740992.0)
-
-
 @wp.func
 def target_key(key: wp.int64, Tt: wp.mat44d):
     """:func:`ikstack.ik.numerical._kernels._target_key` (Python's non-negative modulo)."""
@@ -44,6 +28,9 @@ def target_key(key: wp.int64, Tt: wp.mat44d):
     return h
 
 
+# ----------------------------------------------------------------------------- hooks
 @wp.func
-def _clip(x: wp.float64, lo: wp.float64, hi: wp.float64):
-    return wp.min(wp.max(x, lo), hi)
+def _now():
+    """The clock of the generated search (``_gen_lm._solve_one``): none on the device, where a
+    time budget is refused before launch."""
+    return F(0.0)

@@ -147,6 +147,7 @@ SELECT_T = DeviceRecord(SELECT)
 FAMILY6_T = DeviceRecord(FAMILY6, {"H": _V3, "P": _V3, "R6T": _M33})
 #: the numerical search's settings (:data:`ikstack.ik.numerical._kernels.SETTINGS`)
 LM_T = DeviceRecord(SETTINGS)
+SETTINGS_T = LM_T  #: its name as the translator's ``rec(SETTINGS)`` reads it
 #: the numerical search's scratch (:data:`ikstack.ik.numerical._kernels.SCRATCH`), a row a
 #: target (the generated ``_step`` takes it)
 SCRATCH_ROWS_T = DeviceRecord(SCRATCH, rows=True)

@@ -98,6 +98,7 @@ MODULES = {
     "ikstack.ik.analytic._srs": "ikstack.backends.warp._gen_srs",
     "ikstack.ik.analytic._select": "ikstack.backends.warp._gen_select",
     "ikstack.spatial._dense": "ikstack.backends.warp._gen_dense",
+    "ikstack.ik.numerical._splitmix": "ikstack.backends.warp._gen_splitmix",
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
     "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
@@ -245,12 +246,17 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
     },
+    "ikstack.ik.numerical._splitmix": {"uniform": "state:u64"},
     "ikstack.ik.numerical._kernels": {
         "_pose_error": "Tt:m44 T:m44 e:a1f",
         "_is_singular": "J:a2f w:a1f Jw:a2f G:a2f L:a2f",
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
         "_masked_norms": "e:a1f w:a1f",
         "_cost": "e:a1f w:a1f",
+        "_failure_code": "violated:b limits:b singular:b",
+        # one target's searches; the clock is the device's own (a hook)
+        "_solve_one": "Tt:m44 q0:a1f chain:rec(CHAIN) cons:rec(CONSTRAINTS) lm:rec(SETTINGS) "
+        "key:i ws:rows(SCRATCH) q_out:a1f",
     },
     "ikstack.ik._gate": {
         "pose_residual": "T:m44 Tt:m44",
@@ -290,6 +296,10 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
             "gate_frame": "Q:a2f V:a1b prev:a1f ctx:dev(PathData) i:i -> i i",
             "finish_frame": "Q:a2f prev:a1f ctx:dev(PathData) i:i best:i code:i -> i",
         },
+    ),
+    "ikstack.ik.numerical._kernels": (
+        "ikstack.backends.warp._lm_steps",
+        {"_now": "-> f"},
     ),
 }
 

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_u64 as u64_
 from ikstack.backends.warp._translate_types import (
     M9,
     B,
@@ -38,6 +39,7 @@ _MATH1 = {
     "sinh",
     "cosh",
     "tanh",
+    "rint",  # (np.round only: math has no rint)
 }
 _MATH2 = {"atan2": "wp.atan2", "pow": "wp.pow", "hypot": "hypot", "copysign": "copysign"}
 #: NumPy scalar functions -> the ``math`` function numba compiles them to alike
@@ -45,6 +47,7 @@ _NP_MATH = {
     **{f: f for f in ("sqrt", "sin", "cos", "tan", "exp", "log", "floor", "ceil", "hypot")},
     **{"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"},
     **{f: f for f in ("isfinite", "isnan", "isinf")},
+    "round": "rint",  # of a scalar: to the nearest integer, ties to even (numba's llvm.rint)
 }
 #: ``math.*`` / ``np.*`` tests of one float (a bool)
 _PREDICATES = {"isfinite", "isnan", "isinf"}
@@ -310,6 +313,9 @@ class _ExprWriter:
         raise self.err(node, f"{ta!r} with {tb!r}")
 
     def binop(self, e: ast.BinOp) -> tuple[str, Any]:
+        wide = u64_.binop(self, e)  # unsigned 64-bit operands
+        if wide is not None:
+            return wide
         op = _BINOPS.get(type(e.op))
         if op is None:
             raise self.err(e, "operator")
@@ -386,6 +392,9 @@ class _ExprWriter:
     def call(self, e: ast.Call) -> tuple[str, Any]:
         if e.keywords:
             raise self.err(e, "keyword arguments")
+        wide = u64_.call(self, e)  # np.uint64 / np.float64 of one
+        if wide is not None:
+            return wide
         f = e.func
         if (
             isinstance(f, ast.Attribute)

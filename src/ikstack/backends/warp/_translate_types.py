@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_u64 as u64_
 from ikstack.errors import TranslateError
 
 # ----------------------------------------------------------------------------- types
@@ -27,7 +28,7 @@ def _parse_type(s: str) -> Any:
     extra = args_.parse(s, _parse_type)  # none, rec(...), dev(...), tup(...)
     if extra is not None:
         return extra
-    if s in (F, I, B, C, M9):
+    if s in (F, I, B, C, M9, u64_.U64):
         return s
     if len(s) == 3 and s[0] in "234" and s[1] == "v" and s[2] in "234":
         return ("tv", int(s[0]), int(s[2]))  # "4v3": a tuple of 4 3-vectors
@@ -58,6 +59,8 @@ def warp_type(t: Any) -> str:
         return "bool"
     if t == C:
         return "wp.vec2d"
+    if t == u64_.U64:
+        return u64_.WARP
     if t == M9:
         return "wp.mat33d"
     if isinstance(t, tuple) and t[0] == "v":
@@ -122,6 +125,8 @@ def _zero(t: Any) -> str:
         return "int(0)"
     if t == B:
         return "bool(False)"
+    if t == u64_.U64:
+        return f"{u64_.WARP}(0)"
     return f"{warp_type(t)}()"
 
 

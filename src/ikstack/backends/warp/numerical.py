@@ -33,6 +33,7 @@ from ikstack.errors import InputError
 from ikstack.ik import IKResult
 from ikstack.ik.numerical import LevenbergMarquardt
 from ikstack.model import Chain
+from ikstack.vocabulary import DampingRule
 
 Array = NDArray[np.float64]
 
@@ -58,7 +59,7 @@ class WarpLevenbergMarquardt(LevenbergMarquardt):
         self,
         chain: Chain,
         device: str = "cpu",
-        damping: str = "chan",
+        damping: DampingRule | str = DampingRule.CHAN,
         damping_parameter: float | None = None,
         chunk_size: int = 65536,
         **options: Any,
@@ -155,7 +156,7 @@ def solve(
     q0: ArrayLike | None = None,
     *,
     device: str = "cpu",
-    damping: str = "chan",
+    damping: DampingRule | str = DampingRule.CHAN,
     damping_parameter: float | None = None,
     rng: int | np.random.Generator | None = 0,
     **options: Any,

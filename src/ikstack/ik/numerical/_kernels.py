@@ -10,6 +10,13 @@ Restarts draw from a splitmix64 stream seeded per target from the call's key and
 pose, so a target's restarts depend neither on the thread that ran it nor on the rest of the
 batch. Scratch arrays are allocated once per call (per block of targets in parallel), never per
 target or per iteration.
+
+The Warp backend's search is generated from this source (:func:`_solve_one` and the steps it
+calls, by ``python -m ikstack.backends.warp._translate``; splitmix64 is
+:mod:`._splitmix`'s, generated too); only the clock (:func:`_now`) is the device's own there
+(a hook: no time budget on the device), so the move, stall rule and failure codes stay inline
+here, where the compiled loop is a hot path. :func:`_target_key` (signed 64-bit arithmetic
+with Python's modulo) has a hand-written Warp twin.
 """
 
 from __future__ import annotations
@@ -20,7 +27,10 @@ import numpy as np
 from numba import njit, objmode
 
 from ikstack._records import B, F, I, Record
+from ikstack.ik._data import CHAIN, CONSTRAINTS  # noqa: F401 (_solve_one's records, read by the translator)
 from ikstack.ik._gate import constraints_row
+from ikstack.ik.numerical._splitmix import uniform
+from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
 
@@ -34,13 +44,14 @@ LIMITS_PROJECT = 0  #: joints at a bound held there (active set), every iterate 
 LIMITS_CLAMP_STEP = 1  #: the whole step scaled down so the iterate stays in the box
 LIMITS_IGNORE = 2  #: unconstrained iterations; limits only checked at the end
 
-# kernel outcome codes (match ikstack.ik.IKStatus values)
-CODE_SUCCESS = 0
-CODE_ITERATION_LIMIT = 1
-CODE_TIME_LIMIT = 2
-CODE_JOINT_LIMITS = 3
-CODE_SINGULAR = 4
-CODE_CONSTRAINT = 7
+# kernel outcome codes: the IKStatus values, as plain ints for the compiled code (and the
+# Warp backend's constants, read from here)
+CODE_SUCCESS = int(IKStatus.SUCCESS)
+CODE_ITERATION_LIMIT = int(IKStatus.ITERATION_LIMIT)
+CODE_TIME_LIMIT = int(IKStatus.TIME_LIMIT)
+CODE_JOINT_LIMITS = int(IKStatus.JOINT_LIMITS)
+CODE_SINGULAR = int(IKStatus.SINGULAR)
+CODE_CONSTRAINT = int(IKStatus.CONSTRAINT)
 
 #: targets per block a thread takes (the batch solve on several threads)
 BLOCK = 16
@@ -269,17 +280,6 @@ def _is_singular(J, w, Jw, G, L):  # pragma: no cover - compiled
     return lo_piv < _SINGULAR_RATIO * hi_piv
 
 
-@njit(cache=True, inline="always")
-def _uniform(state):  # pragma: no cover - compiled
-    """splitmix64: ``(next state, uniform draw in [0, 1))`` from a uint64 state."""
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return state, np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 @njit(cache=True)
 def workspace(n):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
@@ -384,15 +384,30 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
+    """The outcome code of a target no search solved: a search ended on a configuration that
+    violates a coupled-joint constraint, else the best iterate at (or a converged one outside)
+    the joint limits, else a singular step (or a singular best iterate), else the iteration cap.
+    """
+    if violated:
+        return CODE_CONSTRAINT
+    if limits:
+        return CODE_JOINT_LIMITS
+    if singular:
+        return CODE_SINGULAR
+    return CODE_ITERATION_LIMIT
+
+
+@njit(cache=True)
 def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - compiled
     """Solve one target; returns ``(code, iterations, restarts)`` and writes ``q_out``.
 
     ``chain`` is a :data:`ikstack.ik._data.CHAIN` record, ``lm`` a :data:`SETTINGS` record.
     ``q_out`` holds the converged vector, or the best (lowest cost) iterate of all searches.
-    ``ws`` is :func:`workspace`'s scratch. A search that converges onto a configuration that
-    violates a coupled-joint constraint (``cons``, a :data:`ikstack.ik._data.CONSTRAINTS`
-    record, see :func:`ikstack.ik._gate.constraints_row`) counts as failed and the next restart
-    follows.
+    ``ws`` is :func:`workspace`'s scratch; ``key`` seeds the restarts' draws. A search that
+    converges onto a configuration that violates a coupled-joint constraint (``cons``, a
+    :data:`ikstack.ik._data.CONSTRAINTS` record, see :func:`ikstack.ik._gate.constraints_row`)
+    counts as failed and the next restart follows.
     """
     n = q0.shape[0]
     Rs, ps, kinds, R_end, p_end = chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end
@@ -425,7 +440,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
                 return CODE_TIME_LIMIT, iterations, restarts
             restarts += 1
             for i in range(n):
-                state, u = _uniform(state)
+                state, u = uniform(state)
                 q[i] = slo[i] + (shi[i] - slo[i]) * u
         singular = False
         out_of_limits = False
@@ -528,13 +543,8 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
         if not np.isfinite(q_out[i]):
             q_out[i] = q0[i]
         q_out[i] = min(max(q_out[i], lo[i]), hi[i])
-    if any_violated:
-        return CODE_CONSTRAINT, iterations, restarts
-    if best_limits or best_pinned:
-        return CODE_JOINT_LIMITS, iterations, restarts
-    if any_singular or singular_best:
-        return CODE_SINGULAR, iterations, restarts
-    return CODE_ITERATION_LIMIT, iterations, restarts
+    code = _failure_code(any_violated, best_limits or best_pinned, any_singular or singular_best)
+    return code, iterations, restarts
 
 
 @njit(cache=True, nogil=True)

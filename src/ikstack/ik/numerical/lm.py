@@ -6,8 +6,9 @@ from ikstack.errors import InputError
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical.solver import NumericalIK
 from ikstack.model import Chain
+from ikstack.vocabulary import DAMPING_RULES, DampingRule
 
-_DEFAULT_PARAM = {"sugihara": 1e-5, "chan": 0.1}
+_DEFAULT_PARAM = {DampingRule.SUGIHARA: 1e-5, DampingRule.CHAN: 0.1}
 
 
 class LevenbergMarquardt(NumericalIK):
@@ -19,7 +20,8 @@ class LevenbergMarquardt(NumericalIK):
 
     Args:
         chain: the chain to solve for.
-        damping: ``"chan"`` (default) or ``"sugihara"``.
+        damping: a :class:`~ikstack.vocabulary.DampingRule` or its value: ``"chan"`` (default)
+            or ``"sugihara"``.
         damping_parameter: ``k`` (Chan, default 0.1) or ``w_n`` (Sugihara, default 1e-5).
         **options: :class:`~ikstack.ik.numerical.NumericalConfig` fields.
     """
@@ -27,11 +29,19 @@ class LevenbergMarquardt(NumericalIK):
     name = "lm"
 
     def __init__(
-        self, chain: Chain, damping: str = "chan", damping_parameter: float | None = None, **options
+        self,
+        chain: Chain,
+        damping: DampingRule | str = DampingRule.CHAN,
+        damping_parameter: float | None = None,
+        **options,
     ) -> None:
-        if damping not in _DEFAULT_PARAM:
-            raise InputError(f"damping {damping!r} is unknown; valid: 'chan', 'sugihara'")
-        self.step_kind = K.STEP_LM_CHAN if damping == "chan" else K.STEP_LM_SUGIHARA
-        self.damping_rule = damping
-        param = _DEFAULT_PARAM[damping] if damping_parameter is None else damping_parameter
+        try:
+            rule = DampingRule(damping)
+        except ValueError:
+            raise InputError(
+                f"damping {damping!r} is unknown; valid: {', '.join(map(repr, DAMPING_RULES))}"
+            ) from None
+        self.step_kind = K.STEP_LM_CHAN if rule is DampingRule.CHAN else K.STEP_LM_SUGIHARA
+        self.damping_rule = rule
+        param = _DEFAULT_PARAM[rule] if damping_parameter is None else damping_parameter
         super().__init__(chain, float(param), **options)
