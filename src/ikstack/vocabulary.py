@@ -107,6 +107,7 @@ ENGINES: tuple[str, ...] = ("local", "ray")
 #: :func:`ikstack.validate.load_fk_model`): the chain's own, or MuJoCo's (extra ``mujoco``)
 FK_KINEMATICS: tuple[str, ...] = ("ikstack", "mujoco")
 
+
 class DampingRule(StrEnum):
     """The adaptive damping of :class:`ikstack.ik.numerical.LevenbergMarquardt` (``damping=``),
     with ``E = 1/2 e^T W e`` the weighted squared pose error."""
