@@ -58,10 +58,11 @@ _BINOPS = {
     ast.Sub: "-",
     ast.Mult: "*",
     ast.Div: "/",
-    ast.Mod: "%",
-    ast.FloorDiv: "//",
     ast.Pow: "**",
 }
+#: Python's ``%`` and ``//`` round toward minus infinity, Warp's (as C's) toward zero: the same
+#: source would give other answers for negative operands on the two devices
+_FLOOR_OPS = (ast.Mod, ast.FloorDiv)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _FOLD_OPS = {
     ast.Add: lambda a, b: a + b,
@@ -316,6 +317,10 @@ class _ExprWriter:
         wide = u64_.binop(self, e)  # unsigned 64-bit operands
         if wide is not None:
             return wide
+        if isinstance(e.op, _FLOOR_OPS):
+            raise self.err(
+                e, "'%' or '//' (Python rounds toward -inf, Warp toward zero; not portable)"
+            )
         op = _BINOPS.get(type(e.op))
         if op is None:
             raise self.err(e, "operator")
