@@ -97,6 +97,7 @@ MODULES = {
     "ikstack.ik.numerical._kernels": "ikstack.backends.warp._gen_lm",
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
     "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
+    "ikstack.ik.analytic._constrained": "ikstack.backends.warp._gen_constrained",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -243,6 +244,15 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "pose_residual": "T:m44 Tt:m44",
         "fk_error_one": "T:m44 Tt:m44",
         "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
+        "constraints_slots": "Q:a2f qidx:a2i qcoef:a4f A:a2f b:a1f CON:a1b",
+    },
+    "ikstack.ik.analytic._constrained": {
+        "failure_code": "fk_any:b fk_lim:b fk_lim_con:b",
+        "row_failure": "FK:a1b LIM:a1b CON:a1b K:i",
+        "_breaks": "OK:a1b CON:a1b K:i",
+        "constrain_row": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) "
+        "cons:rec(CONSTRAINTS) lazy:b piters:i? work:tup(a1b,a1b,a1b,a1f,dev(Polish)) "
+        "polished:a1b cflags:tup(a1b,a1b)",
     },
     "ikstack.ik.analytic._polish": {
         "_err6": "Tq:m44 Tt:m44 e:a1f",
@@ -266,6 +276,10 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
             "polish_slot": "Q:a2f k:i T:m44 chain:rec(CHAIN) piters:i max_dq:f ptol:f rtol:f "
             "scratch:dev(Polish) ->",
         },
+    ),
+    "ikstack.ik.analytic._constrained": (
+        "ikstack.backends.warp._slot_steps",
+        {"constraints_all": "cons:rec(CONSTRAINTS) Q:a2f CON:a1b -> i"},
     ),
 }
 

@@ -1,0 +1,113 @@
+# mypy: ignore-errors
+# ruff: noqa
+"""GENERATED from ``src/ikstack/ik/analytic/_constrained.py`` by :mod:`ikstack.backends.warp._translate`:
+do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._translate``
+(a test fails when this file and its source disagree)."""
+
+import warp as wp
+
+from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_selection import _finalize_pl, nearest_open
+from ikstack.backends.warp._slot_steps import Polish, constraints_all
+from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SELECT_T
+
+CONSTRAINT = wp.constant(7)
+CONSTRAINT_RETRIES = wp.constant(16)
+JOINT_LIMITS = wp.constant(3)
+NONE = wp.constant(-1)
+STEP_LIMIT = wp.constant(6)
+SUCCESS = wp.constant(0)
+UNDECIDED = wp.constant(-1)
+UNREACHABLE = wp.constant(5)
+
+
+@wp.func
+def failure_code(fk_any: bool, fk_lim: bool, fk_lim_con: bool):
+    """Why no candidate of a target passed (an :class:`~ikstack.ik.IKStatus` value), from
+    whether any candidate met the FK gate (``fk_any``), any of those was within the limits
+    (``fk_lim``) and any of those met the coupled-joint constraints (``fk_lim_con``): no FK
+    match, then none within the limits, then none meeting the constraints, else the step
+    bound."""
+    if not fk_any:
+        return UNREACHABLE
+    if not fk_lim:
+        return JOINT_LIMITS
+    if not fk_lim_con:
+        return CONSTRAINT
+    return STEP_LIMIT
+
+
+@wp.func
+def row_failure(FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int):
+    """:func:`failure_code` of a target's ``K`` slots' flags (FK gate met, within the limits,
+    constraints met)."""
+    fk_any = bool(False)
+    fk_lim = bool(False)
+    fk_lim_con = bool(False)
+    for k in range(K):
+        if (FK[k] != 0):
+            fk_any = bool(True)
+            if (LIM[k] != 0):
+                fk_lim = bool(True)
+                if (CON[k] != 0):
+                    fk_lim_con = bool(True)
+    return failure_code(fk_any, fk_lim, fk_lim_con)
+
+
+@wp.func
+def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int):
+    """Whether an open slot breaks a coupled-joint constraint."""
+    for k in range(K):
+        if (OK[k] != 0) and (not (CON[k] != 0)):
+            return True
+    return False
+
+
+@wp.func
+def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, cons: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, polished: wp.array(dtype=wp.int32), cflags_0: wp.array(dtype=wp.int32), cflags_1: wp.array(dtype=wp.int32)):
+    """The coupled-joint constraints of one target after its first gate: ``(selected slot or
+    NONE, status)``, the status :data:`UNDECIDED` when a slot's constraints could not be
+    decided (:func:`constraints_all`).
+
+    ``Q, V, seed, T, chain, sel, piters, work, polished`` are as :func:`._selection._finalize_pl`
+    takes them (the first gate's flags in ``work``, updated here); ``cons`` the constraints
+    (see :func:`constraints_all`); ``cflags = (CON, DROP)`` (K,) outputs: constraints met, and
+    the branches dropped for breaking one. With ``lazy`` (only the nearest valid slot was
+    gated) a nearest branch that breaks a constraint is dropped and the row gated again, up to
+    :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A dropped branch then counts as
+    meeting the FK gate and the limits and breaking a constraint; ``OK`` keeps the slots that
+    meet the constraints."""
+    tries = int(0)
+    bad = bool(False)
+    best = int(0)
+    K = Q.shape[0]
+    for k in range(K):
+        cflags_1[k] = 0
+    und = constraints_all(cons, Q, cflags_0)
+    if lazy:
+        tries = int(0)
+        bad = _breaks(work_0, cflags_0, K)
+        while bad and tries < CONSTRAINT_RETRIES:
+            for k in range(K):
+                if (work_0[k] != 0) and (not (cflags_0[k] != 0)):
+                    V[k] = 0
+                    cflags_1[k] = 1
+            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, polished)
+            und = wp.max(und, constraints_all(cons, Q, cflags_0))
+            bad = _breaks(work_0, cflags_0, K)
+            tries = tries + 1
+        if bad:
+            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, polished)
+            und = wp.max(und, constraints_all(cons, Q, cflags_0))
+    for k in range(K):
+        if (cflags_1[k] != 0):
+            work_1[k] = 1
+            work_2[k] = 1
+            cflags_0[k] = 0
+        work_0[k] = wp.where((work_0[k] != 0) and (cflags_0[k] != 0), 1, 0)
+    best = nearest_open(work_0, work_3, K)
+    if und > 0:
+        return NONE, UNDECIDED
+    if best >= 0:
+        return best, SUCCESS
+    return best, row_failure(work_1, work_2, cflags_0, K)
