@@ -64,50 +64,51 @@ def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int)
 
 
 @wp.func
-def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, cons: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, polished: wp.array(dtype=wp.int32), cflags_0: wp.array(dtype=wp.int32), cflags_1: wp.array(dtype=wp.int32)):
+def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.int32), row_2: wp.array(dtype=wp.float64), row_3: wp.mat44d, records_0: CHAIN_T.type, records_1: SELECT_T.type, records_2: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, flags_0: wp.array(dtype=wp.int32), flags_1: wp.array(dtype=wp.int32), flags_2: wp.array(dtype=wp.int32)):
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
     NONE, status)``, the status :data:`UNDECIDED` when a slot's constraints could not be
     decided (:func:`constraints_all`).
 
-    ``Q, V, seed, T, chain, sel, piters, work, polished`` are as :func:`._selection._finalize_pl`
-    takes them (the first gate's flags in ``work``, updated here); ``cons`` the constraints
-    (see :func:`constraints_all`); ``cflags = (CON, DROP)`` (K,) outputs: constraints met, and
-    the branches dropped for breaking one. With ``lazy`` (only the nearest valid slot was
-    gated) a nearest branch that breaks a constraint is dropped and the row gated again, up to
-    :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A dropped branch then counts as
-    meeting the FK gate and the limits and breaking a constraint; ``OK`` keeps the slots that
-    meet the constraints."""
+    ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
+    as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
+    here), ``cons`` the constraints (see :func:`constraints_all`); ``flags = (polished, CON,
+    DROP)`` (K,): the slots polished so far (as ``_finalize_pl``'s ``polished``), and outputs:
+    constraints met, and the branches dropped for breaking one. With ``lazy`` (only the
+    nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    dropped branch then counts as meeting the FK gate and the limits and breaking a
+    constraint; ``OK`` keeps the slots that meet the constraints."""
     tries = int(0)
     bad = bool(False)
     best = int(0)
-    K = Q.shape[0]
+    K = row_0.shape[0]
     for k in range(K):
-        cflags_1[k] = 0
-    und = constraints_all(cons, Q, cflags_0)
+        flags_2[k] = 0
+    und = constraints_all(records_2, row_0, flags_1)
     if lazy:
         tries = int(0)
-        bad = _breaks(work_0, cflags_0, K)
+        bad = _breaks(work_0, flags_1, K)
         while bad and tries < CONSTRAINT_RETRIES:
             for k in range(K):
-                if (work_0[k] != 0) and (not (cflags_0[k] != 0)):
-                    V[k] = 0
-                    cflags_1[k] = 1
-            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, polished)
-            und = wp.max(und, constraints_all(cons, Q, cflags_0))
-            bad = _breaks(work_0, cflags_0, K)
+                if (work_0[k] != 0) and (not (flags_1[k] != 0)):
+                    row_1[k] = 0
+                    flags_2[k] = 1
+            best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
+            und = wp.max(und, constraints_all(records_2, row_0, flags_1))
+            bad = _breaks(work_0, flags_1, K)
             tries = tries + 1
         if bad:
-            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, polished)
-            und = wp.max(und, constraints_all(cons, Q, cflags_0))
+            best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
+            und = wp.max(und, constraints_all(records_2, row_0, flags_1))
     for k in range(K):
-        if (cflags_1[k] != 0):
+        if (flags_2[k] != 0):
             work_1[k] = 1
             work_2[k] = 1
-            cflags_0[k] = 0
-        work_0[k] = wp.where((work_0[k] != 0) and (cflags_0[k] != 0), 1, 0)
+            flags_1[k] = 0
+        work_0[k] = wp.where((work_0[k] != 0) and (flags_1[k] != 0), 1, 0)
     best = nearest_open(work_0, work_3, K)
     if und > 0:
         return NONE, UNDECIDED
     if best >= 0:
         return best, SUCCESS
-    return best, row_failure(work_1, work_2, cflags_0, K)
+    return best, row_failure(work_1, work_2, flags_1, K)

@@ -250,9 +250,10 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "failure_code": "fk_any:b fk_lim:b fk_lim_con:b",
         "row_failure": "FK:a1b LIM:a1b CON:a1b K:i",
         "_breaks": "OK:a1b CON:a1b K:i",
-        "constrain_row": "Q:a2f V:a1b seed:a1f T:m44 chain:rec(CHAIN) sel:rec(SELECT) "
-        "cons:rec(CONSTRAINTS) lazy:b piters:i? work:tup(a1b,a1b,a1b,a1f,dev(Polish)) "
-        "polished:a1b cflags:tup(a1b,a1b)",
+        # row: (Q, V, seed, T); records: (chain, sel, cons); flags: (polished, CON, DROP)
+        "constrain_row": "row:tup(a2f,a1b,a1f,m44) "
+        "records:tup(rec(CHAIN),rec(SELECT),rec(CONSTRAINTS)) lazy:b piters:i? "
+        "work:tup(a1b,a1b,a1b,a1f,dev(Polish)) flags:tup(a1b,a1b,a1b)",
     },
     "ikstack.ik.analytic._polish": {
         "_err6": "Tq:m44 Tt:m44 e:a1f",

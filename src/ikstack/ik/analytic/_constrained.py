@@ -118,23 +118,24 @@ def _breaks(OK, CON, K):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def constrain_row(
-    Q, V, seed, T, chain, sel, cons, lazy, piters, work, polished, cflags
-):  # pragma: no cover - compiled
+def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover - compiled
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
     NONE, status)``, the status :data:`UNDECIDED` when a slot's constraints could not be
     decided (:func:`constraints_all`).
 
-    ``Q, V, seed, T, chain, sel, piters, work, polished`` are as :func:`._selection._finalize_pl`
-    takes them (the first gate's flags in ``work``, updated here); ``cons`` the constraints
-    (see :func:`constraints_all`); ``cflags = (CON, DROP)`` (K,) outputs: constraints met, and
-    the branches dropped for breaking one. With ``lazy`` (only the nearest valid slot was
-    gated) a nearest branch that breaks a constraint is dropped and the row gated again, up to
-    :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A dropped branch then counts as
-    meeting the FK gate and the limits and breaking a constraint; ``OK`` keeps the slots that
-    meet the constraints."""
+    ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
+    as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
+    here), ``cons`` the constraints (see :func:`constraints_all`); ``flags = (polished, CON,
+    DROP)`` (K,): the slots polished so far (as ``_finalize_pl``'s ``polished``), and outputs:
+    constraints met, and the branches dropped for breaking one. With ``lazy`` (only the
+    nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    dropped branch then counts as meeting the FK gate and the limits and breaking a
+    constraint; ``OK`` keeps the slots that meet the constraints."""
+    Q, V, seed, T = row
+    chain, sel, cons = records
     OK, FK, LIM, D, _ = work
-    CON, DROP = cflags
+    PL, CON, DROP = flags
     K = Q.shape[0]
     for k in range(K):
         DROP[k] = False
@@ -148,13 +149,13 @@ def constrain_row(
                 if OK[k] and not CON[k]:
                     V[k] = False
                     DROP[k] = True
-            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, polished)
+            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, PL)
             und = max(und, constraints_all(cons, Q, CON))
             bad = _breaks(OK, CON, K)
             tries += 1
         if bad:
             # still breaking constraints after the retries: gate every slot
-            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, polished)
+            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, PL)
             und = max(und, constraints_all(cons, Q, CON))
     for k in range(K):
         if DROP[k]:
@@ -171,12 +172,11 @@ def constrain_row(
 
 
 @njit(cache=True, inline="always")
-def _constrain_block(
-    lo, hi, Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes
-):  # pragma: no cover
-    """:func:`constrain_row` of rows ``lo .. hi - 1``; a row that comes out :data:`UNDECIDED`
-    is put back as it was (its first gate's flags) for the host."""
-    OK, FK, LIM, D, PL, SEL, CON, DROP = flags
+def _constrain_block(lo, hi, arrays, records, lazy, piters, codes):  # pragma: no cover
+    """:func:`constrain_row` of rows ``lo .. hi - 1`` (see :func:`constrain_rows`); a row
+    that comes out :data:`UNDECIDED` is put back as it was (its first gate's flags) for the
+    host."""
+    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
     K, dof = Q.shape[1], Q.shape[2]
     Tbuf = np.empty((4, 4))
     q0 = np.empty((K, dof))
@@ -190,9 +190,13 @@ def _constrain_block(
         b0[3] = LIM[i]
         b0[4] = PL[i]
         d0[:] = D[i]
-        work = (OK[i], FK[i], LIM[i], D[i], Tbuf)
         best, code = constrain_row(
-            Q[i], V[i], S[i], T[i], chain, sel, cons, lazy, piters, work, PL[i], (CON[i], DROP[i])
+            (Q[i], V[i], S[i], T[i]),
+            records,
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            (PL[i], CON[i], DROP[i]),
         )
         codes[i] = code
         if code == UNDECIDED:
@@ -208,19 +212,20 @@ def _constrain_block(
 
 
 @njit(cache=True)
-def _constrain_serial(Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes):  # pragma: no cover
-    _constrain_block(0, Q.shape[0], Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes)
+def _constrain_serial(arrays, chain, sel, cons, lazy, piters, codes):  # pragma: no cover
+    records = (chain, sel, cons)
+    _constrain_block(0, codes.shape[0], arrays, records, lazy, piters, codes)
 
 
 @njit(cache=True, parallel=True)
-def _constrain_parallel(
-    Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes
-):  # pragma: no cover
-    n = Q.shape[0]
+def _constrain_parallel(arrays, chain, sel, cons, lazy, piters, codes):  # pragma: no cover
+    # (numba's parallel loop takes no tuple of records as an argument: each one on its own)
+    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
+    n = codes.shape[0]
     for b in prange((n + _BLOCK - 1) // _BLOCK):
         lo = b * _BLOCK
-        hi = min(n, lo + _BLOCK)
-        _constrain_block(lo, hi, Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes)
+        block = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP))
+        _constrain_block(lo, min(n, lo + _BLOCK), block, (chain, sel, cons), lazy, piters, codes)
 
 
 def constrain_rows(
@@ -230,11 +235,9 @@ def constrain_rows(
     with ``flags = (OK, FK, LIM, D, PL, SEL, CON, DROP)`` (each (N, K) but ``SEL`` (N,),
     written), ``records = (chain, sel, cons)``; ``piters`` None for no polish. Returns the rows
     left :data:`UNDECIDED` (as their first gate left them)."""
-    Q, V, S, T, flags = arrays
-    chain, sel, cons = records
-    codes = np.empty(Q.shape[0], dtype=np.int64)
-    kern = _constrain_parallel if Q.shape[0] >= PARALLEL_ROWS else _constrain_serial
-    kern(Q, V, S, T, chain, sel, cons, lazy, piters, flags, codes)
+    codes = np.empty(arrays[0].shape[0], dtype=np.int64)
+    kern = _constrain_parallel if codes.shape[0] >= PARALLEL_ROWS else _constrain_serial
+    kern(arrays, *records, lazy, piters, codes)
     return np.flatnonzero(codes == UNDECIDED)
 
 
@@ -248,8 +251,11 @@ def host_row(
     """:func:`constrain_row` of target ``i`` as plain Python, its constraints decided by the
     chain's own code (``records = (chain record, sel, chain)``; see :func:`constrain_rows`)."""
     Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
-    chain, sel, cons = records
-    work = (OK[i], FK[i], LIM[i], D[i], np.empty((4, 4)))
     SEL[i], _ = constrain_row.py_func(
-        Q[i], V[i], S[i], T[i], chain, sel, cons, lazy, piters, work, PL[i], (CON[i], DROP[i])
+        (Q[i], V[i], S[i], T[i]),
+        records,
+        lazy,
+        piters,
+        (OK[i], FK[i], LIM[i], D[i], np.empty((4, 4))),
+        (PL[i], CON[i], DROP[i]),
     )

@@ -4,9 +4,10 @@
 bound, the FK gate, the weighted distance to the seed and, in near mode or on a rounded chain,
 the bounded polish) over every target's candidates, then the coupled-joint constraints
 (:func:`._constrained.constrain_row`: dropping a nearest candidate that breaks one and gating
-again), then the adaptive lock refinement of a locked-joint family's unsolved targets. Each target's selected slot is the
-selection loop's (:mod:`._selection`), chosen again among the valid slots of a row whose flags
-the constraints or the refinement changed; certification follows (:func:`._verdict.verdict`).
+again), then the adaptive lock refinement of a locked-joint family's unsolved targets. Each
+target's selected slot is the selection loop's (:mod:`._selection`), chosen again among the
+valid slots of a row whose flags the constraints or the refinement changed; certification
+follows (:func:`._verdict.verdict`).
 """
 
 from __future__ import annotations
