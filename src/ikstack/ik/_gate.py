@@ -112,14 +112,16 @@ def constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def constraints_slots(Q, qidx, qcoef, A, b, CON):  # pragma: no cover - compiled
-    """``CON[k]``: whether slot ``Q[k]`` meets every constraint (:func:`constraints_row`);
-    returns 1 when some slot could not be decided here (its ``CON`` then False), else 0."""
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every constraint (:func:`constraints_row`); returns 1 when some marked slot could
+    not be decided here (its ``CON`` then False), else 0."""
     und = 0
     for k in range(Q.shape[0]):
-        c = constraints_row(Q[k], qidx, qcoef, A, b)
-        if c < 0:
-            und = 1
-        CON[k] = c == 1
+        if CON[k]:
+            c = constraints_row(Q[k], qidx, qcoef, A, b)
+            if c < 0:
+                und = 1
+            CON[k] = c == 1
     return und
 
 

@@ -55,6 +55,14 @@ def row_failure(FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), CON
 
 
 @wp.func
+def _to_check(FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32)):
+    """Mark in ``CON`` the slots that met the FK gate within the limits: the only ones whose
+    constraints the selection and the status read (:func:`constraints_all` checks them)."""
+    for k in range(CON.shape[0]):
+        CON[k] = wp.where((FK[k] != 0) and (LIM[k] != 0), 1, 0)
+
+
+@wp.func
 def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int):
     """Whether an open slot breaks a coupled-joint constraint."""
     for k in range(K):
@@ -66,14 +74,15 @@ def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int)
 @wp.func
 def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.int32), row_2: wp.array(dtype=wp.float64), row_3: wp.mat44d, records_0: CHAIN_T.type, records_1: SELECT_T.type, records_2: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, flags_0: wp.array(dtype=wp.int32), flags_1: wp.array(dtype=wp.int32), flags_2: wp.array(dtype=wp.int32)):
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
-    NONE, status)``, the status :data:`UNDECIDED` when a slot's constraints could not be
-    decided (:func:`constraints_all`).
+    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
+    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
 
     ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
     as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
     here), ``cons`` the constraints (see :func:`constraints_all`); ``flags = (polished, CON,
     DROP)`` (K,): the slots polished so far (as ``_finalize_pl``'s ``polished``), and outputs:
-    constraints met, and the branches dropped for breaking one. With ``lazy`` (only the
+    constraints met (of the slots that met the FK gate within the limits; False elsewhere),
+    and the branches dropped for breaking one. With ``lazy`` (only the
     nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
     row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
     dropped branch then counts as meeting the FK gate and the limits and breaking a
@@ -84,7 +93,9 @@ def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.
     K = row_0.shape[0]
     for k in range(K):
         flags_2[k] = 0
-    und = constraints_all(records_2, row_0, flags_1)
+    _to_check(work_1, work_2, flags_1)
+    if constraints_all(records_2, row_0, flags_1) > 0:
+        return NONE, UNDECIDED
     if lazy:
         tries = int(0)
         bad = _breaks(work_0, flags_1, K)
@@ -94,12 +105,16 @@ def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.
                     row_1[k] = 0
                     flags_2[k] = 1
             best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
-            und = wp.max(und, constraints_all(records_2, row_0, flags_1))
+            _to_check(work_1, work_2, flags_1)
+            if constraints_all(records_2, row_0, flags_1) > 0:
+                return NONE, UNDECIDED
             bad = _breaks(work_0, flags_1, K)
             tries = tries + 1
         if bad:
             best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
-            und = wp.max(und, constraints_all(records_2, row_0, flags_1))
+            _to_check(work_1, work_2, flags_1)
+            if constraints_all(records_2, row_0, flags_1) > 0:
+                return NONE, UNDECIDED
     for k in range(K):
         if (flags_2[k] != 0):
             work_1[k] = 1
@@ -107,8 +122,6 @@ def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.
             flags_1[k] = 0
         work_0[k] = wp.where((work_0[k] != 0) and (flags_1[k] != 0), 1, 0)
     best = nearest_open(work_0, work_3, K)
-    if und > 0:
-        return NONE, UNDECIDED
     if best >= 0:
         return best, SUCCESS
     return best, row_failure(work_1, work_2, flags_1, K)

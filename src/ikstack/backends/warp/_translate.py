@@ -249,6 +249,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.ik.analytic._constrained": {
         "failure_code": "fk_any:b fk_lim:b fk_lim_con:b",
         "row_failure": "FK:a1b LIM:a1b CON:a1b K:i",
+        "_to_check": "FK:a1b LIM:a1b CON:a1b",
         "_breaks": "OK:a1b CON:a1b K:i",
         # row: (Q, V, seed, T); records: (chain, sel, cons); flags: (polished, CON, DROP)
         "constrain_row": "row:tup(a2f,a1b,a1f,m44) "

@@ -16,7 +16,10 @@ a hook (:func:`constraints_all`).
 A slot whose linear constraint is within round-off of zero cannot be decided by the compiled
 tables (:func:`ikstack.ik._gate.constraints_row`); its row comes out :data:`UNDECIDED`, and
 the host runs the same loop on it as plain Python (:func:`host_row`), where the chain's own
-code (:meth:`~ikstack.model.Chain.constraints_satisfied`) decides every slot.
+code (:meth:`~ikstack.model.Chain.constraints_satisfied`) decides every slot. On the CPU the
+chain's code decides the first gate's slots of every row at once (vectorized, as before the
+loop was compiled), the tables those of a row gated again; for constraints the tables cannot
+hold, a row that must be gated again runs on the host.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 from numba.extending import overload
 
 # the kernels' record types (read by the device translation)
@@ -90,22 +93,67 @@ def failure_rows(FK, LIM, CON, out):  # pragma: no cover - compiled
 
 
 def constraints_all(cons: Any, Q: Any, CON: Any) -> int:
-    """``CON[k]``: whether slot ``Q[k]`` meets every coupled-joint constraint; returns 1 when
-    some slot could not be decided (its ``CON`` then False), else 0.
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every coupled-joint constraint; returns 1 when some marked slot could not be
+    decided, else 0.
 
     In compiled code ``cons`` is a :data:`ikstack.ik._data.CONSTRAINTS` record (the tables
-    decide: :func:`ikstack.ik._gate.constraints_slots`); in plain Python (:func:`host_row`) it
-    is the chain, whose own code decides every slot."""
-    CON[:] = cons.constraints_satisfied(Q)
+    decide: :func:`ikstack.ik._gate.constraints_slots`) or, on the CPU, ``(given, tables)``:
+    the chain's own decisions ``given`` (K,) of the row's first gate (:data:`USED` once read),
+    then the tables (None: a check after the row was gated again is undecided); in plain
+    Python (:func:`host_row`) it is the chain, whose own code decides."""
+    CON &= cons.constraints_satisfied(Q)
     return 0
+
+
+#: a row of given decisions already read (see :func:`constraints_all`)
+USED = 2
 
 
 @overload(constraints_all, inline="always")
 def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
-    def tables(cons, Q, CON):
-        return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
+    if isinstance(cons, types.BaseNamedTuple):
 
-    return tables
+        def tables(cons, Q, CON):
+            return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
+
+        return tables
+
+    host_decides = isinstance(cons.types[1], types.NoneType)  # decided at compile time
+
+    def given_then_tables(cons, Q, CON):
+        given, tabs = cons
+        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+            for k in range(Q.shape[0]):
+                if CON[k]:
+                    CON[k] = given[k] == 1
+                given[k] = USED
+            return 0
+        return constraints_slots(Q, tabs.qidx, tabs.qcoef, tabs.A, tabs.b, CON)
+
+    def given_then_host(cons, Q, CON):
+        given, _ = cons
+        und = 0
+        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+            for k in range(Q.shape[0]):
+                if CON[k]:
+                    CON[k] = given[k] == 1
+                given[k] = USED
+            return und
+        for k in range(Q.shape[0]):  # the row gated again: the host decides
+            if CON[k]:
+                und = 1
+        return und
+
+    return given_then_host if host_decides else given_then_tables
+
+
+@njit(cache=True, inline="always")
+def _to_check(FK, LIM, CON):  # pragma: no cover - compiled
+    """Mark in ``CON`` the slots that met the FK gate within the limits: the only ones whose
+    constraints the selection and the status read (:func:`constraints_all` checks them)."""
+    for k in range(CON.shape[0]):
+        CON[k] = FK[k] and LIM[k]
 
 
 @njit(cache=True, inline="always")
@@ -117,17 +165,18 @@ def _breaks(OK, CON, K):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover - compiled
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
-    NONE, status)``, the status :data:`UNDECIDED` when a slot's constraints could not be
-    decided (:func:`constraints_all`).
+    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
+    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
 
     ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
     as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
     here), ``cons`` the constraints (see :func:`constraints_all`); ``flags = (polished, CON,
     DROP)`` (K,): the slots polished so far (as ``_finalize_pl``'s ``polished``), and outputs:
-    constraints met, and the branches dropped for breaking one. With ``lazy`` (only the
+    constraints met (of the slots that met the FK gate within the limits; False elsewhere),
+    and the branches dropped for breaking one. With ``lazy`` (only the
     nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
     row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
     dropped branch then counts as meeting the FK gate and the limits and breaking a
@@ -139,7 +188,9 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
     K = Q.shape[0]
     for k in range(K):
         DROP[k] = False
-    und = constraints_all(cons, Q, CON)
+    _to_check(FK, LIM, CON)
+    if constraints_all(cons, Q, CON) > 0:
+        return NONE, UNDECIDED
     if lazy:
         tries = 0
         bad = _breaks(OK, CON, K)
@@ -150,13 +201,17 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
                     V[k] = False
                     DROP[k] = True
             best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, PL)
-            und = max(und, constraints_all(cons, Q, CON))
+            _to_check(FK, LIM, CON)
+            if constraints_all(cons, Q, CON) > 0:
+                return NONE, UNDECIDED
             bad = _breaks(OK, CON, K)
             tries += 1
         if bad:
             # still breaking constraints after the retries: gate every slot
             best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, PL)
-            und = max(und, constraints_all(cons, Q, CON))
+            _to_check(FK, LIM, CON)
+            if constraints_all(cons, Q, CON) > 0:
+                return NONE, UNDECIDED
     for k in range(K):
         if DROP[k]:
             FK[k] = True
@@ -164,8 +219,6 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
             CON[k] = False
         OK[k] = OK[k] and CON[k]
     best = nearest_open(OK, D, K)
-    if und > 0:
-        return NONE, UNDECIDED
     if best >= 0:
         return best, SUCCESS
     return best, row_failure(FK, LIM, CON, K)
@@ -175,68 +228,70 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
 def _constrain_block(lo, hi, arrays, records, lazy, piters, codes):  # pragma: no cover
     """:func:`constrain_row` of rows ``lo .. hi - 1`` (see :func:`constrain_rows`); a row
     that comes out :data:`UNDECIDED` is put back as it was (its first gate's flags) for the
-    host."""
+    host. (Element by element: a view of a row costs reference counts.)"""
     Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
+    chain, sel, (given, tabs) = records
     K, dof = Q.shape[1], Q.shape[2]
     Tbuf = np.empty((4, 4))
     q0 = np.empty((K, dof))
     b0 = np.empty((5, K), dtype=np.bool_)
     d0 = np.empty(K)
     for i in range(lo, hi):
-        q0[:] = Q[i]
-        b0[0] = V[i]
-        b0[1] = OK[i]
-        b0[2] = FK[i]
-        b0[3] = LIM[i]
-        b0[4] = PL[i]
-        d0[:] = D[i]
+        if lazy:  # (a row gated again is put back; otherwise nothing changes before the verdict)
+            for k in range(K):
+                for j in range(dof):
+                    q0[k, j] = Q[i, k, j]
+                b0[0, k], b0[1, k], b0[2, k] = V[i, k], OK[i, k], FK[i, k]
+                b0[3, k], b0[4, k], d0[k] = LIM[i, k], PL[i, k], D[i, k]
         best, code = constrain_row(
             (Q[i], V[i], S[i], T[i]),
-            records,
+            (chain, sel, (given[i], tabs)),
             lazy,
             piters,
             (OK[i], FK[i], LIM[i], D[i], Tbuf),
             (PL[i], CON[i], DROP[i]),
         )
         codes[i] = code
-        if code == UNDECIDED:
-            Q[i] = q0
-            V[i] = b0[0]
-            OK[i] = b0[1]
-            FK[i] = b0[2]
-            LIM[i] = b0[3]
-            PL[i] = b0[4]
-            D[i] = d0
-        else:
+        if code != UNDECIDED:
             SEL[i] = best
+        elif lazy:
+            for k in range(K):
+                for j in range(dof):
+                    Q[i, k, j] = q0[k, j]
+                V[i, k], OK[i, k], FK[i, k] = b0[0, k], b0[1, k], b0[2, k]
+                LIM[i, k], PL[i, k], D[i, k] = b0[3, k], b0[4, k], d0[k]
 
 
 @njit(cache=True)
-def _constrain_serial(arrays, chain, sel, cons, lazy, piters, codes):  # pragma: no cover
-    records = (chain, sel, cons)
+def _constrain_serial(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
+    records = (chain, sel, (given, tabs))
     _constrain_block(0, codes.shape[0], arrays, records, lazy, piters, codes)
 
 
 @njit(cache=True, parallel=True)
-def _constrain_parallel(arrays, chain, sel, cons, lazy, piters, codes):  # pragma: no cover
+def _constrain_parallel(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
     # (numba's parallel loop takes no tuple of records as an argument: each one on its own)
     Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
     n = codes.shape[0]
     for b in prange((n + _BLOCK - 1) // _BLOCK):
         lo = b * _BLOCK
         block = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP))
-        _constrain_block(lo, min(n, lo + _BLOCK), block, (chain, sel, cons), lazy, piters, codes)
+        records = (chain, sel, (given, tabs))
+        _constrain_block(lo, min(n, lo + _BLOCK), block, records, lazy, piters, codes)
 
 
 def constrain_rows(
-    arrays: tuple[Any, ...], records: tuple[Any, Any, Any], lazy: bool, piters: int | None
+    arrays: tuple[Any, ...], records: tuple[Any, ...], lazy: bool, piters: int | None
 ) -> np.ndarray:
     """:func:`constrain_row` of every target on compiled code: ``arrays = (Q, V, S, T, flags)``
     with ``flags = (OK, FK, LIM, D, PL, SEL, CON, DROP)`` (each (N, K) but ``SEL`` (N,),
-    written), ``records = (chain, sel, cons)``; ``piters`` None for no polish. Returns the rows
-    left :data:`UNDECIDED` (as their first gate left them)."""
+    written), ``records = (chain, sel, given, tables)``: ``given`` (N, K) int8 the chain's own
+    decisions of the first gate's slots (1 met, 0 broken; read once a row, then overwritten),
+    ``tables`` the :data:`ikstack.ik._data.CONSTRAINTS` record that decides after a row was
+    gated again (None: the host does); ``piters`` None for no polish. Returns the rows left
+    :data:`UNDECIDED` (as their first gate left them)."""
     codes = np.empty(arrays[0].shape[0], dtype=np.int64)
-    kern = _constrain_parallel if codes.shape[0] >= PARALLEL_ROWS else _constrain_serial
+    kern: Any = _constrain_parallel if codes.shape[0] >= PARALLEL_ROWS else _constrain_serial
     kern(arrays, *records, lazy, piters, codes)
     return np.flatnonzero(codes == UNDECIDED)
 
