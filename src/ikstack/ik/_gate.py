@@ -111,6 +111,21 @@ def constraints_row(q, qidx, qcoef, A, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def constraints_slots(Q, qidx, qcoef, A, b, CON):  # pragma: no cover - compiled
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every constraint (:func:`constraints_row`); returns 1 when some marked slot could
+    not be decided here (its ``CON`` then False), else 0."""
+    und = 0
+    for k in range(Q.shape[0]):
+        if CON[k]:
+            c = constraints_row(Q[k], qidx, qcoef, A, b)
+            if c < 0:
+                und = 1
+            CON[k] = c == 1
+    return und
+
+
+@njit(cache=True)
 def certify_rows(Q, T, chain, cons, gate, ok, perr, rerr, Tbuf):  # pragma: no cover - compiled
     """The FK gate of :func:`ikstack.ik.certify` for rows ``Q (n, dof)`` against ``T (n or 1,
     4, 4)``: ``chain``, ``cons`` and ``gate`` are :data:`ikstack.ik._data.CHAIN`,

@@ -67,3 +67,19 @@ def constraints_row(q: wp.array(dtype=wp.float64), qidx: wp.array2d(dtype=wp.int
         elif g > F(0.0):
             return 0
     return out
+
+
+@wp.func
+def constraints_slots(Q: wp.array2d(dtype=wp.float64), qidx: wp.array2d(dtype=wp.int32), qcoef: wp.array4d(dtype=wp.float64), A: wp.array2d(dtype=wp.float64), b: wp.array(dtype=wp.float64), CON: wp.array(dtype=wp.int32)):
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every constraint (:func:`constraints_row`); returns 1 when some marked slot could
+    not be decided here (its ``CON`` then False), else 0."""
+    c = int(0)
+    und = int(0)
+    for k in range(Q.shape[0]):
+        if (CON[k] != 0):
+            c = constraints_row(Q[k], qidx, qcoef, A, b)
+            if c < 0:
+                und = int(1)
+            CON[k] = wp.where(c == 1, 1, 0)
+    return und

@@ -186,7 +186,7 @@ class DeviceSolve:
         w = Slots()
         w.S, w.Q, w.V = S, Q, V
         w.Qf = Q.reshape((rows * k, dof))
-        for name in ("OK", "FK", "LIM", "VALID", "CON"):
+        for name in ("OK", "FK", "LIM", "VALID", "CON", "DROP"):
             setattr(w, name, wp.empty((rows, k), dtype=wp.int32, device=dev))
         w.D = wp.empty((rows, k), dtype=wp.float64, device=dev)
         w.zs = w.os = wp.empty((1, 1), dtype=wp.vec3d, device=dev)

@@ -9,18 +9,25 @@ what the CPU path does on the host: the status from the flags, the certified mas
 definition of :func:`ikstack.ik.certify` (:func:`ikstack.ik._gate.fk_error_one`:
 position error, and ``atan2(|vee(M - M^T)| / 2, (tr M - 1) / 2)`` of ``M = R_t R^T``), so a
 target's mask, selection and status are decided on the device exactly as on the host.
-Coupled-joint constraints in the compiled tables (:func:`ikstack.ik._fixed_gate.constraint_tables`:
-quadrant polynomials and linear rows) are checked by :func:`ikstack.ik._gate.constraints_row`
-(generated from the CPU source: ``_gen_gate``), with the CPU path's retries (drop the nearest
-branch that breaks one, re-gate, up to 16 times, then gate every slot); a linear row within
-round-off of zero is left to the host.
+The status rule and the coupled-joint constraints (the compiled tables of
+:func:`ikstack.ik._fixed_gate.constraint_tables`: quadrant polynomials and linear rows) with
+their retries (drop the nearest branch that breaks one, re-gate, up to 16 times, then gate
+every slot) are generated from the CPU's too (:mod:`ikstack.ik.analytic._constrained`:
+``_gen_constrained``); a row with a linear constraint within round-off of zero is left to the
+host (``UNDECIDED``).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_gate import constraints_row
+from ikstack.backends.warp._gen_constrained import (
+    SUCCESS,
+    UNDECIDED,
+    UNREACHABLE,
+    constrain_row,
+    failure_code,
+)
 from ikstack.backends.warp._gen_selection import _finalize_pl
 from ikstack.backends.warp._polish import Polish
 from ikstack.backends.warp._prims import F
@@ -32,16 +39,21 @@ Constraints = CONSTRAINTS_T.type
 Gate = GATE_T.type
 Select = SELECT_T.type
 
-#: outcome codes (IKStatus values)
-SUCCESS = wp.constant(0)
-JOINT_LIMITS = wp.constant(3)
-UNREACHABLE = wp.constant(5)
-STEP_LIMIT = wp.constant(6)
-CONSTRAINT = wp.constant(7)
-#: a row whose coupled-joint constraints the device cannot decide (the host solves it)
-UNDECIDED = wp.constant(-1)
-#: re-selections after the nearest branch broke a coupled-joint constraint (as the CPU path)
-CONSTRAINT_RETRIES = wp.constant(16)
+#: (``SUCCESS``, ``UNDECIDED``: the generated outcome codes, for the path kernels)
+__all__ = [
+    "SUCCESS",
+    "UNDECIDED",
+    "Chain",
+    "Constraints",
+    "Gate",
+    "Select",
+    "Slots",
+    "Targets",
+    "Written",
+    "finish_row",
+    "gate_row",
+    "select_kernel",
+]
 
 
 @wp.struct
@@ -55,13 +67,14 @@ class Slots:
     Q: wp.array3d(dtype=wp.float64)
     Qf: wp.array2d(dtype=wp.float64)
     #: (rows, K) flags: the branch exists, gated, FK passed, within limits, certified,
-    #: constraints met; and the weighted seed distance
+    #: constraints met, dropped for breaking one; and the weighted seed distance
     V: wp.array2d(dtype=wp.int32)
     OK: wp.array2d(dtype=wp.int32)
     FK: wp.array2d(dtype=wp.int32)
     LIM: wp.array2d(dtype=wp.int32)
     VALID: wp.array2d(dtype=wp.int32)
     CON: wp.array2d(dtype=wp.int32)
+    DROP: wp.array2d(dtype=wp.int32)
     D: wp.array2d(dtype=wp.float64)
     #: placeholders of the pose function's recorded axes and origins (never written)
     zs: wp.array2d(dtype=wp.vec3d)
@@ -153,38 +166,10 @@ def select_target(
             fk_any = 1
             if w.LIM[i, k] != 0:
                 fk_lim = 1
-    code = SUCCESS
-    if best < 0:
-        code = STEP_LIMIT
-        if fk_any == 0:
-            code = UNREACHABLE
-        elif fk_lim == 0:
-            code = JOINT_LIMITS
+    code = int(SUCCESS)
+    if best < 0:  # no constraints here: any slot within the limits met them
+        code = failure_code(fk_any != 0, fk_lim != 0, fk_lim != 0)
     return best, code
-
-
-@wp.func
-def _constraints_all(i: int, con: Constraints, w: Slots):
-    """``w.CON[i]`` of every slot; 1 when some slot could not be decided."""
-    und = int(0)  # noqa: UP018 (a mutable Warp variable)
-    K = w.Q.shape[1]
-    for k in range(K):
-        c = constraints_row(w.Qf[i * K + k], con.qidx, con.qcoef, con.A, con.b)
-        if c < 0:
-            und = 1
-            c = 0
-        w.CON[i, k] = c
-    return und
-
-
-@wp.func
-def _breaks(i: int, best: int, w: Slots):
-    """1 when slot ``best`` exists and breaks a constraint."""
-    out = int(0)  # noqa: UP018 (a mutable Warp variable)
-    if best >= 0:
-        if w.CON[i, best] == 0:
-            out = 1
-    return out
 
 
 @wp.func
@@ -199,64 +184,34 @@ def gate_row(
     w: Slots,
     pol: Polish,
 ):
-    """:func:`select_target` plus the coupled-joint constraints, as
-    :meth:`AnalyticIK._candidates` applies them; returns ``(slot or -1, status)`` with status
-    ``UNDECIDED`` when a constraint was too close to call here."""
+    """:func:`select_target` plus the coupled-joint constraints (the CPU's
+    :func:`~ikstack.ik.analytic._constrained.constrain_row`, generated); returns ``(slot or
+    -1, status)`` with status ``UNDECIDED`` when a constraint was too close to call here."""
     best, code = select_target(i, Tt, ch, sel, gate, lazy, w, pol)
-    K = w.Q.shape[1]
     if con.qidx.shape[0] + con.A.shape[0] > 0:
-        und = _constraints_all(i, con, w)
-        # a branch dropped below met the FK gate and the limits and broke a constraint
-        dropped = int(0)  # noqa: UP018 (a mutable Warp variable)
-        if lazy != 0:
-            tries = int(0)  # noqa: UP018 (a mutable Warp variable)
-            bad = _breaks(i, best, w)
-            while bad != 0 and tries < CONSTRAINT_RETRIES:
-                # the nearest branch breaks a constraint: drop it and gate again
-                w.V[i, best] = 0
-                dropped = 1
-                best, code = select_target(i, Tt, ch, sel, gate, 1, w, pol)
-                und = und | _constraints_all(i, con, w)
-                bad = _breaks(i, best, w)
-                tries += 1
-            if bad != 0:
-                # still breaking constraints after the retries: every slot
-                best, code = select_target(i, Tt, ch, sel, gate, 0, w, pol)
-                und = und | _constraints_all(i, con, w)
-        best = int(-1)  # noqa: UP018 (a mutable Warp variable)
-        fk_any = int(0)  # noqa: UP018 (a mutable Warp variable)
-        fk_lim = int(0)  # noqa: UP018 (a mutable Warp variable)
-        fk_lim_con = int(0)  # noqa: UP018 (a mutable Warp variable)
-        for k in range(K):
-            if w.CON[i, k] == 0:
-                w.OK[i, k] = 0
+        best, code = constrain_row(
+            w.Q[i],
+            w.V[i],
+            w.S[i],
+            Tt,
+            ch,
+            sel,
+            con,
+            lazy != 0,
+            pol.iters,
+            w.OK[i],
+            w.FK[i],
+            w.LIM[i],
+            w.D[i],
+            pol,
+            i,
+            pol.PL[i],
+            w.CON[i],
+            w.DROP[i],
+        )
+        for k in range(w.Q.shape[1]):
+            if w.OK[i, k] == 0:  # a slot that breaks a constraint is not valid
                 w.VALID[i, k] = 0
-            if w.OK[i, k] != 0:
-                if best < 0:
-                    best = k
-                elif w.D[i, k] < w.D[i, best]:
-                    best = k
-            if w.FK[i, k] != 0:
-                fk_any = 1
-                if w.LIM[i, k] != 0:
-                    fk_lim = 1
-                    if w.CON[i, k] != 0:
-                        fk_lim_con = 1
-        if dropped != 0:  # as on the CPU path: the target failed for the constraint
-            fk_any = 1
-            fk_lim = 1
-        code = int(SUCCESS)
-        if best < 0:
-            code = STEP_LIMIT
-            if fk_any == 0:
-                code = UNREACHABLE
-            elif fk_lim == 0:
-                code = JOINT_LIMITS
-            elif fk_lim_con == 0:
-                code = CONSTRAINT
-        if und != 0:
-            best = -1
-            code = UNDECIDED
     return best, code
 
 

@@ -2,7 +2,9 @@
 """The device's own steps of the generated selection (``_gen_selection``, from
 :mod:`ikstack.ik.analytic._selection`): the FK of a slot and its polish, which read the
 device's data layout (the chain as a struct, the polish's scratch a row a thread), so each
-is written here once for the device, with the CPU step's arguments (the translator's hooks).
+is written here once for the device, with the CPU step's arguments (the translator's hooks);
+and the constrained selection's (``_gen_constrained``, from
+:mod:`ikstack.ik.analytic._constrained`) check of a row's slots against the constraint tables.
 
 The selection's device context (``dev(Polish)``) is the polish struct and the thread's row:
 the polish reads its per-thread scratch from it (``iters = 0``: never touched), the FK its
@@ -13,15 +15,16 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_gate import pose_residual
+from ikstack.backends.warp._gen_gate import constraints_slots, pose_residual
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._polish import Polish, polish_one
 from ikstack.backends.warp._prims import F
-from ikstack.backends.warp._structs import CHAIN_T
+from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T
 
-__all__ = ["Polish", "fk_gate", "polish_slot", "pose_errors"]
+__all__ = ["Polish", "constraints_all", "fk_gate", "polish_slot", "pose_errors"]
 
 Chain = CHAIN_T.type
+Constraints = CONSTRAINTS_T.type
 
 _pose = kinematics_kernels()["pose"]
 _tcp_matrix = kinematics_kernels()["tcp_matrix"]
@@ -84,3 +87,13 @@ def polish_slot(
     ``scratch.iters`` (= ``piters``) corrections of ``Q[k]``, each joint's move capped at
     ``scratch.max_dq``, in the thread's scratch row."""
     polish_one(Q, k, scratch_row, T, chain, ptol, rtol, scratch)
+
+
+@wp.func
+def constraints_all(
+    cons: Constraints, Q: wp.array2d(dtype=wp.float64), CON: wp.array(dtype=wp.int32)
+):
+    """:func:`ikstack.ik.analytic._constrained.constraints_all` on the device: the tables
+    decide every slot (``CON``); 1 when some slot could not be decided (the host decides its
+    row)."""
+    return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)

@@ -103,6 +103,7 @@ MODULES = {
     "ikstack.ik.analytic._polish": "ikstack.backends.warp._gen_polish",
     "ikstack.ik.analytic._selection": "ikstack.backends.warp._gen_selection",
     "ikstack.ik.analytic._path": "ikstack.backends.warp._gen_path",
+    "ikstack.ik.analytic._constrained": "ikstack.backends.warp._gen_constrained",
 }
 
 #: ``module -> {function: "param:type ..."}``; types ``f`` float, ``i`` int, ``b`` bool,
@@ -262,6 +263,17 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "pose_residual": "T:m44 Tt:m44",
         "fk_error_one": "T:m44 Tt:m44",
         "constraints_row": "q:a1f qidx:a2i qcoef:a4f A:a2f b:a1f",
+        "constraints_slots": "Q:a2f qidx:a2i qcoef:a4f A:a2f b:a1f CON:a1b",
+    },
+    "ikstack.ik.analytic._constrained": {
+        "failure_code": "fk_any:b fk_lim:b fk_lim_con:b",
+        "row_failure": "FK:a1b LIM:a1b CON:a1b K:i",
+        "_to_check": "FK:a1b LIM:a1b CON:a1b",
+        "_breaks": "OK:a1b CON:a1b K:i",
+        # row: (Q, V, seed, T); records: (chain, sel, cons); flags: (polished, CON, DROP)
+        "constrain_row": "row:tup(a2f,a1b,a1f,m44) "
+        "records:tup(rec(CHAIN),rec(SELECT),rec(CONSTRAINTS)) lazy:b piters:i? "
+        "work:tup(a1b,a1b,a1b,a1f,dev(Polish)) flags:tup(a1b,a1b,a1b)",
     },
     "ikstack.ik.analytic._polish": {
         "_err6": "Tq:m44 Tt:m44 e:a1f",
@@ -300,6 +312,10 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
     "ikstack.ik.numerical._kernels": (
         "ikstack.backends.warp._lm_steps",
         {"_now": "-> f"},
+    ),
+    "ikstack.ik.analytic._constrained": (
+        "ikstack.backends.warp._slot_steps",
+        {"constraints_all": "cons:rec(CONSTRAINTS) Q:a2f CON:a1b -> i"},
     ),
 }
 

@@ -3,10 +3,11 @@
 :func:`gate_stage` runs :func:`._selection.finalize` (representatives within the limits, the step
 bound, the FK gate, the weighted distance to the seed and, in near mode or on a rounded chain,
 the bounded polish) over every target's candidates, then the coupled-joint constraints
-(dropping a nearest candidate that breaks one and gating again), then the adaptive lock
-refinement of a locked-joint family's unsolved targets. Each target's selected slot is the
-selection loop's (:mod:`._selection`), chosen again among the valid slots of a row whose flags
-the constraints or the refinement changed; certification follows (:func:`._verdict.verdict`).
+(:func:`._constrained.constrain_row`: dropping a nearest candidate that breaks one and gating
+again), then the adaptive lock refinement of a locked-joint family's unsolved targets. Each
+target's selected slot is the selection loop's (:mod:`._selection`), chosen again among the
+valid slots of a row whose flags the constraints or the refinement changed; certification
+follows (:func:`._verdict.verdict`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikstack.ik.analytic import _refine, _selection
+from ikstack.ik._data import constraint_data
+from ikstack.ik._fixed_gate import constraint_tables
+from ikstack.ik.analytic import _constrained, _refine, _selection
+from ikstack.ik.analytic._select import no_polish
 from ikstack.ik.analytic._verdict import Flags
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.model import Chain
 
 Array = NDArray[np.float64]
-#: re-selections after the nearest branch broke a coupled-joint constraint
-CONSTRAINT_RETRIES = 16
 
 
 def gate_stage(
@@ -102,38 +104,17 @@ def gate_stage(
         gate(Q, V, S, T, OK, FK, LIM, D, PL, SEL)
     CON = np.ones((n, k), dtype=np.bool_)
     if chain.constraints:
-        CON = chain.constraints_satisfied(Q)
-        arrays = (Q, V, S, T, OK, FK, LIM, D, PL, SEL)
-
-        def regate(rows: Any, keep: tuple[int, ...]) -> None:  # gate rows, keep outputs
-            sub = [np.ascontiguousarray(a[rows]) for a in arrays]
-            gate(*sub)
-            for k in keep:
-                arrays[k][rows] = sub[k]
-            CON[rows] = chain.constraints_satisfied(sub[0])
-
-        dropped = np.zeros((n, k), dtype=np.bool_)
-        for _ in range(CONSTRAINT_RETRIES):
-            bad = OK & ~CON
-            rows = np.flatnonzero(bad.any(axis=1))
-            if not lazy or rows.size == 0:
-                break
-            # the nearest branch breaks a coupled-joint constraint: drop it and re-gate
-            V[bad] = False
-            dropped |= bad
-            regate(rows, (0, 1, 4, 5, 6, 7, 8, 9))
-        rows = np.flatnonzero((OK & ~CON).any(axis=1))
-        if lazy and rows.size:
-            # still breaking constraints after the retries: gate every candidate
-            lazy = False
-            regate(rows, (0, 4, 5, 6, 7, 8, 9))
-        # a dropped branch met the FK gate and the limits and broke a constraint: its flags
-        # say so (a target whose every such branch broke one failed for the constraint, as
-        # when every candidate is gated at once, not for want of an FK match)
-        FK |= dropped
-        LIM |= dropped
-        CON &= ~dropped
-        OK &= CON
+        CON = np.empty((n, k), dtype=np.bool_)
+        arrays = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, np.empty((n, k), dtype=np.bool_)))
+        tabs = constraint_tables(chain)
+        piters_ = no_polish(piters)
+        # the first gate's slots decided by the chain's own code at once; a row gated again by
+        # the tables (constraints the tables cannot hold: by the host)
+        given = chain.constraints_satisfied(Q).astype(np.int8)
+        records = (chain_rec, sel, given, constraint_data(tabs) if tabs.compiled else None)
+        host = _constrained.constrain_rows(arrays, records, lazy, piters_)
+        for i in host:  # the same loop on the host, the chain's own code deciding
+            _constrained.host_row(int(i), arrays, (chain_rec, sel, chain), lazy, piters_)
 
     _refine.refine_locks(
         chain,

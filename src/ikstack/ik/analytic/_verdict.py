@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ikstack.ik.analytic._constrained import failure_rows
 from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.ik.result import IKResult, IKStatus, certify
 from ikstack.model import Chain
@@ -26,21 +27,13 @@ Flags = tuple[Array, Any, Any, Any, Any, NDArray[np.int64]]
 
 
 def failure_status(FK: Any, LIM: Any, CON: Any) -> NDArray[np.int64]:
-    """(N,) why no candidate of each target passed, from the gate's (N, K) flags: no FK
-    match, then none within the limits, then none meeting the constraints, else the step
-    bound."""
-    fk_any = FK.any(axis=1)
-    fk_lim = (FK & LIM).any(axis=1)
-    fk_lim_con = (FK & LIM & CON).any(axis=1)
-    return np.where(
-        ~fk_any,
-        IKStatus.UNREACHABLE,
-        np.where(
-            ~fk_lim,
-            IKStatus.JOINT_LIMITS,
-            np.where(~fk_lim_con, IKStatus.CONSTRAINT, IKStatus.STEP_LIMIT),
-        ),
-    ).astype(np.int64)
+    """(N,) why no candidate of each target passed, from the gate's (N, K) flags
+    (:func:`._constrained.failure_code`: no FK match, then none within the limits, then none
+    meeting the constraints, else the step bound)."""
+    out = np.empty(FK.shape[0], dtype=np.int64)
+    FK, LIM, CON = (np.ascontiguousarray(x, dtype=np.bool_) for x in (FK, LIM, CON))
+    failure_rows(FK, LIM, CON, out)
+    return out
 
 
 def verdict(

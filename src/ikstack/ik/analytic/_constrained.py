@@ -1,0 +1,316 @@
+"""Why a target failed, and the selection under coupled-joint constraints: one source for both
+devices.
+
+:func:`failure_code` is the status rule (no FK match, then none within the limits, then none
+meeting the constraints, else the step bound), :func:`constrain_row` the constrained
+selection of one target after its first gate: a nearest branch that breaks a constraint is
+dropped and the row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is
+gated; a dropped branch counts as meeting the FK gate and the limits and breaking a
+constraint (a target whose every such branch broke one failed for the constraint, as when
+every candidate is gated at once, not for want of an FK match). Both are written in the
+kernels' portable subset: the CPU compiles them with numba (:func:`failure_rows`,
+:func:`constrain_rows`), the Warp backend's are generated from them
+(``backends/warp/_gen_constrained.py``), with the device's own check of a row's constraints as
+a hook (:func:`constraints_all`).
+
+A slot whose linear constraint is within round-off of zero cannot be decided by the compiled
+tables (:func:`ikstack.ik._gate.constraints_row`); its row comes out :data:`UNDECIDED`, and
+the host runs the same loop on it as plain Python (:func:`host_row`), where the chain's own
+code (:meth:`~ikstack.model.Chain.constraints_satisfied`) decides every slot. On the CPU the
+chain's code decides the first gate's slots of every row at once (vectorized, as before the
+loop was compiled), the tables those of a row gated again; for constraints the tables cannot
+hold, a row that must be gated again runs on the host.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import overload
+
+# the kernels' record types (read by the device translation)
+from ikstack.ik._data import CHAIN, CONSTRAINTS  # noqa: F401
+from ikstack.ik._gate import constraints_slots
+from ikstack.ik.analytic._select import SELECT  # noqa: F401
+from ikstack.ik.analytic._selection import NONE, _finalize_pl, nearest_open
+from ikstack.ik.result import IKStatus
+
+#: re-selections after the nearest branch broke a coupled-joint constraint
+CONSTRAINT_RETRIES = 16
+#: :class:`~ikstack.ik.IKStatus` values of a row's outcome
+SUCCESS = int(IKStatus.SUCCESS)
+JOINT_LIMITS = int(IKStatus.JOINT_LIMITS)
+UNREACHABLE = int(IKStatus.UNREACHABLE)
+STEP_LIMIT = int(IKStatus.STEP_LIMIT)
+CONSTRAINT = int(IKStatus.CONSTRAINT)
+#: a row whose coupled-joint constraints the compiled tables cannot decide (the host decides)
+UNDECIDED = -1
+#: rows from which :func:`constrain_rows` runs on all cores, and its rows per block there
+PARALLEL_ROWS = 256
+_BLOCK = 64
+
+
+@njit(cache=True, inline="always")
+def failure_code(fk_any, fk_lim, fk_lim_con):  # pragma: no cover - compiled
+    """Why no candidate of a target passed (an :class:`~ikstack.ik.IKStatus` value), from
+    whether any candidate met the FK gate (``fk_any``), any of those was within the limits
+    (``fk_lim``) and any of those met the coupled-joint constraints (``fk_lim_con``): no FK
+    match, then none within the limits, then none meeting the constraints, else the step
+    bound."""
+    if not fk_any:
+        return UNREACHABLE
+    if not fk_lim:
+        return JOINT_LIMITS
+    if not fk_lim_con:
+        return CONSTRAINT
+    return STEP_LIMIT
+
+
+@njit(cache=True)
+def row_failure(FK, LIM, CON, K):  # pragma: no cover - compiled
+    """:func:`failure_code` of a target's ``K`` slots' flags (FK gate met, within the limits,
+    constraints met)."""
+    fk_any = False
+    fk_lim = False
+    fk_lim_con = False
+    for k in range(K):
+        if FK[k]:
+            fk_any = True
+            if LIM[k]:
+                fk_lim = True
+                if CON[k]:
+                    fk_lim_con = True
+    return failure_code(fk_any, fk_lim, fk_lim_con)
+
+
+@njit(cache=True)
+def failure_rows(FK, LIM, CON, out):  # pragma: no cover - compiled
+    """``out[i]`` the :func:`row_failure` of row ``i`` of the (N, K) flags."""
+    for i in range(FK.shape[0]):
+        out[i] = row_failure(FK[i], LIM[i], CON[i], FK.shape[1])
+
+
+def constraints_all(cons: Any, Q: Any, CON: Any) -> int:
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every coupled-joint constraint; returns 1 when some marked slot could not be
+    decided, else 0.
+
+    In compiled code ``cons`` is a :data:`ikstack.ik._data.CONSTRAINTS` record (the tables
+    decide: :func:`ikstack.ik._gate.constraints_slots`) or, on the CPU, ``(given, tables)``:
+    the chain's own decisions ``given`` (K,) of the row's first gate (:data:`USED` once read),
+    then the tables (None: a check after the row was gated again is undecided); in plain
+    Python (:func:`host_row`) it is the chain, whose own code decides."""
+    CON &= cons.constraints_satisfied(Q)
+    return 0
+
+
+#: a row of given decisions already read (see :func:`constraints_all`)
+USED = 2
+
+
+@overload(constraints_all, inline="always")
+def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
+    if isinstance(cons, types.BaseNamedTuple):
+
+        def tables(cons, Q, CON):
+            return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
+
+        return tables
+
+    host_decides = isinstance(cons.types[1], types.NoneType)  # decided at compile time
+
+    def given_then_tables(cons, Q, CON):
+        given, tabs = cons
+        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+            for k in range(Q.shape[0]):
+                if CON[k]:
+                    CON[k] = given[k] == 1
+                given[k] = USED
+            return 0
+        return constraints_slots(Q, tabs.qidx, tabs.qcoef, tabs.A, tabs.b, CON)
+
+    def given_then_host(cons, Q, CON):
+        given, _ = cons
+        und = 0
+        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+            for k in range(Q.shape[0]):
+                if CON[k]:
+                    CON[k] = given[k] == 1
+                given[k] = USED
+            return und
+        for k in range(Q.shape[0]):  # the row gated again: the host decides
+            if CON[k]:
+                und = 1
+        return und
+
+    return given_then_host if host_decides else given_then_tables
+
+
+@njit(cache=True, inline="always")
+def _to_check(FK, LIM, CON):  # pragma: no cover - compiled
+    """Mark in ``CON`` the slots that met the FK gate within the limits: the only ones whose
+    constraints the selection and the status read (:func:`constraints_all` checks them)."""
+    for k in range(CON.shape[0]):
+        CON[k] = FK[k] and LIM[k]
+
+
+@njit(cache=True, inline="always")
+def _breaks(OK, CON, K):  # pragma: no cover - compiled
+    """Whether an open slot breaks a coupled-joint constraint."""
+    for k in range(K):
+        if OK[k] and not CON[k]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover - compiled
+    """The coupled-joint constraints of one target after its first gate: ``(selected slot or
+    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
+    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
+
+    ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
+    as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
+    here), ``cons`` the constraints (see :func:`constraints_all`); ``flags = (polished, CON,
+    DROP)`` (K,): the slots polished so far (as ``_finalize_pl``'s ``polished``), and outputs:
+    constraints met (of the slots that met the FK gate within the limits; False elsewhere),
+    and the branches dropped for breaking one. With ``lazy`` (only the
+    nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    dropped branch then counts as meeting the FK gate and the limits and breaking a
+    constraint; ``OK`` keeps the slots that meet the constraints."""
+    Q, V, seed, T = row
+    chain, sel, cons = records
+    OK, FK, LIM, D, _ = work
+    PL, CON, DROP = flags
+    K = Q.shape[0]
+    for k in range(K):
+        DROP[k] = False
+    _to_check(FK, LIM, CON)
+    if constraints_all(cons, Q, CON) > 0:
+        return NONE, UNDECIDED
+    if lazy:
+        tries = 0
+        bad = _breaks(OK, CON, K)
+        while bad and tries < CONSTRAINT_RETRIES:
+            # the nearest branch breaks a coupled-joint constraint: drop it and gate again
+            for k in range(K):
+                if OK[k] and not CON[k]:
+                    V[k] = False
+                    DROP[k] = True
+            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, PL)
+            _to_check(FK, LIM, CON)
+            if constraints_all(cons, Q, CON) > 0:
+                return NONE, UNDECIDED
+            bad = _breaks(OK, CON, K)
+            tries += 1
+        if bad:
+            # still breaking constraints after the retries: gate every slot
+            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, PL)
+            _to_check(FK, LIM, CON)
+            if constraints_all(cons, Q, CON) > 0:
+                return NONE, UNDECIDED
+    for k in range(K):
+        if DROP[k]:
+            FK[k] = True
+            LIM[k] = True
+            CON[k] = False
+        OK[k] = OK[k] and CON[k]
+    best = nearest_open(OK, D, K)
+    if best >= 0:
+        return best, SUCCESS
+    return best, row_failure(FK, LIM, CON, K)
+
+
+@njit(cache=True, inline="always")
+def _constrain_block(lo, hi, arrays, records, lazy, piters, codes):  # pragma: no cover
+    """:func:`constrain_row` of rows ``lo .. hi - 1`` (see :func:`constrain_rows`); a row
+    that comes out :data:`UNDECIDED` is put back as it was (its first gate's flags) for the
+    host. (Element by element: a view of a row costs reference counts.)"""
+    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
+    chain, sel, (given, tabs) = records
+    K, dof = Q.shape[1], Q.shape[2]
+    Tbuf = np.empty((4, 4))
+    q0 = np.empty((K, dof))
+    b0 = np.empty((5, K), dtype=np.bool_)
+    d0 = np.empty(K)
+    for i in range(lo, hi):
+        if lazy:  # (a row gated again is put back; otherwise nothing changes before the verdict)
+            for k in range(K):
+                for j in range(dof):
+                    q0[k, j] = Q[i, k, j]
+                b0[0, k], b0[1, k], b0[2, k] = V[i, k], OK[i, k], FK[i, k]
+                b0[3, k], b0[4, k], d0[k] = LIM[i, k], PL[i, k], D[i, k]
+        best, code = constrain_row(
+            (Q[i], V[i], S[i], T[i]),
+            (chain, sel, (given[i], tabs)),
+            lazy,
+            piters,
+            (OK[i], FK[i], LIM[i], D[i], Tbuf),
+            (PL[i], CON[i], DROP[i]),
+        )
+        codes[i] = code
+        if code != UNDECIDED:
+            SEL[i] = best
+        elif lazy:
+            for k in range(K):
+                for j in range(dof):
+                    Q[i, k, j] = q0[k, j]
+                V[i, k], OK[i, k], FK[i, k] = b0[0, k], b0[1, k], b0[2, k]
+                LIM[i, k], PL[i, k], D[i, k] = b0[3, k], b0[4, k], d0[k]
+
+
+@njit(cache=True)
+def _constrain_serial(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
+    records = (chain, sel, (given, tabs))
+    _constrain_block(0, codes.shape[0], arrays, records, lazy, piters, codes)
+
+
+@njit(cache=True, parallel=True)
+def _constrain_parallel(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
+    # (numba's parallel loop takes no tuple of records as an argument: each one on its own)
+    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
+    n = codes.shape[0]
+    for b in prange((n + _BLOCK - 1) // _BLOCK):
+        lo = b * _BLOCK
+        block = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP))
+        records = (chain, sel, (given, tabs))
+        _constrain_block(lo, min(n, lo + _BLOCK), block, records, lazy, piters, codes)
+
+
+def constrain_rows(
+    arrays: tuple[Any, ...], records: tuple[Any, ...], lazy: bool, piters: int | None
+) -> np.ndarray:
+    """:func:`constrain_row` of every target on compiled code: ``arrays = (Q, V, S, T, flags)``
+    with ``flags = (OK, FK, LIM, D, PL, SEL, CON, DROP)`` (each (N, K) but ``SEL`` (N,),
+    written), ``records = (chain, sel, given, tables)``: ``given`` (N, K) int8 the chain's own
+    decisions of the first gate's slots (1 met, 0 broken; read once a row, then overwritten),
+    ``tables`` the :data:`ikstack.ik._data.CONSTRAINTS` record that decides after a row was
+    gated again (None: the host does); ``piters`` None for no polish. Returns the rows left
+    :data:`UNDECIDED` (as their first gate left them)."""
+    codes = np.empty(arrays[0].shape[0], dtype=np.int64)
+    kern: Any = _constrain_parallel if codes.shape[0] >= PARALLEL_ROWS else _constrain_serial
+    kern(arrays, *records, lazy, piters, codes)
+    return np.flatnonzero(codes == UNDECIDED)
+
+
+def host_row(
+    i: int,
+    arrays: tuple[Any, ...],
+    records: tuple[Any, Any, Any],
+    lazy: bool,
+    piters: int | None,
+) -> None:
+    """:func:`constrain_row` of target ``i`` as plain Python, its constraints decided by the
+    chain's own code (``records = (chain record, sel, chain)``; see :func:`constrain_rows`)."""
+    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
+    SEL[i], _ = constrain_row.py_func(
+        (Q[i], V[i], S[i], T[i]),
+        records,
+        lazy,
+        piters,
+        (OK[i], FK[i], LIM[i], D[i], np.empty((4, 4))),
+        (PL[i], CON[i], DROP[i]),
+    )
