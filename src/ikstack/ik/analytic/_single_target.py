@@ -221,7 +221,11 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     q, perr, rerr, code = out
     glo, ghi = gate.lo, gate.hi
     qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
-    H, P, rev, R6 = fam.H, fam.P, fam.reverse, m9(fam.R6T)
+    Ha, Pa, rev, R6 = fam.H, fam.P, fam.reverse, m9(fam.R6T)
+    # the axes and offsets as numbers: an array in the per-row strategy tuple costs reference
+    # counts on every row
+    H = (v3(Ha[0]), v3(Ha[1]), v3(Ha[2]), v3(Ha[3]), v3(Ha[4]), v3(Ha[5]))
+    P = (v3(Pa[0]), v3(Pa[1]), v3(Pa[2]), v3(Pa[3]), v3(Pa[4]), v3(Pa[5]), v3(Pa[6]))
     # the selection's per-joint data as 6-tuples and the chain as tuples for the FK gate (a 6R
     # family's joints are revolute), once per block
     Rs, ps = chain.Rs, chain.ps
