@@ -38,13 +38,13 @@ def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64
     the polish of near mode (see :func:`_finalize_pl`).
 
     The strategy: ``sph`` and ``tp`` None is the full enumeration (every candidate in a slot);
-    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data, B)``
+    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data)``
     (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
-    data, B)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time),
-    ``B`` (4, :data:`._branches6.BRANCH`) scratch for the branches: the slots (``Q`` (8, 6),
-    ``D`` (12,): the slots' distances, then the branches' bounds) start empty and branch
-    ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full enumeration's order) when
-    the loop asks for them.
+    data)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time):
+    the slots (``Q`` (8, 6), ``D`` (12 + 4 :data:`._branches6.BRANCH`,): the slots' distances,
+    the branches' bounds, then the branches themselves, :data:`._branches6.BRANCH` numbers
+    each) start empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the
+    full enumeration's order) when the loop asks for them.
 
     The loop calls nothing that takes an array but the FK gate (the strategy's steps are
     inlined and pass numbers): an array argument costs reference counts on every call, which a

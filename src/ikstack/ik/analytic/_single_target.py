@@ -238,9 +238,8 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     )
     gate6 = (chain6, (sel.tol_p, sel.tol_r))
     Q = np.empty((K6, 6))
-    D = np.empty(K6 + 4)  # the slots' distances, then the branches' bounds
+    D = np.empty(K6 + 4 + 4 * BRANCH)  # the slots' distances, the branches' bounds, branches
     OK = np.empty(K6, dtype=np.bool_)
-    B = np.empty((4, BRANCH))
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
@@ -255,11 +254,9 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         # the family's strategy, decided at compile time (the None argument's branch is pruned)
         best, pe, re = -1, 0.0, 0.0
         if fid is not None and sgn is None:  # a spherical wrist
-            best, pe, re = select_nearest(
-                Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data, B), None
-            )
+            best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data), None)
         elif sgn is not None:  # three-parallel
-            tp = (var, t6(sgn), H, P, data, B)  # the signs as numbers: one array less
+            tp = (var, t6(sgn), H, P, data)  # numbers only: no reference counts per row
             best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, None, tp)
         code[i] = GENERAL
         if best < 0:
