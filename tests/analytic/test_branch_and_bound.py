@@ -83,7 +83,7 @@ def branch_and_bound(ik: AnalyticIK, T: np.ndarray, S: np.ndarray) -> tuple[np.n
     perr, rerr = np.full(n, np.nan), np.full(n, np.nan)
     code = np.empty(n, dtype=np.int64)
     fl, il = ik._pack6
-    _single_target.six_batch(S, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, q, perr, rerr, code, False)
+    _single_target.six_batch(S, T, fl, il, ik._kfam, (q, perr, rerr, code), False)
     return q, perr, rerr, code
 
 

@@ -171,9 +171,7 @@ def test_an_elbow_straight_by_round_off_is_decided_by_the_nearest_kernel_itself(
     qq, pe, re = np.empty((n, 6)), np.empty(n), np.empty(n)
     code = np.empty(n, dtype=np.int64)
     fl, il = ik._pack6  # the 6R family's packing
-    _single_target.six_batch(
-        seeds, T, fl, il, ik._kfid, ik._kvar, ik._ksgn, qq, pe, re, code, False
-    )
+    _single_target.six_batch(seeds, T, fl, il, ik._kfam, (qq, pe, re, code), False)
     assert (code == _single_target.DONE).all(), np.flatnonzero(code != _single_target.DONE)
     r = ik.solve(T, seeds)
     every = ik.solve(T, seeds, return_all=True)

@@ -87,13 +87,13 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     the polish of near mode (see :func:`_finalize_pl`).
 
     The strategy: ``sph`` and ``tp`` None is the full enumeration (every candidate in a slot);
-    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data, B)``
+    branch-and-bound for a spherical wrist is ``sph = (var, H, P, data)``
     (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
-    data, B)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time),
-    ``B`` (4, :data:`._branches6.BRANCH`) scratch for the branches: the slots (``Q`` (8, 6),
-    ``D`` (12,): the slots' distances, then the branches' bounds) start empty and branch
-    ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full enumeration's order) when
-    the loop asks for them.
+    data)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time):
+    the slots (``Q`` (8, 6), ``D`` (12 + 4 :data:`._branches6.BRANCH`,): the slots' distances,
+    the branches' bounds, then the branches themselves, :data:`._branches6.BRANCH` numbers
+    each) start empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the
+    full enumeration's order) when the loop asks for them.
 
     The loop calls nothing that takes an array but the FK gate (the strategy's steps are
     inlined and pass numbers): an array argument costs reference counts on every call, which a
@@ -105,21 +105,20 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     if sph is not None or tp is not None:
         K = K6  # a constant: the scans over the slots unroll
     if sph is not None:
-        B = sph[4]
         n, raw, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
     if tp is not None:
-        B = tp[5]
         n, raw, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
     if sph is not None or tp is not None:
         for k in range(K):
             OK[k] = False
         for i in range(4):
             D[K + i] = CLOSED
-        # the loop reads and writes branches in place (no tuple indexed by i)
+        # the loop reads and writes branches in place (no tuple indexed by i), in D after the
+        # bounds (a scratch array of their own would cost reference counts on every call)
         for i in range(n):
             D[K + i], b = branch_at(raw, i)
             for c in range(BRANCH):
-                B[i, c] = b[c]
+                D[K + 4 + i * BRANCH + c] = b[c]
     while True:
         best = nearest_open(OK, D, K)
         if sph is not None or tp is not None:
@@ -130,28 +129,29 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
                     nxt = i
             if nxt >= 0 and (best < 0 or not D[best] < D[nxt] * BOUND_MARGIN):
                 i = nxt - K
+                o = K + 4 + i * BRANCH
                 b = (
-                    B[i, 0],
-                    B[i, 1],
-                    B[i, 2],
-                    B[i, 3],
-                    B[i, 4],
-                    B[i, 5],
-                    B[i, 6],
-                    B[i, 7],
-                    B[i, 8],
-                    B[i, 9],
-                    B[i, 10],
-                    B[i, 11],
-                    B[i, 12],
-                    B[i, 13],
-                    B[i, 14],
+                    D[o],
+                    D[o + 1],
+                    D[o + 2],
+                    D[o + 3],
+                    D[o + 4],
+                    D[o + 5],
+                    D[o + 6],
+                    D[o + 7],
+                    D[o + 8],
+                    D[o + 9],
+                    D[o + 10],
+                    D[o + 11],
+                    D[o + 12],
+                    D[o + 13],
+                    D[o + 14],
                 )
                 if tp is not None:
                     if b[STATE] == PARTIAL:  # a tighter bound first
                         b, D[nxt], fam = refine_parallel(fam, b, D[nxt])
-                        B[i, 2], B[i, 3], B[i, 4], B[i, 5], B[i, 6] = b[2], b[3], b[4], b[5], b[6]
-                        B[i, STATE], B[i, 10] = b[STATE], b[10]
+                        D[o + 2], D[o + 3], D[o + 4], D[o + 5] = b[2], b[3], b[4], b[5]
+                        D[o + 6], D[o + STATE], D[o + 10] = b[6], b[STATE], b[10]
                         continue
                     m, cands, g = expand_parallel(fam, b)
                 if sph is not None:

@@ -214,14 +214,18 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     the same FK and error kernels on the same row and target with the same tolerances, so only
     the chain limits and the constraints remain to check. ``fid``, ``var`` and ``sgn`` are the
     family's :attr:`.families.SixR.kfid`, ``kvar`` and ``ksgn`` (which pick the family's code
-    at compile time)."""
+    at compile time: separate arguments, since only an argument's None prunes a branch)."""
     # unpacked here, inlined: records passed into a compiled call cost a reference count per
     # array, which a single-target call notices
     chain, cons, gate, sel, fam = _unpack6_unchecked(fl, il)  # fid, var, sgn: the arguments
     q, perr, rerr, code = out
     glo, ghi = gate.lo, gate.hi
     qidx, qcoef, A, b = cons.qidx, cons.qcoef, cons.A, cons.b
-    H, P, rev, R6 = fam.H, fam.P, fam.reverse, m9(fam.R6T)
+    Ha, Pa, rev, R6 = fam.H, fam.P, fam.reverse, m9(fam.R6T)
+    # the axes and offsets as numbers: an array in the per-row strategy tuple costs reference
+    # counts on every row
+    H = (v3(Ha[0]), v3(Ha[1]), v3(Ha[2]), v3(Ha[3]), v3(Ha[4]), v3(Ha[5]))
+    P = (v3(Pa[0]), v3(Pa[1]), v3(Pa[2]), v3(Pa[3]), v3(Pa[4]), v3(Pa[5]), v3(Pa[6]))
     # the selection's per-joint data as 6-tuples and the chain as tuples for the FK gate (a 6R
     # family's joints are revolute), once per block
     Rs, ps = chain.Rs, chain.ps
@@ -234,9 +238,8 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     )
     gate6 = (chain6, (sel.tol_p, sel.tol_r))
     Q = np.empty((K6, 6))
-    D = np.empty(K6 + 4)  # the slots' distances, then the branches' bounds
+    D = np.empty(K6 + 4 + 4 * BRANCH)  # the slots' distances, the branches' bounds, branches
     OK = np.empty(K6, dtype=np.bool_)
-    B = np.empty((4, BRANCH))
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
     for i in range(i0, i1):
@@ -251,11 +254,9 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
         # the family's strategy, decided at compile time (the None argument's branch is pruned)
         best, pe, re = -1, 0.0, 0.0
         if fid is not None and sgn is None:  # a spherical wrist
-            best, pe, re = select_nearest(
-                Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data, B), None
-            )
+            best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, (var, H, P, data), None)
         elif sgn is not None:  # three-parallel
-            tp = (var, t6(sgn), H, P, data, B)  # the signs as numbers: one array less
+            tp = (var, t6(sgn), H, P, data)  # numbers only: no reference counts per row
             best, pe, re = select_nearest(Q, D, OK, Ti, Tbuf, gate6, None, None, tp)
         code[i] = GENERAL
         if best < 0:
@@ -272,45 +273,47 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
             rerr[i] = re
 
 
-def six_batch(S, T, fl, il, fid, var, sgn, q, perr, rerr, code, parallel):
+def six_batch(S, T, fl, il, kfam, out, parallel):
     """Targets ``T`` (N, 4, 4) of a 6R family, seeds ``S`` (N or 1, 6): per row the selection
     ``q``, its certified errors and a code (:data:`DONE`, :data:`GENERAL` or
-    :data:`NOT_RIGID`); rows not :data:`DONE` are the general path's to decide. ``fl, il``:
-    :data:`PACKING6`'s arrays. On all cores when ``parallel`` (a serial call never touches
-    numba's thread pool)."""
+    :data:`NOT_RIGID`) into ``out = (q, perr, rerr, code)``; rows not :data:`DONE` are the
+    general path's to decide. ``fl, il``: :data:`PACKING6`'s arrays; ``kfam``: the family's
+    ``(kfid, kvar, ksgn)`` (:attr:`.families.SixR.kfid`...; its code picked at compile time).
+    On all cores when ``parallel`` (a serial call never touches numba's thread pool)."""
     kern = six_batch_parallel if parallel else six_batch_serial
-    kern(S, T, fl, il, fid, var, sgn, q, perr, rerr, code)
+    q, perr, rerr, code = out  # separate arrays: a tuple argument costs more per call
+    kern(S, T, fl, il, kfam, q, perr, rerr, code)
 
 
 @njit(cache=True)
-def six_batch_serial(
-    S, T, fl, il, fid, var, sgn, q, perr, rerr, code
-):  # pragma: no cover - compiled
+def six_batch_serial(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no cover - compiled
     """:func:`six_batch` on the calling thread."""
     _check6(il)
+    fid, var, sgn = kfam
     _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True, parallel=True)
-def six_batch_parallel(
-    S, T, fl, il, fid, var, sgn, q, perr, rerr, code
-):  # pragma: no cover - compiled
+def six_batch_parallel(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no cover - compiled
     """:func:`six_batch` on all cores, in blocks of 64 targets."""
     _check6(il)
+    fid, var, sgn = kfam
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _six_block(
-            bk * 64, min(n, bk * 64 + 64), S, T, fl, il, fid, var, sgn, (q, perr, rerr, code)
-        )
+        i0, i1 = bk * 64, min(n, bk * 64 + 64)
+        _six_block(i0, i1, S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True)
-def six_one(S, T, fl, il, fid, var, sgn, q, ok, perr, rerr):  # pragma: no cover - compiled
+def six_one(S, T, fl, il, kfam, q, ok, perr, rerr):  # pragma: no cover - compiled
     """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
-    writes ``ok``; returns the code."""
+    writes ``ok``; returns the code. ``kfam`` travels as one tuple: a tuple of ``None``s and an
+    array costs no more per call than its entries as separate arguments (the outputs stay
+    separate: a tuple of four arrays costs more)."""
     code = np.empty(1, dtype=np.int64)
     _check6(il)
+    fid, var, sgn = kfam
     _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
     ok[0] = code[0] == DONE
     return code[0]

@@ -197,7 +197,6 @@ class AnalyticIK(Immutable):
         self._six = six is not None and bool(np.all(cc.kinds == 0))  # revolute: _branches6
         # the family's kernel arguments (SixR.kfid, kvar, ksgn): its own code only is compiled
         self._kfam = (None, None, None) if six is None else (six.kfid, six.kvar, six.ksgn)
-        self._kfid, self._kvar, self._ksgn = self._kfam  # plain arguments: no tuple per call
         # the kernels' records, and the single-target fast path's packings of them
         self._chain_data, self._select_data, self._pack, self._pack6 = (
             _single_target.solver_records(self, tabs, six, NEAR_MAX_STEP)
@@ -391,9 +390,7 @@ class AnalyticIK(Immutable):
         rerr = np.empty(1)
         if self._six:
             fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-            code = _single_target.six_one(
-                S, T, fl, il, self._kfid, self._kvar, self._ksgn, q, ok, perr, rerr
-            )
+            code = _single_target.six_one(S, T, fl, il, self._kfam, q, ok, perr, rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V, piters = self._pool(T1, S, self.family)
@@ -444,18 +441,7 @@ class AnalyticIK(Immutable):
             S = self._middle1 if seed is None else self._seeds(seed, n)
             fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
             _single_target.six_batch(
-                S,
-                T,
-                fl,
-                il,
-                self._kfid,
-                self._kvar,
-                self._ksgn,
-                q,
-                perr,
-                rerr,
-                code,
-                n >= PARALLEL_THRESHOLD,
+                S, T, fl, il, self._kfam, (q, perr, rerr, code), n >= PARALLEL_THRESHOLD
             )
         else:
             S = self._seeds(seed, n)
