@@ -117,3 +117,21 @@ def test_ikstack_has_one_nearest_slot_pick_and_one_constraint_row_on_the_cpu():
     callers = [p for p in c["entry_points"][SELECTION] if "backends/warp" not in p]
     assert len(callers) >= 5, callers  # the batch, single-target and general paths reach it
     assert "ikstack/ik/_gate.py:pose_residual" in impl["FK pose residual"]
+
+
+def test_device_hooks_are_read_from_the_translator_declaration(tmp_path):
+    warp = tmp_path / "backends" / "warp"
+    warp.mkdir(parents=True)
+    (warp / "_translate.py").write_text(
+        textwrap.dedent(
+            """
+            HOOKS: dict = {
+                "pkg.src": ("ikstack.backends.warp._steps", {"fk_gate": "x:f ->"}),
+            }
+            """
+        )
+    )
+    assert cc._declared_hooks(tmp_path) == {"ikstack/backends/warp/_steps.py:fk_gate"}
+    hooks = cc.census()["warp_hooks"]
+    assert "ikstack/backends/warp/_slot_steps.py:fk_gate" in hooks
+    assert not any(h.endswith(":solve") for h in hooks)  # API methods are not hooks

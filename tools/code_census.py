@@ -308,7 +308,29 @@ def census(src: Path = SRC) -> dict:
         "mypy_opt_outs": opt_outs,
         "warp_functions": len(warp_fns),
         "warp_same_name_as_cpu": sorted(v for k, v in warp_fns.items() if k in cpu_fns),
+        "warp_hooks": sorted(_declared_hooks(src)),
     }
+
+
+def _declared_hooks(src: Path) -> set[str]:
+    """``module:function`` of the device steps the generated code calls by design: the hooks
+    the Warp translator declares (``HOOKS`` in ``backends/warp/_translate.py``: per source
+    module, the device module and its functions)."""
+    path = src / "backends" / "warp" / "_translate.py"
+    if not path.exists():
+        return set()
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id == "HOOKS"):
+            continue
+        hooks = ast.literal_eval(node.value)  # type: ignore[union-attr]
+        for device_module, funcs in hooks.values():
+            rel = device_module.removeprefix("ikstack.").replace(".", "/") + ".py"
+            out.update(f"ikstack/{rel}:{f}" for f in funcs)
+    return out
 
 
 def main() -> None:
@@ -359,12 +381,14 @@ def main() -> None:
         if "/_gen_" not in p:
             print(f"  {p}")
     twins = c["warp_same_name_as_cpu"]
+    hooks = [t for t in twins if t in c["warp_hooks"]]
     print(
         f"hand-written Warp functions: {c['warp_functions']}, "
-        f"with a same-named CPU function: {len(twins)}"
+        f"with a same-named CPU function: {len(twins)} "
+        f"({len(hooks)} of them device steps the translator declares as hooks)"
     )
     for t in twins:
-        print(f"  {t}")
+        print(f"  {t}{'  (hook)' if t in hooks else ''}")
 
 
 if __name__ == "__main__":
