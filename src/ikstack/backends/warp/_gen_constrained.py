@@ -14,7 +14,6 @@ from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SELECT_T
 CONSTRAINT = wp.constant(7)
 CONSTRAINT_RETRIES = wp.constant(16)
 JOINT_LIMITS = wp.constant(3)
-NONE = wp.constant(-1)
 STEP_LIMIT = wp.constant(6)
 SUCCESS = wp.constant(0)
 UNDECIDED = wp.constant(-1)
@@ -72,10 +71,11 @@ def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int)
 
 
 @wp.func
-def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.int32), row_2: wp.array(dtype=wp.float64), row_3: wp.mat44d, records_0: CHAIN_T.type, records_1: SELECT_T.type, records_2: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, flags_0: wp.array(dtype=wp.int32), flags_1: wp.array(dtype=wp.int32), flags_2: wp.array(dtype=wp.int32)):
+def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.int32), row_2: wp.array(dtype=wp.float64), row_3: wp.mat44d, records_0: CHAIN_T.type, records_1: SELECT_T.type, records_2: CONSTRAINTS_T.type, lazy: bool, piters: int, work_0: wp.array(dtype=wp.int32), work_1: wp.array(dtype=wp.int32), work_2: wp.array(dtype=wp.int32), work_3: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, flags_0: wp.array(dtype=wp.int32), flags_1: wp.array(dtype=wp.int32), flags_2: wp.array(dtype=wp.int32), at: int):
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
-    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
-    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
+    -1, status)``, or ``(resume point, UNDECIDED)`` as soon as a slot's constraints cannot
+    be decided (:func:`constraints_all`): the row's state stays in its arrays, and once its
+    slots are decided the row resumes from there (``at`` that point; 0 from the first gate).
 
     ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
     as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
@@ -84,37 +84,38 @@ def constrain_row(row_0: wp.array2d(dtype=wp.float64), row_1: wp.array(dtype=wp.
     constraints met (of the slots that met the FK gate within the limits; False elsewhere),
     and the branches dropped for breaking one. With ``lazy`` (only the
     nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
-    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times (the resume point after the
+    ``t``-th: ``t``), then every slot is gated (after it: ``CONSTRAINT_RETRIES + 1``). A
     dropped branch then counts as meeting the FK gate and the limits and breaking a
     constraint; ``OK`` keeps the slots that meet the constraints."""
     tries = int(0)
     bad = bool(False)
-    best = int(0)
     K = row_0.shape[0]
-    for k in range(K):
-        flags_2[k] = 0
+    if at == 0:
+        for k in range(K):
+            flags_2[k] = 0
     _to_check(work_1, work_2, flags_1)
     if constraints_all(records_2, row_0, flags_1) > 0:
-        return NONE, UNDECIDED
-    if lazy:
-        tries = int(0)
+        return at, UNDECIDED
+    if lazy and at <= CONSTRAINT_RETRIES:
+        tries = at
         bad = _breaks(work_0, flags_1, K)
         while bad and tries < CONSTRAINT_RETRIES:
             for k in range(K):
                 if (work_0[k] != 0) and (not (flags_1[k] != 0)):
                     row_1[k] = 0
                     flags_2[k] = 1
-            best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
-            _to_check(work_1, work_2, flags_1)
-            if constraints_all(records_2, row_0, flags_1) > 0:
-                return NONE, UNDECIDED
-            bad = _breaks(work_0, flags_1, K)
+            _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, True, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
             tries = tries + 1
-        if bad:
-            best = _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
             _to_check(work_1, work_2, flags_1)
             if constraints_all(records_2, row_0, flags_1) > 0:
-                return NONE, UNDECIDED
+                return tries, UNDECIDED
+            bad = _breaks(work_0, flags_1, K)
+        if bad:
+            _finalize_pl(row_0, row_1, row_2, row_3, records_0, records_1, False, piters, work_0, work_1, work_2, work_3, work_4, work_4_row, flags_0)
+            _to_check(work_1, work_2, flags_1)
+            if constraints_all(records_2, row_0, flags_1) > 0:
+                return 17, UNDECIDED
     for k in range(K):
         if (flags_2[k] != 0):
             work_1[k] = 1
