@@ -124,7 +124,7 @@ def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
 
     def given_then_tables(cons, Q, CON):
         given, tabs = cons
-        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+        if given[0] != USED:  # the chain's own decisions
             for k in range(Q.shape[0]):
                 if CON[k]:
                     CON[k] = given[k] == 1
@@ -134,17 +134,16 @@ def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
 
     def given_then_host(cons, Q, CON):
         given, _ = cons
-        und = 0
-        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+        if given[0] != USED:  # the chain's own decisions
             for k in range(Q.shape[0]):
                 if CON[k]:
                     CON[k] = given[k] == 1
                 given[k] = USED
-            return und
-        for k in range(Q.shape[0]):  # the row gated again: the host decides
+            return 0
+        for k in range(Q.shape[0]):  # the row gated again: the chain's code decides, later
             if CON[k]:
-                und = 1
-        return und
+                return 1
+        return 0
 
     return given_then_host if host_decides else given_then_tables
 
