@@ -14,7 +14,6 @@ from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SELECT_T
 CONSTRAINT = wp.constant(7)
 CONSTRAINT_RETRIES = wp.constant(16)
 JOINT_LIMITS = wp.constant(3)
-NONE = wp.constant(-1)
 STEP_LIMIT = wp.constant(6)
 SUCCESS = wp.constant(0)
 UNDECIDED = wp.constant(-1)
@@ -72,10 +71,11 @@ def _breaks(OK: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), K: int)
 
 
 @wp.func
-def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, cons: CONSTRAINTS_T.type, lazy: bool, piters: int, OK: wp.array(dtype=wp.int32), FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), D: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, PL: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), DROP: wp.array(dtype=wp.int32)):
+def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, cons: CONSTRAINTS_T.type, lazy: bool, piters: int, OK: wp.array(dtype=wp.int32), FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), D: wp.array(dtype=wp.float64), work_4: Polish, work_4_row: int, PL: wp.array(dtype=wp.int32), CON: wp.array(dtype=wp.int32), DROP: wp.array(dtype=wp.int32), at: int):
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
-    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
-    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
+    -1, status)``, or ``(resume point, UNDECIDED)`` as soon as a slot's constraints cannot
+    be decided (:func:`constraints_all`): the row's state stays in its arrays, and once its
+    slots are decided the row resumes from there (``at`` that point; 0 from the first gate).
 
     ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
     as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
@@ -84,7 +84,8 @@ def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), 
     constraints met (of the slots that met the FK gate within the limits; False elsewhere),
     and the branches dropped for breaking one. With ``lazy`` (only the
     nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
-    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times (the resume point after the
+    ``t``-th: ``t``), then every slot is gated (after it: ``CONSTRAINT_RETRIES + 1``). A
     dropped branch then counts as meeting the FK gate and the limits and breaking a
     constraint; ``OK`` keeps the slots that meet the constraints.
 
@@ -94,32 +95,32 @@ def constrain_row(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), 
     ``D``, ``work_4`` and ``work_4_row``; ``flags`` is passed as ``PL``, ``CON`` and ``DROP``."""
     tries = int(0)
     bad = bool(False)
-    best = int(0)
     K = Q.shape[0]
-    for k in range(K):
-        DROP[k] = 0
+    if at == 0:
+        for k in range(K):
+            DROP[k] = 0
     _to_check(FK, LIM, CON)
     if constraints_all(cons, Q, CON) > 0:
-        return NONE, UNDECIDED
-    if lazy:
-        tries = int(0)
+        return at, UNDECIDED
+    if lazy and at <= CONSTRAINT_RETRIES:
+        tries = at
         bad = _breaks(OK, CON, K)
         while bad and tries < CONSTRAINT_RETRIES:
             for k in range(K):
                 if (OK[k] != 0) and (not (CON[k] != 0)):
                     V[k] = 0
                     DROP[k] = 1
-            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, OK, FK, LIM, D, work_4, work_4_row, PL)
-            _to_check(FK, LIM, CON)
-            if constraints_all(cons, Q, CON) > 0:
-                return NONE, UNDECIDED
-            bad = _breaks(OK, CON, K)
+            _finalize_pl(Q, V, seed, T, chain, sel, True, piters, OK, FK, LIM, D, work_4, work_4_row, PL)
             tries = tries + 1
-        if bad:
-            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, OK, FK, LIM, D, work_4, work_4_row, PL)
             _to_check(FK, LIM, CON)
             if constraints_all(cons, Q, CON) > 0:
-                return NONE, UNDECIDED
+                return tries, UNDECIDED
+            bad = _breaks(OK, CON, K)
+        if bad:
+            _finalize_pl(Q, V, seed, T, chain, sel, False, piters, OK, FK, LIM, D, work_4, work_4_row, PL)
+            _to_check(FK, LIM, CON)
+            if constraints_all(cons, Q, CON) > 0:
+                return 17, UNDECIDED
     for k in range(K):
         if (DROP[k] != 0):
             FK[k] = 1

@@ -208,7 +208,10 @@ def gate_row(
             pol.PL[i],
             w.CON[i],
             w.DROP[i],
+            0,
         )
+        if code == UNDECIDED:
+            best = -1  # (the resume point: the device's undecided rows are solved on the host)
         for k in range(w.Q.shape[1]):
             if w.OK[i, k] == 0:  # a slot that breaks a constraint is not valid
                 w.VALID[i, k] = 0

@@ -273,7 +273,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         # row: (Q, V, seed, T); records: (chain, sel, cons); flags: (polished, CON, DROP)
         "constrain_row": "row:tup(a2f,a1b,a1f,m44) "
         "records:tup(rec(CHAIN),rec(SELECT),rec(CONSTRAINTS)) lazy:b piters:i? "
-        "work:tup(a1b,a1b,a1b,a1f,dev(Polish)) flags:tup(a1b,a1b,a1b)",
+        "work:tup(a1b,a1b,a1b,a1f,dev(Polish)) flags:tup(a1b,a1b,a1b) at:i",
     },
     "ikstack.ik.analytic._polish": {
         "_err6": "Tq:m44 Tt:m44 e:a1f",

@@ -14,12 +14,13 @@ kernels' portable subset: the CPU compiles them with numba (:func:`failure_rows`
 a hook (:func:`constraints_all`).
 
 A slot whose linear constraint is within round-off of zero cannot be decided by the compiled
-tables (:func:`ikstack.ik._gate.constraints_row`); its row comes out :data:`UNDECIDED`, and
-the host runs the same loop on it as plain Python (:func:`host_row`), where the chain's own
-code (:meth:`~ikstack.model.Chain.constraints_satisfied`) decides every slot. On the CPU the
-chain's code decides the first gate's slots of every row at once (vectorized, as before the
-loop was compiled), the tables those of a row gated again; for constraints the tables cannot
-hold, a row that must be gated again runs on the host.
+tables (:func:`ikstack.ik._gate.constraints_row`), nor can constraints the tables cannot hold;
+its row comes out :data:`UNDECIDED` with its state kept in its arrays. On the CPU
+(:func:`constrain_rows`) the chain's own code (:meth:`~ikstack.model.Chain.constraints_satisfied`)
+decides the first gate's slots of every row at once (vectorized), the tables those of a row
+gated again; the slots of every row left undecided are then decided by the chain's code at
+once and those rows resume where they stopped, until none is left. The device's undecided
+rows are solved again on the CPU.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from numba.extending import overload
 from ikstack.ik._data import CHAIN, CONSTRAINTS  # noqa: F401
 from ikstack.ik._gate import constraints_slots
 from ikstack.ik.analytic._select import SELECT  # noqa: F401
-from ikstack.ik.analytic._selection import NONE, _finalize_pl, nearest_open
+from ikstack.ik.analytic._selection import _finalize_pl, nearest_open
 from ikstack.ik.result import IKStatus
 
 #: re-selections after the nearest branch broke a coupled-joint constraint
@@ -99,9 +100,9 @@ def constraints_all(cons: Any, Q: Any, CON: Any) -> int:
 
     In compiled code ``cons`` is a :data:`ikstack.ik._data.CONSTRAINTS` record (the tables
     decide: :func:`ikstack.ik._gate.constraints_slots`) or, on the CPU, ``(given, tables)``:
-    the chain's own decisions ``given`` (K,) of the row's first gate (:data:`USED` once read),
-    then the tables (None: a check after the row was gated again is undecided); in plain
-    Python (:func:`host_row`) it is the chain, whose own code decides."""
+    the chain's own decisions ``given`` (K,) of the slots (:data:`USED` once read), then the
+    tables (None: a check after that is undecided); in plain Python it is the chain, whose own
+    code decides."""
     CON &= cons.constraints_satisfied(Q)
     return 0
 
@@ -123,7 +124,7 @@ def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
 
     def given_then_tables(cons, Q, CON):
         given, tabs = cons
-        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+        if given[0] != USED:  # the chain's own decisions
             for k in range(Q.shape[0]):
                 if CON[k]:
                     CON[k] = given[k] == 1
@@ -133,17 +134,16 @@ def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
 
     def given_then_host(cons, Q, CON):
         given, _ = cons
-        und = 0
-        if given[0] != USED:  # the first gate's slots: the chain's own decisions
+        if given[0] != USED:  # the chain's own decisions
             for k in range(Q.shape[0]):
                 if CON[k]:
                     CON[k] = given[k] == 1
                 given[k] = USED
-            return und
-        for k in range(Q.shape[0]):  # the row gated again: the host decides
+            return 0
+        for k in range(Q.shape[0]):  # the row gated again: the chain's code decides, later
             if CON[k]:
-                und = 1
-        return und
+                return 1
+        return 0
 
     return given_then_host if host_decides else given_then_tables
 
@@ -166,10 +166,11 @@ def _breaks(OK, CON, K):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover - compiled
+def constrain_row(row, records, lazy, piters, work, flags, at):  # pragma: no cover - compiled
     """The coupled-joint constraints of one target after its first gate: ``(selected slot or
-    NONE, status)``, or ``(NONE, UNDECIDED)`` as soon as a slot's constraints cannot be
-    decided (:func:`constraints_all`; the flags then are partial, the host decides the row).
+    -1, status)``, or ``(resume point, UNDECIDED)`` as soon as a slot's constraints cannot
+    be decided (:func:`constraints_all`): the row's state stays in its arrays, and once its
+    slots are decided the row resumes from there (``at`` that point; 0 from the first gate).
 
     ``row = (Q, V, seed, T)``, ``records = (chain, sel, cons)`` and ``lazy, piters, work`` are
     as :func:`._selection._finalize_pl` takes them (the first gate's flags in ``work``, updated
@@ -178,7 +179,8 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
     constraints met (of the slots that met the FK gate within the limits; False elsewhere),
     and the branches dropped for breaking one. With ``lazy`` (only the
     nearest valid slot was gated) a nearest branch that breaks a constraint is dropped and the
-    row gated again, up to :data:`CONSTRAINT_RETRIES` times, then every slot is gated. A
+    row gated again, up to :data:`CONSTRAINT_RETRIES` times (the resume point after the
+    ``t``-th: ``t``), then every slot is gated (after it: ``CONSTRAINT_RETRIES + 1``). A
     dropped branch then counts as meeting the FK gate and the limits and breaking a
     constraint; ``OK`` keeps the slots that meet the constraints."""
     Q, V, seed, T = row
@@ -186,13 +188,14 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
     OK, FK, LIM, D, _ = work
     PL, CON, DROP = flags
     K = Q.shape[0]
-    for k in range(K):
-        DROP[k] = False
+    if at == 0:
+        for k in range(K):
+            DROP[k] = False
     _to_check(FK, LIM, CON)
     if constraints_all(cons, Q, CON) > 0:
-        return NONE, UNDECIDED
-    if lazy:
-        tries = 0
+        return at, UNDECIDED
+    if lazy and at <= CONSTRAINT_RETRIES:
+        tries = at
         bad = _breaks(OK, CON, K)
         while bad and tries < CONSTRAINT_RETRIES:
             # the nearest branch breaks a coupled-joint constraint: drop it and gate again
@@ -200,18 +203,18 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
                 if OK[k] and not CON[k]:
                     V[k] = False
                     DROP[k] = True
-            best = _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, PL)
+            _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, PL)
+            tries += 1
             _to_check(FK, LIM, CON)
             if constraints_all(cons, Q, CON) > 0:
-                return NONE, UNDECIDED
+                return tries, UNDECIDED
             bad = _breaks(OK, CON, K)
-            tries += 1
         if bad:
             # still breaking constraints after the retries: gate every slot
-            best = _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, PL)
+            _finalize_pl(Q, V, seed, T, chain, sel, False, piters, work, PL)
             _to_check(FK, LIM, CON)
             if constraints_all(cons, Q, CON) > 0:
-                return NONE, UNDECIDED
+                return CONSTRAINT_RETRIES + 1, UNDECIDED
     for k in range(K):
         if DROP[k]:
             FK[k] = True
@@ -225,24 +228,15 @@ def constrain_row(row, records, lazy, piters, work, flags):  # pragma: no cover 
 
 
 @njit(cache=True, inline="always")
-def _constrain_block(lo, hi, arrays, records, lazy, piters, codes):  # pragma: no cover
-    """:func:`constrain_row` of rows ``lo .. hi - 1`` (see :func:`constrain_rows`); a row
-    that comes out :data:`UNDECIDED` is put back as it was (its first gate's flags) for the
-    host. (Element by element: a view of a row costs reference counts.)"""
+def _constrain_block(lo, hi, arrays, records, lazy, piters, AT, rows):  # pragma: no cover
+    """:func:`constrain_row` of rows ``rows[lo .. hi - 1]`` (see :func:`constrain_rows`),
+    each from its resume point ``AT[i]``; a row that comes out :data:`UNDECIDED` keeps its
+    state and its resume point in ``AT[i]``, else ``AT[i]`` is -1."""
     Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
     chain, sel, (given, tabs) = records
-    K, dof = Q.shape[1], Q.shape[2]
     Tbuf = np.empty((4, 4))
-    q0 = np.empty((K, dof))
-    b0 = np.empty((5, K), dtype=np.bool_)
-    d0 = np.empty(K)
-    for i in range(lo, hi):
-        if lazy:  # (a row gated again is put back; otherwise nothing changes before the verdict)
-            for k in range(K):
-                for j in range(dof):
-                    q0[k, j] = Q[i, k, j]
-                b0[0, k], b0[1, k], b0[2, k] = V[i, k], OK[i, k], FK[i, k]
-                b0[3, k], b0[4, k], d0[k] = LIM[i, k], PL[i, k], D[i, k]
+    for r in range(lo, hi):
+        i = rows[r]
         best, code = constrain_row(
             (Q[i], V[i], S[i], T[i]),
             (chain, sel, (given[i], tabs)),
@@ -250,67 +244,57 @@ def _constrain_block(lo, hi, arrays, records, lazy, piters, codes):  # pragma: n
             piters,
             (OK[i], FK[i], LIM[i], D[i], Tbuf),
             (PL[i], CON[i], DROP[i]),
+            AT[i],
         )
-        codes[i] = code
         if code != UNDECIDED:
             SEL[i] = best
-        elif lazy:
-            for k in range(K):
-                for j in range(dof):
-                    Q[i, k, j] = q0[k, j]
-                V[i, k], OK[i, k], FK[i, k] = b0[0, k], b0[1, k], b0[2, k]
-                LIM[i, k], PL[i, k], D[i, k] = b0[3, k], b0[4, k], d0[k]
+            AT[i] = -1
+        else:
+            AT[i] = best
 
 
 @njit(cache=True)
-def _constrain_serial(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
+def _constrain_serial(arrays, chain, sel, given, tabs, lazy, piters, AT, rows):  # pragma: no cover
     records = (chain, sel, (given, tabs))
-    _constrain_block(0, codes.shape[0], arrays, records, lazy, piters, codes)
+    _constrain_block(0, rows.shape[0], arrays, records, lazy, piters, AT, rows)
 
 
 @njit(cache=True, parallel=True)
-def _constrain_parallel(arrays, chain, sel, given, tabs, lazy, piters, codes):  # pragma: no cover
+def _constrain_parallel(
+    arrays, chain, sel, given, tabs, lazy, piters, AT, rows
+):  # pragma: no cover
     # (numba's parallel loop takes no tuple of records as an argument: each one on its own)
     Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
-    n = codes.shape[0]
+    n = rows.shape[0]
     for b in prange((n + _BLOCK - 1) // _BLOCK):
         lo = b * _BLOCK
         block = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP))
         records = (chain, sel, (given, tabs))
-        _constrain_block(lo, min(n, lo + _BLOCK), block, records, lazy, piters, codes)
+        _constrain_block(lo, min(n, lo + _BLOCK), block, records, lazy, piters, AT, rows)
 
 
 def constrain_rows(
     arrays: tuple[Any, ...], records: tuple[Any, ...], lazy: bool, piters: int | None
-) -> np.ndarray:
+) -> None:
     """:func:`constrain_row` of every target on compiled code: ``arrays = (Q, V, S, T, flags)``
     with ``flags = (OK, FK, LIM, D, PL, SEL, CON, DROP)`` (each (N, K) but ``SEL`` (N,),
-    written), ``records = (chain, sel, given, tables)``: ``given`` (N, K) int8 the chain's own
-    decisions of the first gate's slots (1 met, 0 broken; read once a row, then overwritten),
-    ``tables`` the :data:`ikstack.ik._data.CONSTRAINTS` record that decides after a row was
-    gated again (None: the host does); ``piters`` None for no polish. Returns the rows left
-    :data:`UNDECIDED` (as their first gate left them)."""
-    codes = np.empty(arrays[0].shape[0], dtype=np.int64)
-    kern: Any = _constrain_parallel if codes.shape[0] >= PARALLEL_ROWS else _constrain_serial
-    kern(arrays, *records, lazy, piters, codes)
-    return np.flatnonzero(codes == UNDECIDED)
+    written), ``records = (chain, sel, tables, decide)``: ``tables`` the
+    :data:`ikstack.ik._data.CONSTRAINTS` record that decides a row gated again (None: no row
+    gated again is decided there), ``decide(Q)`` the chain's own decisions of slots ``Q`` (M,
+    K, dof) (M, K); ``piters`` None for no polish.
 
-
-def host_row(
-    i: int,
-    arrays: tuple[Any, ...],
-    records: tuple[Any, Any, Any],
-    lazy: bool,
-    piters: int | None,
-) -> None:
-    """:func:`constrain_row` of target ``i`` as plain Python, its constraints decided by the
-    chain's own code (``records = (chain record, sel, chain)``; see :func:`constrain_rows`)."""
-    Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, DROP) = arrays
-    SEL[i], _ = constrain_row.py_func(
-        (Q[i], V[i], S[i], T[i]),
-        records,
-        lazy,
-        piters,
-        (OK[i], FK[i], LIM[i], D[i], np.empty((4, 4))),
-        (PL[i], CON[i], DROP[i]),
-    )
+    The chain's own code decides the first gate's slots of every row at once; a row that comes
+    out :data:`UNDECIDED` keeps its state, and every such row's slots are decided by the
+    chain's code at once before those rows resume, until none is left."""
+    chain, sel, tabs, decide = records
+    Q = arrays[0]
+    rows = np.arange(Q.shape[0])
+    AT = np.zeros(Q.shape[0], dtype=np.int64)  # each row's resume point
+    given = np.asarray(decide(Q), dtype=np.int8)
+    while True:
+        kern: Any = _constrain_parallel if rows.size >= PARALLEL_ROWS else _constrain_serial
+        kern(arrays, chain, sel, given, tabs, lazy, piters, AT, rows)
+        rows = rows[AT[rows] >= 0]
+        if not rows.size:
+            return
+        given[rows] = decide(Q[rows])

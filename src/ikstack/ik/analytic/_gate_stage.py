@@ -108,13 +108,11 @@ def gate_stage(
         arrays = (Q, V, S, T, (OK, FK, LIM, D, PL, SEL, CON, np.empty((n, k), dtype=np.bool_)))
         tabs = constraint_tables(chain)
         piters_ = no_polish(piters)
-        # the first gate's slots decided by the chain's own code at once; a row gated again by
-        # the tables (constraints the tables cannot hold: by the host)
-        given = chain.constraints_satisfied(Q).astype(np.int8)
-        records = (chain_rec, sel, given, constraint_data(tabs) if tabs.compiled else None)
-        host = _constrained.constrain_rows(arrays, records, lazy, piters_)
-        for i in host:  # the same loop on the host, the chain's own code deciding
-            _constrained.host_row(int(i), arrays, (chain_rec, sel, chain), lazy, piters_)
+        # the first gate's slots decided by the chain's own code at once, a row gated again by
+        # the tables; rows they cannot decide are decided by the chain's code at once and resume
+        tabs_rec = constraint_data(tabs) if tabs.compiled else None
+        records = (chain_rec, sel, tabs_rec, chain.constraints_satisfied)
+        _constrained.constrain_rows(arrays, records, lazy, piters_)
 
     _refine.refine_locks(
         chain,
