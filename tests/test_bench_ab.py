@@ -161,3 +161,177 @@ def test_the_listing_names_every_script(capsys):
     listing = capsys.readouterr().out
     for p in (ROOT / "benchmarks").glob("*.py"):
         assert f"| {p.name} |" in listing
+
+
+# --------------------------------------------------------------------------- the servo module
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+SOURCES = {
+    "CMakeLists.txt": "project(x)",
+    "cpp/CMakeLists.txt": "add_library(core)",
+    "cpp/src/servo.cpp": "int orientation_tolerance;",
+    "cpp/include/servo.hpp": "struct C;",
+    "bindings/servo.cpp": 'def_rw("orientation_tolerance")',
+    "cpp/tests/test_servo.cpp": "TEST",
+    "src/ikstack/servo.py": "x = 1",
+}
+
+
+def test_native_digest_follows_the_module_sources_only(tmp_path):
+    a = _tree(tmp_path / "a", SOURCES)
+    b = _tree(tmp_path / "b", SOURCES)
+    assert ab.native_digest(a) == ab.native_digest(b)
+    # what is not built into the module: C++ tests, Python sources
+    _tree(b, {"cpp/tests/test_servo.cpp": "TEST 2", "src/ikstack/servo.py": "x = 2"})
+    assert ab.native_digest(a) == ab.native_digest(b)
+    for rel in ("bindings/servo.cpp", "cpp/src/servo.cpp", "cpp/include/servo.hpp"):
+        c = _tree(tmp_path / rel.replace("/", "_"), {**SOURCES, rel: "renamed rotation_"})
+        assert ab.native_digest(c) != ab.native_digest(a), rel
+    d = _tree(tmp_path / "d", {**SOURCES, "bindings/extra.cpp": ""})  # a new file
+    assert ab.native_digest(d) != ab.native_digest(a)
+    e = _tree(tmp_path / "e", {**SOURCES, "cpp/src/moved.cpp": SOURCES["cpp/src/servo.cpp"]})
+    (e / "cpp/src/servo.cpp").unlink()  # a renamed file, same contents
+    assert ab.native_digest(e) != ab.native_digest(a)
+
+
+@pytest.mark.parametrize(
+    ("head", "base", "installed", "expected"),
+    [
+        ("h", "h", None, "copy"),  # same sources: the head's module
+        ("h", "h", "old", "copy"),  # the head's module, even over an earlier base build
+        ("h", "b", None, "build"),  # differing sources, nothing built yet
+        ("h", "b", "h", "build"),  # the module there is the head's copy (an earlier run)
+        ("h", "b", "b", "reuse"),  # built from these very sources by an earlier --keep run
+        ("h", "b", "b0", "build"),  # built from other sources (the base tree moved)
+    ],
+)
+def test_native_action(head, base, installed, expected):
+    assert ab.native_action(head, base, installed) == expected
+
+
+def test_base_native_builds_once_and_a_kept_tree_reuses_it(tmp_path, monkeypatch):
+    head = _tree(tmp_path / "head", {**SOURCES, "src/ikstack/_native.abi3.so": "HEAD"})
+    renamed = SOURCES["bindings/servo.cpp"].replace("orientation", "rotation")
+    base = _tree(tmp_path / "base", {**SOURCES, "bindings/servo.cpp": renamed})
+    monkeypatch.setattr(ab, "ROOT", head)
+    built: list[Path] = []
+
+    def fake_build(tree: Path, python: str, scratch: Path) -> Path:
+        built.append(tree)
+        out = tree / "src" / "ikstack" / "_native.abi3.so"
+        out.write_text("BASE")
+        return out
+
+    monkeypatch.setattr(ab, "build_native", fake_build)
+    so = base / "src" / "ikstack" / "_native.abi3.so"
+    assert ab.base_native(base, "python", tmp_path / "w") == "build"
+    assert so.read_text() == "BASE" and built == [base]
+    assert ab.base_native(base, "python", tmp_path / "w") == "reuse"  # --keep: no second build
+    assert so.read_text() == "BASE" and built == [base]
+    so.unlink()  # the module is gone: the stamp alone does not vouch for it
+    assert ab.base_native(base, "python", tmp_path / "w") == "build"
+    # the base's sources become the head's: the head's module is copied over the built one
+    _tree(base, {"bindings/servo.cpp": SOURCES["bindings/servo.cpp"]})
+    assert ab.base_native(base, "python", tmp_path / "w") == "copy"
+    assert so.read_text() == "HEAD" and len(built) == 2
+
+
+def test_a_failed_build_leaves_no_stamp(tmp_path, monkeypatch):
+    head = _tree(tmp_path / "head", SOURCES)
+    base = _tree(tmp_path / "base", {**SOURCES, "cpp/src/servo.cpp": "changed"})
+    monkeypatch.setattr(ab, "ROOT", head)
+    (base / ab.NATIVE_STAMP).parent.mkdir(parents=True)
+    (base / ab.NATIVE_STAMP).write_text("stale\n")
+
+    def failing_build(tree: Path, python: str, scratch: Path) -> Path:
+        raise SystemExit("no compiler")
+
+    monkeypatch.setattr(ab, "build_native", failing_build)
+    with pytest.raises(SystemExit):
+        ab.base_native(base, "python", tmp_path / "w")
+    assert not (base / ab.NATIVE_STAMP).exists()
+
+
+# --------------------------------------------------------------------------- head script on base
+
+
+def test_import_failed_reads_the_last_traceback_line():
+    tb = "Traceback (most recent call last):\n  ...\n"
+    assert ab.import_failed(tb + "ImportError: cannot import name 'x' from 'ikstack.jobs.path'")
+    assert ab.import_failed(tb + "ModuleNotFoundError: No module named 'ikstack.gone'")
+    assert not ab.import_failed(tb + "ValueError: bad")
+    assert not ab.import_failed("ImportError: early\n" + tb + "RuntimeError: later")
+    assert not ab.import_failed("")
+
+
+def _ns(**kw):
+    base = dict(full=False, python="python", timeout=1.0, rounds=2, confirm=0, bound=0.05)
+    return ab.argparse.Namespace(**{**base, "stat": "best", "own_scripts": False, **kw})
+
+
+def _fake_runs(monkeypatch, broken_root: Path):
+    """run_once: a script that cannot start on ``broken_root``, 10 us on any other tree."""
+    calls: list[Path] = []
+
+    def fake(side, bench, full, python, timeout):
+        calls.append(side.root)
+        if side.root == broken_root:
+            return ab.Outcome(None, "exit 1: ImportError: x", True, 0.1, cannot_start=True)
+        return ab.Outcome({"rows": [{"arm": "a", "t_us": 10.0}]}, wall_s=0.1)
+
+    monkeypatch.setattr(ab, "run_once", fake)
+    return calls
+
+
+def _sides(tmp_path):
+    base = ab.Side("base", tmp_path / "base", {})
+    base.head_scripts = ab.Side("base", tmp_path / "base_head_scripts", {})
+    return base, ab.Side("head", tmp_path / "head", {})
+
+
+def test_a_declared_script_runs_the_head_copy_on_the_base_flagged(tmp_path, monkeypatch):
+    base, head = _sides(tmp_path)
+    calls = _fake_runs(monkeypatch, base.root)
+    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same jobs")
+    rows, notes, failed = ab.measure(bench, (base, head), _ns())
+    assert not failed
+    assert notes[0].startswith(ab.HEAD_ON_BASE) and "ImportError" in notes[0]
+    assert "same jobs" in notes[1]
+    assert [(r.base, r.head) for r in rows] == [([10.0, 10.0], [10.0, 10.0])]
+    alt = tmp_path / "base_head_scripts"
+    # the base's own copy once, then the head's copy on every base run; rounds alternate
+    assert calls == [base.root, alt, head.root, head.root, alt]
+
+
+@pytest.mark.parametrize("declared, own", [(False, False), (True, True)])
+def test_no_head_copy_without_a_declared_reason_or_with_own_scripts(
+    tmp_path, monkeypatch, declared, own
+):
+    base, head = _sides(tmp_path)
+    calls = _fake_runs(monkeypatch, base.root)
+    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same" if declared else "")
+    rows, notes, failed = ab.measure(bench, (base, head), _ns(own_scripts=own))
+    assert failed and notes == ["base: exit 1: ImportError: x"]
+    assert [(r.base, r.head) for r in rows] == [([], [10.0, 10.0])]
+    assert calls == [base.root, head.root, head.root]
+
+
+def test_a_base_failing_for_another_reason_keeps_its_failure(tmp_path, monkeypatch):
+    base, head = _sides(tmp_path)
+
+    def crash(side, bench, full, python, timeout):
+        if side.root == base.root:
+            return ab.Outcome(None, "exit 1: ValueError: bad", True, 0.1)
+        return ab.Outcome({"rows": [{"arm": "a", "t_us": 10.0}]}, wall_s=0.1)
+
+    monkeypatch.setattr(ab, "run_once", crash)
+    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same")
+    _, notes, failed = ab.measure(bench, (base, head), _ns())
+    assert failed and notes == ["base: exit 1: ValueError: bad"]

@@ -10,13 +10,21 @@ Run from the repository root::
 How it measures:
 
 - The base revision is checked out into a temporary git worktree (detached; with ``--keep``
-  it stays, and the next ``--keep`` run at that base reuses its compiled caches); the compiled
-  servo module ``src/ikstack/_native*.so`` (untracked) is copied into it. The working tree
+  it stays, and the next ``--keep`` run at that base reuses its compiled caches). The compiled
+  servo module ``src/ikstack/_native*.so`` (untracked, built at install) is the head's copy
+  when the base's C++ sources and bindings (``NATIVE_SOURCES``) are the head's; otherwise the
+  base's own module is built from the base tree (``pip wheel --no-deps`` of the base into a
+  scratch folder, the module taken out of the wheel; nothing is installed) and kept in the
+  base tree with the digest of its sources, so a ``--keep`` run reuses it. The working tree
   (head) runs from a temporary copy of ``benchmarks/`` next to links to the rest of the tree.
   So every script writes its JSON into a scratch folder: committed results are never touched.
 - Each side runs with ``PYTHONPATH`` = a scratch ``sitecustomize`` that drops an editable
   install's import hook, then that side's ``src``; each side runs its own copy of the scripts
-  (a script that differs between the two is flagged: it may measure different work). Before
+  (a script that differs between the two is flagged: it may measure different work). Where
+  the base's own copy cannot run at the base (it is missing, or it fails at its imports) and
+  the table declares why the head's copy measures the same work there (``Bench.head_on_base``),
+  the head's copy runs on both sides, flagged "head script on base" (``--own-scripts``: never).
+  Before
   measuring, the tool checks that ``import ikstack`` resolves to each side's ``src``.
 - Runs alternate, so both sides see the same machine load: round 1 runs base then head,
   round 2 head then base, and so on (``--rounds``, default 3). Scripts run at their quick size
@@ -47,6 +55,7 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import hashlib
 import json
 import math
 import os
@@ -57,6 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +96,9 @@ class Bench:
     exclude: tuple[str, ...] = ()  # patterns of matched figures to leave out (peers)
     opt_in: str = ""  # non-empty: run only when named on the command line; the reason
     committed: str = ""  # the committed results to compare with, when not <name>.json
+    # non-empty: why the head's copy measures the same work at a base whose own copy cannot
+    # run there (then the head's copy runs on both sides, flagged)
+    head_on_base: str = ""
 
     @property
     def out(self) -> str:
@@ -122,6 +135,12 @@ BENCHES: tuple[Bench, ...] = (
         _figs("+rows/*/frames_per_second", "+rows/*/frames_per_cpu_second"),
         quick=("--quick", "--no-ray"),
         exclude=("rows/*peer*/*",),
+        head_on_base=(
+            "a base copy that imports jobs.path.library_solvers_available (gone from the "
+            "library since 0c891a3) cannot start; the head's copy runs the same jobs with the "
+            "library's path solver (what that check chose whenever the library was installed) "
+            "and only names its quick results file differently"
+        ),
     ),
     Bench("bench_warp_analytic.py", _figs("+rows/*/warp_cpu_per_s", "+rows/*/cpu_path_per_s")),
     Bench("bench_warp_numerical.py", _figs("+rows/*/warp_cpu_per_s", "+rows/*/cpu_path_per_s")),
@@ -331,11 +350,119 @@ class Side:
     name: str
     root: Path  # a tree with benchmarks/ and src/
     env: dict[str, str]
+    # this side's library with the head's copy of the scripts (the base side only)
+    head_scripts: Side | None = None
 
 
 def _remove_worktree(wt: Path) -> None:
     subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=ROOT, capture_output=True)
     shutil.rmtree(wt, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- the servo module
+
+#: what the compiled module ``ikstack._native`` is built from (the root CMakeLists builds the
+#: C++ library of cpp/ and the bindings; cpp/'s tests, examples and benchmarks are not built)
+NATIVE_SOURCES = ("CMakeLists.txt", "cpp/CMakeLists.txt", "cpp/include", "cpp/src", "bindings")
+#: in the base tree (git-ignored build/): the digest of the sources its module was built from
+NATIVE_STAMP = Path("build") / "bench_ab_native.txt"
+
+
+def native_digest(root: Path) -> str:
+    """One digest of the module's sources in a tree (paths and contents of ``NATIVE_SOURCES``)."""
+    h = hashlib.sha256()
+    for rel in NATIVE_SOURCES:
+        top = root / rel
+        files = sorted(top.rglob("*")) if top.is_dir() else [top]
+        for f in files:
+            if f.is_file():
+                h.update(f.relative_to(root).as_posix().encode() + b"\0")
+                h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def native_action(head: str, base: str, installed: str | None) -> str:
+    """How the base tree gets its servo module, from the digests of the head's and the base's
+    sources and of the sources the module now in the base tree was built from (None: none):
+    ``copy`` the head's (same sources), ``reuse`` the module there (built from the base's
+    sources by an earlier ``--keep`` run) or ``build`` the base's own."""
+    if head == base:
+        return "copy"
+    return "reuse" if installed == base else "build"
+
+
+def _native_modules(folder: Path) -> list[Path]:
+    return sorted(folder.glob("_native*.so")) + sorted(folder.glob("_native*.pyd"))
+
+
+def build_native(tree: Path, python: str, scratch: Path) -> Path:
+    """Build ``tree``'s own servo module: ``pip wheel --no-deps`` of the tree into ``scratch``
+    (pip makes the build environment the project's build-system table asks for, as an
+    install does; with the tree's build/ folder CMake's files stay in the tree for the next
+    build), then the module is taken out of the wheel into the tree's ``src/ikstack``.
+    Nothing is installed anywhere. Returns the module's path."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    cmd = [python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(scratch)]
+    r = subprocess.run([*cmd, str(tree)], capture_output=True, text=True)
+    wheels = sorted(scratch.glob("*.whl"))
+    if r.returncode or not wheels:
+        tail = "\n".join((r.stderr.strip() or r.stdout.strip()).splitlines()[-15:])
+        raise SystemExit(f"building the base's servo module failed ({shlex.join(cmd)}):\n{tail}")
+    dest = tree / "src" / "ikstack"
+    with zipfile.ZipFile(wheels[0]) as z:
+        names = [
+            n
+            for n in z.namelist()
+            if n.startswith("ikstack/_native") and n.endswith((".so", ".pyd"))
+        ]
+        if len(names) != 1:
+            raise SystemExit(f"{wheels[0].name}: expected one ikstack/_native module, got {names}")
+        for old in _native_modules(dest):
+            old.unlink()
+        out = dest / Path(names[0]).name
+        out.write_bytes(z.read(names[0]))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return out
+
+
+def base_native(tree: Path, python: str, scratch: Path) -> str:
+    """Give the base tree its servo module (see ``native_action``); returns what was done."""
+    stamp = tree / NATIVE_STAMP
+    head_d, base_d = native_digest(ROOT), native_digest(tree)
+    have = _native_modules(tree / "src" / "ikstack")
+    installed = stamp.read_text().strip() if stamp.exists() and have else None
+    action = native_action(head_d, base_d, installed)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    if action == "copy":
+        for old in have:
+            old.unlink()
+        for so in _native_modules(ROOT / "src" / "ikstack"):
+            shutil.copy2(so, tree / "src" / "ikstack" / so.name)
+    elif action == "build":
+        stamp.unlink(missing_ok=True)  # a failed build leaves no stamp that vouches for it
+        print("building the base's servo module (its C++ or bindings differ) ...", file=sys.stderr)
+        t0 = time.perf_counter()
+        so = build_native(tree, python, scratch)
+        print(f"  built {so.name} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    stamp.write_text(base_d + "\n")
+    return action
+
+
+# --------------------------------------------------------------------------- the two trees
+
+
+def _overlay(dst: Path, scripts: Path, rest: Path) -> None:
+    """A tree at ``dst``: a copy of ``scripts``'s benchmarks/ next to links to the rest of
+    ``rest``'s entries (the scripts write their results into the copy)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    dst.mkdir()
+    shutil.copytree(
+        scripts / "benchmarks", dst / "benchmarks", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for entry in rest.iterdir():
+        if entry.name != "benchmarks":
+            (dst / entry.name).symlink_to(entry)
 
 
 def prepare(work: Path, base: str, python: str) -> tuple[Side, Side]:
@@ -349,23 +476,19 @@ def prepare(work: Path, base: str, python: str) -> tuple[Side, Side]:
     if not (wt / ".git").exists() or subprocess.getoutput(shlex.join(head_of)) != base:
         _remove_worktree(wt)
         _git("worktree", "add", "--force", "--detach", str(wt), base)  # force: a stale entry
-    for so in (ROOT / "src" / "ikstack").glob("_native*.so"):
-        shutil.copy2(so, wt / "src" / "ikstack" / so.name)
+    action = base_native(wt, python, work / "wheel")
+    print(f"base servo module: {action}", file=sys.stderr)
     head = work / "head"
-    shutil.rmtree(head, ignore_errors=True)
-    head.mkdir()
-    shutil.copytree(
-        ROOT / "benchmarks", head / "benchmarks", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    for entry in ROOT.iterdir():
-        if entry.name != "benchmarks":
-            (head / entry.name).symlink_to(entry)
+    _overlay(head, ROOT, ROOT)
+    # the head's scripts on the base's tree, for a script whose base copy cannot run there
+    _overlay(work / "base_head_scripts", ROOT, wt)
 
     def side(name: str, root: Path, src: Path) -> Side:
         return Side(name, root, dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{src}"))
 
     srcs = (wt / "src", ROOT / "src")
     sides = (side("base", wt, srcs[0]), side("head", head, srcs[1]))
+    sides[0].head_scripts = side("base", work / "base_head_scripts", srcs[0])
     for s, src in zip(sides, srcs, strict=True):
         r = subprocess.run(
             [python, "-c", "import ikstack; print(ikstack.__file__)"],
@@ -386,6 +509,13 @@ class Outcome:
     note: str = ""  # why there is none
     failed: bool = False  # the script failed (exit status, timeout), not merely had no figures
     wall_s: float = 0.0
+    cannot_start: bool = False  # the script is missing or failed at an import
+
+
+def import_failed(stderr: str) -> bool:
+    """Whether a Python traceback ends in a failed import (a name or module the library lacks)."""
+    lines = stderr.strip().splitlines()
+    return bool(lines) and lines[-1].startswith(("ImportError", "ModuleNotFoundError"))
 
 
 def run_once(side: Side, bench: Bench, full: bool, python: str, timeout: float) -> Outcome:
@@ -393,7 +523,7 @@ def run_once(side: Side, bench: Bench, full: bool, python: str, timeout: float) 
     args = bench.full if full else bench.quick
     script = side.root / "benchmarks" / bench.script
     if not script.exists():
-        return Outcome(None, "not in this revision")
+        return Outcome(None, "not in this revision", cannot_start=True)
     folder = side.root / "benchmarks" / "results"
 
     def stamps() -> dict[str, tuple[int, int]]:
@@ -415,7 +545,7 @@ def run_once(side: Side, bench: Bench, full: bool, python: str, timeout: float) 
     wall = time.perf_counter() - t0
     if r.returncode:
         tail = " ".join((r.stderr.strip() or r.stdout.strip()).splitlines()[-1:])
-        return Outcome(None, f"exit {r.returncode}: {tail}", True, wall)
+        return Outcome(None, f"exit {r.returncode}: {tail}", True, wall, import_failed(r.stderr))
     after = stamps() if folder.exists() else {}
     name = written_results(bench, (n for n, st in after.items() if before.get(n) != st))
     if name is None:  # e.g. an optional package is missing: the script says so and exits 0
@@ -434,23 +564,44 @@ def measure(
 ) -> tuple[list[Row], list[str], bool]:
     """Alternate the two sides over the rounds: (rows, notes, whether a run failed).
 
-    A side whose first run gives no results is not run again. When a figure comes out
-    ``REGRESSED``, ``ns.confirm`` more rounds run and the verdicts are taken over all rounds."""
+    A side whose first run gives no results is not run again, except that a base whose own
+    copy of the script cannot start there switches to the head's copy where the table says it
+    measures the same work (``Bench.head_on_base``; not with ``ns.own_scripts``): the notes
+    then begin with ``HEAD_ON_BASE``. When a figure comes out ``REGRESSED``, ``ns.confirm``
+    more rounds run and the verdicts are taken over all rounds."""
     docs: dict[str, list[object]] = {"base": [], "head": []}
     notes: list[str] = []
     failed = False
     active = list(sides)
 
+    def once(side: Side, rnd: int, total: int) -> Outcome:
+        o = run_once(side, bench, ns.full, ns.python, ns.timeout)
+        print(
+            f"  round {rnd + 1}/{total} {side.name:4} {o.wall_s:6.1f} s {o.note or 'ok'}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return o
+
     def play(rounds: range, total: int) -> None:
         nonlocal active, failed
         for rnd in rounds:
             for side in active if rnd % 2 == 0 else active[::-1]:
-                o = run_once(side, bench, ns.full, ns.python, ns.timeout)
-                print(
-                    f"  round {rnd + 1}/{total} {side.name:4} {o.wall_s:6.1f} s {o.note or 'ok'}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                o = once(side, rnd, total)
+                alt = side.head_scripts
+                if (
+                    o.cannot_start
+                    and rnd == 0
+                    and alt
+                    and bench.head_on_base
+                    and not ns.own_scripts
+                ):
+                    notes.insert(0, f"{HEAD_ON_BASE}: its own copy there: {o.note}")
+                    notes.insert(
+                        1, f"why the head's copy measures the same work: {bench.head_on_base}"
+                    )
+                    active = [alt if s is side else s for s in active]
+                    side, o = alt, once(alt, rnd, total)
                 if o.doc is not None:
                     docs[side.name].append(o.doc)
                     continue
@@ -470,6 +621,10 @@ def measure(
             rows = collect(bench, docs["base"], docs["head"], committed)
             notes.append(f"a figure regressed after {ns.rounds} rounds: {total} rounds run")
     return rows, notes, failed
+
+
+#: the note that says the base side ran the head's copy of a script
+HEAD_ON_BASE = "head script on base"
 
 
 def _selected(ns: argparse.Namespace) -> list[Bench]:
@@ -522,6 +677,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="keep the base worktree (and its compiled caches) for the next --keep run",
     )
+    ap.add_argument(
+        "--own-scripts",
+        action="store_true",
+        help="each side runs only its own copy of a script (no head script on base)",
+    )
     ap.add_argument("--report", type=Path, default=None, help="also write the tables here")
     ap.add_argument("--list", action="store_true", help="what is measured and skipped, then exit")
     ns = ap.parse_args(argv)
@@ -559,8 +719,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             base_script = sides[0].root / "benchmarks" / bench.script
             args = " ".join(bench.full if ns.full else bench.quick)
             out += ["", f"## {bench.script} {args}".rstrip(), ""]
-            if base_script.exists() and not same_code(
-                base_script.read_text(), head_script.read_text()
+            on_base = any(n.startswith(HEAD_ON_BASE) for n in notes)
+            if (
+                not on_base
+                and base_script.exists()
+                and not same_code(base_script.read_text(), head_script.read_text())
             ):
                 out.append("Note: the script's code differs between base and head.\n")
             out += [f"- {n}" for n in notes] + ([""] if notes else [])
