@@ -24,8 +24,7 @@ How it measures:
   the base's own copy cannot run at the base (it is missing, or it fails at its imports) and
   the table declares why the head's copy measures the same work there (``Bench.head_on_base``),
   the head's copy runs on both sides, flagged "head script on base" (``--own-scripts``: never).
-  Before
-  measuring, the tool checks that ``import ikstack`` resolves to each side's ``src``.
+  Before measuring, the tool checks that ``import ikstack`` resolves to each side's ``src``.
 - Runs alternate, so both sides see the same machine load: round 1 runs base then head,
   round 2 head then base, and so on (``--rounds``, default 3). Scripts run at their quick size
   (``--full``: the size the committed results were taken at). Each side's figure is the best
