@@ -15,6 +15,7 @@ from ikstack.chunk import (
     ArmSpec,
     ChunkDecoder,
     ChunkRequest,
+    ParallelChunkDecoder,
     bundled_profile_path,
     commit_to_timeline,
     decode_file,
@@ -264,6 +265,16 @@ def test_decode_file_writes_joint_knots_and_metadata(tmp_path, taccap_arms):
     np.savez(chunk, **arrays)
     with pytest.raises(InputError, match="q_observed_right"):
         decode_file(bundled_profile_path("marvin_bimanual_diff"), chunk, tmp_path / "out2")
+
+
+def test_both_decoders_reject_repeated_or_missing_arm_names(taccap_arms):
+    specs = diff_specs(taccap_arms)
+    twice = [specs[0], specs[0]]
+    for cls in (ChunkDecoder, ParallelChunkDecoder):
+        with pytest.raises(ConfigError, match="unique and at least one; got \\['left', 'left'\\]"):
+            cls(twice, INTERVAL)
+        with pytest.raises(ConfigError, match="at least one; got \\[\\]"):
+            cls([], INTERVAL)
 
 
 # ---------------------------------------------------------------- worker processes

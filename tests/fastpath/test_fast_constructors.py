@@ -69,6 +69,44 @@ def test_ikresult_reshaped_keeps_every_field():
     assert s.method == "m"
 
 
+def test_ikresult_concat_joins_every_field_in_order_under_the_given_method():
+    rng = np.random.default_rng(0)
+
+    def piece(n, every):
+        return IKResult(
+            q=rng.normal(size=(n, 2)),
+            success=rng.random(n) < 0.5,
+            position_error=rng.random(n),
+            rotation_error=rng.random(n),
+            status=rng.integers(0, 4, n),
+            method="analytic:x",
+            iterations=rng.integers(0, 9, n),
+            restarts=rng.integers(0, 9, n),
+            q_all=rng.normal(size=(n, 3, 2)) if every else None,
+            valid_all=(rng.random((n, 3)) < 0.5) if every else None,
+        )
+
+    for every in (False, True):
+        parts = [piece(3, every), piece(0, every), piece(2, every)]
+        r = IKResult.concat(parts, "warp:analytic:x")
+        assert r.method == "warp:analytic:x" and len(r) == 5
+        for name in ("q", "success", "position_error", "rotation_error", "status"):
+            want = np.vstack if name == "q" else np.hstack
+            np.testing.assert_array_equal(getattr(r, name), want([getattr(p, name) for p in parts]))
+        np.testing.assert_array_equal(r.iterations, [*parts[0].iterations, *parts[2].iterations])
+        np.testing.assert_array_equal(r.restarts, [*parts[0].restarts, *parts[2].restarts])
+        if every:
+            np.testing.assert_array_equal(r.q_all, np.vstack([p.q_all for p in parts]))
+            np.testing.assert_array_equal(r.valid_all, np.vstack([p.valid_all for p in parts]))
+        else:
+            assert r.q_all is None and r.valid_all is None
+    one = piece(2, True)
+    assert IKResult.concat([one], "analytic:x") is one
+    relabelled = IKResult.concat([one], "warp:analytic:x")
+    assert relabelled.method == "warp:analytic:x"
+    np.testing.assert_array_equal(relabelled.q_all, one.q_all)
+
+
 def test_servo_result_trusted_covers_every_field_and_equals_the_constructor():
     fields = [f.name for f in dataclasses.fields(ServoResult)]
     expected = fields[:1] + [f.name for f in dataclasses.fields(Reference)] + fields[2:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import runpy
 from pathlib import Path
 
@@ -63,6 +64,20 @@ def test_config_defaults_are_moveit_servo_defaults():
         ServoConfig(task_axes=(0, 7))
     with pytest.raises(ConfigError, match="singularity_halt"):
         ServoConfig(singularity_halt=10.0)
+
+
+def test_config_numbers_are_checked_by_their_rule_and_stored_as_floats():
+    assert ServoConfig(damping=0, max_dt=2).damping == 0.0
+    assert type(ServoConfig(max_dt=2).max_dt) is float
+    for name in ("max_dt", "pose_gain", "stop_velocity"):  # must be > 0
+        with pytest.raises(ConfigError, match=f"ServoConfig.{name} must be finite and > 0; got 0"):
+            ServoConfig(**{name: 0.0})
+    for name in ("damping", "escape_speed", "state_tolerance"):  # may be 0
+        assert getattr(ServoConfig(**{name: 0.0}), name) == 0.0
+        with pytest.raises(ConfigError, match=f"{name} must be finite and >= 0; got -1"):
+            ServoConfig(**{name: -1.0})
+        with pytest.raises(ConfigError, match=f"{name} must be finite and >= 0; got nan"):
+            ServoConfig(**{name: math.nan})
 
 
 @pytest.mark.parametrize("kind", ["stale", "missing"])

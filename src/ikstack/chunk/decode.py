@@ -65,6 +65,14 @@ class ArmSpec:
         return ArmDecoder(self.name, self.chain, self.config)
 
 
+def check_arm_names(arms: Sequence[ArmSpec]) -> tuple[str, ...]:
+    """The arms' names in order (ConfigError unless there is at least one and they are unique)."""
+    names = tuple(a.name for a in arms)
+    if not names or len(set(names)) != len(names):
+        raise ConfigError(f"arm names must be unique and at least one; got {list(names)}")
+    return names
+
+
 def check_interval(action_interval_s: float) -> float:
     """``action_interval_s`` as a positive float [s] (ConfigError otherwise)."""
     if (
@@ -138,11 +146,8 @@ class ChunkDecoder:
     """
 
     def __init__(self, arms: Sequence[ArmSpec], action_interval_s: float):
-        names = [a.name for a in arms]
-        if not names or len(set(names)) != len(names):
-            raise ConfigError(f"arm names must be unique and at least one; got {names}")
+        self.arm_names = check_arm_names(arms)
         self.specs = tuple(arms)
-        self.arm_names = tuple(names)
         self.action_interval_s = check_interval(action_interval_s)
         self.decoders = {a.name: a.build() for a in arms}
 

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ikstack.chunk.decode import ArmSpec, check_interval, check_request, merge_results
+from ikstack.chunk.decode import (
+    ArmSpec,
+    check_arm_names,
+    check_interval,
+    check_request,
+    merge_results,
+)
 from ikstack.chunk.types import ArmDecodeResult, ChunkRequest, DecodedChunk
 from ikstack.errors import ConfigError, IKStackError, InputError, WorkerError
 
@@ -142,11 +148,8 @@ class ParallelChunkDecoder:
     def __init__(
         self, arms: Sequence[ArmSpec], action_interval_s: float, start_method: str = "spawn"
     ):
-        names = [a.name for a in arms]
-        if not names or len(set(names)) != len(names):
-            raise ConfigError(f"arm names must be unique and at least one; got {names}")
+        self.arm_names = check_arm_names(arms)
         self.specs = tuple(arms)
-        self.arm_names = tuple(names)
         self.action_interval_s = check_interval(action_interval_s)
         self._ctx: Any = mp.get_context(start_method)
         self._conns: dict[str, Connection] = {}

@@ -175,21 +175,16 @@ class IKResult:
 
     @classmethod
     def concat(cls, parts: list[IKResult], method: str) -> IKResult:
-        """Results of consecutive pieces (of a path) as one result."""
-        if len(parts) == 1:
+        """Results of consecutive pieces (of a path, or chunks of a batch) as one result of
+        ``method``; every candidate (``q_all``, ``valid_all``) joined too where each piece has
+        them."""
+        if len(parts) == 1 and parts[0].method == method:
             return parts[0]
-        cat = {
-            f: np.concatenate([getattr(r, f) for r in parts])
-            for f in (
-                "q",
-                "success",
-                "position_error",
-                "rotation_error",
-                "status",
-                "iterations",
-                "restarts",
-            )
-        }
+        fields = ["q", "success", "position_error", "rotation_error", "status"]
+        fields += ["iterations", "restarts"]
+        if all(r.q_all is not None and r.valid_all is not None for r in parts):
+            fields += ["q_all", "valid_all"]
+        cat = {f: np.concatenate([getattr(r, f) for r in parts]) for f in fields}
         return cls(method=method, **cat)
 
     def reshaped(self, lead: tuple[int, ...]) -> IKResult:

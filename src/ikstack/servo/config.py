@@ -108,11 +108,6 @@ class ServoConfig:
             "singularity_probe",
             "max_dt",
         )
-        for name in positive:
-            v = float(getattr(self, name))
-            if not (math.isfinite(v) and v > 0):
-                raise ConfigError(f"ServoConfig.{name} must be finite and > 0; got {v}")
-            object.__setattr__(self, name, v)
         non_negative = (
             "nullspace_gain",
             "joint_centering_gain",
@@ -122,11 +117,13 @@ class ServoConfig:
             "joint_limit_margin",
             "state_tolerance",
         )
-        for name in non_negative:
-            v = float(getattr(self, name))
-            if not (math.isfinite(v) and v >= 0):
-                raise ConfigError(f"ServoConfig.{name} must be finite and >= 0; got {v}")
-            object.__setattr__(self, name, v)
+        for names, zero_ok in ((positive, False), (non_negative, True)):
+            for name in names:
+                v = float(getattr(self, name))
+                if not (math.isfinite(v) and (v >= 0 if zero_ok else v > 0)):
+                    rule = ">= 0" if zero_ok else "> 0"
+                    raise ConfigError(f"ServoConfig.{name} must be finite and {rule}; got {v}")
+                object.__setattr__(self, name, v)
         if not self.singularity_halt > self.singularity_decelerate:
             raise ConfigError(
                 "ServoConfig.singularity_halt must exceed singularity_decelerate; "

@@ -282,12 +282,7 @@ class Viewer:
         if T.shape != (4, 4):
             raise InputError(f"T_base_tcp must be one (4, 4) pose; got shape {T.shape}")
         with self._lock:
-            self._updating = True
-            try:
-                self.gizmo.wxyz = _wxyz(T)
-                self.gizmo.position = T[:3, 3]
-            finally:
-                self._updating = False
+            self.show_target(T)
             return self._solve(T)
 
     def _on_gizmo(self) -> None:

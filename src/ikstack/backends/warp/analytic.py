@@ -246,22 +246,7 @@ class WarpAnalyticIK:
             self._ik.solve(T[i : i + self.chunk_size], S[i : i + self.chunk_size], return_all)
             for i in range(0, max(n, 1), self.chunk_size)
         ]
-
-        def cat(field: str) -> Any:
-            return np.concatenate([getattr(p, field) for p in parts])
-
-        return IKResult(
-            cat("q"),
-            cat("success"),
-            cat("position_error"),
-            cat("rotation_error"),
-            cat("status"),
-            self.method,
-            cat("iterations"),
-            cat("restarts"),
-            cat("q_all") if return_all else None,
-            cat("valid_all") if return_all else None,
-        )
+        return IKResult.concat(parts, self.method)
 
     def _solve_device(
         self, T: Array, S: Array, return_all: bool, max_step: float | None = None

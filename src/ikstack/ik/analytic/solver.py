@@ -340,20 +340,7 @@ class AnalyticIK(Immutable):
         if n <= chunk:
             return self._solve(T, S, False)
         parts = [self._solve(T[i : i + chunk], S[i : i + chunk], False) for i in range(0, n, chunk)]
-
-        def cat(field: str) -> Any:
-            return np.concatenate([getattr(p, field) for p in parts])
-
-        return IKResult(
-            cat("q"),
-            cat("success"),
-            cat("position_error"),
-            cat("rotation_error"),
-            cat("status"),
-            self.method,
-            np.zeros(n, dtype=np.int64),
-            np.zeros(n, dtype=np.int64),
-        )
+        return IKResult.concat(parts, self.method)
 
     def _solve_one(self, T_base_tcp: Any, seed: Any) -> IKResult | None:
         """One (4, 4) float64 target solved to a certified success without numpy glue, or None
