@@ -172,6 +172,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_sp6_terms": "h:v3 k:v3 p:v3",
         "_sp6_polish": "ta:f tb:f a:v4 b:v4 e:v2",
         "_circle_line": "v0:f v1:f alpha:f",
+        "_rank_one": "m:v4",
         "_sp6_rank_one": "a:v4 b:v4 e:v2",
         "sp6": "H:4v3 K:4v3 P:4v3 d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
