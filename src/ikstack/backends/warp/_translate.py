@@ -19,6 +19,8 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - module constants (numbers, and NumPy float tables indexed by an int; numbers imported from
   another translated module too), folded with the literals around them in float64 as LLVM
   folds them; a tuple of floats (``_EYE9``) is its literal;
+- integers: ``%`` and ``//`` of ints as Python rounds them, signed 64-bit ``i64`` values
+  (:mod:`._translate_ints`), unsigned 64-bit ``u64`` ones (:mod:`._translate_u64`);
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
   scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
@@ -249,6 +251,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
     },
     "ikstack.ik.numerical._splitmix": {"uniform": "state:u64"},
     "ikstack.ik.numerical._kernels": {
+        "_target_key": "key:i64 Tt:m44",
         "_pose_error": "Tt:m44 T:m44 e:a1f",
         "_is_singular": "J:a2f w:a1f Jw:a2f G:a2f L:a2f",
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",
