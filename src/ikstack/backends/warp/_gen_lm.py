@@ -34,6 +34,17 @@ _STALL_STEPS = wp.constant(2)
 
 
 @wp.func
+def _target_key(key: wp.int64, Tt: wp.mat44d):
+    """A restart seed from the call's key and the target itself, so a target gets the same
+    restarts wherever it sits in a batch (and a single query equals a batch of one)."""
+    h = floor_mod(key, wp.int64(2147483647))
+    for r in range(3):
+        for c in range(4):
+            h = floor_mod(h * wp.int64(1000003) + floor_mod(wp.int64(wp.floor(Tt[r, c] * F(1000000.0))), wp.int64(2147483647)), wp.int64(2147483647))
+    return h
+
+
+@wp.func
 def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
     """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame), rotation vector via a quaternion."""
     s = F(0.0)

@@ -214,50 +214,38 @@ def _circle_line(v0: wp.float64, v1: wp.float64, alpha: wp.float64):
 
 
 @wp.func
+def _rank_one(m: wp.vec4d):
+    """Rank-one factors ``(v0, v1, u0, u1)`` of a singular 2x2 block ``m = (r1s, r1c, r2s,
+    r2c)`` (rows ``(r1s, r1c)`` and ``(r2s, r2c)``): ``m x = u (v . x)``, with ``v`` the
+    block's larger row and ``u`` its rows' ratios to it."""
+    r1s = m[0]
+    r1c = m[1]
+    r2s = m[2]
+    r2c = m[3]
+    if r1s * r1s + r1c * r1c >= r2s * r2s + r2c * r2c:
+        return wp.vec4d(r1s, r1c, F(1.0), (r2s * r1s + r2c * r1c) / (r1s * r1s + r1c * r1c + F(1e-300)))
+    return wp.vec4d(r2s, r2c, (r1s * r2s + r1c * r2c) / (r2s * r2s + r2c * r2c + F(1e-300)), F(1.0))
+
+
+@wp.func
 def _sp6_rank_one(a: wp.vec4d, b: wp.vec4d, e: wp.vec2d):
     """Subproblem 6 (the equations of :func:`_sp6_polish`) when both 2x2 blocks are singular
     (rank one each), as for axis-aligned targets: ``A x_a = u_A (v_A . x_a)``,
     ``B x_b = u_B (v_B . x_b)``. Two scalars follow from a 2x2 solve, then each angle from a
     line meeting the unit circle: up to 4 pairs."""
-    va0 = F(0.0)
-    va1 = F(0.0)
-    ua0 = F(0.0)
-    ua1 = F(0.0)
-    vb0 = F(0.0)
-    vb1 = F(0.0)
-    ub0 = F(0.0)
-    ub1 = F(0.0)
-    a1s = a[0]
-    a1c = a[1]
-    a2s = a[2]
-    a2c = a[3]
-    b1s = b[0]
-    b1c = b[1]
-    b2s = b[2]
-    b2c = b[3]
     e1 = e[0]
     e2 = e[1]
     z4 = wp.vec4d(F(0.0), F(0.0), F(0.0), F(0.0))
-    if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
-        va0 = a1s
-        va1 = a1c
-        ua0 = F(1.0)
-        ua1 = (a2s * a1s + a2c * a1c) / (a1s * a1s + a1c * a1c + F(1e-300))
-    else:
-        va0 = a2s
-        va1 = a2c
-        ua0 = (a1s * a2s + a1c * a2c) / (a2s * a2s + a2c * a2c + F(1e-300))
-        ua1 = F(1.0)
-    if b1s * b1s + b1c * b1c >= b2s * b2s + b2c * b2c:
-        vb0 = b1s
-        vb1 = b1c
-        ub0 = F(1.0)
-        ub1 = (b2s * b1s + b2c * b1c) / (b1s * b1s + b1c * b1c + F(1e-300))
-    else:
-        vb0 = b2s
-        vb1 = b2c
-        ub0 = (b1s * b2s + b1c * b2c) / (b2s * b2s + b2c * b2c + F(1e-300))
-        ub1 = F(1.0)
+    va0_va1_ua0_ua1 = _rank_one(a)
+    va0 = va0_va1_ua0_ua1[0]
+    va1 = va0_va1_ua0_ua1[1]
+    ua0 = va0_va1_ua0_ua1[2]
+    ua1 = va0_va1_ua0_ua1[3]
+    vb0_vb1_ub0_ub1 = _rank_one(b)
+    vb0 = vb0_vb1_ub0_ub1[0]
+    vb1 = vb0_vb1_ub0_ub1[1]
+    ub0 = vb0_vb1_ub0_ub1[2]
+    ub1 = vb0_vb1_ub0_ub1[3]
     det = ua0 * ub1 - ub0 * ua1
     if wp.abs(det) < F(1e-12):
         return 0, z4, z4

@@ -1,7 +1,8 @@
 # mypy: ignore-errors
 """Warp primitives of the kernels' portable subset: the float64 constructor and constants,
 and what Python and numba give the CPU kernels that Warp lacks (``math.hypot``,
-``math.copysign``, complex arithmetic on ``wp.vec2d``). The generated modules
+``math.copysign``, complex arithmetic on ``wp.vec2d``, Python's integer ``%`` and ``//``). The
+generated modules
 (``_gen_*.py``, see :mod:`ikstack.backends.warp._translate`) lower the subset onto these.
 
 The complex operations follow CPython's algorithms as numba compiles them (Smith's division,
@@ -29,6 +30,8 @@ __all__ = [
     "copysign",
     "cpow",
     "cre",
+    "floor_div",
+    "floor_mod",
     "hypot",
     "mat44_of",
 ]
@@ -109,3 +112,46 @@ def mat44_of(A: wp.array2d(dtype=wp.float64)) -> wp.mat44d:
         A[3, 0], A[3, 1], A[3, 2], A[3, 3],
     )
     # fmt: on
+
+
+# Python's integer ``%`` and ``//`` round toward minus infinity (the remainder takes the
+# divisor's sign), C's and Warp's toward zero: ``-7 % 3`` is 2 in Python, -1 in C. One
+# definition a width (Warp picks by the arguments' types); a zero divisor is the caller's.
+@wp.func
+def floor_mod(a: wp.int32, b: wp.int32) -> wp.int32:
+    """Python's ``a % b`` of two ints."""
+    if b == -1:
+        return 0  # (C's -2**31 % -1 overflows)
+    r = a % b
+    if (r < 0 and b > 0) or (r > 0 and b < 0):
+        r = r + b
+    return r
+
+
+@wp.func
+def floor_mod(a: wp.int64, b: wp.int64) -> wp.int64:  # noqa: F811 (the int64 definition)
+    """Python's ``a % b`` of two int64 values."""
+    if b == wp.int64(-1):
+        return wp.int64(0)  # (C's -2**63 % -1 overflows)
+    r = a % b
+    if (r < wp.int64(0) and b > wp.int64(0)) or (r > wp.int64(0) and b < wp.int64(0)):
+        r = r + b
+    return r
+
+
+@wp.func
+def floor_div(a: wp.int32, b: wp.int32) -> wp.int32:
+    """Python's ``a // b`` of two ints."""
+    q = a / b
+    if q * b != a and ((a < 0) != (b < 0)):
+        q = q - 1
+    return q
+
+
+@wp.func
+def floor_div(a: wp.int64, b: wp.int64) -> wp.int64:  # noqa: F811 (the int64 definition)
+    """Python's ``a // b`` of two int64 values."""
+    q = a / b
+    if q * b != a and ((a < wp.int64(0)) != (b < wp.int64(0))):
+        q = q - wp.int64(1)
+    return q

@@ -19,6 +19,8 @@ The portable subset (anything else is a :class:`TranslateError` naming the file 
 - module constants (numbers, and NumPy float tables indexed by an int; numbers imported from
   another translated module too), folded with the literals around them in float64 as LLVM
   folds them; a tuple of floats (``_EYE9``) is its literal;
+- integers: ``%`` and ``//`` of ints as Python rounds them, signed 64-bit ``i64`` values
+  (:mod:`._translate_ints`), unsigned 64-bit ``u64`` ones (:mod:`._translate_u64`);
 - arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``, ``abs``, ``min``,
   ``max``, ``int``, ``float``, ``complex``, ``.real``/``.imag``, ``math.*`` and the NumPy
   scalar functions numba compiles alike (``np.sqrt``, ``np.arctan2``...; ``np.inf``);
@@ -172,6 +174,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "_sp6_terms": "h:v3 k:v3 p:v3",
         "_sp6_polish": "ta:f tb:f a:v4 b:v4 e:v2",
         "_circle_line": "v0:f v1:f alpha:f",
+        "_rank_one": "m:v4",
         "_sp6_rank_one": "a:v4 b:v4 e:v2",
         "sp6": "H:4v3 K:4v3 P:4v3 d1:f d2:f",
         "sp5": "p0:v3 p1:v3 p2:v3 p3:v3 k1:v3 k2:v3 k3:v3",
@@ -249,6 +252,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
     },
     "ikstack.ik.numerical._splitmix": {"uniform": "state:u64"},
     "ikstack.ik.numerical._kernels": {
+        "_target_key": "key:i64 Tt:m44",
         "_pose_error": "Tt:m44 T:m44 e:a1f",
         "_is_singular": "J:a2f w:a1f Jw:a2f G:a2f L:a2f",
         "_step": "ws:rows(SCRATCH) lam:f lo:a1f hi:a1f active_set:b",

@@ -8,8 +8,10 @@ import math
 from typing import Any
 
 from ikstack.backends.warp import _translate_args as args_
+from ikstack.backends.warp import _translate_ints as ints_
 from ikstack.backends.warp import _translate_u64 as u64_
 from ikstack.backends.warp._translate_types import (
+    I64,
     M9,
     B,
     C,
@@ -60,9 +62,6 @@ _BINOPS = {
     ast.Div: "/",
     ast.Pow: "**",
 }
-#: Python's ``%`` and ``//`` round toward minus infinity, Warp's (as C's) toward zero: the same
-#: source would give other answers for negative operands on the two devices
-_FLOOR_OPS = (ast.Mod, ast.FloorDiv)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _FOLD_OPS = {
     ast.Add: lambda a, b: a + b,
@@ -108,8 +107,10 @@ class _ExprWriter:
         code, t = p
         if t == want:
             return p
-        if want == F and t == I:
-            if code.lstrip("-").isdigit():  # an int literal: the float literal
+        if want == I64 and t == I:
+            return ints_.widen(p, I64)
+        if want == F and t in (I, I64):
+            if t == I and code.lstrip("-").isdigit():  # an int literal: the float literal
                 return _flit(float(int(code))), F
             return f"F({code})", F
         if want == C and t in (F, I):
@@ -311,16 +312,17 @@ class _ExprWriter:
             return self.coerce(node, a, C), self.coerce(node, b, C), C
         if {ta, tb} == {F, I}:
             return self.coerce(node, a, F), self.coerce(node, b, F), F
+        if {ta, tb} == {I, I64}:
+            return ints_.widen(a, I64), ints_.widen(b, I64), I64
         raise self.err(node, f"{ta!r} with {tb!r}")
 
     def binop(self, e: ast.BinOp) -> tuple[str, Any]:
         wide = u64_.binop(self, e)  # unsigned 64-bit operands
         if wide is not None:
             return wide
-        if isinstance(e.op, _FLOOR_OPS):
-            raise self.err(
-                e, "'%' or '//' (Python rounds toward -inf, Warp toward zero; not portable)"
-            )
+        floored = ints_.binop(self, e)  # % and // as Python rounds them
+        if floored is not None:
+            return floored
         op = _BINOPS.get(type(e.op))
         if op is None:
             raise self.err(e, "operator")
@@ -331,10 +333,10 @@ class _ExprWriter:
                 return f"cpow({a[0]}, {self.coerce(e, b, F)[0]})", C
             a, b, t = self.unify(e, a, b)
             return f"wp.pow({a[0]}, {b[0]})", t
-        if op == "/" and a[1] == I and b[1] == I:
+        if op == "/" and a[1] in (I, I64) and b[1] in (I, I64):
             a, b = self.coerce(e, a, F), self.coerce(e, b, F)
         a, b, t = self.unify(e, a, b)
-        if t not in (F, I, C):
+        if t not in (F, I, I64, C):
             raise self.err(e, f"arithmetic on {t!r}")
         if t == C and op in ("*", "/"):
             return f"{'cmul' if op == '*' else 'cdiv'}({a[0]}, {b[0]})", C
@@ -397,7 +399,7 @@ class _ExprWriter:
     def call(self, e: ast.Call) -> tuple[str, Any]:
         if e.keywords:
             raise self.err(e, "keyword arguments")
-        wide = u64_.call(self, e)  # np.uint64 / np.float64 of one
+        wide = u64_.call(self, e) or ints_.call(self, e)  # np.uint64 / np.float64 / np.int64
         if wide is not None:
             return wide
         f = e.func
@@ -509,6 +511,8 @@ RESERVED = {
     "cabs",
     "cpow",
     "mat44_of",
+    "floor_mod",
+    "floor_div",
 }
 
 
@@ -521,8 +525,8 @@ def _needs_paren(node: ast.expr, parent: ast.operator, right_side: bool) -> bool
     that became calls, literals or names never do)."""
     if isinstance(node, (ast.BoolOp, ast.Compare, ast.IfExp)):
         return True
-    if not isinstance(node, ast.BinOp) or isinstance(node.op, ast.Pow):
-        return False
+    if not isinstance(node, ast.BinOp) or type(node.op) in (ast.Pow, *ints_.FLOOR_OPS):
+        return False  # (these become calls)
     if right_side:
         return _prec(node.op) <= _prec(parent)
     return _prec(node.op) < _prec(parent)

@@ -15,8 +15,10 @@ from ikstack.errors import TranslateError
 # a type is "f", "i", "b", "c", ("v", n) for n floats, "m9", ("cv", n) for n complex,
 # ("arr", ndim, "f" | "i" | "b") an array, ("rows", NAME) a record of one row a thread,
 # ("tv", k, n) a tuple of k float n-vectors (a k x n matrix of rows),
-# ("tup", (t, ...)) for several values (a function's results), or VOID (no value)
+# ("tup", (t, ...)) for several values (a function's results), or VOID (no value); I64 a
+# signed 64-bit int (:mod:`._translate_ints`; ``I`` is the device's 32-bit ``int``)
 F, I, B, C, M9 = "f", "i", "b", "c", "m9"
+I64 = "i64"
 VOID = "void"
 
 
@@ -28,7 +30,7 @@ def _parse_type(s: str) -> Any:
     extra = args_.parse(s, _parse_type)  # none, rec(...), dev(...), tup(...)
     if extra is not None:
         return extra
-    if s in (F, I, B, C, M9, u64_.U64):
+    if s in (F, I, B, C, M9, I64, u64_.U64):
         return s
     if len(s) == 3 and s[0] in "234" and s[1] == "v" and s[2] in "234":
         return ("tv", int(s[0]), int(s[2]))  # "4v3": a tuple of 4 3-vectors
@@ -61,6 +63,8 @@ def warp_type(t: Any) -> str:
         return "wp.vec2d"
     if t == u64_.U64:
         return u64_.WARP
+    if t == I64:
+        return "wp.int64"
     if t == M9:
         return "wp.mat33d"
     if isinstance(t, tuple) and t[0] == "v":
@@ -127,6 +131,8 @@ def _zero(t: Any) -> str:
         return "bool(False)"
     if t == u64_.U64:
         return f"{u64_.WARP}(0)"
+    if t == I64:
+        return "wp.int64(0)"
     return f"{warp_type(t)}()"
 
 

@@ -93,18 +93,17 @@ def failure_rows(FK, LIM, CON, out):  # pragma: no cover - compiled
         out[i] = row_failure(FK[i], LIM[i], CON[i], FK.shape[1])
 
 
-def constraints_all(cons: Any, Q: Any, CON: Any) -> int:
+def constraints_all(cons, Q, CON):  # pragma: no cover - compiled (see the overload)
     """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
     meets every coupled-joint constraint; returns 1 when some marked slot could not be
-    decided, else 0.
+    decided, else 0. Compiled code only (numba picks the variant from ``cons``'s type):
 
-    In compiled code ``cons`` is a :data:`ikstack.ik._data.CONSTRAINTS` record (the tables
-    decide: :func:`ikstack.ik._gate.constraints_slots`) or, on the CPU, ``(given, tables)``:
-    the chain's own decisions ``given`` (K,) of the slots (:data:`USED` once read), then the
-    tables (None: a check after that is undecided); in plain Python it is the chain, whose own
-    code decides."""
-    CON &= cons.constraints_satisfied(Q)
-    return 0
+    - a :data:`ikstack.ik._data.CONSTRAINTS` record: the tables decide (this body,
+      :func:`ikstack.ik._gate.constraints_slots`);
+    - None: no tables, every marked slot is undecided (the chain's code decides it, later);
+    - on the CPU, ``(given, tables)``: the chain's own decisions ``given`` (K,) of the slots
+      (:data:`USED` once read), then ``tables`` (a record or None) for a row gated again."""
+    return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
 
 
 #: a row of given decisions already read (see :func:`constraints_all`)
@@ -114,15 +113,19 @@ USED = 2
 @overload(constraints_all, inline="always")
 def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
     if isinstance(cons, types.BaseNamedTuple):
+        return constraints_all  # the tables decide
 
-        def tables(cons, Q, CON):
-            return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
+    if isinstance(cons, types.NoneType):
 
-        return tables
+        def undecided(cons, Q, CON):
+            for k in range(Q.shape[0]):
+                if CON[k]:
+                    return 1
+            return 0
 
-    host_decides = isinstance(cons.types[1], types.NoneType)  # decided at compile time
+        return undecided
 
-    def given_then_tables(cons, Q, CON):
+    def given_then(cons, Q, CON):
         given, tabs = cons
         if given[0] != USED:  # the chain's own decisions
             for k in range(Q.shape[0]):
@@ -130,22 +133,9 @@ def _constraints_all_impl(cons, Q, CON):  # pragma: no cover - compiled
                     CON[k] = given[k] == 1
                 given[k] = USED
             return 0
-        return constraints_slots(Q, tabs.qidx, tabs.qcoef, tabs.A, tabs.b, CON)
+        return constraints_all(tabs, Q, CON)  # a row gated again: the tables, if any
 
-    def given_then_host(cons, Q, CON):
-        given, _ = cons
-        if given[0] != USED:  # the chain's own decisions
-            for k in range(Q.shape[0]):
-                if CON[k]:
-                    CON[k] = given[k] == 1
-                given[k] = USED
-            return 0
-        for k in range(Q.shape[0]):  # the row gated again: the chain's code decides, later
-            if CON[k]:
-                return 1
-        return 0
-
-    return given_then_host if host_decides else given_then_tables
+    return given_then
 
 
 @njit(cache=True, inline="always")

@@ -230,28 +230,26 @@ def _circle_line(v0, v1, alpha):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _rank_one(m):  # pragma: no cover - compiled
+    """Rank-one factors ``(v0, v1, u0, u1)`` of a singular 2x2 block ``m = (r1s, r1c, r2s,
+    r2c)`` (rows ``(r1s, r1c)`` and ``(r2s, r2c)``): ``m x = u (v . x)``, with ``v`` the
+    block's larger row and ``u`` its rows' ratios to it."""
+    r1s, r1c, r2s, r2c = m
+    if r1s * r1s + r1c * r1c >= r2s * r2s + r2c * r2c:
+        return r1s, r1c, 1.0, (r2s * r1s + r2c * r1c) / (r1s * r1s + r1c * r1c + 1e-300)
+    return r2s, r2c, (r1s * r2s + r1c * r2c) / (r2s * r2s + r2c * r2c + 1e-300), 1.0
+
+
+@njit(cache=True)
 def _sp6_rank_one(a, b, e):  # pragma: no cover - compiled
     """Subproblem 6 (the equations of :func:`_sp6_polish`) when both 2x2 blocks are singular
     (rank one each), as for axis-aligned targets: ``A x_a = u_A (v_A . x_a)``,
     ``B x_b = u_B (v_B . x_b)``. Two scalars follow from a 2x2 solve, then each angle from a
     line meeting the unit circle: up to 4 pairs."""
-    a1s, a1c, a2s, a2c = a
-    b1s, b1c, b2s, b2c = b
     e1, e2 = e
     z4 = (0.0, 0.0, 0.0, 0.0)
-    # rank-one factors from each block's larger row
-    if a1s * a1s + a1c * a1c >= a2s * a2s + a2c * a2c:
-        va0, va1 = a1s, a1c
-        ua0, ua1 = 1.0, (a2s * a1s + a2c * a1c) / (a1s * a1s + a1c * a1c + 1e-300)
-    else:
-        va0, va1 = a2s, a2c
-        ua0, ua1 = (a1s * a2s + a1c * a2c) / (a2s * a2s + a2c * a2c + 1e-300), 1.0
-    if b1s * b1s + b1c * b1c >= b2s * b2s + b2c * b2c:
-        vb0, vb1 = b1s, b1c
-        ub0, ub1 = 1.0, (b2s * b1s + b2c * b1c) / (b1s * b1s + b1c * b1c + 1e-300)
-    else:
-        vb0, vb1 = b2s, b2c
-        ub0, ub1 = (b1s * b2s + b1c * b2c) / (b2s * b2s + b2c * b2c + 1e-300), 1.0
+    va0, va1, ua0, ua1 = _rank_one(a)
+    vb0, vb1, ub0, ub1 = _rank_one(b)
     det = ua0 * ub1 - ub0 * ua1
     if abs(det) < 1e-12:
         return 0, z4, z4

@@ -12,11 +12,11 @@ batch. Scratch arrays are allocated once per call (per block of targets in paral
 target or per iteration.
 
 The Warp backend's search is generated from this source (:func:`_solve_one` and the steps it
-calls, by ``python -m ikstack.backends.warp._translate``; splitmix64 is
-:mod:`._splitmix`'s, generated too); only the clock (:func:`_now`) is the device's own there
-(a hook: no time budget on the device), so the move, stall rule and failure codes stay inline
-here, where the compiled loop is a hot path. :func:`_target_key` (signed 64-bit arithmetic
-with Python's modulo) has a hand-written Warp twin.
+calls, and the per-target restart seed :func:`_target_key`, by
+``python -m ikstack.backends.warp._translate``; splitmix64 is :mod:`._splitmix`'s, generated
+too); only the clock (:func:`_now`) is the device's own there (a hook: no time budget on the
+device), so the move, stall rule and failure codes stay inline here, where the compiled loop
+is a hot path.
 """
 
 from __future__ import annotations
