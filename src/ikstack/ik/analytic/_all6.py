@@ -18,7 +18,7 @@ The certificate (:func:`ikstack.ik.certify`) is the FK gate's verdict: the gate 
 certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`: its
 :func:`~ikstack.ik._gate.pose_residual`, then
 :func:`~ikstack.spatial._tuple_math.rotation_angle`, ``atan2(|v|/2, c)``) on the same FK
-numbers with the same tolerances (the general path's gate is it), so only
+numbers with the same tolerances (the general path's gate is the same function), so only
 the chain's own limits (without the kinematic margin) and the constraints remain to check. The
 rotation verdict takes ``atan2`` only within a relative 1e-9 of the tolerance (:func:`_rot_ok`;
 elsewhere ``|v/2| / c`` against ``tan`` of the tolerance decides it the same way), and the
