@@ -116,7 +116,13 @@ def test_ikstack_has_one_nearest_slot_pick_and_one_constraint_row_on_the_cpu():
     assert impl["constraint rows"] == ["ikstack/ik/_gate.py:constraints_row"]
     callers = [p for p in c["entry_points"][SELECTION] if "backends/warp" not in p]
     assert len(callers) >= 5, callers  # the batch, single-target and general paths reach it
-    assert "ikstack/ik/_gate.py:pose_residual" in impl["FK pose residual"]
+    # one compiled source of R_t R^T (every kernel's pose residual) and the public NumPy form
+    assert impl["FK pose residual"] == [
+        "ikstack/spatial/_tuple_math.py:rel_rotation",
+        "ikstack/spatial/se3.py:position_rotation_error",
+    ]
+    residual_callers = c["entry_points"]["FK pose residual"]
+    assert "ikstack/ik/_gate.py:pose_residual -> rel_rotation" in residual_callers
 
 
 def test_device_hooks_are_read_from_the_translator_declaration(tmp_path):

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from ikstack.kinematics._kernels import fk_one
+from ikstack.spatial._tuple_math import rel_rotation, rotation_angle
 
 #: rigid_code results
 RIGID = 0
@@ -54,32 +55,25 @@ def rigid_code(T, atol):  # pragma: no cover - compiled
 @njit(cache=True)
 def pose_residual(T, Tt):  # pragma: no cover - compiled
     """``(perr, c, vx, vy, vz)`` of ``T`` against ``Tt``: position error [m], and of
-    ``M = R_t R^T`` the cosine ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice
-    ``sin(angle) * axis``). Every compiled FK gate and pose error in ikstack starts here."""
+    ``M = R_t R^T`` (:func:`~ikstack.spatial._tuple_math.rel_rotation`) the cosine
+    ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice ``sin(angle) * axis``).
+    Every compiled FK gate and pose error in ikstack starts here."""
     dp0 = Tt[0, 3] - T[0, 3]
     dp1 = Tt[1, 3] - T[1, 3]
     dp2 = Tt[2, 3] - T[2, 3]
     perr = math.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
-    # M = Tt_R @ T_R^T
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    c = 0.5 * (m00 + m11 + m22 - 1.0)
-    return perr, c, m21 - m12, m02 - m20, m10 - m01
+    M = rel_rotation(Tt, T)
+    c = 0.5 * (M[0] + M[4] + M[8] - 1.0)
+    return perr, c, M[7] - M[5], M[2] - M[6], M[3] - M[1]
 
 
 @njit(cache=True)
 def fk_error_one(T, Tt):  # pragma: no cover - compiled
-    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, computed as
-    :func:`ikstack.ik.fk_errors` does (same operations, same order)."""
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``
+    (:func:`pose_residual`, then :func:`~ikstack.spatial._tuple_math.rotation_angle`): the
+    numbers of :func:`ikstack.ik.fk_errors` and :func:`ikstack.ik.certify`."""
     perr, c, vx, vy, vz = pose_residual(T, Tt)
-    rerr = math.atan2(0.5 * math.sqrt(vx * vx + vy * vy + vz * vz), c)
+    rerr, _ = rotation_angle(c, vx, vy, vz)
     return perr, rerr
 
 

@@ -261,10 +261,11 @@ def _status_name(code: int) -> str:
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
     """Position [m] and geodesic rotation [rad] errors of ``fk(q)`` against targets (broadcast).
 
-    The same numbers as :func:`ikstack.spatial.position_rotation_error`, computed directly: the
-    angle of ``R_target R^T`` is ``atan2(|axial part|, (trace - 1) / 2)``, accurate near 0 and
-    pi, without the quaternion round trip (this gate runs on every IK candidate). One compiled
-    kernel computes them for every solver path, so a number never depends on the path taken.
+    The errors of :func:`ikstack.spatial.position_rotation_error` (to round-off), computed
+    directly: the angle of ``R_target R^T`` is ``atan2(|axial part| / 2, (trace - 1) / 2)``,
+    accurate near 0 and pi, without the quaternion round trip (this gate runs on every IK
+    candidate). One compiled kernel (:func:`ikstack.ik._gate.fk_error_one`) computes them for
+    every solver path, so a number never depends on the path taken.
     """
     T = fk(chain, q)
     Tt = np.asarray(T_target, dtype=np.float64)

@@ -152,6 +152,43 @@ def mT(A):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def rel_rotation(Tt, T):  # pragma: no cover - compiled
+    """``M = R_t R^T``, row-major, of the rotation parts ``R_t``, ``R`` of the poses ``Tt`` and
+    ``T``: the rotation taking ``T``'s orientation onto ``Tt``'s, in the base frame. Each entry
+    is the dot product of a row of ``R_t`` and a row of ``R``, summed in index order. Every pose
+    residual of the compiled kernels starts from these numbers
+    (:func:`ikstack.ik._gate.pose_residual`, the numerical search's pose error)."""
+    return (
+        Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2],
+        Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2],
+        Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2],
+        Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2],
+        Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2],
+        Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2],
+        Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2],
+        Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2],
+        Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2],
+    )
+
+
+@njit(cache=True)
+def axial_sine(vx, vy, vz):  # pragma: no cover - compiled
+    """``|v| / 2`` of the axial vector ``v = vee(M - M^T)`` of a rotation ``M``: the sine of
+    its angle."""
+    return 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
+
+
+@njit(cache=True)
+def rotation_angle(c, vx, vy, vz):  # pragma: no cover - compiled
+    """``(angle, s)`` of a rotation ``M`` given by its cosine ``c = (tr M - 1) / 2`` and its
+    axial vector ``v = vee(M - M^T)`` (``2 sin(angle) axis``): ``s`` its sine
+    (:func:`axial_sine`) and ``angle = atan2(s, c)`` in [0, pi], accurate near 0 and near pi
+    alike (no ``acos``). Every compiled rotation error in ikstack is this angle."""
+    s = axial_sine(vx, vy, vz)
+    return math.atan2(s, c), s
+
+
+@njit(cache=True)
 def fatan2(y, x):  # pragma: no cover - compiled
     """``atan2(y, x)`` within 2 ulp (libm's is correctly rounded but ~2x slower; the
     subproblem kernels take a few dozen per target). The octant reduces the argument to

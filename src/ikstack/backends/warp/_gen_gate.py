@@ -7,6 +7,7 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_tuple_math import rel_rotation, rotation_angle
 
 _LINEAR_AMBIGUOUS = wp.constant(F(1e-12))
 
@@ -14,31 +15,27 @@ _LINEAR_AMBIGUOUS = wp.constant(F(1e-12))
 @wp.func
 def pose_residual(T: wp.mat44d, Tt: wp.mat44d):
     """``(perr, c, vx, vy, vz)`` of ``T`` against ``Tt``: position error [m], and of
-    ``M = R_t R^T`` the cosine ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice
-    ``sin(angle) * axis``). Every compiled FK gate and pose error in ikstack starts here."""
+    ``M = R_t R^T`` (:func:`~ikstack.spatial._tuple_math.rel_rotation`) the cosine
+    ``(tr M - 1)/2`` and the axial vector ``vee(M - M^T)`` (twice ``sin(angle) * axis``).
+    Every compiled FK gate and pose error in ikstack starts here."""
     dp0 = Tt[0, 3] - T[0, 3]
     dp1 = Tt[1, 3] - T[1, 3]
     dp2 = Tt[2, 3] - T[2, 3]
     perr = wp.sqrt(dp0 * dp0 + dp1 * dp1 + dp2 * dp2)
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    c = F(0.5) * (m00 + m11 + m22 - F(1.0))
-    return perr, c, m21 - m12, m02 - m20, m10 - m01
+    M = rel_rotation(Tt, T)
+    c = F(0.5) * (M[0, 0] + M[1, 1] + M[2, 2] - F(1.0))
+    return perr, c, M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]
 
 
 @wp.func
 def fk_error_one(T: wp.mat44d, Tt: wp.mat44d):
-    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, computed as
-    :func:`ikstack.ik.fk_errors` does (same operations, same order)."""
+    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``
+    (:func:`pose_residual`, then :func:`~ikstack.spatial._tuple_math.rotation_angle`): the
+    numbers of :func:`ikstack.ik.fk_errors` and :func:`ikstack.ik.certify`."""
     perr, c, vx, vy, vz = pose_residual(T, Tt)
-    rerr = wp.atan2(F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz), c)
+    rerr_2 = rotation_angle(c, vx, vy, vz)
+    rerr = rerr_2[0]
+    _u1 = rerr_2[1]
     return wp.vec2d(perr, rerr)
 
 

@@ -11,6 +11,7 @@ from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_in
 from ikstack.backends.warp._gen_gate import constraints_row
 from ikstack.backends.warp._gen_kinematics import _jac_into
 from ikstack.backends.warp._gen_splitmix import uniform
+from ikstack.backends.warp._gen_tuple_math import rel_rotation
 from ikstack.backends.warp._lm_steps import _now
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SCRATCH_ROWS_T, SETTINGS_T
 
@@ -46,7 +47,9 @@ def _target_key(key: wp.int64, Tt: wp.mat44d):
 
 @wp.func
 def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
-    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame), rotation vector via a quaternion."""
+    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame; ``R_t R^T`` by
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`), the rotation vector via a quaternion
+    (Shepperd's choice of its largest entry: accurate up to and at pi)."""
     s = F(0.0)
     w = F(0.0)
     x = F(0.0)
@@ -55,39 +58,31 @@ def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
     f = F(0.0)
     for r in range(3):
         e[r] = Tt[r, 3] - T[r, 3]
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    tr = m00 + m11 + m22
-    if tr >= m00 and tr >= m11 and tr >= m22:
+    M = rel_rotation(Tt, T)
+    tr = M[0, 0] + M[1, 1] + M[2, 2]
+    if tr >= M[0, 0] and tr >= M[1, 1] and tr >= M[2, 2]:
         s = wp.sqrt(wp.max(F(1.0) + tr, F(0.0))) * F(2.0)
         w = F(0.25) * s
-        x = (m21 - m12) / s
-        y = (m02 - m20) / s
-        z = (m10 - m01) / s
-    elif m00 >= m11 and m00 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m00 - m11 - m22, F(0.0))) * F(2.0)
-        w = (m21 - m12) / s
+        x = (M[2, 1] - M[1, 2]) / s
+        y = (M[0, 2] - M[2, 0]) / s
+        z = (M[1, 0] - M[0, 1]) / s
+    elif M[0, 0] >= M[1, 1] and M[0, 0] >= M[2, 2]:
+        s = wp.sqrt(wp.max(F(1.0) + M[0, 0] - M[1, 1] - M[2, 2], F(0.0))) * F(2.0)
+        w = (M[2, 1] - M[1, 2]) / s
         x = F(0.25) * s
-        y = (m01 + m10) / s
-        z = (m02 + m20) / s
-    elif m11 >= m22:
-        s = wp.sqrt(wp.max(F(1.0) + m11 - m00 - m22, F(0.0))) * F(2.0)
-        w = (m02 - m20) / s
-        x = (m01 + m10) / s
+        y = (M[0, 1] + M[1, 0]) / s
+        z = (M[0, 2] + M[2, 0]) / s
+    elif M[1, 1] >= M[2, 2]:
+        s = wp.sqrt(wp.max(F(1.0) + M[1, 1] - M[0, 0] - M[2, 2], F(0.0))) * F(2.0)
+        w = (M[0, 2] - M[2, 0]) / s
+        x = (M[0, 1] + M[1, 0]) / s
         y = F(0.25) * s
-        z = (m12 + m21) / s
+        z = (M[1, 2] + M[2, 1]) / s
     else:
-        s = wp.sqrt(wp.max(F(1.0) + m22 - m00 - m11, F(0.0))) * F(2.0)
-        w = (m10 - m01) / s
-        x = (m02 + m20) / s
-        y = (m12 + m21) / s
+        s = wp.sqrt(wp.max(F(1.0) + M[2, 2] - M[0, 0] - M[1, 1], F(0.0))) * F(2.0)
+        w = (M[1, 0] - M[0, 1]) / s
+        x = (M[0, 2] + M[2, 0]) / s
+        y = (M[1, 2] + M[2, 1]) / s
         z = F(0.25) * s
     if w < F(0.0):
         w = -w

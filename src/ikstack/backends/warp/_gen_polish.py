@@ -10,6 +10,7 @@ from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_gate import pose_residual
 from ikstack.backends.warp._gen_kinematics import fk_one, jac_one
+from ikstack.backends.warp._gen_tuple_math import rotation_angle
 from ikstack.backends.warp._structs import CHAIN_T, POLISH_WORK_ROWS_T
 
 
@@ -19,18 +20,16 @@ def _err6(Tq: wp.mat44d, Tt: wp.mat44d, e: wp.array(dtype=wp.float64)):
     """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
     R_t R^T]`` into ``e``."""
     pe, c, vx, vy, vz = pose_residual(Tq, Tt)
-    v0 = F(0.5) * vx
-    v1 = F(0.5) * vy
-    v2 = F(0.5) * vz
-    s = wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    re = wp.atan2(s, c)
+    re_s = rotation_angle(c, vx, vy, vz)
+    re = re_s[0]
+    s = re_s[1]
     e[0] = Tt[0, 3] - Tq[0, 3]
     e[1] = Tt[1, 3] - Tq[1, 3]
     e[2] = Tt[2, 3] - Tq[2, 3]
     f = wp.where(s > F(1e-12), re / s, F(1.0))
-    e[3] = v0 * f
-    e[4] = v1 * f
-    e[5] = v2 * f
+    e[3] = F(0.5) * vx * f
+    e[4] = F(0.5) * vy * f
+    e[5] = F(0.5) * vz * f
     return pe + re
 
 

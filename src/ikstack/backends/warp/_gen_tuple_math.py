@@ -98,6 +98,33 @@ def mT(A: wp.mat33d):
 
 
 @wp.func
+def rel_rotation(Tt: wp.mat44d, T: wp.mat44d):
+    """``M = R_t R^T``, row-major, of the rotation parts ``R_t``, ``R`` of the poses ``Tt`` and
+    ``T``: the rotation taking ``T``'s orientation onto ``Tt``'s, in the base frame. Each entry
+    is the dot product of a row of ``R_t`` and a row of ``R``, summed in index order. Every pose
+    residual of the compiled kernels starts from these numbers
+    (:func:`ikstack.ik._gate.pose_residual`, the numerical search's pose error)."""
+    return wp.mat33d(Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2], Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2], Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2], Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2], Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2], Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2], Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2], Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2], Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2])
+
+
+@wp.func
+def axial_sine(vx: wp.float64, vy: wp.float64, vz: wp.float64):
+    """``|v| / 2`` of the axial vector ``v = vee(M - M^T)`` of a rotation ``M``: the sine of
+    its angle."""
+    return F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz)
+
+
+@wp.func
+def rotation_angle(c: wp.float64, vx: wp.float64, vy: wp.float64, vz: wp.float64):
+    """``(angle, s)`` of a rotation ``M`` given by its cosine ``c = (tr M - 1) / 2`` and its
+    axial vector ``v = vee(M - M^T)`` (``2 sin(angle) axis``): ``s`` its sine
+    (:func:`axial_sine`) and ``angle = atan2(s, c)`` in [0, pi], accurate near 0 and near pi
+    alike (no ``acos``). Every compiled rotation error in ikstack is this angle."""
+    s = axial_sine(vx, vy, vz)
+    return wp.vec2d(wp.atan2(s, c), s)
+
+
+@wp.func
 def fatan2(y: wp.float64, x: wp.float64):
     """``atan2(y, x)`` within 2 ulp (libm's is correctly rounded but ~2x slower; the
     subproblem kernels take a few dozen per target). The octant reduces the argument to

@@ -240,11 +240,11 @@ def finish_row(
     rerr = F(0.0)
     K = w.Q.shape[1]
     if best >= 0:
-        pe, rg, rc = pose_errors(w.Qf, i * K + best, Tg, ch, w.zs, w.os)
-        if certified(w.Qf, i * K + best, pe, rc, gate, rtc) != 0:
+        pe, re = pose_errors(w.Qf, i * K + best, Tg, ch, w.zs, w.os)
+        if certified(w.Qf, i * K + best, pe, re, gate, rtc) != 0:
             chosen = 1
             perr = pe
-            rerr = rc
+            rerr = re
         else:
             status = UNREACHABLE  # gate passed, certify did not (round-off at the tolerance)
     for j in range(w.S.shape[1]):
@@ -253,9 +253,9 @@ def finish_row(
         else:
             out.q[r, j] = w.S[i, j]
     if chosen == 0:
-        pe, rg, rc = pose_errors(w.S, i, Tg, ch, w.zs, w.os)
+        pe, re = pose_errors(w.S, i, Tg, ch, w.zs, w.os)
         perr = pe
-        rerr = rc
+        rerr = re
     out.status[r] = status
     out.perr[r] = perr
     out.rerr[r] = rerr
@@ -287,8 +287,8 @@ def select_kernel(
         # as given
         for k in range(K):
             if w.OK[i, k] != 0:
-                pe, rg, rc = pose_errors(w.Qf, i * K + k, tg.Tg[i], ch, w.zs, w.os)
-                w.VALID[i, k] = certified(w.Qf, i * K + k, pe, rc, gate, tg.rtc[i])
+                pe, re = pose_errors(w.Qf, i * K + k, tg.Tg[i], ch, w.zs, w.os)
+                w.VALID[i, k] = certified(w.Qf, i * K + k, pe, re, gate, tg.rtc[i])
             else:
                 w.VALID[i, k] = 0
     finish_row(i, best, code, tg.Tg[i], tg.rtc[i], ch, gate, w, out, i)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_gate import constraints_slots, pose_residual
+from ikstack.backends.warp._gen_gate import constraints_slots, fk_error_one
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._polish import Polish, polish_one
-from ikstack.backends.warp._prims import F
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T
 
 __all__ = ["Polish", "constraints_all", "fk_gate", "polish_slot", "pose_errors"]
@@ -40,16 +39,11 @@ def pose_errors(
     os: wp.array2d(dtype=wp.vec3d),
 ):
     """FK of ``q[row]`` against ``Tt`` (``zs``, ``os``: placeholders, not written):
-    ``(position error, rotation error of the candidate gate, rotation error of certify)``
-    (the two angles differ only in rounding)."""
+    ``(position error, rotation error)``, the generated
+    :func:`ikstack.ik._gate.fk_error_one` (the candidate gate's and certify's errors)."""
     R0, p0 = _pose(q, row, ch.Rs, ch.ps, ch.kinds, zs, os, 0)
-    perr, c, vx, vy, vz = pose_residual(_tcp_matrix(R0, p0, ch), Tt)
-    v0 = F(0.5) * vx
-    v1 = F(0.5) * vy
-    v2 = F(0.5) * vz
-    gate = wp.atan2(wp.sqrt(v0 * v0 + v1 * v1 + v2 * v2), c)
-    cert = wp.atan2(F(0.5) * wp.sqrt(vx * vx + vy * vy + vz * vz), c)
-    return perr, gate, cert
+    e = fk_error_one(_tcp_matrix(R0, p0, ch), Tt)
+    return e[0], e[1]
 
 
 @wp.func
@@ -64,10 +58,10 @@ def fk_gate(
     """:func:`ikstack.ik.analytic._select.fk_gate` on the device: ``(perr, rerr)`` of slot
     ``Q[k]`` against ``T``; the errors as certify measures them are kept in ``scratch.PE``,
     ``scratch.RC`` (the certified mask reads them)."""
-    pe, rg, rc = pose_errors(Q, k, T, chain, scratch.zs, scratch.os)
+    pe, re = pose_errors(Q, k, T, chain, scratch.zs, scratch.os)
     scratch.PE[scratch_row, k] = pe
-    scratch.RC[scratch_row, k] = rc
-    return pe, rg
+    scratch.RC[scratch_row, k] = re
+    return pe, re
 
 
 @wp.func

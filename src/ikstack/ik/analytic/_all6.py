@@ -16,8 +16,9 @@ path's bit for bit:
 
 The certificate (:func:`ikstack.ik.certify`) is the FK gate's verdict: the gate here runs the
 certificate's own error kernel (:func:`ikstack.ik._gate.fk_error_one`: its
-:func:`~ikstack.ik._gate.pose_residual`, then ``atan2(|v/2|, c)``) on the same FK numbers with
-the same tolerances (and the general path's gate is it to the bit: halving is exact), so only
+:func:`~ikstack.ik._gate.pose_residual`, then
+:func:`~ikstack.spatial._tuple_math.rotation_angle`, ``atan2(|v|/2, c)``) on the same FK
+numbers with the same tolerances (the general path's gate is the same function), so only
 the chain's own limits (without the kinematic margin) and the constraints remain to check. The
 rotation verdict takes ``atan2`` only within a relative 1e-9 of the tolerance (:func:`_rot_ok`;
 elsewhere ``|v/2| / c`` against ``tan`` of the tolerance decides it the same way), and the
@@ -49,7 +50,7 @@ from ikstack.ik.analytic.families import PARALLEL_THRESHOLD
 from ikstack.ik.result import IKResult
 from ikstack.kinematics._kernels import all_finite, fk_revolute6_cs
 from ikstack.spatial import RIGID_ATOL, as_transforms
-from ikstack.spatial._tuple_math import m9, v3
+from ikstack.spatial._tuple_math import axial_sine, m9, v3
 
 _F64 = np.dtype(np.float64)
 _BOOL = np.dtype(np.bool_)
@@ -179,7 +180,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
                 # fk_error_one's numbers; its atan2 only where the verdict needs it, and for
                 # the selection's reported error below
                 pe, c, vx, vy, vz = pose_residual(Tbuf, Ti)
-                y = 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
+                y = axial_sine(vx, vy, vz)
                 PE[k] = pe
                 RE[k] = y
                 RC[k] = c
@@ -209,7 +210,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
         for j in range(6):
             q[i, j] = Qi[best, j]
         perr[i] = PE[best]
-        rerr[i] = math.atan2(RE[best], RC[best])
+        rerr[i] = math.atan2(RE[best], RC[best])  # rotation_angle's, of the kept sine and cosine
         ok[i] = True
     return code
 

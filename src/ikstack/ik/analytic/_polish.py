@@ -22,6 +22,7 @@ from ikstack.ik._data import CHAIN  # noqa: F401 (polish_into's chain, read by t
 from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.spatial._tuple_math import rotation_angle
 
 
 @njit(cache=True)
@@ -29,18 +30,14 @@ def _err6(Tq, Tt, e):  # pragma: no cover - compiled
     """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
     R_t R^T]`` into ``e``."""
     pe, c, vx, vy, vz = pose_residual(Tq, Tt)
-    v0 = 0.5 * vx
-    v1 = 0.5 * vy
-    v2 = 0.5 * vz
-    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    re = math.atan2(s, c)
+    re, s = rotation_angle(c, vx, vy, vz)
     e[0] = Tt[0, 3] - Tq[0, 3]
     e[1] = Tt[1, 3] - Tq[1, 3]
     e[2] = Tt[2, 3] - Tq[2, 3]
     f = re / s if s > 1e-12 else 1.0
-    e[3] = v0 * f
-    e[4] = v1 * f
-    e[5] = v2 * f
+    e[3] = 0.5 * vx * f
+    e[4] = 0.5 * vy * f
+    e[5] = 0.5 * vz * f
     return pe + re
 
 

@@ -14,7 +14,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from ikstack._records import B, F, Record
-from ikstack.ik._gate import fk_error_one, pose_residual
+from ikstack.ik._gate import fk_error_one
 from ikstack.kinematics._kernels import fk_one, fk_revolute6_tuples
 
 TWO_PI = 2.0 * math.pi
@@ -39,18 +39,6 @@ SELECT = Record(
     ],
 )
 SelectData = SELECT.type
-
-
-@njit(cache=True)
-def pose_err(T, Tt):  # pragma: no cover - compiled
-    """Position [m] and geodesic rotation [rad] errors of ``T`` against ``Tt``, with half the
-    axial vector ``(v0, v1, v2)`` (``sin(angle) * axis``) and its norm ``s``."""
-    pe, c, vx, vy, vz = pose_residual(T, Tt)
-    v0 = 0.5 * vx
-    v1 = 0.5 * vy
-    v2 = 0.5 * vz
-    s = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    return pe, math.atan2(s, c), v0, v1, v2, s
 
 
 @njit(cache=True)
@@ -114,10 +102,10 @@ def _limits_row(q, seed, lo, hi, revolute, W):  # pragma: no cover - compiled
 
 def fk_gate(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled (see _fk_gate_impl)
     """``(perr, rerr)`` of the FK of ``Q[k]`` against ``T`` (``Tbuf`` (4, 4) scratch): ``chain``
-    a :data:`ikstack.ik._data.CHAIN` record (:func:`fk_one`, :func:`pose_err`) or, for a
-    revolute 6R chain, the tuple ``(Rs, ps, R_end, p_end)`` of 9- and 3-tuples
-    (:func:`fk_revolute6_tuples`, :func:`ikstack.ik._gate.fk_error_one`: the same numbers
-    faster). Compiled code only; the chain's type picks the code at compile time."""
+    a :data:`ikstack.ik._data.CHAIN` record (:func:`fk_one`) or, for a revolute 6R chain, the
+    tuple ``(Rs, ps, R_end, p_end)`` of 9- and 3-tuples (:func:`fk_revolute6_tuples`: the same
+    numbers faster); the errors are :func:`ikstack.ik._gate.fk_error_one`'s either way.
+    Compiled code only; the chain's type picks the code at compile time."""
     raise NotImplementedError
 
 
@@ -127,8 +115,7 @@ def _fk_gate_impl(chain, Q, k, T, Tbuf):  # pragma: no cover - compiled
 
         def fk_record(chain, Q, k, T, Tbuf):
             fk_one(Q[k], chain.Rs, chain.ps, chain.kinds, chain.R_end, chain.p_end, Tbuf)
-            pe, re, _, _, _, _ = pose_err(Tbuf, T)
-            return pe, re
+            return fk_error_one(Tbuf, T)
 
         return fk_record
 

@@ -33,6 +33,7 @@ from ikstack.ik.numerical._splitmix import uniform
 from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.spatial._tuple_math import rel_rotation
 
 # step kinds
 STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
@@ -160,44 +161,37 @@ def _target_key(key, Tt):  # pragma: no cover - compiled
 
 @njit(cache=True, inline="always")
 def _pose_error(Tt, T, e):  # pragma: no cover - compiled
-    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame), rotation vector via a quaternion."""
+    """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame; ``R_t R^T`` by
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`), the rotation vector via a quaternion
+    (Shepperd's choice of its largest entry: accurate up to and at pi)."""
     for r in range(3):
         e[r] = Tt[r, 3] - T[r, 3]
-    # M = R_t @ R^T
-    m00 = Tt[0, 0] * T[0, 0] + Tt[0, 1] * T[0, 1] + Tt[0, 2] * T[0, 2]
-    m01 = Tt[0, 0] * T[1, 0] + Tt[0, 1] * T[1, 1] + Tt[0, 2] * T[1, 2]
-    m02 = Tt[0, 0] * T[2, 0] + Tt[0, 1] * T[2, 1] + Tt[0, 2] * T[2, 2]
-    m10 = Tt[1, 0] * T[0, 0] + Tt[1, 1] * T[0, 1] + Tt[1, 2] * T[0, 2]
-    m11 = Tt[1, 0] * T[1, 0] + Tt[1, 1] * T[1, 1] + Tt[1, 2] * T[1, 2]
-    m12 = Tt[1, 0] * T[2, 0] + Tt[1, 1] * T[2, 1] + Tt[1, 2] * T[2, 2]
-    m20 = Tt[2, 0] * T[0, 0] + Tt[2, 1] * T[0, 1] + Tt[2, 2] * T[0, 2]
-    m21 = Tt[2, 0] * T[1, 0] + Tt[2, 1] * T[1, 1] + Tt[2, 2] * T[1, 2]
-    m22 = Tt[2, 0] * T[2, 0] + Tt[2, 1] * T[2, 1] + Tt[2, 2] * T[2, 2]
-    tr = m00 + m11 + m22
+    M = rel_rotation(Tt, T)  # row-major: M[3 i + j] is m_ij
+    tr = M[0] + M[4] + M[8]
     # Shepperd: the largest of w, x, y, z first
-    if tr >= m00 and tr >= m11 and tr >= m22:
+    if tr >= M[0] and tr >= M[4] and tr >= M[8]:
         s = np.sqrt(max(1.0 + tr, 0.0)) * 2.0
         w = 0.25 * s
-        x = (m21 - m12) / s
-        y = (m02 - m20) / s
-        z = (m10 - m01) / s
-    elif m00 >= m11 and m00 >= m22:
-        s = np.sqrt(max(1.0 + m00 - m11 - m22, 0.0)) * 2.0
-        w = (m21 - m12) / s
+        x = (M[7] - M[5]) / s
+        y = (M[2] - M[6]) / s
+        z = (M[3] - M[1]) / s
+    elif M[0] >= M[4] and M[0] >= M[8]:
+        s = np.sqrt(max(1.0 + M[0] - M[4] - M[8], 0.0)) * 2.0
+        w = (M[7] - M[5]) / s
         x = 0.25 * s
-        y = (m01 + m10) / s
-        z = (m02 + m20) / s
-    elif m11 >= m22:
-        s = np.sqrt(max(1.0 + m11 - m00 - m22, 0.0)) * 2.0
-        w = (m02 - m20) / s
-        x = (m01 + m10) / s
+        y = (M[1] + M[3]) / s
+        z = (M[2] + M[6]) / s
+    elif M[4] >= M[8]:
+        s = np.sqrt(max(1.0 + M[4] - M[0] - M[8], 0.0)) * 2.0
+        w = (M[2] - M[6]) / s
+        x = (M[1] + M[3]) / s
         y = 0.25 * s
-        z = (m12 + m21) / s
+        z = (M[5] + M[7]) / s
     else:
-        s = np.sqrt(max(1.0 + m22 - m00 - m11, 0.0)) * 2.0
-        w = (m10 - m01) / s
-        x = (m02 + m20) / s
-        y = (m12 + m21) / s
+        s = np.sqrt(max(1.0 + M[8] - M[0] - M[4], 0.0)) * 2.0
+        w = (M[3] - M[1]) / s
+        x = (M[2] + M[6]) / s
+        y = (M[5] + M[7]) / s
         z = 0.25 * s
     if w < 0.0:
         w, x, y, z = -w, -x, -y, -z
