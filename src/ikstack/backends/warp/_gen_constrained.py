@@ -7,8 +7,9 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
+from ikstack.backends.warp._gen_gate import constraints_slots
 from ikstack.backends.warp._gen_selection import _finalize_pl, nearest_open
-from ikstack.backends.warp._slot_steps import Polish, constraints_all
+from ikstack.backends.warp._slot_steps import Polish
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SELECT_T
 
 CONSTRAINT = wp.constant(7)
@@ -51,6 +52,22 @@ def row_failure(FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), CON
                 if (CON[k] != 0):
                     fk_lim_con = bool(True)
     return failure_code(fk_any, fk_lim, fk_lim_con)
+
+
+@wp.func
+def constraints_all(cons: CONSTRAINTS_T.type, Q: wp.array2d(dtype=wp.float64), CON: wp.array(dtype=wp.int32)):
+    """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
+    meets every coupled-joint constraint; returns 1 when some marked slot could not be
+    decided, else 0. This body is the tables' decision
+    (:func:`ikstack.ik._gate.constraints_slots`), the only variant on the device, where
+    ``cons`` is always a :data:`ikstack.ik._data.CONSTRAINTS` record. On the CPU numba picks
+    the variant from ``cons``'s type (compiled code only):
+
+    - a :data:`ikstack.ik._data.CONSTRAINTS` record: this body;
+    - None: no tables, every marked slot is undecided (the chain's code decides it, later);
+    - ``(given, tables)``: the chain's own decisions ``given`` (K,) of the slots (:data:`USED`
+      once read), then ``tables`` (a record or None) for a row gated again."""
+    return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
 
 
 @wp.func

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import warp as wp
 
-from ikstack.backends.warp._gen_gate import constraints_slots, fk_error_one
+from ikstack.backends.warp._gen_gate import fk_error_one
 from ikstack.backends.warp._kernels import kinematics_kernels
 from ikstack.backends.warp._polish import Polish, polish_one
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T
 
-__all__ = ["Polish", "constraints_all", "fk_gate", "polish_slot", "pose_errors"]
+__all__ = ["Polish", "fk_gate", "polish_slot", "pose_errors"]
 
 Chain = CHAIN_T.type
 Constraints = CONSTRAINTS_T.type
@@ -81,13 +81,3 @@ def polish_slot(
     ``scratch.iters`` (= ``piters``) corrections of ``Q[k]``, each joint's move capped at
     ``scratch.max_dq``, in the thread's scratch row."""
     polish_one(Q, k, scratch_row, T, chain, ptol, rtol, scratch)
-
-
-@wp.func
-def constraints_all(
-    cons: Constraints, Q: wp.array2d(dtype=wp.float64), CON: wp.array(dtype=wp.int32)
-):
-    """:func:`ikstack.ik.analytic._constrained.constraints_all` on the device: the tables
-    decide every slot (``CON``); 1 when some slot could not be decided (the host decides its
-    row)."""
-    return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)

@@ -277,6 +277,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "row_failure": "FK:a1b LIM:a1b CON:a1b K:i",
         "_to_check": "FK:a1b LIM:a1b CON:a1b",
         "_breaks": "OK:a1b CON:a1b K:i",
+        "constraints_all": "cons:rec(CONSTRAINTS) Q:a2f CON:a1b",
         # row: (Q, V, seed, T); records: (chain, sel, cons); flags: (polished, CON, DROP)
         "constrain_row": "row:tup(a2f,a1b,a1f,m44) "
         "records:tup(rec(CHAIN),rec(SELECT),rec(CONSTRAINTS)) lazy:b piters:i? "
@@ -320,10 +321,7 @@ HOOKS: dict[str, tuple[str, dict[str, str]]] = {
         "ikstack.backends.warp._lm_steps",
         {"_now": "-> f"},
     ),
-    "ikstack.ik.analytic._constrained": (
-        "ikstack.backends.warp._slot_steps",
-        {"constraints_all": "cons:rec(CONSTRAINTS) Q:a2f CON:a1b -> i"},
-    ),
+    "ikstack.ik.analytic._constrained": ("ikstack.backends.warp._slot_steps", {}),
 }
 
 PRIMS = "ikstack.backends.warp._prims"

@@ -96,13 +96,15 @@ def failure_rows(FK, LIM, CON, out):  # pragma: no cover - compiled
 def constraints_all(cons, Q, CON):  # pragma: no cover - compiled (see the overload)
     """``CON[k]`` of the slots marked in ``CON`` (the others stay False): whether slot ``Q[k]``
     meets every coupled-joint constraint; returns 1 when some marked slot could not be
-    decided, else 0. Compiled code only (numba picks the variant from ``cons``'s type):
+    decided, else 0. This body is the tables' decision
+    (:func:`ikstack.ik._gate.constraints_slots`), the only variant on the device, where
+    ``cons`` is always a :data:`ikstack.ik._data.CONSTRAINTS` record. On the CPU numba picks
+    the variant from ``cons``'s type (compiled code only):
 
-    - a :data:`ikstack.ik._data.CONSTRAINTS` record: the tables decide (this body,
-      :func:`ikstack.ik._gate.constraints_slots`);
+    - a :data:`ikstack.ik._data.CONSTRAINTS` record: this body;
     - None: no tables, every marked slot is undecided (the chain's code decides it, later);
-    - on the CPU, ``(given, tables)``: the chain's own decisions ``given`` (K,) of the slots
-      (:data:`USED` once read), then ``tables`` (a record or None) for a row gated again."""
+    - ``(given, tables)``: the chain's own decisions ``given`` (K,) of the slots (:data:`USED`
+      once read), then ``tables`` (a record or None) for a row gated again."""
     return constraints_slots(Q, cons.qidx, cons.qcoef, cons.A, cons.b, CON)
 
 
