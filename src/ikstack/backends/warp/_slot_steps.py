@@ -2,9 +2,9 @@
 """The device's own steps of the generated selection (``_gen_selection``, from
 :mod:`ikstack.ik.analytic._selection`): the FK of a slot and its polish, which read the
 device's data layout (the chain as a struct, the polish's scratch a row a thread), so each
-is written here once for the device, with the CPU step's arguments (the translator's hooks);
-and the constrained selection's (``_gen_constrained``, from
-:mod:`ikstack.ik.analytic._constrained`) check of a row's slots against the constraint tables.
+is written here once for the device, with the CPU step's arguments (the translator's hooks).
+The constrained selection (``_gen_constrained``) reads its device context (:class:`Polish`)
+from here too; its check of a row's slots against the constraint tables is generated.
 
 The selection's device context (``dev(Polish)``) is the polish struct and the thread's row:
 the polish reads its per-thread scratch from it (``iters = 0``: never touched), the FK its
