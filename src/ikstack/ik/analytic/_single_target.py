@@ -29,10 +29,10 @@ from numpy.typing import NDArray
 from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
-from ikstack.ik.analytic._branches6 import BRANCH, t6
+from ikstack.ik.analytic._branches6 import t6
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._select import SELECT
-from ikstack.ik.analytic._selection import lazy_one, select_nearest
+from ikstack.ik.analytic._selection import SCRATCH6_SIZE, lazy_one, select_nearest
 from ikstack.spatial import RIGID_ATOL
 from ikstack.spatial._tuple_math import m9, v3
 
@@ -238,7 +238,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     )
     gate6 = (chain6, (sel.tol_p, sel.tol_r))
     Q = np.empty((K6, 6))
-    D = np.empty(K6 + 4 + 4 * BRANCH)  # the slots' distances, the branches' bounds, branches
+    D = np.empty(SCRATCH6_SIZE)  # the slots' distances, the branches' bounds, branches
     OK = np.empty(K6, dtype=np.bool_)
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1
