@@ -259,17 +259,19 @@ def unpack(fl, il):
 class Flat:
     """Numbers carried as one flat tuple of floats: ``fields`` as ``(name, width)`` in order.
 
-    A compiled loop holds such a record in registers as a flat tuple and stores it in a float
-    array (``array[offset + c] = b[c]`` for ``c`` in ``range(size)``): a tuple of arrays or of
-    records would cost reference counts on every call, which a loop of a few microseconds
-    notices. The definition gives the offsets, :attr:`at` (field -> offset) and :attr:`size`,
-    and three functions generated from it (straight-line code, compiled with
-    ``njit(inline="always")`` into their callers, as :class:`Packing`'s unpack):
+    A compiled loop holds such a record in registers as a flat tuple and keeps it in a float
+    array at an offset: a tuple of arrays or of records would cost reference counts on every
+    call, which a loop of a few microseconds notices. The definition gives the offsets,
+    :attr:`at` (field -> offset) and :attr:`size`, and four functions generated from it
+    (straight-line code, compiled with ``njit(inline="always")`` into their callers, as
+    :class:`Packing`'s unpack):
 
     - :attr:`pack` ``(field, ...) -> flat tuple``: the fields in order, a width-1 field a
       number, a wider one a tuple of its numbers;
     - :attr:`unpack` ``flat tuple -> (field, ...)``, the same fields back;
-    - :attr:`load` ``(array, offset) -> flat tuple`` of ``array[offset : offset + size]``.
+    - :attr:`load` ``(array, offset) -> flat tuple`` of ``array[offset : offset + size]``;
+    - :attr:`store` ``(array, offset, flat tuple)``, the reverse (a loop over the tuple's
+      entries would index it by a variable, which compiles to a switch per entry).
 
     ``name`` names the generated code (tracebacks).
     """
@@ -299,6 +301,8 @@ class Flat:
         self.unpack: Callable[..., Any] = njit(inline="always")(ns["unpack"])
         #: ``(array, offset) -> flat tuple`` read from the array
         self.load: Callable[..., Any] = njit(inline="always")(ns["load"])
+        #: ``(array, offset, flat tuple)``: the tuple written into the array
+        self.store: Callable[..., Any] = njit(inline="always")(ns["store"])
 
     def _source(self) -> str:
         names = [f for f, _ in self.fields]
@@ -313,10 +317,12 @@ class Flat:
                 flat += [f"{fname}[{j}]" for j in range(width)]
                 parts.append("(" + ", ".join(f"b[{k + j}]" for j in range(width)) + ")")
         loads = ", ".join(f"a[o + {c}]" for c in range(self.size))
+        stores = "".join(f"    a[o + {c}] = b[{c}]\n" for c in range(self.size))
         return (
             f"def pack({', '.join(names)}):\n    return ({', '.join(flat)},)\n\n\n"
             f"def unpack(b):\n    return ({', '.join(parts)},)\n\n\n"
-            f"def load(a, o):\n    return ({loads},)\n"
+            f"def load(a, o):\n    return ({loads},)\n\n\n"
+            f"def store(a, o, b):\n{stores}"
         )
 
 

@@ -244,9 +244,11 @@ def _split(numbers: list[float], widths: list[int]) -> list:
 
 
 @njit
-def _flat_round_trip(pack, unpack, load, fields, a, o):  # a kernel's use, inlined
+def _flat_round_trip(pack, unpack, load, store, fields, a, o):  # as a kernel uses them
     b = pack(*fields)
-    return b, unpack(b), load(a, o)
+    out = np.full(a.shape[0], np.nan)
+    store(out, o, b)
+    return b, unpack(b), load(a, o), out
 
 
 @pytest.mark.parametrize(
@@ -260,17 +262,18 @@ def _flat_round_trip(pack, unpack, load, fields, a, o):  # a kernel's use, inlin
 )
 def test_a_flat_record_is_its_fields_in_order(flat):
     """One definition, widths in order: the offsets are the widths' running sums, the flat
-    tuple is the fields' numbers in order, unpack cuts it back into the fields and load reads
-    the same numbers from an array at an offset (compiled and inlined, as the kernels use
-    them)."""
+    tuple is the fields' numbers in order, unpack cuts it back into the fields, load reads the
+    same numbers from an array at an offset and store writes them there, and nothing else."""
     widths = [w for _, w in flat.fields]
     assert list(flat.at.values()) == [sum(widths[:k]) for k in range(len(widths))]
     assert list(flat.at) == [f for f, _ in flat.fields] and flat.size == sum(widths)
     numbers = [float(x) for x in np.random.default_rng(3).normal(size=flat.size)]
     fields = tuple(_split(numbers, widths))
     a = np.concatenate([np.full(4, np.nan), numbers, np.full(3, np.nan)])
-    b, back, loaded = _flat_round_trip(flat.pack, flat.unpack, flat.load, fields, a, 4)
+    fns = (flat.pack, flat.unpack, flat.load, flat.store)
+    b, back, loaded, stored = _flat_round_trip(*fns, fields, a, 4)
     assert b == tuple(numbers) and loaded == tuple(numbers)
+    assert np.array_equal(stored, a, equal_nan=True)
     assert back == fields
     for (name, w), field in zip(flat.fields, fields, strict=True):
         k = flat.at[name]

@@ -50,6 +50,7 @@ BRANCH6 = Flat("branch6", (("q", 3), ("theta", 1), ("d", 3), ("state", 1), ("rep
 pack_branch = BRANCH6.pack
 unpack_branch = BRANCH6.unpack
 load_branch = BRANCH6.load
+store_branch = BRANCH6.store
 #: numbers in a branch, and the offset of its state
 BRANCH, STATE = BRANCH6.size, BRANCH6.at["state"]
 #: a target's branches at most: each fills two of the :data:`._families6.K6` slots

@@ -42,6 +42,7 @@ from ikstack.ik.analytic._branches6 import (
     refine_parallel,
     start_parallel,
     start_spherical,
+    store_branch,
 )
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._polish import polish_one
@@ -126,9 +127,7 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
         # bounds (a scratch array of their own would cost reference counts on every call)
         for i in range(n):
             D[_BOUND + i], b = branch_at(raw, i)
-            o = _BRANCHES + i * BRANCH
-            for c in range(BRANCH):
-                D[o + c] = b[c]
+            store_branch(D, _BRANCHES + i * BRANCH, b)
     while True:
         best = nearest_open(OK, D, K)
         if sph is not None or tp is not None:
@@ -144,8 +143,7 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
                 if tp is not None:
                     if b[STATE] == PARTIAL:  # a tighter bound first
                         b, D[nxt], fam = refine_parallel(fam, b, D[nxt])
-                        for c in range(BRANCH):
-                            D[o + c] = b[c]
+                        store_branch(D, o, b)
                         continue
                     m, cands, g = expand_parallel(fam, b)
                 if sph is not None:
