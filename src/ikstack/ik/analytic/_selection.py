@@ -278,8 +278,11 @@ def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
 
 
 @njit(cache=True, inline="always")
-def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover
-    """:func:`_finalize_pl` of rows ``lo .. hi - 1`` (one FK scratch for the range)."""
+def _finalize_rows(rows, Q, V, S, T, chain, sel, mode, flags):  # pragma: no cover - compiled
+    """:func:`_finalize_pl` of rows ``rows = (lo, hi)``, ``lo .. hi - 1``, with ``mode =
+    (lazy, piters)`` (:func:`finalize`'s; one FK scratch for the range)."""
+    lo, hi = rows
+    lazy, piters = mode
     OK, FK, LIM, D, PL, SEL = flags
     Tbuf = np.empty((4, 4))
     for i in range(lo, hi):
@@ -290,14 +293,14 @@ def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # prag
 @njit(cache=True)
 def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on the calling thread."""
-    _finalize_rows(0, Q.shape[0], Q, V, S, T, chain, sel, lazy, piters, flags)
+    _finalize_rows((0, Q.shape[0]), Q, V, S, T, chain, sel, (lazy, piters), flags)
 
 
 @njit(cache=True, parallel=True)
 def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on all cores (numba splits the rows between threads)."""
     for i in prange(Q.shape[0]):
-        _finalize_rows(i, i + 1, Q, V, S, T, chain, sel, lazy, piters, flags)
+        _finalize_rows((i, i + 1), Q, V, S, T, chain, sel, (lazy, piters), flags)
 
 
 @njit(cache=True)

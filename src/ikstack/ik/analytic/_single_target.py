@@ -195,10 +195,12 @@ def select_batch_parallel(Q, V, S, T, fl, il, piters, out):  # pragma: no cover 
 
 
 @njit(cache=True)
-def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cover - compiled
+def select_one(Q, V, S, T, fl, il, piters, q, perr, rerr):  # pragma: no cover - compiled
     """:func:`select_batch` for one target (a batch of one: ``Q`` (1, K, dof), ``V`` (1, K),
-    ``S`` (1, dof), ``T`` (1, 4, 4), outputs (1, dof) and (1,)); returns the code."""
+    ``S`` (1, dof), ``T`` (1, 4, 4), outputs (1, dof) and (1,)); returns the code (the target
+    is certified when it is :data:`DONE`: no ``ok`` to pass, one array fewer per call)."""
     code = np.empty(1, dtype=np.int64)
+    ok = np.empty(1, dtype=np.bool_)
     _check(il)
     _select_block(0, 1, Q, V, S, T, fl, il, piters, (q, ok, perr, rerr, code))
     return code[0]
