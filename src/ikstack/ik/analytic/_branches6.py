@@ -197,7 +197,7 @@ def start_spherical(var, H, P, data, Tt):  # pragma: no cover - compiled
     seed, (lo, hi, revolute, W, step))``: the family's reversal and ``R6T`` (a 9-tuple), the
     seed, the selection's limits, joint kinds and weights (6-tuples) and its step bound."""
     Rw, pw, box = _start(Tt, data)
-    rev, R6T, seed = data[0], data[1], data[2]
+    rev, R6T, seed, _ = data
     R06 = mm(Rw, mT(R6T))
     pW = sub(pw, mv(R06, P[6]))
     n, X, Y, Z = _position3(var, pW, H, P, seed[5] if rev else seed[0])
@@ -233,7 +233,7 @@ def start_parallel(var, sgn, H, P, data, Tt):  # pragma: no cover - compiled
     :attr:`.families.SixR.ksgn`): its branches are pairs of joints 1 and 5, bound by those two
     joints until :func:`refine_parallel` finds their joint 6."""
     Rw, pw, box = _start(Tt, data)
-    rev, R6T, seed, W = data[0], data[1], data[2], data[3][3]
+    rev, R6T, seed, (_, _, _, W, _) = data
     sg = t6(sgn)
     e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
     elbow_seed = sg[1] * seed[e1] + sg[2] * seed[e2] + sg[3] * seed[e3]

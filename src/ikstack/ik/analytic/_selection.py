@@ -115,9 +115,11 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     if sph is not None or tp is not None:
         K = K6  # a constant: the scans over the slots unroll
     if sph is not None:
-        n, raw, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
+        var, H, P, data = sph
+        n, raw, fam = start_spherical(var, H, P, data, T)
     if tp is not None:
-        n, raw, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
+        var, sgn, H, P, data = tp
+        n, raw, fam = start_parallel(var, sgn, H, P, data, T)
     if sph is not None or tp is not None:
         for k in range(K):
             OK[k] = False
