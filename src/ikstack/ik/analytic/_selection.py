@@ -100,8 +100,8 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     branch-and-bound for a spherical wrist is ``sph = (var, H, P, data)``
     (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
     data)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time):
-    the slots (``Q`` (:data:`K6`, 6), ``D`` (:data:`SCRATCH6_SIZE`,):
-    the slots' distances, the branches' bounds, then the branches, :data:`SCRATCH6`) start
+    the slots (``Q`` (:data:`K6`, 6); ``D`` (:data:`SCRATCH6_SIZE`,), laid out by
+    :data:`SCRATCH6`: the slots' distances, the branches' bounds, then the branches) start
     empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full
     enumeration's order) when the loop asks for them.
 
@@ -126,7 +126,9 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
         for i in range(BRANCHES):
             D[_BOUND + i] = CLOSED
         # the loop reads and writes branches in place (no tuple indexed by i), in D after the
-        # bounds (a scratch array of their own would cost reference counts on every call)
+        # bounds (a scratch array of their own would cost reference counts on every call);
+        # load_branch and store_branch are straight-line reads and writes of D, whose
+        # reference counts the compiler drops (no atomic operation more in the kernel's code)
         for i in range(n):
             D[_BOUND + i], b = branch_at(raw, i)
             store_branch(D, _BRANCHES + i * BRANCH, b)
