@@ -67,13 +67,15 @@ MODULES = {
         """,
     # one member's name and value by chance: not a retyped enum
     "other.py": "FAR = 5\n",
-    # offsets into a packed tuple, one used from another module; a slice bound is a count
+    # offsets into a packed tuple, one used from another module; a slice bound is a count;
+    # offsets taken from a layout's definition are not written by hand
     "packed.py": """
         STATE, REP = 7, 8
         SHOWN = 3
+        FIRST, LAST = LAYOUT.at["first"], LAYOUT.size - 1
 
         def rep(b, i):
-            return b[REP + 1], b[i, REP], b[:SHOWN]
+            return b[REP + 1], b[i, REP], b[:SHOWN], b[FIRST + 1], b[LAST]
         """,
     "reader.py": """
         from pkg.packed import STATE
@@ -123,6 +125,8 @@ def test_ikstack_has_one_nearest_slot_pick_and_one_constraint_row_on_the_cpu():
     ]
     residual_callers = c["entry_points"]["FK pose residual"]
     assert "ikstack/ik/_gate.py:pose_residual -> rel_rotation" in residual_callers
+    # packed layouts take their offsets from a definition (Record, Packing, Flat)
+    assert c["hand_written_offsets_where"] == []
 
 
 def test_device_hooks_are_read_from_the_translator_declaration(tmp_path):

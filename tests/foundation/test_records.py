@@ -17,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from ikstack._records import B, F, I, Packing, Record
+from ikstack._records import B, F, Flat, I, Packing, Record
 from ikstack.diffik import _qp_workspace as QW
 from ikstack.ik import _data
+from ikstack.ik.analytic import _branches6, _selection
 from ikstack.ik.analytic import _single_target as A1
 from ikstack.ik.numerical import _kernels as NK
 from ikstack.ik.numerical import _single_target as N1
@@ -229,3 +230,68 @@ def test_zeros_shapes_every_field_from_the_dimensions():
     assert not r.y.any() and r.z.dtype == np.float64
     with pytest.raises(TypeError, match="m"):
         R2.zeros(n=3)
+
+
+def _split(numbers: list[float], widths: list[int]) -> list:
+    """The reference: ``numbers`` cut into consecutive fields of ``widths`` (a width-1 field a
+    number, a wider one a tuple)."""
+    out, at = [], 0
+    for w in widths:
+        part = tuple(numbers[at : at + w])
+        out.append(part[0] if w == 1 else part)
+        at += w
+    return out
+
+
+@njit
+def _flat_round_trip(pack, unpack, load, store, fields, a, o):  # as a kernel uses them
+    b = pack(*fields)
+    out = np.full(a.shape[0], np.nan)
+    store(out, o, b)
+    return b, unpack(b), load(a, o), out
+
+
+@pytest.mark.parametrize(
+    "flat",
+    [
+        _branches6.BRANCH6,
+        _selection.SCRATCH6,
+        Flat("odd", (("a", 1), ("b", 2), ("c", 1), ("d", 5))),
+    ],
+    ids=["branch6", "scratch6", "odd"],
+)
+def test_a_flat_record_is_its_fields_in_order(flat):
+    """One definition, widths in order: the offsets are the widths' running sums, the flat
+    tuple is the fields' numbers in order, unpack cuts it back into the fields, load reads the
+    same numbers from an array at an offset and store writes them there, and nothing else."""
+    widths = [w for _, w in flat.fields]
+    assert list(flat.at.values()) == [sum(widths[:k]) for k in range(len(widths))]
+    assert list(flat.at) == [f for f, _ in flat.fields] and flat.size == sum(widths)
+    numbers = [float(x) for x in np.random.default_rng(3).normal(size=flat.size)]
+    fields = tuple(_split(numbers, widths))
+    a = np.concatenate([np.full(4, np.nan), numbers, np.full(3, np.nan)])
+    fns = (flat.pack, flat.unpack, flat.load, flat.store)
+    b, back, loaded, stored = _flat_round_trip(*fns, fields, a, 4)
+    assert b == tuple(numbers) and loaded == tuple(numbers)
+    assert np.array_equal(stored, a, equal_nan=True)
+    assert back == fields
+    for (name, w), field in zip(flat.fields, fields, strict=True):
+        k = flat.at[name]
+        assert b[k : k + w] == (field if w > 1 else (field,)), name
+
+
+def test_flat_fields_are_checked():
+    with pytest.raises(ValueError, match="width"):
+        Flat("bad", (("a", 0),))
+    with pytest.raises(ValueError, match="new identifier"):
+        Flat("bad", (("a", 1), ("a", 2)))
+
+
+def test_the_branch_layout_is_the_kernels_scratch():
+    """The selection loop's scratch holds the slots' distances, one bound per branch, then the
+    branches; every branch of a target fits (two candidates each fill the slots)."""
+    s = _selection.SCRATCH6
+    assert s.at["bound"] == _branches6.K6
+    assert s.size == _selection.SCRATCH6_SIZE == s.at["branches"] + 4 * _branches6.BRANCH
+    assert _branches6.BRANCHES * _branches6.CANDIDATES == _branches6.K6
+    assert _branches6.STATE == _branches6.BRANCH6.at["state"]

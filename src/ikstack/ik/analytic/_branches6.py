@@ -18,7 +18,8 @@ those of the full enumeration, bit for bit, ties included.
 
 Nothing here takes or returns an array after the start: the loop calls the refine and expand
 steps per branch, and an array argument costs reference counts on every call (which a
-single-target solve of a few microseconds notices); branches travel as tuples of numbers.
+single-target solve of a few microseconds notices); branches travel as flat tuples of numbers
+(:data:`BRANCH6`: built by :func:`pack_branch`, taken apart by :func:`unpack_branch`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ikstack._records import Flat
 from ikstack.ik.analytic._families6 import (
+    K6,
     _free_joint1,
     _position3,
     tp_elbow,
@@ -39,11 +42,20 @@ from ikstack.ik.analytic._families6 import (
 from ikstack.ik.analytic._select import LIMIT_SNAP, joint_rep
 from ikstack.spatial._tuple_math import m9, mm, mT, mtv, mv, neg, rotm, sub, v3, wrap
 
-#: a branch as a tuple: its three joint values (or q0, q4, q5, theta, d), its state, the
-#: representatives of its three joints, then (three-parallel) the cosines and sines of joints
-#: 1 and 5
-BRANCH = 15
-STATE, _REP, _CS = 7, 8, 11
+#: a branch, carried as a flat tuple of numbers: its three joints' values (a three-parallel
+#: pair: joints 1, 5 and, once refined, 6), a refined pair's theta and elbow target ``d``
+#: (:func:`._families6.tp_pair_rep`; zeros until then), its state, its three joints'
+#: representatives, then (three-parallel) the cosines and sines of joints 1 and 5
+BRANCH6 = Flat("branch6", (("q", 3), ("theta", 1), ("d", 3), ("state", 1), ("rep", 3), ("cs", 4)))
+pack_branch = BRANCH6.pack
+unpack_branch = BRANCH6.unpack
+load_branch = BRANCH6.load
+store_branch = BRANCH6.store
+#: numbers in a branch, and the offset of its state
+BRANCH, STATE = BRANCH6.size, BRANCH6.at["state"]
+#: a target's branches at most: each fills two of the :data:`._families6.K6` slots
+CANDIDATES = 2
+BRANCHES = K6 // CANDIDATES
 #: branch states: bound from two joints (three-parallel pairs before joint 6), ready to expand
 PARTIAL, _READY = 0.0, 1.0
 #: the bound of a closed branch (expanded, or holding no valid candidate); an open branch's
@@ -52,6 +64,7 @@ CLOSED = -1.0
 #: round-off and limit snaps the parallel joints' sum may carry [rad]
 _ELBOW_SLACK = 3.0 * LIMIT_SNAP + 1e-9
 _Z = 0.0
+_Z3 = (0.0, 0.0, 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -139,8 +152,7 @@ def _branch(x, js, cs, state, box):  # pragma: no cover - compiled
         live, lb, r1 = _bound(lb, x[1], js[1], box)
     if live and js[2] >= 0:
         live, lb, r2 = _bound(lb, x[2], js[2], box)
-    b = (x[0], x[1], x[2], _Z, _Z, _Z, _Z, state, r0, r1, r2, cs[0], cs[1], cs[2], cs[3])
-    return lb if live else CLOSED, b
+    return lb if live else CLOSED, pack_branch(x, _Z, _Z3, state, (r0, r1, r2), cs)
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +197,7 @@ def start_spherical(var, H, P, data, Tt):  # pragma: no cover - compiled
     seed, (lo, hi, revolute, W, step))``: the family's reversal and ``R6T`` (a 9-tuple), the
     seed, the selection's limits, joint kinds and weights (6-tuples) and its step bound."""
     Rw, pw, box = _start(Tt, data)
-    rev, R6T, seed = data[0], data[1], data[2]
+    rev, R6T, seed, _ = data
     R06 = mm(Rw, mT(R6T))
     pW = sub(pw, mv(R06, P[6]))
     n, X, Y, Z = _position3(var, pW, H, P, seed[5] if rev else seed[0])
@@ -206,10 +218,10 @@ def expand_spherical(fam, b):  # pragma: no cover - compiled
     distance to the seed and whether it passes (exact, limits, step bound)."""
     rev, R06, hs, seeds, box = fam
     h0, h1, h2, h3, h4, h5 = hs
-    x0, x1, x2 = b[0], b[1], b[2]
+    (x0, x1, x2), _, _, _, rep, _ = unpack_branch(b)
     R03 = mm(mm(rotm(h0, x0), rotm(h1, x1)), rotm(h2, x2))
     m, X, Y, Z = wrist_members(mm(mT(R03), R06), h3, h4, h5, seeds[0], seeds[1])
-    pre = (b[_REP], b[_REP + 1], b[_REP + 2], _Z, _Z, _Z)
+    pre = (rep[0], rep[1], rep[2], _Z, _Z, _Z)
     known = (True, True, True, False, False, False)
     cands = ((x0, x1, x2, X[0], Y[0], Z[0]), (x0, x1, x2, X[1], Y[1], Z[1]))
     return m, cands, (rev, pre, known, True, box)
@@ -221,7 +233,7 @@ def start_parallel(var, sgn, H, P, data, Tt):  # pragma: no cover - compiled
     :attr:`.families.SixR.ksgn`): its branches are pairs of joints 1 and 5, bound by those two
     joints until :func:`refine_parallel` finds their joint 6."""
     Rw, pw, box = _start(Tt, data)
-    rev, R6T, seed, W = data[0], data[1], data[2], data[3][3]
+    rev, R6T, seed, (_, _, _, W, _) = data
     sg = t6(sgn)
     e1, e2, e3 = (4, 3, 2) if rev else (1, 2, 3)
     elbow_seed = sg[1] * seed[e1] + sg[2] * seed[e2] + sg[3] * seed[e3]
@@ -248,30 +260,15 @@ def refine_parallel(fam, b, lb):  # pragma: no cover - compiled
     rev, R06, p16, hs, Ps, sg, (elbow_seed, elbow_w, seed_free), box, (q0_at, A, w0) = fam
     h0 = hs[0]
     P1 = Ps[0]
-    if b[0] != q0_at:
-        A, w0 = tp_joint1(h0, b[_CS], b[_CS + 1], R06, p16, P1)
+    (q0, q4, _), _, _, _, (r0, r1, _), cs = unpack_branch(b)
+    if q0 != q0_at:
+        A, w0 = tp_joint1(h0, cs[0], cs[1], R06, p16, P1)
         elbow = (elbow_seed, elbow_w, seed_free)
-        fam = (rev, R06, p16, hs, Ps, sg, elbow, box, (b[0], A, w0))
-    q5, theta, d = tp_pair_rep(hs, Ps, (A, w0), (b[_CS + 2], b[_CS + 3]), seed_free)
+        fam = (rev, R06, p16, hs, Ps, sg, elbow, box, (q0, A, w0))
+    q5, theta, d = tp_pair_rep(hs, Ps, (A, w0), (cs[2], cs[3]), seed_free)
     # joint 6 adds its term to the pair's (joints 1 and 5, the same sum's first terms)
     live, lb, r2 = _bound(lb, q5, 0 if rev else 5, box)
-    out = (
-        b[0],
-        b[1],
-        q5,
-        theta,
-        d[0],
-        d[1],
-        d[2],
-        _READY,
-        b[8],
-        b[9],
-        r2,
-        b[11],
-        b[12],
-        b[13],
-        b[14],
-    )
+    out = pack_branch((q0, q4, q5), theta, d, _READY, (r0, r1, r2), cs)
     return out, (lb + _elbow_bound(theta, elbow_seed, elbow_w) if live else CLOSED), fam
 
 
@@ -281,10 +278,9 @@ def expand_parallel(fam, b):  # pragma: no cover - compiled
     rev, R06, p16, hs, Ps, sg, elbow, box, j1 = fam
     h1 = hs[1]
     P2, P3 = Ps[1], Ps[2]
-    q0, q4, q5, theta = b[0], b[1], b[2], b[3]
-    d = (b[4], b[5], b[6])
+    (q0, q4, q5), theta, d, _, rep, _ = unpack_branch(b)
     m, ls, phi1, phi2, phi3 = tp_elbow(h1, P2, P3, theta, d)
-    pre = (b[_REP], _Z, _Z, _Z, b[_REP + 1], b[_REP + 2])
+    pre = (rep[0], _Z, _Z, _Z, rep[1], rep[2])
     known = (True, False, False, False, True, True)
     exact = True
     if ls:  # one least-squares branch: exact within round-off of the tangent one

@@ -25,9 +25,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ikstack._records import Flat
 from ikstack.ik._data import CHAIN  # noqa: F401 (a record type of the device translation)
 from ikstack.ik.analytic._branches6 import (
     BRANCH,
+    BRANCHES,
+    CANDIDATES,
     CLOSED,
     PARTIAL,
     STATE,
@@ -35,9 +38,11 @@ from ikstack.ik.analytic._branches6 import (
     expand_parallel,
     expand_spherical,
     gate_at,
+    load_branch,
     refine_parallel,
     start_parallel,
     start_spherical,
+    store_branch,
 )
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._polish import polish_one
@@ -54,6 +59,11 @@ NONE = -1
 #: a slot is certainly nearer than a branch's candidates below this fraction of the branch's
 #: bound (a bound sums some of the distance's terms in the same order; round-off is far smaller)
 BOUND_MARGIN = 1.0 - 1e-9
+#: the distances ``D`` of branch-and-bound (:func:`select_nearest`): the slots' distances, the
+#: branches' bounds, then the branches themselves (:data:`._branches6.BRANCH6`, one after the
+#: other)
+SCRATCH6 = Flat("scratch6", (("dist", K6), ("bound", BRANCHES), ("branches", BRANCHES * BRANCH)))
+_BOUND, _BRANCHES, SCRATCH6_SIZE = SCRATCH6.at["bound"], SCRATCH6.at["branches"], SCRATCH6.size
 
 
 @njit(cache=True, inline="always")
@@ -90,10 +100,10 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     branch-and-bound for a spherical wrist is ``sph = (var, H, P, data)``
     (:func:`._branches6.start_spherical`), for a three-parallel arm ``tp = (var, sgn, H, P,
     data)`` (:func:`._branches6.start_parallel`), the other None (decided at compile time):
-    the slots (``Q`` (8, 6), ``D`` (12 + 4 :data:`._branches6.BRANCH`,): the slots' distances,
-    the branches' bounds, then the branches themselves, :data:`._branches6.BRANCH` numbers
-    each) start empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the
-    full enumeration's order) when the loop asks for them.
+    the slots (``Q`` (:data:`K6`, 6); ``D`` (:data:`SCRATCH6_SIZE`,), laid out by
+    :data:`SCRATCH6`: the slots' distances, the branches' bounds, then the branches) start
+    empty and branch ``i``'s candidates fill slots ``2 i`` and ``2 i + 1`` (the full
+    enumeration's order) when the loop asks for them.
 
     The loop calls nothing that takes an array but the FK gate (the strategy's steps are
     inlined and pass numbers): an array argument costs reference counts on every call, which a
@@ -105,53 +115,39 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
     if sph is not None or tp is not None:
         K = K6  # a constant: the scans over the slots unroll
     if sph is not None:
-        n, raw, fam = start_spherical(sph[0], sph[1], sph[2], sph[3], T)
+        var, H, P, data = sph
+        n, raw, fam = start_spherical(var, H, P, data, T)
     if tp is not None:
-        n, raw, fam = start_parallel(tp[0], tp[1], tp[2], tp[3], tp[4], T)
+        var, sgn, H, P, data = tp
+        n, raw, fam = start_parallel(var, sgn, H, P, data, T)
     if sph is not None or tp is not None:
         for k in range(K):
             OK[k] = False
-        for i in range(4):
-            D[K + i] = CLOSED
+        for i in range(BRANCHES):
+            D[_BOUND + i] = CLOSED
         # the loop reads and writes branches in place (no tuple indexed by i), in D after the
-        # bounds (a scratch array of their own would cost reference counts on every call)
+        # bounds (a scratch array of their own would cost reference counts on every call);
+        # load_branch and store_branch are straight-line reads and writes of D, whose
+        # reference counts the compiler drops (no atomic operation more in the kernel's code)
         for i in range(n):
-            D[K + i], b = branch_at(raw, i)
-            for c in range(BRANCH):
-                D[K + 4 + i * BRANCH + c] = b[c]
+            D[_BOUND + i], b = branch_at(raw, i)
+            store_branch(D, _BRANCHES + i * BRANCH, b)
     while True:
         best = nearest_open(OK, D, K)
         if sph is not None or tp is not None:
             # a branch first when its bound could beat the nearest open slot
             nxt = -1
-            for i in range(K, K + n):
+            for i in range(_BOUND, _BOUND + n):
                 if D[i] >= 0.0 and (nxt < 0 or D[i] < D[nxt]):
                     nxt = i
             if nxt >= 0 and (best < 0 or not D[best] < D[nxt] * BOUND_MARGIN):
-                i = nxt - K
-                o = K + 4 + i * BRANCH
-                b = (
-                    D[o],
-                    D[o + 1],
-                    D[o + 2],
-                    D[o + 3],
-                    D[o + 4],
-                    D[o + 5],
-                    D[o + 6],
-                    D[o + 7],
-                    D[o + 8],
-                    D[o + 9],
-                    D[o + 10],
-                    D[o + 11],
-                    D[o + 12],
-                    D[o + 13],
-                    D[o + 14],
-                )
+                i = nxt - _BOUND
+                o = _BRANCHES + i * BRANCH
+                b = load_branch(D, o)
                 if tp is not None:
                     if b[STATE] == PARTIAL:  # a tighter bound first
                         b, D[nxt], fam = refine_parallel(fam, b, D[nxt])
-                        D[o + 2], D[o + 3], D[o + 4], D[o + 5] = b[2], b[3], b[4], b[5]
-                        D[o + 6], D[o + STATE], D[o + 10] = b[6], b[STATE], b[10]
+                        store_branch(D, o, b)
                         continue
                     m, cands, g = expand_parallel(fam, b)
                 if sph is not None:
@@ -160,7 +156,7 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
                 # written here, not by a helper: an inlined helper's array arguments cost
                 # reference counts on every expansion; one gate's code for both candidates
                 for j in range(m):
-                    k = 2 * i + j
+                    k = CANDIDATES * i + j
                     row, D[k], OK[k] = gate_at(cands[0] if j == 0 else cands[1], g)
                     Q[k, 0], Q[k, 1], Q[k, 2], Q[k, 3], Q[k, 4], Q[k, 5] = row
                 continue
@@ -286,8 +282,11 @@ def finalize(Q, V, S, T, chain, sel, lazy, piters, flags, parallel):
 
 
 @njit(cache=True, inline="always")
-def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover
-    """:func:`_finalize_pl` of rows ``lo .. hi - 1`` (one FK scratch for the range)."""
+def _finalize_rows(rows, Q, V, S, T, chain, sel, mode, flags):  # pragma: no cover - compiled
+    """:func:`_finalize_pl` of rows ``rows = (lo, hi)``, ``lo .. hi - 1``, with ``mode =
+    (lazy, piters)`` (:func:`finalize`'s; one FK scratch for the range)."""
+    lo, hi = rows
+    lazy, piters = mode
     OK, FK, LIM, D, PL, SEL = flags
     Tbuf = np.empty((4, 4))
     for i in range(lo, hi):
@@ -298,14 +297,14 @@ def _finalize_rows(lo, hi, Q, V, S, T, chain, sel, lazy, piters, flags):  # prag
 @njit(cache=True)
 def finalize_serial(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on the calling thread."""
-    _finalize_rows(0, Q.shape[0], Q, V, S, T, chain, sel, lazy, piters, flags)
+    _finalize_rows((0, Q.shape[0]), Q, V, S, T, chain, sel, (lazy, piters), flags)
 
 
 @njit(cache=True, parallel=True)
 def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: no cover - compiled
     """:func:`finalize` on all cores (numba splits the rows between threads)."""
     for i in prange(Q.shape[0]):
-        _finalize_rows(i, i + 1, Q, V, S, T, chain, sel, lazy, piters, flags)
+        _finalize_rows((i, i + 1), Q, V, S, T, chain, sel, (lazy, piters), flags)
 
 
 @njit(cache=True)

@@ -29,10 +29,10 @@ from numpy.typing import NDArray
 from ikstack._records import B, F, I, Packing, Record
 from ikstack.ik._data import CHAIN, CONSTRAINTS, GATE, chain_data, constraint_data
 from ikstack.ik._gate import RIGID, certify_rows, constraints_row, rigid_code
-from ikstack.ik.analytic._branches6 import BRANCH, t6
+from ikstack.ik.analytic._branches6 import t6
 from ikstack.ik.analytic._families6 import K6
 from ikstack.ik.analytic._select import SELECT
-from ikstack.ik.analytic._selection import lazy_one, select_nearest
+from ikstack.ik.analytic._selection import SCRATCH6_SIZE, lazy_one, select_nearest
 from ikstack.spatial import RIGID_ATOL
 from ikstack.spatial._tuple_math import m9, v3
 
@@ -195,10 +195,12 @@ def select_batch_parallel(Q, V, S, T, fl, il, piters, out):  # pragma: no cover 
 
 
 @njit(cache=True)
-def select_one(Q, V, S, T, fl, il, piters, q, ok, perr, rerr):  # pragma: no cover - compiled
+def select_one(Q, V, S, T, fl, il, piters, q, perr, rerr):  # pragma: no cover - compiled
     """:func:`select_batch` for one target (a batch of one: ``Q`` (1, K, dof), ``V`` (1, K),
-    ``S`` (1, dof), ``T`` (1, 4, 4), outputs (1, dof) and (1,)); returns the code."""
+    ``S`` (1, dof), ``T`` (1, 4, 4), outputs (1, dof) and (1,)); returns the code (the target
+    is certified when it is :data:`DONE`: no ``ok`` to pass, one array fewer per call)."""
     code = np.empty(1, dtype=np.int64)
+    ok = np.empty(1, dtype=np.bool_)
     _check(il)
     _select_block(0, 1, Q, V, S, T, fl, il, piters, (q, ok, perr, rerr, code))
     return code[0]
@@ -238,7 +240,7 @@ def _six_block(i0, i1, S, T, fl, il, fid, var, sgn, out):  # pragma: no cover - 
     )
     gate6 = (chain6, (sel.tol_p, sel.tol_r))
     Q = np.empty((K6, 6))
-    D = np.empty(K6 + 4 + 4 * BRANCH)  # the slots' distances, the branches' bounds, branches
+    D = np.empty(SCRATCH6_SIZE)  # the slots' distances, the branches' bounds, branches
     OK = np.empty(K6, dtype=np.bool_)
     Tbuf = np.empty((4, 4))
     one_seed = S.shape[0] == 1

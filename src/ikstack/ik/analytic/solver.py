@@ -385,8 +385,9 @@ class AnalyticIK(Immutable):
                 V[:, -1] = False  # the seed initialization is the general path's second pass
             fl, il = self._pack
             code = _single_target.select_one(
-                Q, V, S, T1, fl, il, _select.no_polish(piters), q, ok, perr, rerr
+                Q, V, S, T1, fl, il, _select.no_polish(piters), q, perr, rerr
             )
+            ok[0] = code == _single_target.DONE
         if code != _single_target.DONE:
             return None
         return result_one(
