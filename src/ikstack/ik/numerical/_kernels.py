@@ -276,12 +276,16 @@ def _is_singular(J, w, Jw, G, L):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def workspace(n):  # pragma: no cover - compiled
-    """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread)."""
+    """Scratch arrays of :func:`_solve_one` for a ``n``-joint chain (one set per thread).
+
+    One allocation, then views: a single-target solve builds this on every call, so each view
+    counts (a reshape calls a C helper: ``J`` and ``Jw`` share one reshape as the two halves of
+    a (2, 6, n) block, and ``held`` is a bool view of the same buffer, not an allocation)."""
     k = max(n, 6)
-    buf = np.empty(6 * n + 16 + 6 + n + k * k + n + 6 * n + 18 + 36)  # one allocation, views
+    buf = np.empty(12 * n + 16 + 6 + n + k * k + n + 18 + 36 + n)
     o = 0
-    J = buf[o : o + 6 * n].reshape((6, n))
-    o += 6 * n
+    JJ = buf[o : o + 12 * n].reshape((2, 6, n))
+    o += 12 * n
     T = buf[o : o + 16].reshape((4, 4))
     o += 16
     e = buf[o : o + 6]
@@ -292,13 +296,15 @@ def workspace(n):  # pragma: no cover - compiled
     o += k * k
     q = buf[o : o + n]
     o += n
-    Jw = buf[o : o + 6 * n].reshape((6, n))
-    o += 6 * n
     ew = buf[o : o + 6]
     y = buf[o + 6 : o + 12]
     sw = buf[o + 12 : o + 18]
     G = buf[o + 18 : o + 54].reshape((6, 6))
-    return Scratch(J, T, e, dq, L, q, np.zeros(n, dtype=np.bool_), Jw, ew, y, sw, G)
+    o += 54
+    held = buf[o : o + n].view(np.bool_)[:n]
+    for i in range(n):
+        held[i] = False
+    return Scratch(JJ[0], T, e, dq, L, q, held, JJ[1], ew, y, sw, G)
 
 
 @njit(cache=True, inline="always")

@@ -24,13 +24,18 @@ _unpack = PACKING.unpack
 
 
 @njit(cache=True)
-def solve_gate_one(Tt, Q0, fl, il, key, out):  # pragma: no cover - compiled
+def solve_gate_one(
+    Tt, Q0, fl, il, key, Q, codes, iters, restarts, ok, perr, rerr
+):  # pragma: no cover - compiled
     """:func:`._kernels.solve_batch` for ``Tt (1, 4, 4)`` from ``Q0 (1, dof)`` with restarts
-    seeded by ``key``, then the FK gate of the answer (``fl, il``: :data:`PACKING`'s arrays;
-    ``out``: ``(Q, codes, iters, restarts, ok, perr, rerr)``, the search's answer and the
-    gate's verdict). Returns the number of rows whose constraints the gate could not decide
-    (see :func:`ikstack.ik._gate.certify_rows`)."""
+    seeded by ``key`` (``fl, il``: :data:`PACKING`'s arrays) into ``Q, codes, iters,
+    restarts``, then the FK gate of the answer into ``ok, perr, rerr``. Returns the number of
+    rows whose constraints the gate could not decide (see
+    :func:`ikstack.ik._gate.certify_rows`).
+
+    The outputs are separate arguments, not one tuple: the dispatcher types a tuple of seven
+    arrays on every call, about 0.1-0.17 us more than seven arrays (numba 0.68), on a call of a
+    few microseconds."""
     chain, cons, lm, gate = _unpack(fl, il)
-    Q, codes, iters, restarts, ok, perr, rerr = out
     solve_batch(Tt, Q0, chain, cons, lm, key, Q, codes, iters, restarts)
     return certify_rows(Q, Tt, chain, cons, gate, ok, perr, rerr, np.empty((4, 4)))

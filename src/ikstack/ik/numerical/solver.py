@@ -346,7 +346,7 @@ class NumericalIK(Immutable):
             rerr = np.empty(1)
             if (
                 one.solve_gate_one(
-                    Tt, Q0, *self._pack, self._key(1), (Q, codes, iters, rest, ok, perr, rerr)
+                    Tt, Q0, *self._pack, self._key(1), Q, codes, iters, rest, ok, perr, rerr
                 )
                 or self._partial
             ):
