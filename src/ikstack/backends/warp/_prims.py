@@ -2,8 +2,8 @@
 """Warp primitives of the kernels' portable subset: the float64 constructor and constants,
 and what Python and numba give the CPU kernels that Warp lacks (``math.hypot``,
 ``math.copysign``, complex arithmetic on ``wp.vec2d``, Python's integer ``%`` and ``//``). The
-generated modules
-(``_gen_*.py``, see :mod:`ikstack.backends.warp._translate`) lower the subset onto these.
+generated modules (``_gen_*.py``, see :mod:`ikstack.backends.warp._translate`) lower the subset
+onto these.
 
 The complex operations follow CPython's algorithms as numba compiles them (Smith's division,
 the polar power), so candidates agree with the CPU path to rounding. Imported only after
