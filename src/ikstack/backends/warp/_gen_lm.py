@@ -7,7 +7,7 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
-from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.backends.warp._gen_dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_gate import constraints_row
 from ikstack.backends.warp._gen_kinematics import _jac_into
 from ikstack.backends.warp._gen_splitmix import uniform
@@ -402,12 +402,7 @@ def _solve_one(Tt: wp.mat44d, q0: wp.array(dtype=wp.float64), chain: CHAIN_T.typ
             if not _step(ws, ws_row, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = bool(True)
                 break
-            big = F(0.0)
-            for i in range(n):
-                big = wp.max(big, wp.abs(dq[i]))
-            if big > _MAX_STEP:
-                for i in range(n):
-                    dq[i] = dq[i] * (_MAX_STEP / big)
+            cap_step_inplace(dq, n, _MAX_STEP)
             if limit_mode == LIMITS_CLAMP_STEP:
                 scale = F(1.0)
                 for i in range(n):

@@ -7,7 +7,7 @@ do not edit; edit the CPU source and run ``python -m ikstack.backends.warp._tran
 import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
-from ikstack.backends.warp._gen_dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.backends.warp._gen_dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
 from ikstack.backends.warp._gen_gate import pose_residual
 from ikstack.backends.warp._gen_kinematics import fk_one, jac_one
 from ikstack.backends.warp._gen_tuple_math import rotation_angle
@@ -67,12 +67,7 @@ def _gn_step(J: wp.array2d(dtype=wp.float64), e: wp.array(dtype=wp.float64), A: 
     if not cholesky_inplace(A, dof):
         return False
     cholesky_solve_inplace(A, dof, dq)
-    big = F(0.0)
-    for a in range(dof):
-        big = wp.max(big, wp.abs(dq[a]))
-    if big > max_dq:
-        for a in range(dof):
-            dq[a] = dq[a] * (max_dq / big)
+    cap_step_inplace(dq, dof, max_dq)
     return True
 
 

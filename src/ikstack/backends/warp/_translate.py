@@ -252,6 +252,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
     "ikstack.spatial._dense": {
         "cholesky_inplace": "A:a2f n:i",
         "cholesky_solve_inplace": "L:a2f n:i b:a1f",
+        "cap_step_inplace": "dq:a1f n:i max_step:f",
     },
     "ikstack.ik.numerical._splitmix": {"uniform": "state:u64"},
     "ikstack.ik.numerical._kernels": {

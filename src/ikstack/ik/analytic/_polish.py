@@ -21,7 +21,7 @@ from ikstack._records import F, Record
 from ikstack.ik._data import CHAIN  # noqa: F401 (polish_into's chain, read by the translator)
 from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
-from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.spatial._dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
 from ikstack.spatial._tuple_math import rotation_angle
 
 
@@ -76,12 +76,7 @@ def _gn_step(J, e, A, dq, max_dq):  # pragma: no cover - compiled
     if not cholesky_inplace(A, dof):
         return False
     cholesky_solve_inplace(A, dof, dq)
-    big = 0.0
-    for a in range(dof):
-        big = max(big, abs(dq[a]))
-    if big > max_dq:
-        for a in range(dof):
-            dq[a] *= max_dq / big
+    cap_step_inplace(dq, dof, max_dq)
     return True
 
 

@@ -32,7 +32,7 @@ from ikstack.ik._gate import constraints_row
 from ikstack.ik.numerical._splitmix import uniform
 from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
-from ikstack.spatial._dense import cholesky_inplace, cholesky_solve_inplace
+from ikstack.spatial._dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
 from ikstack.spatial._tuple_math import rel_rotation
 
 # step kinds
@@ -505,12 +505,7 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
             if not _step(ws, lam, lo, hi, limit_mode == LIMITS_PROJECT):
                 singular = True
                 break
-            big = 0.0
-            for i in range(n):
-                big = max(big, abs(dq[i]))
-            if big > _MAX_STEP:
-                for i in range(n):
-                    dq[i] *= _MAX_STEP / big
+            cap_step_inplace(dq, n, _MAX_STEP)
             if limit_mode == LIMITS_CLAMP_STEP:
                 scale = 1.0
                 for i in range(n):
