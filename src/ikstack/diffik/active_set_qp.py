@@ -20,6 +20,7 @@ from ikstack.diffik.qp_config import DiffQPConfig, QPData
 from ikstack.diffik.qp_step import VelocityQPStepper
 from ikstack.diffik.solver import DiffIKRequest, DiffIKResult, dense_qp
 from ikstack.model import Chain
+from ikstack.spatial._dense import cholesky_inplace
 
 Array = NDArray[np.float64]
 
@@ -37,7 +38,12 @@ STATUS_TEXT = {
 
 @njit(cache=True)
 def solve_dense_qp(P, c, lower, upper, G, h, x, max_iter):  # pragma: no cover - compiled
-    """Solve the QP into ``x``; return ``(status, iterations)``. Infinite bounds are ignored."""
+    """Solve the QP into ``x``; return ``(status, iterations)``. Infinite bounds are ignored.
+
+    ``P`` is factored by :func:`ikstack.spatial._dense.cholesky_inplace` (its lower triangle
+    read) and the status is ``NOT_CONVEX`` when that fails: a pivot not above ``1e-300``,
+    NaN included, so a NaN in ``P`` is never solved.
+    """
     n = P.shape[0]
     k = G.shape[0]
     m = 2 * n + k
@@ -57,19 +63,13 @@ def solve_dense_qp(P, c, lower, upper, G, h, x, max_iter):  # pragma: no cover -
             C[2 * n + g, j] = -G[g, j]
         d[2 * n + g] = -h[g]
         use[2 * n + g] = np.isfinite(h[g])
-    # H = P^-1 through Cholesky
+    # H = P^-1 through the Cholesky factor of P's lower triangle (its upper one stays zero)
     L = np.zeros((n, n))
     for i in range(n):
         for j in range(i + 1):
-            acc = P[i, j]
-            for s in range(j):
-                acc -= L[i, s] * L[j, s]
-            if i == j:
-                if acc <= 0.0:
-                    return NOT_CONVEX, 0
-                L[i, i] = np.sqrt(acc)
-            else:
-                L[i, j] = acc / L[j, j]
+            L[i, j] = P[i, j]
+    if not cholesky_inplace(L, n):
+        return NOT_CONVEX, 0
     Linv = np.linalg.inv(L)
     H = Linv.T @ Linv
     for i in range(n):
