@@ -138,6 +138,82 @@ def test_collect_gathers_rounds_per_side_and_the_committed_figure():
     assert (r.base, r.head, r.committed) == ([5.0, 5.0], [6.0], 5.0)
 
 
+def _renamed_docs():
+    """Synthetic results: the base's lock search named ``old``, the head's ``new``; one
+    figure kept its name, one appears only at the head."""
+
+    def doc(mode, extra=()):
+        rows = [
+            {"case": "arm fixed", "single_us": 10.0},
+            {"case": f"arm {mode}", "single_us": 20.0},
+        ]
+        return {"rows": rows + [{"case": c, "single_us": 1.0} for c in extra]}
+
+    return doc
+
+
+RENAMED = ab.Bench(
+    "x.py",
+    ab._figs("rows/*/single_us"),
+    renamed=(("rows / arm old / single_us", "rows / arm new / single_us"),),
+    renamed_why="the search's new name",
+)
+
+
+def test_a_renamed_figure_is_judged_against_the_bases_old_name():
+    doc = _renamed_docs()
+    slow = json.loads(json.dumps(doc("new", ["arm added"])).replace("20.0", "30.0"))
+    committed = doc("old")  # committed before the rename
+    rows = {r.name: r for r in ab.collect(RENAMED, [doc("old")] * 2, [slow], committed)}
+    assert set(rows) == {
+        "rows / arm fixed / single_us",
+        "rows / arm new / single_us",
+        "rows / arm added / single_us",
+    }  # no row left under the old name
+    r = rows["rows / arm new / single_us"]
+    assert (r.base, r.head, r.committed) == ([20.0, 20.0], [30.0], 20.0)
+    assert r.renamed_from == "rows / arm old / single_us"
+    assert ab.verdict(r) == "REGRESSED"
+    assert rows["rows / arm fixed / single_us"].renamed_from is None
+    added = rows["rows / arm added / single_us"]
+    assert (added.base, ab.verdict(added)) == ([], "-")  # new work: no verdict
+    lines = ab.table(rows.values()).splitlines()
+    marked = [ln for ln in lines if "rows / arm new / single_us [r1]" in ln]
+    assert len(marked) == 1 and "REGRESSED" in marked[0]
+    assert lines[-1] == "[r1] judged against the renamed base figure: rows / arm old / single_us"
+    assert sum("[r" in ln for ln in lines) == 2
+
+
+def test_a_rename_applies_only_where_the_base_lacks_the_heads_name():
+    doc = _renamed_docs()
+    both = doc("new", ["arm old"])  # a base that already has the new name (and the old one)
+    rows = {r.name: r for r in ab.collect(RENAMED, [both], [doc("new")], doc("new"))}
+    assert rows["rows / arm new / single_us"].renamed_from is None
+    assert rows["rows / arm new / single_us"].base == [20.0]
+    assert rows["rows / arm old / single_us"].base == [1.0]  # its own row, head-less
+    assert "[r" not in ab.table(rows.values())
+    # the head still reports the old name: the two are separate figures
+    rows = {r.name: r for r in ab.collect(RENAMED, [doc("old")], [both], None)}
+    assert rows["rows / arm new / single_us"].renamed_from is None
+    assert rows["rows / arm old / single_us"].base == [20.0]
+    assert rows["rows / arm old / single_us"].head == [1.0]
+
+
+@pytest.mark.parametrize("bench", [b for b in ab.BENCHES if b.renamed], ids=lambda b: b.script)
+def test_every_rename_is_a_figure_of_its_benchmark_with_a_reason(bench):
+    assert bench.renamed_why
+    olds = [old for old, _ in bench.renamed]
+    news = [new for _, new in bench.renamed]
+    assert len(set(olds)) == len(olds) and len(set(news)) == len(news)
+    assert not set(olds) & set(news)
+    for name in olds + news:
+        key = tuple(name.split(" / "))
+        assert any(ab._matches(m.pattern, key) for m in bench.metrics), name
+    path = ROOT / "benchmarks" / "results" / (bench.committed or bench.out)
+    held = ab.figures(json.loads(path.read_text()), bench)
+    assert all(old in held or new in held for old, new in bench.renamed), path.name
+
+
 def test_every_benchmark_script_is_measured_or_skipped_with_a_reason():
     scripts = [p.name for p in (ROOT / "benchmarks").glob("*.py")]
     assert ab.unlisted(scripts) == []

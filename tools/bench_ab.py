@@ -44,6 +44,12 @@ The verdict per figure, with ``worse = head/base`` for a time (``base/head`` for
 - ``slower, noisy`` when ``worse > 1 + bound`` but the ranges overlap (rerun on a quieter
   machine or with more ``--rounds``; ``--strict`` counts it as a regression).
 
+A figure renamed since the base (the same work under a new name; ``Bench.renamed`` lists
+each one, base name -> head name, and ``Bench.renamed_why`` says why it is the same work) is
+judged against the base's figure of the old name, and the committed one of that name, when the
+base lacks the head's name and the head lacks the old one; the table marks it and names the
+base's figure below. A figure only one side has (new or dropped work) has no verdict.
+
 Exit status: 0 when nothing regressed, 1 when a figure regressed, 2 when a script failed.
 The last columns compare head with the committed results file where it holds the same figure;
 at the quick size the committed (full-size) figure is only indicative, so no verdict uses it.
@@ -98,6 +104,10 @@ class Bench:
     # non-empty: why the head's copy measures the same work at a base whose own copy cannot
     # run there (then the head's copy runs on both sides, flagged)
     head_on_base: str = ""
+    # figures renamed since a base, (base name, head name), judged together (see ``collect``),
+    # and why each pair measures the same work
+    renamed: tuple[tuple[str, str], ...] = ()
+    renamed_why: str = ""
 
     @property
     def out(self) -> str:
@@ -114,8 +124,35 @@ BENCHES: tuple[Bench, ...] = (
     Bench("bench_analytic.py", _figs("rows/*/ikstack_*_us")),
     Bench("bench_analytic_breakdown.py", _figs("rows/*/*_us"), quick=()),  # a few seconds
     Bench("bench_decode.py", _figs("steps/*/step_us_median", "decodes/*/*_ms")),
+    # (its FastGate (a30eebd) and QP workspace (c33c1b0) figures are new work, not renames)
     Bench("bench_dispatch.py", _figs("ns_per_call/*")),
-    Bench("bench_general6r.py", _figs("rows/*/single_us", "rows/*/batched_us")),
+    Bench(
+        "bench_general6r.py",
+        _figs("rows/*/single_us", "rows/*/batched_us"),
+        renamed=(
+            (
+                "rows / rizon4 seed_local (400 slots) / single_us",
+                "rows / rizon4 near_q0 (400 slots) / single_us",
+            ),
+            (
+                "rows / rizon4 seed_local (400 slots) / batched_us",
+                "rows / rizon4 near_q0 (400 slots) / batched_us",
+            ),
+            (
+                "rows / rizon4s seed_local (400 slots) / single_us",
+                "rows / rizon4s near_q0 (400 slots) / single_us",
+            ),
+            (
+                "rows / rizon4s seed_local (400 slots) / batched_us",
+                "rows / rizon4s near_q0 (400 slots) / batched_us",
+            ),
+        ),
+        renamed_why=(
+            "LockedJoint7R's lock search 'seed_local' is named 'near_q0' since 50229ef (the same "
+            "search: 400 slots, the same lock samples); the script times the same solve calls "
+            "(one target, a batch), passing the joint guess as q0= where it passed seed="
+        ),
+    ),
     Bench("bench_kinematics.py", _figs("rows/*/ikstack_us")),
     Bench("bench_latency_load.py", _figs("rows/*/quiet_median_us", "rows/*/loaded_median_us")),
     Bench(
@@ -225,6 +262,7 @@ class Row:
     base: list[float] = field(default_factory=list)
     head: list[float] = field(default_factory=list)
     committed: float | None = None
+    renamed_from: str | None = None  # the base's name of the figure (``Bench.renamed``)
 
 
 def summary(values: Sequence[float], lower_is_better: bool, stat: str = "best") -> float:
@@ -259,7 +297,9 @@ def _num(x: float | None) -> str:
 
 
 def table(rows: Iterable[Row], bound: float = BOUND, stat: str = "best") -> str:
-    """One markdown table: figure, base, head, head/base, verdict, committed, head/committed."""
+    """One markdown table: figure, base, head, head/base, verdict, committed, head/committed;
+    a figure judged against a renamed base figure is marked, the base's name below the table."""
+    renames: list[str] = []
     lines = [
         "| figure | base | head | head/base | verdict | committed | head/committed |",
         "|---|---:|---:|---:|---|---:|---:|",
@@ -271,6 +311,9 @@ def table(rows: Iterable[Row], bound: float = BOUND, stat: str = "best") -> str:
         ratio = h / b if b and h is not None else None
         vs = h / r.committed if h is not None and r.committed else None
         name = r.name + ("" if lo else " (higher is better)")
+        if r.renamed_from is not None:
+            renames.append(r.renamed_from)
+            name += f" [r{len(renames)}]"
         v = verdict(r, bound, stat)
         if v in ("REGRESSED", "slower, noisy"):  # the spreads the rule looked at
             v += f" (base {_num(min(r.base))}-{_num(max(r.base))}, "
@@ -279,6 +322,10 @@ def table(rows: Iterable[Row], bound: float = BOUND, stat: str = "best") -> str:
             f"| {name.replace('|', '/')} | {_num(b)} | {_num(h)} | {_num(ratio)} | {v} | "
             f"{_num(r.committed)} | {_num(vs)} |"
         )
+    if renames:
+        lines.append("")
+    for i, old in enumerate(renames, 1):
+        lines.append(f"[r{i}] judged against the renamed base figure: {old.replace('|', '/')}")
     return "\n".join(lines)
 
 
@@ -288,17 +335,32 @@ def collect(
     head_docs: Sequence[object],
     committed: object | None,
 ) -> list[Row]:
-    """Rows of one benchmark from each side's results documents (one per round)."""
+    """Rows of one benchmark from each side's results documents (one per round).
+
+    A renamed figure (``Bench.renamed``: base name -> head name) is one row under the head's
+    name, holding the base's figures of the old name, when the base has no figure of the
+    head's name and the head none of the old name; its committed figure is the head's name's,
+    else the old name's."""
     rows: dict[str, Row] = {}
     for side, docs in (("base", base_docs), ("head", head_docs)):
         for doc in docs:
             for name, (value, lo) in figures(doc, bench).items():
                 row = rows.setdefault(name, Row(name, lo))
                 getattr(row, side).append(value)
+    for old, new in bench.renamed:
+        row, was = rows.get(new), rows.get(old)
+        if row is None or was is None or row.base or was.head:
+            continue
+        row.base, row.renamed_from = was.base, old
+        del rows[old]
     if committed is not None:
-        for name, (value, _) in figures(committed, bench).items():
-            if name in rows:
-                rows[name].committed = value
+        done = figures(committed, bench)
+        for row in rows.values():
+            got = done.get(row.name)
+            if got is None and row.renamed_from is not None:
+                got = done.get(row.renamed_from)
+            if got is not None:
+                row.committed = got[0]
     return list(rows.values())
 
 
@@ -644,6 +706,12 @@ def _listing() -> str:
         lines.append(f"| {b.script} | {' '.join(b.quick) or '-'} | {figs} | {runs} |")
     for s, why in sorted(SKIPPED.items()):
         lines.append(f"| {s} | - | - | skipped: {why} |")
+    renamed = [b for b in BENCHES if b.renamed]
+    if renamed:
+        lines += ["", "Figures renamed since a base (judged against the base's old name):", ""]
+    for b in renamed:
+        lines.append(f"- {b.script}: {b.renamed_why}")
+        lines += [f"  - {old} -> {new}" for old, new in b.renamed]
     return "\n".join(lines)
 
 
@@ -725,6 +793,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 and not same_code(base_script.read_text(), head_script.read_text())
             ):
                 out.append("Note: the script's code differs between base and head.\n")
+            if any(r.renamed_from is not None for r in rows):
+                notes.append(f"renamed since the base ([r] below): {bench.renamed_why}")
             out += [f"- {n}" for n in notes] + ([""] if notes else [])
             if rows:
                 out.append(table(rows, ns.bound, ns.stat))
