@@ -5,7 +5,7 @@ No benchmark runs here (speed is measured by the tool itself, never asserted in 
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_ab", ROOT / "tools" / "bench_ab.py")
-assert _spec is not None and _spec.loader is not None
-ab = importlib.util.module_from_spec(_spec)
-sys.modules["bench_ab"] = ab  # dataclasses look their module up while the class is built
-_spec.loader.exec_module(ab)
+# the tool's modules import one another as the script's folder holds them
+sys.path.insert(0, str(ROOT / "tools"))
+ab = importlib.import_module("bench_ab")  # the command line and the runs
+tab = importlib.import_module("bench_ab_table")  # the scripts, their figures
+vd = importlib.import_module("bench_ab_verdict")  # rows, the verdict, the table
+trees = importlib.import_module("bench_ab_trees")  # the base worktree and its servo module
 
 DOC = {
     "benchmark": "x",
@@ -34,7 +35,7 @@ DOC = {
 
 
 def test_flatten_keys_rows_by_their_label():
-    flat = ab.flatten(DOC)
+    flat = tab.flatten(DOC)
     assert flat[("rows", "ur5 best", "single_us")] == 5.0
     assert flat[("rows", "ur5 all", "single_us")] == 7.0
     assert flat[("rows", "ur5 all #2", "single_us")] == 8.0  # a repeated label gets its index
@@ -48,12 +49,12 @@ def test_flatten_keys_rows_by_their_label():
 
 
 def test_figures_match_part_by_part_and_leave_out_excluded():
-    bench = ab.Bench(
+    bench = tab.Bench(
         "x.py",
-        ab._figs("rows/*/*_us", "+results/*/per_s"),
+        tab._figs("rows/*/*_us", "+results/*/per_s"),
         exclude=("rows/*/peer_us",),
     )
-    got = ab.figures(DOC, bench)
+    got = tab.figures(DOC, bench)
     assert got == {
         "rows / ur5 best / single_us": (5.0, True),
         "rows / ur5 all / single_us": (7.0, True),
@@ -64,7 +65,7 @@ def test_figures_match_part_by_part_and_leave_out_excluded():
 
 
 def test_the_results_file_a_run_wrote():
-    bench = ab.Bench("bench_x.py", ())
+    bench = tab.Bench("bench_x.py", ())
     assert bench.out == "bench_x.json"
     assert ab.written_results(bench, ["other.json", "bench_x.json"]) == "bench_x.json"
     assert ab.written_results(bench, ["other.json", "bench_x-quick.json"]) == "bench_x-quick.json"
@@ -79,7 +80,7 @@ def test_same_code_ignores_layout_and_comments():
 
 
 def _row(base, head, lower=True):
-    return ab.Row("t", lower, list(base), list(head))
+    return vd.Row("t", lower, list(base), list(head))
 
 
 @pytest.mark.parametrize(
@@ -97,21 +98,21 @@ def _row(base, head, lower=True):
     ],
 )
 def test_verdict_rule(base, head, lower, expected):
-    assert ab.verdict(_row(base, head, lower)) == expected
+    assert vd.verdict(_row(base, head, lower)) == expected
 
 
 def test_verdict_with_the_median_and_another_bound():
     row = _row((10.0, 12.0, 12.0), (10.0, 12.5, 12.5))  # best equal, median +4.2%
-    assert ab.verdict(row, stat="median") == "ok"
-    assert ab.verdict(row, bound=0.02, stat="median") == "slower, noisy"
+    assert vd.verdict(row, stat="median") == "ok"
+    assert vd.verdict(row, bound=0.02, stat="median") == "slower, noisy"
 
 
 def test_table_has_one_line_per_figure_with_the_ratios():
     rows = [
-        ab.Row("rows / ur5 / single_us", True, [2.0, 2.1], [2.2, 2.4], committed=1.1),
-        ab.Row("a|b / per_s", False, [100.0], [90.0]),
+        vd.Row("rows / ur5 / single_us", True, [2.0, 2.1], [2.2, 2.4], committed=1.1),
+        vd.Row("a|b / per_s", False, [100.0], [90.0]),
     ]
-    lines = ab.table(rows).splitlines()
+    lines = vd.table(rows).splitlines()
     assert lines[0].split("|")[1:-1] == [
         " figure ",
         " base ",
@@ -131,29 +132,105 @@ def test_table_has_one_line_per_figure_with_the_ratios():
 
 
 def test_collect_gathers_rounds_per_side_and_the_committed_figure():
-    bench = ab.Bench("x.py", ab._figs("rows/*/single_us"))
+    bench = tab.Bench("x.py", tab._figs("rows/*/single_us"))
     slow = json.loads(json.dumps(DOC).replace("5.0", "6.0"))
-    rows = {r.name: r for r in ab.collect(bench, [DOC, DOC], [slow], committed=DOC)}
+    rows = {r.name: r for r in vd.collect(bench, [DOC, DOC], [slow], committed=DOC)}
     r = rows["rows / ur5 best / single_us"]
     assert (r.base, r.head, r.committed) == ([5.0, 5.0], [6.0], 5.0)
 
 
+def _renamed_docs():
+    """Synthetic results: the base's lock search named ``old``, the head's ``new``; one
+    figure kept its name, one appears only at the head."""
+
+    def doc(mode, extra=()):
+        rows = [
+            {"case": "arm fixed", "single_us": 10.0},
+            {"case": f"arm {mode}", "single_us": 20.0},
+        ]
+        return {"rows": rows + [{"case": c, "single_us": 1.0} for c in extra]}
+
+    return doc
+
+
+RENAMED = tab.Bench(
+    "x.py",
+    tab._figs("rows/*/single_us"),
+    renamed=(("rows / arm old / single_us", "rows / arm new / single_us"),),
+    renamed_why="the search's new name",
+)
+
+
+def test_a_renamed_figure_is_judged_against_the_bases_old_name():
+    doc = _renamed_docs()
+    slow = json.loads(json.dumps(doc("new", ["arm added"])).replace("20.0", "30.0"))
+    committed = doc("old")  # committed before the rename
+    rows = {r.name: r for r in vd.collect(RENAMED, [doc("old")] * 2, [slow], committed)}
+    assert set(rows) == {
+        "rows / arm fixed / single_us",
+        "rows / arm new / single_us",
+        "rows / arm added / single_us",
+    }  # no row left under the old name
+    r = rows["rows / arm new / single_us"]
+    assert (r.base, r.head, r.committed) == ([20.0, 20.0], [30.0], 20.0)
+    assert r.renamed_from == "rows / arm old / single_us"
+    assert vd.verdict(r) == "REGRESSED"
+    assert rows["rows / arm fixed / single_us"].renamed_from is None
+    added = rows["rows / arm added / single_us"]
+    assert (added.base, vd.verdict(added)) == ([], "-")  # new work: no verdict
+    lines = vd.table(rows.values()).splitlines()
+    marked = [ln for ln in lines if "rows / arm new / single_us [r1]" in ln]
+    assert len(marked) == 1 and "REGRESSED" in marked[0]
+    assert lines[-1] == "[r1] judged against the renamed base figure: rows / arm old / single_us"
+    assert sum("[r" in ln for ln in lines) == 2
+
+
+def test_a_rename_applies_only_where_the_base_lacks_the_heads_name():
+    doc = _renamed_docs()
+    both = doc("new", ["arm old"])  # a base that already has the new name (and the old one)
+    rows = {r.name: r for r in vd.collect(RENAMED, [both], [doc("new")], doc("new"))}
+    assert rows["rows / arm new / single_us"].renamed_from is None
+    assert rows["rows / arm new / single_us"].base == [20.0]
+    assert rows["rows / arm old / single_us"].base == [1.0]  # its own row, head-less
+    assert "[r" not in vd.table(rows.values())
+    # the head still reports the old name: the two are separate figures
+    rows = {r.name: r for r in vd.collect(RENAMED, [doc("old")], [both], None)}
+    assert rows["rows / arm new / single_us"].renamed_from is None
+    assert rows["rows / arm old / single_us"].base == [20.0]
+    assert rows["rows / arm old / single_us"].head == [1.0]
+
+
+@pytest.mark.parametrize("bench", [b for b in tab.BENCHES if b.renamed], ids=lambda b: b.script)
+def test_every_rename_is_a_figure_of_its_benchmark_with_a_reason(bench):
+    assert bench.renamed_why
+    olds = [old for old, _ in bench.renamed]
+    news = [new for _, new in bench.renamed]
+    assert len(set(olds)) == len(olds) and len(set(news)) == len(news)
+    assert not set(olds) & set(news)
+    for name in olds + news:
+        key = tuple(name.split(" / "))
+        assert any(tab._matches(m.pattern, key) for m in bench.metrics), name
+    path = ROOT / "benchmarks" / "results" / (bench.committed or bench.out)
+    held = tab.figures(json.loads(path.read_text()), bench)
+    assert all(old in held or new in held for old, new in bench.renamed), path.name
+
+
 def test_every_benchmark_script_is_measured_or_skipped_with_a_reason():
     scripts = [p.name for p in (ROOT / "benchmarks").glob("*.py")]
-    assert ab.unlisted(scripts) == []
-    assert ab.unlisted([*scripts, "bench_new.py"]) == ["bench_new.py"]
-    assert all(why for why in ab.SKIPPED.values())
-    assert all((ROOT / "benchmarks" / s).exists() for s in ab.SKIPPED)
+    assert tab.unlisted(scripts) == []
+    assert tab.unlisted([*scripts, "bench_new.py"]) == ["bench_new.py"]
+    assert all(why for why in tab.SKIPPED.values())
+    assert all((ROOT / "benchmarks" / s).exists() for s in tab.SKIPPED)
 
 
-@pytest.mark.parametrize("bench", ab.BENCHES, ids=lambda b: b.script)
+@pytest.mark.parametrize("bench", tab.BENCHES, ids=lambda b: b.script)
 def test_every_figure_pattern_finds_a_figure_in_the_committed_results(bench):
     path = ROOT / "benchmarks" / "results" / (bench.committed or bench.out)
     doc = json.loads(path.read_text())
     assert (ROOT / "benchmarks" / bench.script).exists()
     for m in bench.metrics:
-        one = ab.Bench(bench.script, (m,), exclude=bench.exclude)
-        assert ab.figures(doc, one), f"{bench.script}: {m.pattern} matches nothing in {path.name}"
+        one = tab.Bench(bench.script, (m,), exclude=bench.exclude)
+        assert tab.figures(doc, one), f"{bench.script}: {m.pattern} matches nothing in {path.name}"
 
 
 def test_the_listing_names_every_script(capsys):
@@ -187,18 +264,18 @@ SOURCES = {
 def test_native_digest_follows_the_module_sources_only(tmp_path):
     a = _tree(tmp_path / "a", SOURCES)
     b = _tree(tmp_path / "b", SOURCES)
-    assert ab.native_digest(a) == ab.native_digest(b)
+    assert trees.native_digest(a) == trees.native_digest(b)
     # what is not built into the module: C++ tests, Python sources
     _tree(b, {"cpp/tests/test_servo.cpp": "TEST 2", "src/ikstack/servo.py": "x = 2"})
-    assert ab.native_digest(a) == ab.native_digest(b)
+    assert trees.native_digest(a) == trees.native_digest(b)
     for rel in ("bindings/servo.cpp", "cpp/src/servo.cpp", "cpp/include/servo.hpp"):
         c = _tree(tmp_path / rel.replace("/", "_"), {**SOURCES, rel: "renamed rotation_"})
-        assert ab.native_digest(c) != ab.native_digest(a), rel
+        assert trees.native_digest(c) != trees.native_digest(a), rel
     d = _tree(tmp_path / "d", {**SOURCES, "bindings/extra.cpp": ""})  # a new file
-    assert ab.native_digest(d) != ab.native_digest(a)
+    assert trees.native_digest(d) != trees.native_digest(a)
     e = _tree(tmp_path / "e", {**SOURCES, "cpp/src/moved.cpp": SOURCES["cpp/src/servo.cpp"]})
     (e / "cpp/src/servo.cpp").unlink()  # a renamed file, same contents
-    assert ab.native_digest(e) != ab.native_digest(a)
+    assert trees.native_digest(e) != trees.native_digest(a)
 
 
 @pytest.mark.parametrize(
@@ -213,14 +290,14 @@ def test_native_digest_follows_the_module_sources_only(tmp_path):
     ],
 )
 def test_native_action(head, base, installed, expected):
-    assert ab.native_action(head, base, installed) == expected
+    assert trees.native_action(head, base, installed) == expected
 
 
 def test_base_native_builds_once_and_a_kept_tree_reuses_it(tmp_path, monkeypatch):
     head = _tree(tmp_path / "head", {**SOURCES, "src/ikstack/_native.abi3.so": "HEAD"})
     renamed = SOURCES["bindings/servo.cpp"].replace("orientation", "rotation")
     base = _tree(tmp_path / "base", {**SOURCES, "bindings/servo.cpp": renamed})
-    monkeypatch.setattr(ab, "ROOT", head)
+    monkeypatch.setattr(trees, "ROOT", head)
     built: list[Path] = []
 
     def fake_build(tree: Path, python: str, scratch: Path) -> Path:
@@ -229,34 +306,34 @@ def test_base_native_builds_once_and_a_kept_tree_reuses_it(tmp_path, monkeypatch
         out.write_text("BASE")
         return out
 
-    monkeypatch.setattr(ab, "build_native", fake_build)
+    monkeypatch.setattr(trees, "build_native", fake_build)
     so = base / "src" / "ikstack" / "_native.abi3.so"
-    assert ab.base_native(base, "python", tmp_path / "w") == "build"
+    assert trees.base_native(base, "python", tmp_path / "w") == "build"
     assert so.read_text() == "BASE" and built == [base]
-    assert ab.base_native(base, "python", tmp_path / "w") == "reuse"  # --keep: no second build
+    assert trees.base_native(base, "python", tmp_path / "w") == "reuse"  # --keep: no second build
     assert so.read_text() == "BASE" and built == [base]
     so.unlink()  # the module is gone: the stamp alone does not vouch for it
-    assert ab.base_native(base, "python", tmp_path / "w") == "build"
+    assert trees.base_native(base, "python", tmp_path / "w") == "build"
     # the base's sources become the head's: the head's module is copied over the built one
     _tree(base, {"bindings/servo.cpp": SOURCES["bindings/servo.cpp"]})
-    assert ab.base_native(base, "python", tmp_path / "w") == "copy"
+    assert trees.base_native(base, "python", tmp_path / "w") == "copy"
     assert so.read_text() == "HEAD" and len(built) == 2
 
 
 def test_a_failed_build_leaves_no_stamp(tmp_path, monkeypatch):
     head = _tree(tmp_path / "head", SOURCES)
     base = _tree(tmp_path / "base", {**SOURCES, "cpp/src/servo.cpp": "changed"})
-    monkeypatch.setattr(ab, "ROOT", head)
-    (base / ab.NATIVE_STAMP).parent.mkdir(parents=True)
-    (base / ab.NATIVE_STAMP).write_text("stale\n")
+    monkeypatch.setattr(trees, "ROOT", head)
+    (base / trees.NATIVE_STAMP).parent.mkdir(parents=True)
+    (base / trees.NATIVE_STAMP).write_text("stale\n")
 
     def failing_build(tree: Path, python: str, scratch: Path) -> Path:
         raise SystemExit("no compiler")
 
-    monkeypatch.setattr(ab, "build_native", failing_build)
+    monkeypatch.setattr(trees, "build_native", failing_build)
     with pytest.raises(SystemExit):
-        ab.base_native(base, "python", tmp_path / "w")
-    assert not (base / ab.NATIVE_STAMP).exists()
+        trees.base_native(base, "python", tmp_path / "w")
+    assert not (base / trees.NATIVE_STAMP).exists()
 
 
 # --------------------------------------------------------------------------- head script on base
@@ -291,15 +368,15 @@ def _fake_runs(monkeypatch, broken_root: Path):
 
 
 def _sides(tmp_path):
-    base = ab.Side("base", tmp_path / "base", {})
-    base.head_scripts = ab.Side("base", tmp_path / "base_head_scripts", {})
-    return base, ab.Side("head", tmp_path / "head", {})
+    base = trees.Side("base", tmp_path / "base", {})
+    base.head_scripts = trees.Side("base", tmp_path / "base_head_scripts", {})
+    return base, trees.Side("head", tmp_path / "head", {})
 
 
 def test_a_declared_script_runs_the_head_copy_on_the_base_flagged(tmp_path, monkeypatch):
     base, head = _sides(tmp_path)
     calls = _fake_runs(monkeypatch, base.root)
-    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same jobs")
+    bench = tab.Bench("b.py", tab._figs("rows/*/t_us"), head_on_base="same jobs")
     rows, notes, failed = ab.measure(bench, (base, head), _ns())
     assert not failed
     assert notes[0].startswith(ab.HEAD_ON_BASE) and "ImportError" in notes[0]
@@ -316,7 +393,7 @@ def test_no_head_copy_without_a_declared_reason_or_with_own_scripts(
 ):
     base, head = _sides(tmp_path)
     calls = _fake_runs(monkeypatch, base.root)
-    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same" if declared else "")
+    bench = tab.Bench("b.py", tab._figs("rows/*/t_us"), head_on_base="same" if declared else "")
     rows, notes, failed = ab.measure(bench, (base, head), _ns(own_scripts=own))
     assert failed and notes == ["base: exit 1: ImportError: x"]
     assert [(r.base, r.head) for r in rows] == [([], [10.0, 10.0])]
@@ -332,6 +409,6 @@ def test_a_base_failing_for_another_reason_keeps_its_failure(tmp_path, monkeypat
         return ab.Outcome({"rows": [{"arm": "a", "t_us": 10.0}]}, wall_s=0.1)
 
     monkeypatch.setattr(ab, "run_once", crash)
-    bench = ab.Bench("b.py", ab._figs("rows/*/t_us"), head_on_base="same")
+    bench = tab.Bench("b.py", tab._figs("rows/*/t_us"), head_on_base="same")
     _, notes, failed = ab.measure(bench, (base, head), _ns())
     assert failed and notes == ["base: exit 1: ValueError: bad"]

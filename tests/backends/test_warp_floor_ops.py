@@ -1,12 +1,17 @@
 """Python's integer ``%`` and ``//`` (rounded toward minus infinity) translated for the device,
 whose own round toward zero: the translated code run on Warp's CPU device gives Python's
 answers for every sign of either operand, for the device's 32-bit ``int`` and for 64-bit ints
-up to the ends of their range; the numerical search's restart seed, generated from the CPU
-source, gives the CPU's seeds. Floats stay outside the rule, as an error naming the line."""
+up to the ends of their range, and numba's where the width's least value meets -1 (no quotient
+in the width; C's division traps there, so those run in a child process); the numerical
+search's restart seed, generated from the CPU source, gives the CPU's seeds. Floats stay
+outside the rule, as an error naming the line."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
 import sys
 import textwrap
 
@@ -107,17 +112,26 @@ def _pairs(dtype, rng):
     A, B = np.meshgrid(a, b, indexing="ij")
     A, B = A.ravel(), B.ravel()
     info = np.iinfo(dtype)
-    keep = (B != 0) & ~((A == info.min) & (B == -1))  # (no int quotient: outside the subset)
+    keep = (B != 0) & ~((A == info.min) & (B == -1))  # (a child process runs those)
     return A[keep], B[keep]
 
 
 @pytest.fixture(scope="module")
-def device(tmp_path_factory):
-    """The snippet's generated module with kernels that run it, imported on Warp's CPU."""
-    wp = pytest.importorskip("warp")
+def snippet_path(tmp_path_factory):
+    """The snippet's generated module with kernels that run it, written to a file."""
+    pytest.importorskip("warp")
     pytest.importorskip("ikstack.backends.warp._prims")
     path = tmp_path_factory.mktemp("floor") / "floor_snippet.py"
     path.write_text(_translate(SNIPPET, SIGS) + KERNELS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def device(snippet_path):
+    """The snippet's generated module, imported on Warp's CPU."""
+    import warp as wp
+
+    path = snippet_path
     spec = importlib.util.spec_from_file_location("floor_snippet", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -151,12 +165,80 @@ def test_the_device_gives_pythons_remainder_and_quotient_for_every_sign(device, 
     assert np.array_equal(d.astype(object), want_d)
 
 
-def test_the_remainder_whose_c_quotient_overflows_is_pythons_zero(device):
-    """``-2**63 % -1`` is 0 (C's ``%`` traps there: its quotient is no int64)."""
-    wp, mod = device
-    a = np.array([np.iinfo(np.int64).min, -5, 5], np.int64)
-    (m,) = _launch(wp, mod.run_rem, [a, np.full(3, -1, np.int64)], [a])
-    assert m.tolist() == [0, 0, 0]
+#: run in a child process (argument: the snippet module's path): C's division traps on these
+#: operands and would end the test run; prints the device's answers as JSON
+CHILD = """
+import importlib.util, json, sys
+import numpy as np
+import warp as wp
+
+spec = importlib.util.spec_from_file_location("floor_snippet", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+sys.modules["floor_snippet"] = mod
+spec.loader.exec_module(mod)
+out = {}
+for name, kern, dtype in (("i64", mod.run64, np.int64), ("i32", mod.run32, np.int32)):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.min, info.min + 1, info.max, -5, 5, 0, info.min], dtype)
+    b = np.array([-1, -1, -1, -1, -1, -1, -1, 1], dtype)
+    arrs = [wp.array(x, device="cpu") for x in (a, b, a, a)]
+    wp.launch(kern, dim=a.size, inputs=arrs, device="cpu")
+    out[name] = [a.tolist(), b.tolist(), arrs[2].numpy().tolist(), arrs[3].numpy().tolist()]
+a = np.array([np.iinfo(np.int64).min, -5, 5], np.int64)
+arrs = [wp.array(x, device="cpu") for x in (a, np.full(3, -1, np.int64), np.full(3, 9))]
+wp.launch(mod.run_rem, dim=3, inputs=arrs, device="cpu")
+out["rem"] = arrs[2].numpy().tolist()
+print(json.dumps(out))
+"""
+
+
+def _numba_floors(dtype):
+    """The CPU's answers: numba's ``a // b`` and ``a % b`` on ``dtype`` operands, stored in
+    ``dtype`` (numba divides int32 operands at int64)."""
+    from numba import njit
+
+    @njit
+    def floors(a, b, m, d):
+        for i in range(a.size):
+            m[i] = a[i] % b[i]
+            d[i] = a[i] // b[i]
+
+    def run(a, b):
+        a, b = np.asarray(a, dtype), np.asarray(b, dtype)
+        m, d = np.empty_like(a), np.empty_like(a)
+        floors(a, b, m, d)
+        return m.tolist(), d.tolist()
+
+    return run
+
+
+def test_the_least_value_over_minus_one_gives_numbas_answer_without_a_trap(snippet_path):
+    """``-2**63 // -1`` and ``-2**31 // -1`` (no quotient in the width: C's division traps
+    there) give numba's answers: 0 and 0 for int64; -2**31 and 0 for int32 (numba divides
+    int32 operands at int64: 2**31, which an int32 holds as -2**31). Every other operand over
+    -1 is Python's answer."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "-c", CHILD, str(snippet_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])  # -8: SIGFPE
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    for name, dtype in (("i64", np.int64), ("i32", np.int32)):
+        a, b, m, d = got[name]
+        info = np.iinfo(dtype)
+        want_m, want_d = _numba_floors(dtype)(a, b)
+        assert (m, d) == (want_m, want_d), name
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x == info.min and y == -1:
+                assert (m[i], d[i]) == (0, 0 if dtype == np.int64 else info.min), (name, i)
+            else:
+                assert (m[i], d[i]) == (x % y, x // y), (name, i)
+    assert got["rem"] == [0, 0, 0]  # ``-2**63 % -1`` is 0
 
 
 def test_an_int_meeting_an_int64_is_widened_as_on_the_cpu(device):

@@ -26,14 +26,10 @@ from ikstack.errors import IKStackError  # noqa: E402
 if not hasattr(cli_main, "EXIT_CODES"):  # an older version: the test module needs the name
     cli_main.EXIT_CODES = {}  # type: ignore[attr-defined]
 
-from reliability_corpus import (  # noqa: E402
-    URDF_ARG_CASES,
-    dataset_cases,
-    good,
-    urdf_cases,
-    write_case,  # noqa: E402
-)
+from dataset_corpus import dataset_cases  # noqa: E402
+from reliability_corpus import write_case  # noqa: E402
 from test_cli_bad_input import BAD, _files  # noqa: E402
+from urdf_corpus import URDF_ARG_CASES, good, urdf_cases  # noqa: E402
 
 from ikstack.jobs import read_episode  # noqa: E402
 from ikstack.model import load_urdf  # noqa: E402

@@ -8,7 +8,8 @@ import json
 from collections import Counter
 
 import pytest
-from reliability_corpus import ACCEPTED_CSV, dataset_cases, good_rows, write_case
+from dataset_corpus import ACCEPTED_CSV, dataset_cases, good_rows
+from reliability_corpus import write_case
 from reliability_helpers import middle_factory, outputs
 
 import ikstack.jobs.path as jobs_path

@@ -4,7 +4,8 @@ line), from the library and from every command that takes a URDF, and nothing is
 from __future__ import annotations
 
 import pytest
-from reliability_corpus import URDF_ARG_CASES, good, j2, joint, robot, urdf_cases, write_case
+from reliability_corpus import write_case
+from urdf_corpus import URDF_ARG_CASES, good, j2, joint, robot, urdf_cases
 
 from ikstack.cli.main import main
 from ikstack.errors import ModelError, URDFError

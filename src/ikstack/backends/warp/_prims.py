@@ -117,11 +117,17 @@ def mat44_of(A: wp.array2d(dtype=wp.float64)) -> wp.mat44d:
 # Python's integer ``%`` and ``//`` round toward minus infinity (the remainder takes the
 # divisor's sign), C's and Warp's toward zero: ``-7 % 3`` is 2 in Python, -1 in C. One
 # definition a width (Warp picks by the arguments' types); a zero divisor is the caller's.
+# The width's least value over -1 has no quotient in the width, and C's division traps there
+# (SIGFPE on the CPU device): a divisor of -1 never reaches C's ``/`` or ``%``. The answers
+# are numba's for the same operands: it divides int64 operands at int64 and gives 0 and 0 for
+# ``-2**63 // -1`` and ``-2**63 % -1``; it divides int32 operands at int64, so ``-2**31 // -1``
+# is 2**31, which an int32 holds as -2**31 (the exact quotient wrapped to 32 bits), and the
+# remainder is 0.
 @wp.func
 def floor_mod(a: wp.int32, b: wp.int32) -> wp.int32:
     """Python's ``a % b`` of two ints."""
     if b == -1:
-        return 0  # (C's -2**31 % -1 overflows)
+        return 0  # (C's -2**31 % -1 traps)
     r = a % b
     if (r < 0 and b > 0) or (r > 0 and b < 0):
         r = r + b
@@ -132,7 +138,7 @@ def floor_mod(a: wp.int32, b: wp.int32) -> wp.int32:
 def floor_mod(a: wp.int64, b: wp.int64) -> wp.int64:  # noqa: F811 (the int64 definition)
     """Python's ``a % b`` of two int64 values."""
     if b == wp.int64(-1):
-        return wp.int64(0)  # (C's -2**63 % -1 overflows)
+        return wp.int64(0)  # (C's -2**63 % -1 traps)
     r = a % b
     if (r < wp.int64(0) and b > wp.int64(0)) or (r > wp.int64(0) and b < wp.int64(0)):
         r = r + b
@@ -141,7 +147,11 @@ def floor_mod(a: wp.int64, b: wp.int64) -> wp.int64:  # noqa: F811 (the int64 de
 
 @wp.func
 def floor_div(a: wp.int32, b: wp.int32) -> wp.int32:
-    """Python's ``a // b`` of two ints."""
+    """Python's ``a // b`` of two ints (``-2**31 // -1``: -2**31, numba's 2**31 in 32 bits)."""
+    if b == -1:
+        if a == -2147483647 - 1:
+            return a
+        return -a
     q = a / b
     if q * b != a and ((a < 0) != (b < 0)):
         q = q - 1
@@ -150,7 +160,11 @@ def floor_div(a: wp.int32, b: wp.int32) -> wp.int32:
 
 @wp.func
 def floor_div(a: wp.int64, b: wp.int64) -> wp.int64:  # noqa: F811 (the int64 definition)
-    """Python's ``a // b`` of two int64 values."""
+    """Python's ``a // b`` of two int64 values (``-2**63 // -1``: numba's 0)."""
+    if b == wp.int64(-1):
+        if a == wp.int64(-9223372036854775807) - wp.int64(1):
+            return wp.int64(0)
+        return -a
     q = a / b
     if q * b != a and ((a < wp.int64(0)) != (b < wp.int64(0))):
         q = q - wp.int64(1)

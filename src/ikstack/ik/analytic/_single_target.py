@@ -308,14 +308,14 @@ def six_batch_parallel(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no c
 
 
 @njit(cache=True)
-def six_one(S, T, fl, il, kfam, q, ok, perr, rerr):  # pragma: no cover - compiled
-    """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6); also
-    writes ``ok``; returns the code. ``kfam`` travels as one tuple: a tuple of ``None``s and an
-    array costs no more per call than its entries as separate arguments (the outputs stay
-    separate: a tuple of four arrays costs more)."""
+def six_one(S, T, fl, il, kfam, q, perr, rerr):  # pragma: no cover - compiled
+    """:func:`six_batch` for one C-contiguous (4, 4) target ``T`` and seed ``S`` (1, 6);
+    returns the code (the target is certified when it is :data:`DONE`: no ``ok`` to pass, one
+    array fewer per call). ``kfam`` travels as one tuple: a tuple of ``None``s and an array
+    costs no more per call than its entries as separate arguments (the outputs stay separate:
+    a tuple of three arrays costs more)."""
     code = np.empty(1, dtype=np.int64)
     _check6(il)
     fid, var, sgn = kfam
     _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
-    ok[0] = code[0] == DONE
     return code[0]

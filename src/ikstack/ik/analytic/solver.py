@@ -372,12 +372,11 @@ class AnalyticIK(Immutable):
         else:
             return None
         q = np.empty((1, dof))
-        ok = np.empty(1, dtype=np.bool_)
         perr = np.empty(1)
         rerr = np.empty(1)
         if self._six:
             fl, il = self._pack6  # type: ignore[misc]  # a 6R family's: set
-            code = _single_target.six_one(S, T, fl, il, self._kfam, q, ok, perr, rerr)
+            code = _single_target.six_one(S, T, fl, il, self._kfam, q, perr, rerr)
         else:
             T1 = np.ascontiguousarray(T.reshape(1, 4, 4))
             Q, V, piters = self._pool(T1, S, self.family)
@@ -387,9 +386,9 @@ class AnalyticIK(Immutable):
             code = _single_target.select_one(
                 Q, V, S, T1, fl, il, _select.no_polish(piters), q, perr, rerr
             )
-            ok[0] = code == _single_target.DONE
         if code != _single_target.DONE:
             return None
+        ok = np.ones(1, dtype=np.bool_)  # certified: the code is DONE
         return result_one(
             q,
             ok,
