@@ -35,9 +35,12 @@ def test_the_device_rotation_vector_agrees_with_scipy_and_keeps_nan():
         ]
     )
     R = Rotation.from_rotvec(axes * angles[:, None]).as_matrix()
-    nan = R[:9].reshape(9, 9).copy()
-    nan[np.arange(9), np.arange(9)] = np.nan  # one entry of each position NaN
-    M = np.concatenate([R, nan.reshape(9, 3, 3)])
+    # one NaN entry in each position, of rotations about skew axes (a zero numerator would
+    # make the NaN out of 0 / 0 whatever the divisor)
+    skew = Rotation.from_rotvec([[1e-6, 2e-6, -1e-6], [0.3, -0.2, 0.5], [0.0, 3.0, 0.1]])
+    nan = np.repeat(skew.as_matrix().reshape(3, 1, 9), 9, axis=1)
+    nan[:, np.arange(9), np.arange(9)] = np.nan
+    M = np.concatenate([R, nan.reshape(27, 3, 3)])
     dev = device("cpu")
     out = wp.zeros(len(M), dtype=wp.vec3d, device=dev)
     wp.launch(

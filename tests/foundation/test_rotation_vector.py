@@ -88,6 +88,8 @@ def test_a_nan_entry_gives_nan():
     rng = np.random.default_rng(3)
     for R in (
         Rotation.random(random_state=rng).as_matrix(),
+        Rotation.from_rotvec([1e-6, 2e-6, -1e-6]).as_matrix(),
+        Rotation.from_rotvec([0.0, 3.0, 0.1]).as_matrix(),
         Rotation.from_rotvec([0.0, np.pi, 0.0]).as_matrix(),
         np.eye(3),
     ):
