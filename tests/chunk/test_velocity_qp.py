@@ -20,7 +20,6 @@ from ikstack.diffik import (
     StepStatus,
     joint_limit_cost,
 )
-from ikstack.diffik import _qp_kernels as QK
 from ikstack.errors import (
     ConfigError,
     InputError,
@@ -56,17 +55,6 @@ def test_flange_jacobian_matches_finite_differences_including_flange_offset(tacc
         np.testing.assert_allclose(T @ arm.T_tip_tcp, fk(arm, q), atol=1e-12)
         T7 = T @ np.linalg.inv(arm.T_last_tip)
         assert np.linalg.norm(T[:3, 3] - T7[:3, 3]) == pytest.approx(0.095, abs=1e-9)
-
-
-def test_compiled_rotation_vector_equals_spatial_log():
-    rng = np.random.default_rng(0)
-    w = rng.normal(size=(200, 3))
-    w *= (rng.uniform(0, math.pi, 200) / np.linalg.norm(w, axis=1))[:, None]
-    w[:5] *= 1e-9
-    out = np.empty(3)
-    for R, ref in zip(rotvec_to_matrix(w), so3.log(rotvec_to_matrix(w)), strict=True):
-        QK.rotvec_of(np.ascontiguousarray(R), out)
-        np.testing.assert_allclose(out, ref, atol=1e-12)
 
 
 def test_joint_limit_cost_gradient_matches_finite_differences_in_both_forms():

@@ -1,10 +1,10 @@
 """Compiled per-step work of the velocity QP: building the cost and boxes, and the post-step FK.
 
-The scalar rotation-vector routine here is the compiled twin of
-:func:`ikstack.spatial.so3.log` (Shepperd quaternion, then ``2 atan2(|v|, w)``) for the hot loop;
-a test holds the two equal. The Euler residual of the lag guard is SciPy's
-``Rotation.as_euler("xyz")`` (extrinsic) in closed form away from the gimbal lock; tests hold it
-equal to SciPy itself.
+The step's rotation error is :func:`~ikstack.spatial._tuple_math.rotation_vector` of
+:func:`~ikstack.spatial._tuple_math.rel_rotation`'s ``R_t R^T``, the numerical search's pose
+error's own (the public :func:`ikstack.spatial.so3.log` is the same Shepperd quaternion in
+vectorised NumPy). The Euler residual of the lag guard is SciPy's ``Rotation.as_euler("xyz")``
+(extrinsic) in closed form away from the gimbal lock; tests hold it equal to SciPy itself.
 """
 
 from __future__ import annotations
@@ -13,50 +13,7 @@ import numpy as np
 from numba import njit
 
 from ikstack.diffik.joint_limit_cost import cost_gradient_into
-
-
-@njit(cache=True)
-def rotvec_of(R, out):  # pragma: no cover - compiled
-    """Rotation vector (angle in [0, pi]) of a 3x3 rotation into ``out`` (3,)."""
-    m00, m11, m22 = R[0, 0], R[1, 1], R[2, 2]
-    tr = m00 + m11 + m22
-    if tr >= m00 and tr >= m11 and tr >= m22:
-        s = np.sqrt(max(1.0 + tr, 1e-300)) * 2.0
-        w = 0.25 * s
-        x = (R[2, 1] - R[1, 2]) / s
-        y = (R[0, 2] - R[2, 0]) / s
-        z = (R[1, 0] - R[0, 1]) / s
-    elif m00 >= m11 and m00 >= m22:
-        s = np.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
-        w = (R[2, 1] - R[1, 2]) / s
-        x = 0.25 * s
-        y = (R[0, 1] + R[1, 0]) / s
-        z = (R[0, 2] + R[2, 0]) / s
-    elif m11 >= m22:
-        s = np.sqrt(max(1.0 - m00 + m11 - m22, 1e-300)) * 2.0
-        w = (R[0, 2] - R[2, 0]) / s
-        x = (R[0, 1] + R[1, 0]) / s
-        y = 0.25 * s
-        z = (R[1, 2] + R[2, 1]) / s
-    else:
-        s = np.sqrt(max(1.0 - m00 - m11 + m22, 1e-300)) * 2.0
-        w = (R[1, 0] - R[0, 1]) / s
-        x = (R[0, 2] + R[2, 0]) / s
-        y = (R[1, 2] + R[2, 1]) / s
-        z = 0.25 * s
-    nrm = np.sqrt(w * w + x * x + y * y + z * z)
-    w, x, y, z = w / nrm, x / nrm, y / nrm, z / nrm
-    if w < 0.0:
-        w, x, y, z = -w, -x, -y, -z
-    nv = np.sqrt(x * x + y * y + z * z)
-    if nv < 1e-8:
-        f = 2.0 / w
-    else:
-        f = 2.0 * np.arctan2(nv, w) / nv
-    out[0] = x * f
-    out[1] = y * f
-    out[2] = z * f
-
+from ikstack.spatial._tuple_math import rel_rotation, rotation_vector
 
 #: ``1 - |R[2, 0]|`` below this is "near the gimbal lock": the caller defers to SciPy there
 EULER_LOCK_TOL = 1e-6
@@ -105,14 +62,7 @@ def build_qp(par, w, q, T_target, dt):  # pragma: no cover - compiled
     v = np.empty(6)
     for r in range(3):
         v[r] = lin_scale * (T_target[r, 3] - T[r, 3]) / dt
-    Rerr = np.empty((3, 3))
-    for a in range(3):
-        for b in range(3):
-            Rerr[a, b] = (
-                T_target[a, 0] * T[b, 0] + T_target[a, 1] * T[b, 1] + T_target[a, 2] * T[b, 2]
-            )
-    rv = np.empty(3)
-    rotvec_of(Rerr, rv)
+    rv = rotation_vector(rel_rotation(T_target, T))
     for r in range(3):
         v[r + 3] = ang_scale * rv[r] / dt
     W = np.empty(6)

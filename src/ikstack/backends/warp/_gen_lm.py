@@ -11,7 +11,7 @@ from ikstack.backends.warp._gen_dense import cap_step_inplace, cholesky_inplace,
 from ikstack.backends.warp._gen_gate import constraints_row
 from ikstack.backends.warp._gen_kinematics import _jac_into
 from ikstack.backends.warp._gen_splitmix import uniform
-from ikstack.backends.warp._gen_tuple_math import rel_rotation
+from ikstack.backends.warp._gen_tuple_math import rel_rotation, rotation_vector
 from ikstack.backends.warp._lm_steps import _now
 from ikstack.backends.warp._structs import CHAIN_T, CONSTRAINTS_T, SCRATCH_ROWS_T, SETTINGS_T
 
@@ -48,55 +48,17 @@ def _target_key(key: wp.int64, Tt: wp.mat44d):
 @wp.func
 def _pose_error(Tt: wp.mat44d, T: wp.mat44d, e: wp.array(dtype=wp.float64)):
     """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame; ``R_t R^T`` by
-    :func:`~ikstack.spatial._tuple_math.rel_rotation`), the rotation vector via a quaternion
-    (Shepperd's choice of its largest entry: accurate up to and at pi)."""
-    s = F(0.0)
-    w = F(0.0)
-    x = F(0.0)
-    y = F(0.0)
-    z = F(0.0)
-    f = F(0.0)
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`, its rotation vector by
+    :func:`~ikstack.spatial._tuple_math.rotation_vector`: accurate up to and at pi)."""
     for r in range(3):
         e[r] = Tt[r, 3] - T[r, 3]
-    M = rel_rotation(Tt, T)
-    tr = M[0, 0] + M[1, 1] + M[2, 2]
-    if tr >= M[0, 0] and tr >= M[1, 1] and tr >= M[2, 2]:
-        s = wp.sqrt(wp.max(F(1.0) + tr, F(0.0))) * F(2.0)
-        w = F(0.25) * s
-        x = (M[2, 1] - M[1, 2]) / s
-        y = (M[0, 2] - M[2, 0]) / s
-        z = (M[1, 0] - M[0, 1]) / s
-    elif M[0, 0] >= M[1, 1] and M[0, 0] >= M[2, 2]:
-        s = wp.sqrt(wp.max(F(1.0) + M[0, 0] - M[1, 1] - M[2, 2], F(0.0))) * F(2.0)
-        w = (M[2, 1] - M[1, 2]) / s
-        x = F(0.25) * s
-        y = (M[0, 1] + M[1, 0]) / s
-        z = (M[0, 2] + M[2, 0]) / s
-    elif M[1, 1] >= M[2, 2]:
-        s = wp.sqrt(wp.max(F(1.0) + M[1, 1] - M[0, 0] - M[2, 2], F(0.0))) * F(2.0)
-        w = (M[0, 2] - M[2, 0]) / s
-        x = (M[0, 1] + M[1, 0]) / s
-        y = F(0.25) * s
-        z = (M[1, 2] + M[2, 1]) / s
-    else:
-        s = wp.sqrt(wp.max(F(1.0) + M[2, 2] - M[0, 0] - M[1, 1], F(0.0))) * F(2.0)
-        w = (M[1, 0] - M[0, 1]) / s
-        x = (M[0, 2] + M[2, 0]) / s
-        y = (M[1, 2] + M[2, 1]) / s
-        z = F(0.25) * s
-    if w < F(0.0):
-        w = -w
-        x = -x
-        y = -y
-        z = -z
-    nv = wp.sqrt(x * x + y * y + z * z)
-    if nv < F(1e-12):
-        f = F(2.0) / w
-    else:
-        f = F(2.0) * wp.atan2(nv, w) / nv
-    e[3] = x * f
-    e[4] = y * f
-    e[5] = z * f
+    rx_ry_rz = rotation_vector(rel_rotation(Tt, T))
+    rx = rx_ry_rz[0]
+    ry = rx_ry_rz[1]
+    rz = rx_ry_rz[2]
+    e[3] = rx
+    e[4] = ry
+    e[5] = rz
 
 
 @wp.func

@@ -125,6 +125,69 @@ def rotation_angle(c: wp.float64, vx: wp.float64, vy: wp.float64, vz: wp.float64
 
 
 @wp.func
+def rotation_vector(M: wp.mat33d):
+    """The rotation vector ``angle * axis`` (the log map, angle in [0, pi]) of a rotation ``M``
+    (row-major 9-tuple) as a 3-tuple, through its quaternion ``(w, x, y, z)``: Shepperd's
+    choice of the largest entry, then ``angle = 2 atan2(|(x, y, z)|, w)`` with ``w >= 0``,
+    accurate near 0 and up to and at pi. At pi the axis's sign is the branch's choice. The
+    compiled pose errors of the numerical search and of the velocity QP are this vector of
+    :func:`rel_rotation`'s ``M``.
+
+    No floor under the square root: the branch's argument (``1 + tr M`` or
+    ``1 + 2 m_ii - tr M``) is the largest of the four, which add up to 4 for any matrix, so it
+    is at least 1 (to round-off) and the divisor ``s`` never vanishes; a NaN entry fails every
+    comparison or enters every branch's numbers, so NaN in is NaN out (a ``max`` floor would
+    leave that to how ``max`` treats NaN, which differs between devices). No normalisation:
+    the angle and the axis are ratios of the entries, which a scale leaves alone; only the
+    small-angle factor ``2 / w`` reads the scale, and ``w`` of a rotation is 1 to round-off
+    there. Below ``|(x, y, z)| = 1e-12`` the factor is ``2 / w`` (``atan2(n, w) / n`` is
+    ``1 / w`` to a relative ``n^2 / 3``, 3e-25): the cut only keeps ``0 / 0`` out, and any cut
+    up to ~1e-8 would give the same numbers within an ulp."""
+    s = F(0.0)
+    w = F(0.0)
+    x = F(0.0)
+    y = F(0.0)
+    z = F(0.0)
+    f = F(0.0)
+    tr = M[0, 0] + M[1, 1] + M[2, 2]
+    if tr >= M[0, 0] and tr >= M[1, 1] and tr >= M[2, 2]:
+        s = wp.sqrt(F(1.0) + tr) * F(2.0)
+        w = F(0.25) * s
+        x = (M[2, 1] - M[1, 2]) / s
+        y = (M[0, 2] - M[2, 0]) / s
+        z = (M[1, 0] - M[0, 1]) / s
+    elif M[0, 0] >= M[1, 1] and M[0, 0] >= M[2, 2]:
+        s = wp.sqrt(F(1.0) + M[0, 0] - M[1, 1] - M[2, 2]) * F(2.0)
+        w = (M[2, 1] - M[1, 2]) / s
+        x = F(0.25) * s
+        y = (M[0, 1] + M[1, 0]) / s
+        z = (M[0, 2] + M[2, 0]) / s
+    elif M[1, 1] >= M[2, 2]:
+        s = wp.sqrt(F(1.0) + M[1, 1] - M[0, 0] - M[2, 2]) * F(2.0)
+        w = (M[0, 2] - M[2, 0]) / s
+        x = (M[0, 1] + M[1, 0]) / s
+        y = F(0.25) * s
+        z = (M[1, 2] + M[2, 1]) / s
+    else:
+        s = wp.sqrt(F(1.0) + M[2, 2] - M[0, 0] - M[1, 1]) * F(2.0)
+        w = (M[1, 0] - M[0, 1]) / s
+        x = (M[0, 2] + M[2, 0]) / s
+        y = (M[1, 2] + M[2, 1]) / s
+        z = F(0.25) * s
+    if w < F(0.0):
+        w = -w
+        x = -x
+        y = -y
+        z = -z
+    n = wp.sqrt(x * x + y * y + z * z)
+    if n < F(1e-12):
+        f = F(2.0) / w
+    else:
+        f = F(2.0) * wp.atan2(n, w) / n
+    return wp.vec3d(x * f, y * f, z * f)
+
+
+@wp.func
 def fatan2(y: wp.float64, x: wp.float64):
     """``atan2(y, x)`` within 2 ulp (libm's is correctly rounded but ~2x slower; the
     subproblem kernels take a few dozen per target). The octant reduces the argument to

@@ -150,6 +150,7 @@ SIGNATURES: dict[str, dict[str, str]] = {
         "rel_rotation": "Tt:m44 T:m44",
         "axial_sine": "vx:f vy:f vz:f",
         "rotation_angle": "c:f vx:f vy:f vz:f",
+        "rotation_vector": "M:m9",
         "fatan2": "y:f x:f",
         "unit_cs": "y:f x:f",
         "wrap": "a:f",

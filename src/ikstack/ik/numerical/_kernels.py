@@ -33,7 +33,7 @@ from ikstack.ik.numerical._splitmix import uniform
 from ikstack.ik.result import IKStatus
 from ikstack.kinematics._kernels import _jac_into
 from ikstack.spatial._dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
-from ikstack.spatial._tuple_math import rel_rotation
+from ikstack.spatial._tuple_math import rel_rotation, rotation_vector
 
 # step kinds
 STEP_DLS = 0  #: fixed damping: (J^T W J + d^2 I) dq = J^T W e
@@ -162,47 +162,14 @@ def _target_key(key, Tt):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def _pose_error(Tt, T, e):  # pragma: no cover - compiled
     """``e = [p_t - p, rotvec(R_t R^T)]`` (base frame; ``R_t R^T`` by
-    :func:`~ikstack.spatial._tuple_math.rel_rotation`), the rotation vector via a quaternion
-    (Shepperd's choice of its largest entry: accurate up to and at pi)."""
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`, its rotation vector by
+    :func:`~ikstack.spatial._tuple_math.rotation_vector`: accurate up to and at pi)."""
     for r in range(3):
         e[r] = Tt[r, 3] - T[r, 3]
-    M = rel_rotation(Tt, T)  # row-major: M[3 i + j] is m_ij
-    tr = M[0] + M[4] + M[8]
-    # Shepperd: the largest of w, x, y, z first
-    if tr >= M[0] and tr >= M[4] and tr >= M[8]:
-        s = np.sqrt(max(1.0 + tr, 0.0)) * 2.0
-        w = 0.25 * s
-        x = (M[7] - M[5]) / s
-        y = (M[2] - M[6]) / s
-        z = (M[3] - M[1]) / s
-    elif M[0] >= M[4] and M[0] >= M[8]:
-        s = np.sqrt(max(1.0 + M[0] - M[4] - M[8], 0.0)) * 2.0
-        w = (M[7] - M[5]) / s
-        x = 0.25 * s
-        y = (M[1] + M[3]) / s
-        z = (M[2] + M[6]) / s
-    elif M[4] >= M[8]:
-        s = np.sqrt(max(1.0 + M[4] - M[0] - M[8], 0.0)) * 2.0
-        w = (M[2] - M[6]) / s
-        x = (M[1] + M[3]) / s
-        y = 0.25 * s
-        z = (M[5] + M[7]) / s
-    else:
-        s = np.sqrt(max(1.0 + M[8] - M[0] - M[4], 0.0)) * 2.0
-        w = (M[3] - M[1]) / s
-        x = (M[2] + M[6]) / s
-        y = (M[5] + M[7]) / s
-        z = 0.25 * s
-    if w < 0.0:
-        w, x, y, z = -w, -x, -y, -z
-    nv = np.sqrt(x * x + y * y + z * z)
-    if nv < 1e-12:
-        f = 2.0 / w
-    else:
-        f = 2.0 * np.arctan2(nv, w) / nv
-    e[3] = x * f
-    e[4] = y * f
-    e[5] = z * f
+    rx, ry, rz = rotation_vector(rel_rotation(Tt, T))
+    e[3] = rx
+    e[4] = ry
+    e[5] = rz
 
 
 @njit(cache=True, inline="always")
