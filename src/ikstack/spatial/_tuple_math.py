@@ -9,6 +9,8 @@ They are ordinary compiled functions, not ``inline="always"``: LLVM inlines them
 is optimized, while numba's own inlining re-typed each one at every call site and doubled the
 first-run compile time of the analytic paths (UR5 solve, batch and path from an empty cache:
 65 s -> 35 s; the solve times within 1.5%; ``benchmarks/bench_cold_start.py``).
+The exception is :func:`mm`: LLVM keeps it a real call (a 9-tuple result), once per FK or
+Jacobian of the chain kernels and the numerical search's iterations; numba inlines it.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ def mtv(R, p):  # pragma: no cover - compiled
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mm(A, B):  # pragma: no cover - compiled
     """``A @ B``."""
     return (

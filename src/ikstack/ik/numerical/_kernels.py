@@ -509,11 +509,12 @@ def _solve_one(Tt, q0, chain, cons, lm, key, ws, q_out):  # pragma: no cover - c
     return code, iterations, restarts
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def solve_batch(
     Tt, Q0, chain, cons, lm, key, Q_out, codes, iters, restarts
 ):  # pragma: no cover - compiled
-    """:func:`_solve_one` over every target, one workspace for all."""
+    """:func:`_solve_one` over every target, one workspace for all. Inlined into its compiled
+    caller (the single-target call): a real call would pass every record field as an argument."""
     ws = workspace(Q0.shape[1])
     for k in range(Tt.shape[0]):
         c, it, rs = _solve_one(Tt[k], Q0[k], chain, cons, lm, _target_key(key, Tt[k]), ws, Q_out[k])

@@ -227,6 +227,8 @@ class NumericalIK(Immutable):
         self._any_p = bool(active[:3].any())
         self._any_r = bool(active[3:].any())
         self._mid = chain.middle()
+        # the first guess of a single target without one, for the compiled call
+        self._mid1 = np.ascontiguousarray(self._mid, dtype=np.float64).reshape(1, chain.dof)
         # certify on compiled code (the same numbers as certify; all cores for large batches)
         tp = o.position_tolerance if self._full_p else math.inf
         tr = o.rotation_tolerance if self._full_r else math.inf
@@ -319,10 +321,13 @@ class NumericalIK(Immutable):
         Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
         dof = self.chain.dof
-        Q0 = np.empty((n, dof))
-        if seed is None:
+        if seed is None and n == 1 and self._pack is not None:
+            Q0 = self._mid1  # read, never written, by the compiled call
+        elif seed is None:
+            Q0 = np.empty((n, dof))
             Q0[:] = self._mid
         else:
+            Q0 = np.empty((n, dof))
             s = seed
             if not (
                 isinstance(s, np.ndarray)
