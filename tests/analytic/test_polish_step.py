@@ -34,6 +34,28 @@ def test_pose_error_is_the_translation_and_rotation_vector_to_the_target(angle):
     assert cost == pytest.approx(np.linalg.norm(e[:3]) + np.linalg.norm(rv), abs=1e-12)
 
 
+@pytest.mark.parametrize("gap", [1e-4, 1e-6, 1e-9, 0.0])
+def test_pose_error_rotation_vector_holds_its_axis_near_and_at_pi(gap):
+    # pi - gap: an axis read off the skew part of R_t R^T (twice the sine times the axis) is
+    # round-off over the sine here, 1e-16 / gap; SciPy's log map reads it off the symmetric part
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        T = _pose(rng)
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        Tt = np.eye(4)
+        Tt[:3, :3] = Rotation.from_rotvec((np.pi - gap) * axis).as_matrix() @ T[:3, :3]
+        Tt[:3, 3] = T[:3, 3]
+        e = np.empty(6)
+        cost = _err6(T, Tt, e)
+        rv = Rotation.from_matrix(Tt[:3, :3] @ T[:3, :3].T).as_rotvec()
+        if gap == 0.0 and np.linalg.norm(e[3:] + rv) < np.linalg.norm(e[3:] - rv):
+            rv = -rv  # at pi both signs of the axis are the same rotation
+        np.testing.assert_allclose(e[3:], rv, rtol=0, atol=1e-12)
+        assert cost == pytest.approx(np.linalg.norm(rv), abs=1e-12)
+        assert np.linalg.norm(e[3:]) <= np.pi * (1 + 1e-15)
+
+
 def test_stop_test_is_a_hundredth_of_both_tolerances():
     e = np.array([3e-11, 4e-11, 0.0, 0.0, 0.0, 5e-11])  # |e_p| = 5e-11, |e_r| = 5e-11
     assert _converged(e, 5e-9, 5e-9)

@@ -8,29 +8,31 @@ import warp as wp
 
 from ikstack.backends.warp._prims import *  # noqa: F403
 from ikstack.backends.warp._gen_dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
-from ikstack.backends.warp._gen_gate import pose_residual
 from ikstack.backends.warp._gen_kinematics import fk_one, jac_one
-from ikstack.backends.warp._gen_tuple_math import rotation_angle
+from ikstack.backends.warp._gen_tuple_math import rel_rotation, rotation_vector
 from ikstack.backends.warp._structs import CHAIN_T, POLISH_WORK_ROWS_T
 
 
 
 @wp.func
 def _err6(Tq: wp.mat44d, Tt: wp.mat44d, e: wp.array(dtype=wp.float64)):
-    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
-    R_t R^T]`` into ``e``."""
-    pe, c, vx, vy, vz = pose_residual(Tq, Tt)
-    re_s = rotation_angle(c, vx, vy, vz)
-    re = re_s[0]
-    s = re_s[1]
+    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [e_p, e_r]`` into ``e``: the
+    position error ``p_t - p`` and the rotation vector of ``R_t R^T`` (base frame;
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`, then
+    :func:`~ikstack.spatial._tuple_math.rotation_vector`: accurate up to and at pi), the
+    numerical search's pose error."""
     e[0] = Tt[0, 3] - Tq[0, 3]
     e[1] = Tt[1, 3] - Tq[1, 3]
     e[2] = Tt[2, 3] - Tq[2, 3]
-    f = wp.where(s > F(1e-12), re / s, F(1.0))
-    e[3] = F(0.5) * vx * f
-    e[4] = F(0.5) * vy * f
-    e[5] = F(0.5) * vz * f
-    return pe + re
+    rx_ry_rz = rotation_vector(rel_rotation(Tt, Tq))
+    rx = rx_ry_rz[0]
+    ry = rx_ry_rz[1]
+    rz = rx_ry_rz[2]
+    e[3] = rx
+    e[4] = ry
+    e[5] = rz
+    pe = wp.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    return pe + wp.sqrt(rx * rx + ry * ry + rz * rz)
 
 
 @wp.func

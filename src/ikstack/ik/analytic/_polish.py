@@ -19,26 +19,27 @@ from numba import njit
 
 from ikstack._records import F, Record
 from ikstack.ik._data import CHAIN  # noqa: F401 (polish_into's chain, read by the translator)
-from ikstack.ik._gate import pose_residual
 from ikstack.kinematics._kernels import fk_one, jac_one
 from ikstack.spatial._dense import cap_step_inplace, cholesky_inplace, cholesky_solve_inplace
-from ikstack.spatial._tuple_math import rotation_angle
+from ikstack.spatial._tuple_math import rel_rotation, rotation_vector
 
 
 @njit(cache=True)
 def _err6(Tq, Tt, e):  # pragma: no cover - compiled
-    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [p_t - p, rotation vector of
-    R_t R^T]`` into ``e``."""
-    pe, c, vx, vy, vz = pose_residual(Tq, Tt)
-    re, s = rotation_angle(c, vx, vy, vz)
+    """``|e_p| + |e_r|`` of ``Tq`` against ``Tt``, and ``e = [e_p, e_r]`` into ``e``: the
+    position error ``p_t - p`` and the rotation vector of ``R_t R^T`` (base frame;
+    :func:`~ikstack.spatial._tuple_math.rel_rotation`, then
+    :func:`~ikstack.spatial._tuple_math.rotation_vector`: accurate up to and at pi), the
+    numerical search's pose error."""
     e[0] = Tt[0, 3] - Tq[0, 3]
     e[1] = Tt[1, 3] - Tq[1, 3]
     e[2] = Tt[2, 3] - Tq[2, 3]
-    f = re / s if s > 1e-12 else 1.0
-    e[3] = 0.5 * vx * f
-    e[4] = 0.5 * vy * f
-    e[5] = 0.5 * vz * f
-    return pe + re
+    rx, ry, rz = rotation_vector(rel_rotation(Tt, Tq))
+    e[3] = rx
+    e[4] = ry
+    e[5] = rz
+    pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    return pe + math.sqrt(rx * rx + ry * ry + rz * rz)
 
 
 @njit(cache=True, inline="always")
