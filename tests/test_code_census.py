@@ -125,6 +125,12 @@ def test_ikstack_has_one_nearest_slot_pick_and_one_constraint_row_on_the_cpu():
     ]
     residual_callers = c["entry_points"]["FK pose residual"]
     assert "ikstack/ik/_gate.py:pose_residual -> rel_rotation" in residual_callers
+    # one compiled rotation vector (the numerical search, the polish and the velocity QP read
+    # it) and the public NumPy quaternion
+    assert impl["rotation vector (log map)"] == [
+        "ikstack/spatial/_tuple_math.py:rotation_vector",
+        "ikstack/spatial/so3.py:matrix_to_quat",
+    ]
     # packed layouts take their offsets from a definition (Record, Packing, Flat)
     assert c["hand_written_offsets_where"] == []
 

@@ -44,6 +44,12 @@ BEHAVIOURS: dict[str, tuple[str, str | None]] = {
         r"^_?(pose_residual|pose_errs?|pose_errors|fk_error\w*|position_rotation_error)$",
         r"(\w+)\[0, 0\] \* (\w+)\[0, 0\] \+ \1\[0, 1\] \* \2\[0, 1\]",
     ),
+    # the rotation vector of a rotation matrix by Shepperd's quaternion (the largest of w, x,
+    # y, z first: ``0.25 * s`` is the signature)
+    "rotation vector (log map)": (
+        r"^_?(rotation_vector|rotvec_of|rotvec6?|quat_log)$",
+        r"\b0\.25 \* s\b",
+    ),
 }
 
 #: status enums: a class whose name ends in ``Status`` (one per package is the design)
