@@ -226,7 +226,7 @@ def all_serial(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     the rows that are not (:data:`._single_target.GENERAL`, and
     :data:`._single_target.NOT_RIGID` for a target numpy must check) or-ed."""
     _check6(il)
-    return _all_block(0, T.shape[0], S, T, fl, il, kfam, out)
+    return _all_block(np.int64(0), T.shape[0], S, T, fl, il, kfam, out)
 
 
 @njit(cache=True, parallel=True)
@@ -237,7 +237,9 @@ def all_parallel(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     codes = np.zeros(nblk, dtype=np.int64)
     _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, kfam, out)
+        codes[bk] = _all_block(
+            np.int64(bk) * 64, min(n, np.int64(bk) * 64 + 64), S, T, fl, il, kfam, out
+        )
     code = 0
     for bk in range(nblk):
         code |= codes[bk]
