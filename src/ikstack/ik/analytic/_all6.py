@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
+from ikstack.ik._gate import RIGID, constraints_row, kernel_array, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.ik.analytic._select import _project, joint_rep
 from ikstack.ik.analytic._selection import nearest_open
@@ -260,11 +260,10 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     shape = T.shape
     if shape == (4, 4):
         n = 1
-        T = T[None] if T.flags.c_contiguous else np.ascontiguousarray(T)[None]
+        T = kernel_array(T)[None]
     elif len(shape) == 3 and shape[1:] == (4, 4) and shape[0]:
         n = shape[0]
-        if not T.flags.c_contiguous:
-            T = np.ascontiguousarray(T)
+        T = kernel_array(T)
     else:
         return None
     if seed is None:

@@ -411,10 +411,11 @@ class AnalyticIK(Immutable):
             and T.shape[1:] == (4, 4)
             and T.dtype is _F64
             and T.shape[0] > 0
-            and (self._six or all_finite(T))  # a 6R family's kernel checks each target
         ):
             return None
         T = kernel_array(T)
+        if not (self._six or all_finite(T)):  # a 6R family's kernel checks each target
+            return None
         n, dof = T.shape[0], self.chain.dof
         q = np.empty((n, dof))
         ok = np.empty(n, dtype=np.bool_)

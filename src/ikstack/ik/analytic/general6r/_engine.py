@@ -151,8 +151,9 @@ def solve_items(
     """
     K = int(tidx.shape[0])
     items = PN.new_items(tidx, gidx)
-    # the limits writable whatever their source (a chain's own are read-only): one kernel type
-    lower6, upper6 = kernel_array(lower6), kernel_array(upper6)
+    # one kernel type whatever the source: a chain's own limits are read-only, and the
+    # conditioned copy of a Fortran-ordered target batch keeps its order
+    Tc, lower6, upper6 = kernel_array(Tc), kernel_array(lower6), kernel_array(upper6)
     cfg = (PHI, IMAG_TOL, NEWTON_ITERS, lower6, upper6)  # the fields of PN.PencilSettings
     # few items: the records go as plain tuples of their fields (see PN.prepare_fields); from
     # PARALLEL_ITEMS on, typing them whole is a few percent of the call
