@@ -352,7 +352,9 @@ class AnalyticIK(Immutable):
         T = T_base_tcp
         if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64):
             return None
-        T = kernel_array(T)
+        f = T.flags  # kernel_array's test inline: a call costs a few percent of this path
+        if not (f.c_contiguous and f.writeable):
+            T = T.copy()
         if not (self._six or rigid_code(T, RIGID_ATOL) == RIGID):
             return None  # a 6R family's kernel checks the target itself
         dof = self.chain.dof
