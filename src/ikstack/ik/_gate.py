@@ -27,6 +27,13 @@ _INSIDE = 0.999
 _LINEAR_AMBIGUOUS = 1e-12
 
 
+def kernel_array(a: np.ndarray) -> np.ndarray:
+    """``a`` itself when it is writable and C-contiguous, else a C copy of it: a read-only or
+    strided array is another type to numba, and every kernel it reached would compile again."""
+    f = a.flags
+    return a if f.c_contiguous and f.writeable else a.copy()
+
+
 @njit(cache=True)
 def rigid_code(T, atol):  # pragma: no cover - compiled
     """0 when the (4, 4) ``T`` is finite and rigid well within ``atol``; 1 otherwise."""

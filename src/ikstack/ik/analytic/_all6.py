@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ikstack.ik._gate import RIGID, constraints_row, pose_residual, rigid_code
+from ikstack.ik._gate import RIGID, constraints_row, kernel_array, pose_residual, rigid_code
 from ikstack.ik.analytic._families6 import K6, solve6
 from ikstack.ik.analytic._select import _project, joint_rep
 from ikstack.ik.analytic._selection import nearest_open
@@ -226,7 +226,7 @@ def all_serial(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     the rows that are not (:data:`._single_target.GENERAL`, and
     :data:`._single_target.NOT_RIGID` for a target numpy must check) or-ed."""
     _check6(il)
-    return _all_block(0, T.shape[0], S, T, fl, il, kfam, out)
+    return _all_block(np.int64(0), T.shape[0], S, T, fl, il, kfam, out)
 
 
 @njit(cache=True, parallel=True)
@@ -237,7 +237,9 @@ def all_parallel(S, T, fl, il, kfam, out):  # pragma: no cover - compiled
     codes = np.zeros(nblk, dtype=np.int64)
     _check6(il)
     for bk in prange(nblk):
-        codes[bk] = _all_block(bk * 64, min(n, bk * 64 + 64), S, T, fl, il, kfam, out)
+        codes[bk] = _all_block(
+            np.int64(bk) * 64, min(n, np.int64(bk) * 64 + 64), S, T, fl, il, kfam, out
+        )
     code = 0
     for bk in range(nblk):
         code |= codes[bk]
@@ -258,11 +260,10 @@ def solve_all(ik: Any, T_base_tcp: Any, seed: Any) -> IKResult | None:
     shape = T.shape
     if shape == (4, 4):
         n = 1
-        T = T[None] if T.flags.c_contiguous else np.ascontiguousarray(T)[None]
+        T = kernel_array(T)[None]
     elif len(shape) == 3 and shape[1:] == (4, 4) and shape[0]:
         n = shape[0]
-        if not T.flags.c_contiguous:
-            T = np.ascontiguousarray(T)
+        T = kernel_array(T)
     else:
         return None
     if seed is None:

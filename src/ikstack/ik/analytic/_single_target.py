@@ -181,7 +181,7 @@ def select_batch(Q, V, S, T, fl, il, piters, out, parallel):
 def select_batch_serial(Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
     """:func:`select_batch` on the calling thread."""
     _check(il)
-    _select_block(0, T.shape[0], Q, V, S, T, fl, il, piters, out)
+    _select_block(np.int64(0), T.shape[0], Q, V, S, T, fl, il, piters, out)
 
 
 @njit(cache=True, parallel=True)
@@ -191,7 +191,9 @@ def select_batch_parallel(Q, V, S, T, fl, il, piters, out):  # pragma: no cover 
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        _select_block(bk * 64, min(n, bk * 64 + 64), Q, V, S, T, fl, il, piters, out)
+        _select_block(
+            np.int64(bk) * 64, min(n, np.int64(bk) * 64 + 64), Q, V, S, T, fl, il, piters, out
+        )
 
 
 @njit(cache=True)
@@ -202,7 +204,7 @@ def select_one(Q, V, S, T, fl, il, piters, q, perr, rerr):  # pragma: no cover -
     code = np.empty(1, dtype=np.int64)
     ok = np.empty(1, dtype=np.bool_)
     _check(il)
-    _select_block(0, 1, Q, V, S, T, fl, il, piters, (q, ok, perr, rerr, code))
+    _select_block(np.int64(0), np.int64(1), Q, V, S, T, fl, il, piters, (q, ok, perr, rerr, code))
     return code[0]
 
 
@@ -292,7 +294,7 @@ def six_batch_serial(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no cov
     """:func:`six_batch` on the calling thread."""
     _check6(il)
     fid, var, sgn = kfam
-    _six_block(0, T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
+    _six_block(np.int64(0), T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
 @njit(cache=True, parallel=True)
@@ -303,7 +305,8 @@ def six_batch_parallel(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no c
     n = T.shape[0]
     nblk = (n + 63) // 64
     for bk in prange(nblk):
-        i0, i1 = bk * 64, min(n, bk * 64 + 64)
+        i0 = np.int64(bk) * 64
+        i1 = min(n, i0 + 64)
         _six_block(i0, i1, S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
 
 
@@ -317,5 +320,6 @@ def six_one(S, T, fl, il, kfam, q, perr, rerr):  # pragma: no cover - compiled
     code = np.empty(1, dtype=np.int64)
     _check6(il)
     fid, var, sgn = kfam
-    _six_block(0, 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
+    i0 = np.int64(0)  # a literal 0 would type, and compile, _six_block once more
+    _six_block(i0, i0 + 1, S, T.reshape((1, 4, 4)), fl, il, fid, var, sgn, (q, perr, rerr, code))
     return code[0]

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikstack._deprecated import old_seed
 from ikstack.errors import InputError, ShapeError, UnsupportedGeometryError
 from ikstack.ik._fixed_gate import FastGate, constraint_tables, result_one
-from ikstack.ik._gate import RIGID, rigid_code
+from ikstack.ik._gate import RIGID, kernel_array, rigid_code
 from ikstack.ik._immutable import Immutable
 from ikstack.ik.analytic import (
     _all6,
@@ -230,10 +230,10 @@ class AnalyticIK(Immutable):
     def _targets(self, T_base_tcp: ArrayLike) -> tuple[Array, bool]:
         T = as_transforms(T_base_tcp, "T_base_tcp")
         if T.ndim == 2:
-            return np.ascontiguousarray(T[None]), True
+            return kernel_array(T[None]), True
         if T.ndim != 3:
             raise ShapeError("T_base_tcp", T.shape, "(4, 4) or (N, 4, 4)")
-        return np.ascontiguousarray(T), False
+        return kernel_array(T), False
 
     def _seeds(self, seed: ArrayLike | None, n: int) -> Array:
         # always a writable C copy: a broadcast of one row is a read-only view, and a read-only
@@ -350,13 +350,12 @@ class AnalyticIK(Immutable):
         general path's result, number for number.
         """
         T = T_base_tcp
-        if not (
-            self._fast
-            and type(T) is np.ndarray
-            and T.shape == (4, 4)
-            and T.dtype is _F64
-            and (T.flags.c_contiguous if self._six else rigid_code(T, RIGID_ATOL) == RIGID)
-        ):
+        if not (self._fast and type(T) is np.ndarray and T.shape == (4, 4) and T.dtype is _F64):
+            return None
+        f = T.flags  # kernel_array's test inline: a call costs a few percent of this path
+        if not (f.c_contiguous and f.writeable):
+            T = T.copy()
+        if not (self._six or rigid_code(T, RIGID_ATOL) == RIGID):
             return None  # a 6R family's kernel checks the target itself
         dof = self.chain.dof
         if seed is None:
@@ -414,10 +413,11 @@ class AnalyticIK(Immutable):
             and T.shape[1:] == (4, 4)
             and T.dtype is _F64
             and T.shape[0] > 0
-            and (self._six or all_finite(T))  # a 6R family's kernel checks each target
         ):
             return None
-        T = np.ascontiguousarray(T)
+        T = kernel_array(T)
+        if not (self._six or all_finite(T)):  # a 6R family's kernel checks each target
+            return None
         n, dof = T.shape[0], self.chain.dof
         q = np.empty((n, dof))
         ok = np.empty(n, dtype=np.bool_)

@@ -43,7 +43,7 @@ from ikstack.errors import InputError, ShapeError
 from ikstack.ik._blocks import run_blocks
 from ikstack.ik._data import GATE, chain_data, constraint_data
 from ikstack.ik._fixed_gate import FastGate, constraint_tables, result_one
-from ikstack.ik._gate import RIGID, rigid_code
+from ikstack.ik._gate import RIGID, kernel_array, rigid_code
 from ikstack.ik._immutable import Immutable
 from ikstack.ik.numerical import _kernels as K
 from ikstack.ik.numerical import _single_target as one
@@ -297,6 +297,8 @@ class NumericalIK(Immutable):
             q0 = old_seed(q0, seed, f"{type(self).__name__}.solve")
         seed = q0
         T = T_base_tcp
+        if type(T) is np.ndarray:
+            T = kernel_array(T)  # read-only or strided: one copy, not a second compile
         if (
             type(T) is np.ndarray
             and T.shape == (4, 4)
@@ -318,7 +320,7 @@ class NumericalIK(Immutable):
             T = as_transforms(T_base_tcp, "T_base_tcp")  # converts, or names what is wrong
             if T.ndim not in (2, 3):
                 raise ShapeError("T_base_tcp", T.shape, "(4, 4), (N, 4, 4) or (..., 4, 4)")
-        Tt = np.ascontiguousarray(T.reshape(-1, 4, 4))
+        Tt = kernel_array(T.reshape(-1, 4, 4))
         n = Tt.shape[0]
         dof = self.chain.dof
         if seed is None and n == 1 and self._pack is not None:

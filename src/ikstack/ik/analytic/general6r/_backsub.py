@@ -376,7 +376,8 @@ def backsub_rows(geom, cfg, items, start, stop):  # pragma: no cover - compiled
 def backsub_parallel(geom, cfg, items):  # pragma: no cover - compiled
     """:func:`backsub_rows` of every item on all cores (numba shares the rows out)."""
     for k in prange(items.tidx.shape[0]):
-        backsub_rows(geom, cfg, items, k, k + 1)
+        i = np.int64(k)  # prange's index is unsigned: one int64 signature for every caller
+        backsub_rows(geom, cfg, items, i, i + 1)
 
 
 @njit(cache=True)
@@ -384,4 +385,4 @@ def backsub_fields(geom, cfg, items):  # pragma: no cover - compiled
     """:func:`backsub_rows` of every item, the records passed as plain tuples of their fields
     (see :func:`._pencil.prepare_fields`), rebuilt here."""
     it = PencilItems(*items)
-    backsub_rows(Geometry(*geom), PencilSettings(*cfg), it, 0, it.tidx.shape[0])
+    backsub_rows(Geometry(*geom), PencilSettings(*cfg), it, np.int64(0), it.tidx.shape[0])

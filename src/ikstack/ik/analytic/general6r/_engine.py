@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikstack.errors import ShapeError, UnsupportedGeometryError
 from ikstack.ik._data import chain_data
+from ikstack.ik._gate import kernel_array
 from ikstack.ik.analytic import _gate_stage  # a module: it imports this package (cycle)
 from ikstack.ik.analytic._select import SELECT
 from ikstack.ik.analytic._verdict import verdict
@@ -150,6 +151,9 @@ def solve_items(
     """
     K = int(tidx.shape[0])
     items = PN.new_items(tidx, gidx)
+    # one kernel type whatever the source: a chain's own limits are read-only, and the
+    # conditioned copy of a Fortran-ordered target batch keeps its order
+    Tc, lower6, upper6 = kernel_array(Tc), kernel_array(lower6), kernel_array(upper6)
     cfg = (PHI, IMAG_TOL, NEWTON_ITERS, lower6, upper6)  # the fields of PN.PencilSettings
     # few items: the records go as plain tuples of their fields (see PN.prepare_fields); from
     # PARALLEL_ITEMS on, typing them whole is a few percent of the call

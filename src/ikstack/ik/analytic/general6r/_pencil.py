@@ -306,7 +306,8 @@ def prepare_rows(Ts, geom, cfg, items, start, stop):  # pragma: no cover - compi
 def prepare_parallel(Ts, geom, cfg, items):  # pragma: no cover - compiled
     """:func:`prepare_rows` of every item on all cores (numba shares the rows out)."""
     for k in prange(items.tidx.shape[0]):
-        prepare_rows(Ts, geom, cfg, items, k, k + 1)
+        i = np.int64(k)  # prange's index is unsigned: one int64 signature for every caller
+        prepare_rows(Ts, geom, cfg, items, i, i + 1)
 
 
 @njit(cache=True)
@@ -318,4 +319,4 @@ def prepare_fields(Ts, geom, cfg, items):  # pragma: no cover - compiled
     path (about 3 us for these three records, numba 0.68) and a plain tuple through its fast
     one; inside compiled code the records cost nothing."""
     it = PencilItems(*items)
-    prepare_rows(Ts, Geometry(*geom), PencilSettings(*cfg), it, 0, it.tidx.shape[0])
+    prepare_rows(Ts, Geometry(*geom), PencilSettings(*cfg), it, np.int64(0), it.tidx.shape[0])

@@ -1,0 +1,93 @@
+"""A kernel compiles once per real argument type: read-only and strided targets, a chain's own
+read-only limits, literal row bounds and ``prange``'s unsigned index all reach the block
+kernels as the writable C-contiguous arrays and int64 bounds a plain call passes (numba would
+compile each of them again, whole, for every other variant it sees)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba.extending import is_jitted
+
+from ikstack import robots
+from ikstack.ik.analytic import AnalyticIK, _all6, _single_target
+from ikstack.ik.analytic.general6r import General6R, _backsub, _pencil
+from ikstack.ik.numerical import _kernels
+from ikstack.ik.numerical import _single_target as _one_lm
+from ikstack.ik.numerical.lm import LevenbergMarquardt
+from ikstack.model import Chain, JointType
+from ikstack.spatial import se3, so3
+
+#: every compiled function defined in these modules: the ones Python calls show their signatures
+#: whether compiled or loaded from the cache; the ones they call when they compile
+MODULES = (_pencil, _backsub, _single_target, _all6, _kernels, _one_lm)
+
+#: a literal or unsigned scalar; a read-only or non-C array (top level or in a record)
+ODD = re.compile(
+    r"Literal\[|uint64|readonly|Array\(\w+, \d, '[AF]'|Array\(\w+, \d, 'C', True"
+    r"|array\(\w+, \dd, [AF]\)"
+)
+
+
+def _general_6r() -> Chain:
+    rng = np.random.default_rng(5)
+    origins = np.stack(
+        [
+            se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
+            for _ in range(6)
+        ]
+    )
+    return Chain(
+        joint_names=tuple(f"j{i}" for i in range(6)),
+        joint_types=(JointType.REVOLUTE,) * 6,
+        axes=rng.normal(size=(6, 3)),
+        origins=origins,
+        T_last_tip=np.eye(4),
+        lower=-np.pi * np.ones(6),
+        upper=np.pi * np.ones(6),
+        velocity_limits=np.ones(6),
+        acceleration_limits=np.ones(6),
+        jerk_limits=np.ones(6),
+        name="random6r-one-type",
+    )
+
+
+def _variants(T: np.ndarray) -> list[np.ndarray]:
+    ro = T.copy()
+    ro.flags.writeable = False
+    return [T, ro, np.asfortranarray(T)]
+
+
+def test_odd_arrays_and_literal_bounds_add_no_signature():
+    rng = np.random.default_rng(9)
+    ur5 = robots.load("ur5")
+    many = ur5.fk(ur5.random_q(rng, 300))  # a parallel batch
+    for ik in (AnalyticIK(ur5), AnalyticIK(ur5, mode="near")):
+        for T in _variants(many[0]) + _variants(many[:3]):
+            ik.solve(T)
+            ik.solve(T, return_all=True)
+        ik.solve(many)
+        ik.solve(many, return_all=True)
+    lm = LevenbergMarquardt(ur5)
+    for T in _variants(many[0]) + _variants(many[:2]):
+        lm.solve(T)
+    chain = _general_6r()
+    g6 = General6R(chain)  # picks its roles from the chain's own (read-only) limits
+    Tg = chain.fk(chain.random_q(rng, 70))  # 70 items: the parallel pencil kernels
+    for T in _variants(Tg[:2]) + [Tg]:
+        g6.solve(T)
+    kernels = [
+        k
+        for m in MODULES
+        for k in vars(m).values()
+        if is_jitted(k) and k.py_func.__module__ == m.__name__
+    ]
+    odd = {
+        f"{k.py_func.__module__}.{k.py_func.__qualname__}": s
+        for k in kernels
+        for s in map(str, k.nopython_signatures)
+        if ODD.search(s)
+    }
+    assert not odd, odd
+    assert sum(len(k.nopython_signatures) for k in kernels) >= 6  # the entry points ran
