@@ -387,7 +387,8 @@ class AnalyticIK(Immutable):
             )
         if code != _single_target.DONE:
             return None
-        ok = np.ones(1, dtype=np.bool_)  # certified: the code is DONE
+        ok = np.empty(1, dtype=np.bool_)  # np.ones costs ~0.6 us more on this path
+        ok[0] = True  # certified: the code is DONE
         return result_one(
             q,
             ok,
