@@ -350,7 +350,7 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # callers pass literal flags when their branches prune
 def _failure_code(violated, limits, singular):  # pragma: no cover - compiled
     """The outcome code of a target no search solved: a search ended on a configuration that
     violates a coupled-joint constraint, else the best iterate at (or a converged one outside)
