@@ -16,8 +16,7 @@ from ikstack.ik.analytic.general6r import General6R, _backsub, _pencil
 from ikstack.ik.numerical import _kernels
 from ikstack.ik.numerical import _single_target as _one_lm
 from ikstack.ik.numerical.lm import LevenbergMarquardt
-from ikstack.model import Chain, JointType
-from ikstack.spatial import se3, so3
+from random_chains import random_6r
 
 #: every compiled function defined in these modules: the ones Python calls show their signatures
 #: whether compiled or loaded from the cache; the ones they call when they compile
@@ -28,29 +27,6 @@ ODD = re.compile(
     r"Literal\[|uint64|readonly|Array\(\w+, \d, '[AF]'|Array\(\w+, \d, 'C', True"
     r"|array\(\w+, \dd, [AF]\)"
 )
-
-
-def _general_6r() -> Chain:
-    rng = np.random.default_rng(5)
-    origins = np.stack(
-        [
-            se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
-            for _ in range(6)
-        ]
-    )
-    return Chain(
-        joint_names=tuple(f"j{i}" for i in range(6)),
-        joint_types=(JointType.REVOLUTE,) * 6,
-        axes=rng.normal(size=(6, 3)),
-        origins=origins,
-        T_last_tip=np.eye(4),
-        lower=-np.pi * np.ones(6),
-        upper=np.pi * np.ones(6),
-        velocity_limits=np.ones(6),
-        acceleration_limits=np.ones(6),
-        jerk_limits=np.ones(6),
-        name="random6r-one-type",
-    )
 
 
 def _variants(T: np.ndarray) -> list[np.ndarray]:
@@ -72,7 +48,7 @@ def test_odd_arrays_and_literal_bounds_add_no_signature():
     lm = LevenbergMarquardt(ur5)
     for T in _variants(many[0]) + _variants(many[:2]):
         lm.solve(T)
-    chain = _general_6r()
+    chain = random_6r(5)
     g6 = General6R(chain)  # picks its roles from the chain's own (read-only) limits
     Tg = chain.fk(chain.random_q(rng, 70))  # 70 items: the parallel pencil kernels
     for T in _variants(Tg[:2]) + [Tg]:

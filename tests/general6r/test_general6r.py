@@ -18,32 +18,8 @@ from ikstack.ik import IKStatus, certify
 from ikstack.ik.analytic.general6r import General6R, LockedJoint7R, LockSearch
 from ikstack.kinematics import fk, fk_jacobian
 from ikstack.model import Chain, JointType
-from ikstack.spatial import se3, so3
-
-
-def random_6r(seed: int, continuous: bool = False) -> Chain:
-    """A 6R arm with random axes, origins and tool: no special geometry."""
-    rng = np.random.default_rng(seed)
-    origins = np.stack(
-        [
-            se3.make_transform(so3.exp(rng.normal(size=3)), 0.3 * rng.normal(size=3))
-            for _ in range(6)
-        ]
-    )
-    kind = JointType.CONTINUOUS if continuous else JointType.REVOLUTE
-    return Chain(
-        joint_names=tuple(f"j{i}" for i in range(6)),
-        joint_types=(kind,) * 6,
-        axes=rng.normal(size=(6, 3)),
-        origins=origins,
-        T_last_tip=se3.make_transform(so3.exp(rng.normal(size=3)), 0.1 * rng.normal(size=3)),
-        lower=-np.pi * np.ones(6),
-        upper=np.pi * np.ones(6),
-        velocity_limits=np.ones(6),
-        acceleration_limits=np.ones(6),
-        jerk_limits=np.ones(6),
-        name=f"random6r-{seed}",
-    )
+from ikstack.spatial import se3
+from random_chains import random_6r
 
 
 def wrapped_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -265,7 +241,10 @@ def test_determinant_newton_pulls_a_perturbed_root_back_and_never_raises_det():
     g = solver._geom
     zero = np.zeros(1, dtype=np.int64)
     items = PN.new_items(zero, zero)
-    cfg = PN.PencilSettings(EN.PHI, EN.IMAG_TOL, EN.NEWTON_ITERS, chain.lower, chain.upper)
+    # writable limits, as the solver passes (a chain's own are read-only: another kernel type,
+    # which the one-compile-per-type test would see when it runs in this process)
+    lo, hi = chain.lower.copy(), chain.upper.copy()
+    cfg = PN.PencilSettings(EN.PHI, EN.IMAG_TOL, EN.NEWTON_ITERS, lo, hi)
     PN.prepare_rows(EN.conditioned(T), g, cfg, items, 0, 1)
     S = items.S
     hidden = (g.shift + 2) % 6  # the eigenvalue joint
