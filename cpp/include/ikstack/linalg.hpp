@@ -154,10 +154,6 @@ void integrate(const VecN& q, const VecN& dq, double dt, const VecN& lo, const V
 /// Python kernel. Allocation-free (scratch on the stack).
 void svd_jacobi(const Jacobian& A, Mat6& U, Vec6& s, MatN& Vh, bool warm);
 
-/// Rotation vector (angle in [0, pi]) of a 3x3 rotation (Shepperd quaternion, then
-/// 2 atan2(|v|, w)); out has 3 entries.
-void rotvec_of(const Mat3& R, double out[3]);
-
 }  // namespace ikstack
 
 #include "ikstack/linalg_impl.hpp"
