@@ -122,8 +122,9 @@ def polish_into(q: wp.array(dtype=wp.float64), Tt: wp.mat44d, chain: CHAIN_T.typ
             break
         for j in range(dof):
             q[j] = trial[j]
+        for a in range(6):
+            e[a] = e2[a]
         cost = c2
         used = used + 1
         jac_one(q, Rs, ps, kinds, R_end, p_end, J, Tq)
-        _err6(mat44_of(Tq), Tt, e)
     return used
