@@ -108,10 +108,10 @@ def collect(
                 row = rows.setdefault(name, Row(name, lo))
                 getattr(row, side).append(value)
     for old, new in bench.renamed:
-        row, was = rows.get(new), rows.get(old)
-        if row is None or was is None or row.base or was.head:
+        now, was = rows.get(new), rows.get(old)
+        if now is None or was is None or now.base or was.head:
             continue
-        row.base, row.renamed_from = was.base, old
+        now.base, now.renamed_from = was.base, old
         del rows[old]
     if committed is not None:
         done = figures(committed, bench)

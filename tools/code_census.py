@@ -24,6 +24,7 @@ import ast
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ikstack"
@@ -239,24 +240,24 @@ def census(src: Path = SRC) -> dict:
         # index a packed array or tuple (``w[F_J]``, ``b[_REP + 1]``; a slice bound is a count)
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                t, v = node.targets[0], node.value
-                pairs = (
-                    zip(t.elts, v.elts, strict=True)
-                    if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple)
-                    else [(t, v)]
+                lhs, rhs = node.targets[0], node.value
+                pairs: Iterable[tuple[ast.expr, ast.expr]] = (
+                    zip(lhs.elts, rhs.elts, strict=True)
+                    if isinstance(lhs, ast.Tuple) and isinstance(rhs, ast.Tuple)
+                    else [(lhs, rhs)]
                 )
-                for name, value in pairs:
-                    if isinstance(name, ast.Name) and _int_value(value) is not None:
-                        int_consts[f"{module}.{name.id}"] = f"{rel}:{node.lineno} {name.id}"
+                for lhs_part, rhs_part in pairs:
+                    if isinstance(lhs_part, ast.Name) and _int_value(rhs_part) is not None:
+                        int_consts[f"{module}.{lhs_part.id}"] = f"{rel}:{node.lineno} {lhs_part.id}"
         for node in ast.walk(tree):
             if isinstance(node, ast.Subscript):
                 sl = node.slice
                 for part in sl.elts if isinstance(sl, ast.Tuple) else [sl]:
                     if isinstance(part, ast.Slice):
                         continue
-                    for n in ast.walk(part):
-                        if isinstance(n, ast.Name):
-                            target = imported.get(n.id, f"{module}.{n.id}")
+                    for sub in ast.walk(part):
+                        if isinstance(sub, ast.Name):
+                            target = imported.get(sub.id, f"{module}.{sub.id}")
                             index_uses.append(target)
     resolved = (_resolve(t, aliases) for t in index_uses)
     offsets = sorted({int_consts[t] for t in resolved if t in int_consts})
@@ -290,7 +291,7 @@ def census(src: Path = SRC) -> dict:
                     )
                     break
     retyped = [w for hits in by_module.values() if len(hits) >= 2 for w in hits]
-    n = Counter()
+    n: Counter[str] = Counter()
     for k, _ in params:
         n[">10"] += k > 10
         n[">20"] += k > 20
@@ -325,14 +326,17 @@ def _declared_hooks(src: Path) -> set[str]:
     path = src / "backends" / "warp" / "_translate.py"
     if not path.exists():
         return set()
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        if not (isinstance(target, ast.Name) and target.id == "HOOKS"):
+        target: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        if not (isinstance(target, ast.Name) and target.id == "HOOKS" and value is not None):
             continue
-        hooks = ast.literal_eval(node.value)  # type: ignore[union-attr]
+        hooks = ast.literal_eval(value)
         for device_module, funcs in hooks.values():
             rel = device_module.removeprefix("ikstack.").replace(".", "/") + ".py"
             out.update(f"ikstack/{rel}:{f}" for f in funcs)
