@@ -11,11 +11,13 @@ import numpy as np
 from numba.extending import is_jitted
 
 from ikstack import robots
+from ikstack.ik import _gate
 from ikstack.ik.analytic import AnalyticIK, _all6, _single_target
 from ikstack.ik.analytic.general6r import General6R, _backsub, _pencil
 from ikstack.ik.numerical import _kernels
 from ikstack.ik.numerical import _single_target as _one_lm
 from ikstack.ik.numerical.lm import LevenbergMarquardt
+from ikstack.ik.result import fk_errors
 from random_chains import random_6r
 
 #: every compiled function defined in these modules: the ones Python calls show their signatures
@@ -67,3 +69,22 @@ def test_odd_arrays_and_literal_bounds_add_no_signature():
     }
     assert not odd, odd
     assert sum(len(k.nopython_signatures) for k in kernels) >= 6  # the entry points ran
+
+
+def test_fk_errors_passes_read_only_and_broadcast_poses_as_writable_rows():
+    rng = np.random.default_rng(4)
+    ur5 = robots.load("ur5")
+    q = ur5.random_q(rng, 3)
+    T = ur5.fk(q)
+    ro = T.copy()
+    ro.flags.writeable = False
+    qro = q.copy()
+    qro.flags.writeable = False
+    want = fk_errors(ur5, q, T)
+    for qq, Tt in ((q, ro), (qro, ro), (q, ro[0]), (q[0], ro), (q, np.asfortranarray(T[1]))):
+        pe, re = fk_errors(ur5, qq, Tt)
+        assert pe.shape == re.shape == (3,)
+    np.testing.assert_array_equal(fk_errors(ur5, q, ro)[0], want[0])
+    sigs = [str(s) for s in _gate.fk_errors_rows.nopython_signatures]
+    assert sigs and not [s for s in sigs if ODD.search(s)], sigs
+    assert ro.flags.writeable is False  # the caller's array is left as it was

@@ -258,6 +258,15 @@ def _status_name(code: int) -> str:
         return f"status {code}"
 
 
+def _pose_rows(T: Array, shape: tuple[int, ...]) -> Array:
+    """``T`` broadcast to ``shape`` poses as ``(n, 4, 4)`` rows, contiguous and writable: a
+    broadcast view is read-only, and a read-only array is another signature (the error kernel
+    compiled a second time on a first run). Copies only a view or a read-only array."""
+    if T.shape[:-2] != shape:
+        T = np.broadcast_to(T, shape + (4, 4))
+    return np.require(T.reshape(-1, 4, 4), None, ("C", "W"))
+
+
 def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
     """Position [m] and geodesic rotation [rad] errors of ``fk(q)`` against targets (broadcast).
 
@@ -270,8 +279,8 @@ def fk_errors(chain: Chain, q: Array, T_target: Array) -> tuple[Array, Array]:
     T = fk(chain, q)
     Tt = np.asarray(T_target, dtype=np.float64)
     shape = np.broadcast_shapes(T.shape[:-2], Tt.shape[:-2])
-    F = np.ascontiguousarray(np.broadcast_to(T, shape + (4, 4)).reshape(-1, 4, 4))
-    G = np.ascontiguousarray(np.broadcast_to(Tt, shape + (4, 4)).reshape(-1, 4, 4))
+    F = _pose_rows(T, shape)
+    G = _pose_rows(Tt, shape)
     perr = np.empty(F.shape[0])
     rerr = np.empty(F.shape[0])
     fk_errors_rows(F, G, perr, rerr)
