@@ -189,6 +189,9 @@ def unpack(fl, il):
         ns["_as_strided"] = np.lib.stride_tricks.as_strided
         py = dict(ns)  # a namespace of its own: these functions stay Python
         exec(code, py)  # noqa: S102 - our own generated source, see _source
+        #: ``il -> None`` in Python, raises unless ``il`` has this layout: for a caller that runs
+        #: a compiled block kernel (one taking ``unpack_unchecked``'s records) from Python
+        self.check_here: Callable[..., Any] = py["check"]
         #: ``(fl, il) -> tuple of records`` in Python, the same source run by numpy: array
         #: fields are views into ``fl`` and ``il`` (writing one writes the packed arrays), scalars
         #: are values; the Python side of a packed workspace

@@ -227,10 +227,8 @@ def seed6(seed: wp.array(dtype=wp.float64), rev: bool, off: int, j: int):
 @wp.func
 def put6(Q: wp.array2d(dtype=wp.float64), slot: int, rev: bool, off: int, j: int, v: wp.float64):
     """Joint ``j`` (the family's order) of candidate ``slot`` is ``v``."""
-    if rev:
-        Q[slot, off + 5 - j] = v
-    else:
-        Q[slot, off + j] = v
+    c = wp.where(rev, off + 5 - j, off + j)
+    Q[slot, c] = v
 
 
 @wp.func
@@ -486,12 +484,13 @@ def tp_pair_rep(h0: wp.vec3d, h1: wp.vec3d, h4: wp.vec3d, h5: wp.vec3d, P1: wp.v
     ``s4``."""
     _u1 = int(0)
     ls = bool(False)
-    _u2 = wp.vec2d()
-    _u3 = wp.vec2d()
+    _u2 = F(0.0)
+    _u3 = F(0.0)
     _u4 = wp.vec2d()
+    _u5 = wp.vec2d()
     q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
     if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
-        _u1, ls, _u2, _u3, _u4 = tp_elbow(h1, P2, P3, theta, d)
+        _u1, ls, _u2, _u3, _u4, _u5 = sp3_cs(P3, neg(P2), h1, norm(d))
         if ls:
             q5, theta, d = tp_singular(h0, h1, h4, h5, P1, P2, P3, P4, P5, A, w0, c4, s4, theta)
     return q5, theta, d

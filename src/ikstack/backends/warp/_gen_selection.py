@@ -72,13 +72,13 @@ def select_nearest(Q: wp.array2d(dtype=wp.float64), D: wp.array(dtype=wp.float64
 
 @wp.func
 def _finalize_pl(Q: wp.array2d(dtype=wp.float64), V: wp.array(dtype=wp.int32), seed: wp.array(dtype=wp.float64), T: wp.mat44d, chain: CHAIN_T.type, sel: SELECT_T.type, lazy: bool, piters: int, OK: wp.array(dtype=wp.int32), FK: wp.array(dtype=wp.int32), LIM: wp.array(dtype=wp.int32), D: wp.array(dtype=wp.float64), Tbuf: Polish, Tbuf_row: int, polished: wp.array(dtype=wp.int32)):
-    """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
-    (in) and by this one (out); no slot is polished twice, so no candidate receives more than
-    ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
-    at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve). Returns the selected slot: the valid slot nearest the
-    seed (:func:`select_nearest`'s, or after a full pass :func:`nearest_open` of the flags), or
-    ``NONE``.
+    """The selection of :func:`lazy_one` (``lazy``) or of a full pass, with ``polished`` (K,):
+    slots already polished by an earlier pass (in) and by this one (out); no slot is polished
+    twice, so no candidate receives more than ``piters`` corrections however many passes gate
+    it. ``piters`` None is no polish, decided at compile time: a caller that never polishes
+    does not compile the polish (the Newton step, the Jacobian, a linear solve). Returns the
+    selected slot: the valid slot nearest the seed (:func:`select_nearest`'s, or after a full
+    pass :func:`nearest_open` of the flags), or ``NONE``.
 
     On the device (generated from ``ikstack.ik.analytic._selection._finalize_pl``): ``piters``
     is always passed; ``work`` is passed as ``OK``, ``FK``, ``LIM``, ``D``, ``Tbuf`` and

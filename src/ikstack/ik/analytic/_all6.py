@@ -6,7 +6,7 @@ path's bit for bit:
 1. the rigid check of the target (anything not well within the tolerance: numpy decides);
 2. the family's 8 candidates (:func:`._families6.solve6`, as :func:`._families6.batch6`);
 3. representatives, limits, the FK gate of every candidate, the step bound and the seed
-   distances (:func:`._selection._finalize_one`'s full pass, as :func:`._selection.finalize`, with
+   distances (:func:`._selection._finalize_pl`'s full pass, as :func:`._selection.finalize`, with
    :func:`ikstack.kinematics._kernels.fk_revolute6_cs`, which is ``fk_one`` to the bit; a
    joint value shared with the previous candidate gated (the families write candidates that
    share joints next to each other) takes that candidate's cosine and sine);
@@ -129,7 +129,7 @@ def _all_block(i0, i1, S, T, fl, il, kfam, out):  # pragma: no cover - compiled
         last = -1  # the last candidate FK-gated (its cosines and sines are in CQ, SQ)
         pt = (Ti[0, 3], Ti[1, 3], Ti[2, 3])
         solve6(fid, var, sgn, m9(Ti), pt, (H, P, R6), s, (Qi, V, 0, 0, rev))
-        # _selection._finalize_one's full pass (no polish), with the tuple FK
+        # _selection._finalize_pl's full pass (no polish), with the tuple FK
         for k in range(K6):
             for j in range(6):
                 if not np.isfinite(Qi[k, j]):

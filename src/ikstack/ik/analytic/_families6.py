@@ -246,10 +246,10 @@ def seed6(seed, rev, off, j):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def put6(Q, slot, rev, off, j, v):  # pragma: no cover - compiled
     """Joint ``j`` (the family's order) of candidate ``slot`` is ``v``."""
-    if rev:
-        Q[slot, off + 5 - j] = v
-    else:
-        Q[slot, off + j] = v
+    # one store of a column picked by ``rev`` (not a store per branch: half the code, which
+    # the first run compiles for every slot of both families)
+    c = off + 5 - j if rev else off + j
+    Q[slot, c] = v
 
 
 @njit(cache=True)
@@ -279,7 +279,7 @@ def spherical_wrist(var, Rt, pt, geo, seed, dst):  # pragma: no cover - compiled
     Q, V, base, off, rev = dst
     Rt, pt = start6(Rt, pt, seed, dst)
     R06 = mm(Rt, mT(R6T))
-    pW = sub(pt, mv(R06, P[6]))
+    pW = sub(pt, mv(R06, v3(P[6])))
     h0, h1, h2 = v3(H[0]), v3(H[1]), v3(H[2])
     h3, h4, h5 = v3(H[3]), v3(H[4]), v3(H[5])
     n, t0, t1, t2 = _position3(var, pW, H, P, seed6(seed, rev, off, 0))
@@ -348,7 +348,7 @@ def tp_start(var, Rt, pt, H, P, R6T):  # pragma: no cover - compiled
     """Joints 1 and 5 of :func:`three_parallel`: ``(count, q0 (4,), q4 (4,), R06, p16, cs)``
     with ``cs`` the 4-tuples ``(cos q0, sin q0, cos q4, sin q4)``."""
     R06 = mm(Rt, mT(R6T))
-    p16 = sub(sub(pt, mv(R06, P[6])), P[0])
+    p16 = sub(sub(pt, mv(R06, v3(P[6]))), v3(P[0]))
     h0, h1, h4, h5 = v3(H[0]), v3(H[1]), v3(H[4]), v3(H[5])
     P1, P2, P3, P4, P5 = v3(P[1]), v3(P[2]), v3(P[3]), v3(P[4]), v3(P[5])
     m0 = neg(h0)
@@ -460,7 +460,10 @@ def tp_pair_rep(hs, Ps, Aw, cs4, seed5):  # pragma: no cover - compiled
     c4, s4 = cs4
     q5, theta, d = tp_pair(h1, h4, h5, P4, P5, A, w0, c4, s4, seed5)
     if norm(cross(rot_cs(h4, c4, s4, h5), h1)) < SINGULAR_WRIST:
-        _, ls, _, _, _ = tp_elbow(h1, P2, P3, theta, d)
+        # whether the elbow misses its reach: subproblem 3's least-squares flag, as in
+        # tp_elbow (not tp_elbow whole: its shoulder is not needed here, and each inlined copy
+        # of it costs a first run's compile)
+        _, ls, _, _, _, _ = sp3_cs(P3, neg(P2), h1, norm(d))
         if ls:
             q5, theta, d = tp_singular(hs, Ps, Aw, cs4, theta)
     return q5, theta, d

@@ -182,27 +182,16 @@ def select_nearest(Q, D, OK, T, scratch, gate, polish, sph, tp):  # pragma: no c
 
 
 @njit(cache=True)
-def _finalize_one(Q, V, seed, T, chain, sel, lazy, piters, work):  # pragma: no cover - compiled
-    """:func:`finalize` of one target's candidates ``Q (K, dof)`` against ``T``, seeded by
-    ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a
-    :data:`SELECT` record, ``work`` the flags and scratch
-    ``(OK, FK, LIM, D, Tbuf)``; returns the selected slot (see :func:`_finalize_pl`)."""
-    return _finalize_pl(
-        Q, V, seed, T, chain, sel, lazy, piters, work, np.zeros(Q.shape[0], dtype=np.bool_)
-    )
-
-
-@njit(cache=True)
 def _finalize_pl(
     Q, V, seed, T, chain, sel, lazy, piters, work, polished
 ):  # pragma: no cover - compiled
-    """:func:`_finalize_one` with ``polished`` (K,): slots already polished by an earlier pass
-    (in) and by this one (out); no slot is polished twice, so no candidate receives more than
-    ``piters`` corrections however many passes gate it. ``piters`` None is no polish, decided
-    at compile time: a caller that never polishes does not compile the polish (the Newton
-    step, the Jacobian, a linear solve). Returns the selected slot: the valid slot nearest the
-    seed (:func:`select_nearest`'s, or after a full pass :func:`nearest_open` of the flags), or
-    ``NONE``."""
+    """The selection of :func:`lazy_one` (``lazy``) or of a full pass, with ``polished`` (K,):
+    slots already polished by an earlier pass (in) and by this one (out); no slot is polished
+    twice, so no candidate receives more than ``piters`` corrections however many passes gate
+    it. ``piters`` None is no polish, decided at compile time: a caller that never polishes
+    does not compile the polish (the Newton step, the Jacobian, a linear solve). Returns the
+    selected slot: the valid slot nearest the seed (:func:`select_nearest`'s, or after a full
+    pass :func:`nearest_open` of the flags), or ``NONE``."""
     # fields once, outside the loops (a record's field read in a loop costs a reference count)
     OK, FK, LIM, D, Tbuf = work
     lo, hi, revolute, W, max_step = sel.lo, sel.hi, sel.revolute, sel.W, sel.step
@@ -309,10 +298,13 @@ def finalize_parallel(Q, V, S, T, chain, sel, lazy, piters, flags):  # pragma: n
 
 @njit(cache=True)
 def lazy_one(Q, V, seed, T, chain, sel, piters, work):  # pragma: no cover - compiled
-    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` (see
-    :func:`_finalize_one`); returns the index of the selected candidate (the valid one nearest
-    the seed), or -1 if none passed."""
-    return _finalize_one(Q, V, seed, T, chain, sel, True, piters, work)
+    """:func:`finalize` (lazy) of one target's candidates ``Q (K, dof)`` against ``T``, seeded
+    by ``seed``: ``chain`` a :data:`ikstack.ik._data.CHAIN` record, ``sel`` a :data:`SELECT`
+    record, ``work`` the flags and scratch ``(OK, FK, LIM, D, Tbuf)``; returns the index of
+    the selected candidate (the valid one nearest the seed), or -1 if none passed (see
+    :func:`_finalize_pl`)."""
+    polished = np.zeros(Q.shape[0], dtype=np.bool_)
+    return _finalize_pl(Q, V, seed, T, chain, sel, True, piters, work, polished)
 
 
 @njit(cache=True)

@@ -173,15 +173,13 @@ def select_batch(Q, V, S, T, fl, il, piters, out, parallel):
     certificate and a code (:data:`DONE`, :data:`GENERAL` or :data:`NOT_RIGID`) in ``out =
     (q (N, dof), ok, perr, rerr, code)``; rows not :data:`DONE` are the general path's to
     decide. ``fl, il``: :data:`PACKING`'s arrays. On all cores when ``parallel``."""
-    kern = select_batch_parallel if parallel else select_batch_serial
-    kern(Q, V, S, T, fl, il, piters, out)
-
-
-@njit(cache=True)
-def select_batch_serial(Q, V, S, T, fl, il, piters, out):  # pragma: no cover - compiled
-    """:func:`select_batch` on the calling thread."""
-    _check(il)
-    _select_block(np.int64(0), T.shape[0], Q, V, S, T, fl, il, piters, out)
+    if parallel:
+        select_batch_parallel(Q, V, S, T, fl, il, piters, out)
+        return
+    # on the calling thread: the row kernel itself (a compiled wrapper would be one more
+    # function a first run compiles, re-optimizing the whole kernel below it)
+    PACKING.check_here(il)
+    _select_block(np.int64(0), np.int64(T.shape[0]), Q, V, S, T, fl, il, piters, out)
 
 
 @njit(cache=True, parallel=True)
@@ -284,17 +282,14 @@ def six_batch(S, T, fl, il, kfam, out, parallel):
     general path's to decide. ``fl, il``: :data:`PACKING6`'s arrays; ``kfam``: the family's
     ``(kfid, kvar, ksgn)`` (:attr:`.families.SixR.kfid`...; its code picked at compile time).
     On all cores when ``parallel`` (a serial call never touches numba's thread pool)."""
-    kern = six_batch_parallel if parallel else six_batch_serial
-    q, perr, rerr, code = out  # separate arrays: a tuple argument costs more per call
-    kern(S, T, fl, il, kfam, q, perr, rerr, code)
-
-
-@njit(cache=True)
-def six_batch_serial(S, T, fl, il, kfam, q, perr, rerr, code):  # pragma: no cover - compiled
-    """:func:`six_batch` on the calling thread."""
-    _check6(il)
+    if parallel:
+        q, perr, rerr, code = out  # separate arrays: a tuple argument costs more per call
+        six_batch_parallel(S, T, fl, il, kfam, q, perr, rerr, code)
+        return
+    # on the calling thread: the row kernel itself (see select_batch)
+    PACKING6.check_here(il)
     fid, var, sgn = kfam
-    _six_block(np.int64(0), T.shape[0], S, T, fl, il, fid, var, sgn, (q, perr, rerr, code))
+    _six_block(np.int64(0), np.int64(T.shape[0]), S, T, fl, il, fid, var, sgn, out)
 
 
 @njit(cache=True, parallel=True)
