@@ -11,10 +11,25 @@ area and process::
 ``IKSTACK_COMPILE_NOTICE=0`` in the environment silences it; ``ikstack warmup`` compiles
 ahead (for images and CI). :func:`install` is called by :mod:`ikstack.spatial`, which every
 module with kernels imports, so the notice covers every kernel.
+
+The same listener shortens that wait. The compiler copies its intermediate code object by
+object, and every full collection of Python's cyclic garbage collector walks every live object
+of the process: on a first UR5 ``solve_ik`` 18 of them cost about 3 s of 20, mostly walking
+objects that were alive before the compilation began (the interpreter's, numpy's, numba's).
+While a kernel of ikstack compiles (the outermost compilation, callees included) those objects
+are set aside (:func:`gc.freeze`) and the collector runs a full collection after
+:data:`COMPILE_FULL_EVERY` collections of the middle generation instead of 10; the young
+generations are collected as usual. There, 5 full collections take 0.7 s, and the process's
+peak memory grows from 329 to 365 MB (garbage of the compilation collected a little later).
+When the compilation ends, also when it fails, the objects go back to the oldest generation
+(:func:`gc.unfreeze`) and the thresholds come back. A program that turned the collector off,
+a program that froze objects itself (left frozen, thresholds only), and the compilation of
+other code (a user's own ``njit`` functions) are left alone.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -33,9 +48,17 @@ AREAS: dict[str, str] = {
     "ikstack.validate": "model check",
 }
 
+#: while a kernel of ikstack compiles, the collector's oldest generation collects after this
+#: many collections of the middle one (Python's default: 10)
+COMPILE_FULL_EVERY = 40
+
 _state = threading.local()
 _shown: set[str] = set()
 _installed = False
+#: what the outermost compilation under way changed, to undo when it ends: the collector's
+#: thresholds and whether it froze the live objects (None: nothing; compilations run one at a
+#: time, under numba's compiler lock)
+_paused: tuple[tuple[int, ...], bool] | None = None
 
 
 def area_of(module: str) -> str | None:
@@ -60,12 +83,22 @@ def enabled() -> bool:
 
 
 def _on_start(module: str) -> None:
+    global _paused
     depth = getattr(_state, "depth", 0)
     _state.depth = depth + 1
     if depth:  # a callee compiled inside a kernel's compilation: already announced
         return
     area = area_of(module)
-    if area is None or area in _shown or not enabled():
+    if area is None:
+        return
+    if gc.isenabled() and _paused is None:
+        young, middle, oldest = saved = gc.get_threshold()
+        freeze = gc.get_freeze_count() == 0  # a program's own frozen objects stay its own
+        if freeze:
+            gc.freeze()
+        _paused = (saved, freeze)
+        gc.set_threshold(young, middle, max(oldest, COMPILE_FULL_EVERY))
+    if area in _shown or not enabled():
         return
     _shown.add(area)
     try:
@@ -79,7 +112,14 @@ def _on_start(module: str) -> None:
 
 
 def _on_end() -> None:
+    global _paused
     _state.depth = max(0, getattr(_state, "depth", 1) - 1)
+    if _state.depth == 0 and _paused is not None:
+        saved, froze = _paused
+        _paused = None
+        if froze:
+            gc.unfreeze()
+        gc.set_threshold(*saved)
 
 
 def install() -> None:
@@ -101,4 +141,4 @@ def install() -> None:
     _installed = True
 
 
-__all__ = ["AREAS", "area_of", "enabled", "install"]
+__all__ = ["AREAS", "COMPILE_FULL_EVERY", "area_of", "enabled", "install"]

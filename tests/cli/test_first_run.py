@@ -81,6 +81,57 @@ def test_compile_notice_names_the_area_once_and_can_be_silenced(tmp_path):
     assert q.returncode == 0 and "compiling" not in q.stderr
 
 
+def test_the_collector_is_paced_while_a_kernel_compiles_and_restored_after(tmp_path):
+    # a listener registered after ikstack's sees the collector inside the compilation: the
+    # live objects frozen, full collections rarer; the second kernel fails to type, and the
+    # collector comes back all the same
+    code = (
+        "import gc\n"
+        "from numba import njit\n"
+        "from numba.core import event\n"
+        "import ikstack.spatial\n"  # installs ikstack's listener first
+        "seen = []\n"
+        "class L(event.Listener):\n"
+        "    def on_start(self, ev): seen.append((gc.get_threshold(), gc.get_freeze_count() > 0))\n"
+        "    def on_end(self, ev): pass\n"
+        "event.register('numba:compile', L())\n"
+        "gc.set_threshold(500, 7, 9)\n"
+        "def make(src, module):\n"
+        "    ns = {'__name__': module}\n"
+        "    exec(src, ns)\n"
+        "    return njit(ns['f'])\n"
+        "ok = 'def f(x):\\n    return 2.0 * x\\n'\n"
+        "bad = 'def f(x):\\n    return x.nope\\n'\n"
+        "def now(): return gc.get_threshold(), gc.get_freeze_count()\n"
+        "make(ok, 'ikstack.servo.fake')(1.0)\n"
+        "print(seen[-1], now())\n"
+        "try:\n"
+        "    make(bad, 'ikstack.servo.fake2')(1.0)\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, seen[-1], now())\n"
+        "make(ok, 'user_code')(1.0)\n"  # a user's own kernel: left alone
+        "print(seen[-1])\n"
+        "keep = [[] for _ in range(10)]\n"
+        "gc.freeze()\n"  # a program that froze its own objects keeps them frozen
+        "make(ok, 'ikstack.chunk.fake')(1.0)\n"
+        "print(seen[-1][0], gc.get_freeze_count() > 0)\n"
+        "gc.unfreeze()\n"
+        "gc.disable()\n"  # a program that turned the collector off
+        "make(ok, 'ikstack.diffik.fake')(1.0)\n"
+        "print(seen[-1], now(), gc.isenabled())\n"
+    )
+    p = _fresh(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
+    assert p.returncode == 0, p.stderr
+    full = compile_notice.COMPILE_FULL_EVERY
+    assert p.stdout.splitlines() == [
+        f"((500, 7, {full}), True) ((500, 7, 9), 0)",
+        f"TypingError ((500, 7, {full}), True) ((500, 7, 9), 0)",
+        "((500, 7, 9), False)",
+        f"(500, 7, {full}) True",
+        "((500, 7, 9), False) ((500, 7, 9), 0) False",
+    ]
+
+
 def test_area_of_takes_the_longest_prefix():
     assert compile_notice.area_of("ikstack.ik.analytic._single_target") == "analytic IK"
     assert compile_notice.area_of("ikstack.ik.analytic.general6r._dense") == "general 6R IK"
