@@ -48,5 +48,6 @@ ikstack::Mat4 as_mat4(const CArray& a, const char* what);
 void bind_chain(nb::module_& m);
 void bind_diffik(nb::module_& m);
 void bind_servo(nb::module_& m);
+void bind_frame_cache(nb::module_& m);
 
 }  // namespace ikstack_py

@@ -1,5 +1,6 @@
 // ikstack._native: the C++ library's Python module (chain, FK/Jacobian, the differential-IK
-// solvers and the servo kernel). C++ errors arrive as ikstack.errors exceptions.
+// solvers and the servo kernel; and the frame cache a first compile uses). C++ errors arrive
+// as ikstack.errors exceptions.
 #include <nanobind/nanobind.h>
 
 #include <stdexcept>
@@ -62,4 +63,5 @@ NB_MODULE(_native, m) {
     ikstack_py::bind_chain(m);
     ikstack_py::bind_diffik(m);
     ikstack_py::bind_servo(m);
+    ikstack_py::bind_frame_cache(m);
 }
