@@ -70,6 +70,17 @@ print(int(np.count_nonzero(res.success)), "of", len(T))
 
 UR5_SOLVE_IK = PANDA_SOLVE_IK.replace('"panda"', '"ur5"').replace("panda", "ur5")
 
+# one target, (4, 4): the single-target path (its own compiled entry)
+UR5_SOLVE_ONE = """
+import numpy as np
+import ikstack
+from ikstack import robots
+ur5 = robots.load("ur5")
+T = ikstack.fk(ur5, ur5.random_q(np.random.default_rng(0), 1))[0]
+res = ikstack.solve_ik(ur5, T)
+print(bool(res.success))
+"""
+
 SERVO_STEP = """
 import numpy as np
 from ikstack import robots
@@ -124,6 +135,7 @@ def paths(workdir: Path, quick: bool) -> dict[str, list[str]]:
     )
     out["first solve_ik on Panda (100 poses)"] = _py(PANDA_SOLVE_IK)
     out["first solve_ik on UR5 (100 poses)"] = _py(UR5_SOLVE_IK)
+    out["first solve_ik on UR5 (one pose)"] = _py(UR5_SOLVE_ONE)
     out["first servo step (Panda, BoxQP, target from ikstack.fk)"] = _py(SERVO_STEP)
     out["first servo step (Panda, BoxQP, target from C++ FK)"] = _py(SERVO_STEP_NATIVE)
     out["ikstack servo-demo --robot ur5"] = _cli("servo-demo", "--robot", "ur5")
