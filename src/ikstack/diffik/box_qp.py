@@ -75,7 +75,7 @@ def _solve_free(H, g, x, state, L, rhs, idx, y):  # pragma: no cover - compiled
     reading a record's fields in a compiled callee costs a reference count each (about 3% of a
     7-joint solve)."""
     n = H.shape[0]
-    nf = 0
+    nf = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     for i in range(n):
         if state[i] == 0:
             idx[nf] = i

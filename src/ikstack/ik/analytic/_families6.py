@@ -132,7 +132,7 @@ def _position3(var, pW, H, P, seed0):  # pragma: no cover - compiled
         n, t0, t1, t2 = sp5(neg(P1), w0, P2, P3, neg(h0), h1, h2)
         return n, t0, t1, t2
     a0 = a1 = a2 = (0.0, 0.0, 0.0, 0.0)
-    cnt = 0
+    cnt = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     if var == TWO_PARALLEL:
         # h1 . R(-h0, q0) w0 = h1 . (P1 + P2 + P3): q0; then the elbow by distance
         e = dot(h1, add(add(P1, P2), P3))
@@ -327,7 +327,7 @@ def _last_meet(h0, h1, h4, h5, P5, d1, p16, R06):  # pragma: no cover - compiled
     if ls and not sp4_tangent(h1, w, neg(h0), e, x0):
         return 0, z4, z4, z4, z4, z4, z4
     a = b = ca = sa = cb = sb = z4
-    cnt = 0
+    cnt = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     for i in range(m):
         q0 = x0 if i == 0 else x1
         c0, s0 = cs0 if i == 0 else cs1

@@ -258,7 +258,7 @@ def _sp6_rank_one(a, b, e):  # pragma: no cover - compiled
     na, ta0, ta1 = _circle_line(va0, va1, alpha)
     nb, tb0, tb1 = _circle_line(vb0, vb1, beta)
     x = y = z4
-    n = 0
+    n = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     for i in range(na):
         for j in range(nb):
             xa, yb = _sp6_polish(ta0 if i == 0 else ta1, tb0 if j == 0 else tb1, a, b, e)

@@ -207,7 +207,7 @@ def arc_midpoints(Rt, pt, arm, bounds, out, at):  # pragma: no cover - compiled
     R07, dw, what, e1, e2 = _target_frame(Rt, pt, arm)
     h3 = v3(H[3])
     m, ls, el0, el1 = sp3(p3W, neg(pS3), h3, dw)
-    cnt = 0
+    cnt = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     for j in range(m):
         q3 = el0 if j == 0 else el1
         R0, psi0 = _elbow_frame(q3, h3, pS3, p3W, what, e1, e2)

@@ -290,7 +290,7 @@ def _step(ws, lam, lo, hi, active_set):  # pragma: no cover - compiled
     n = J.shape[1]
     for i in range(n):
         held[i] = False
-    m = 0
+    m = int(0)  # noqa: UP018 - int64, not the literal 0: a callee compiles once
     for r in range(6):
         if sw[r] > 0.0:
             for c in range(n):
