@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from fresh_process import KERNEL_MAKER, run_python
 from ikstack import compile_notice
 from ikstack.cli.main import COMMANDS, build_parser, main
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
-    import os
-
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        cwd=ROOT,
-        timeout=300,
-    )
 
 
 def test_help_and_import_load_neither_numba_nor_a_kernel():
@@ -39,7 +21,7 @@ def test_help_and_import_load_neither_numba_nor_a_kernel():
         "'ikstack.jobs.cli_support')) "
         "and m not in ('ikstack', 'ikstack.jobs')))\n"
     )
-    p = _fresh(code)
+    p = run_python(code)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
 
@@ -73,11 +55,11 @@ def test_compile_notice_names_the_area_once_and_can_be_silenced(tmp_path):
         "f = njit(ns['twice'])\n"
         "f(1.0); f(np.ones(2)); f(np.int64(3))\n"
     )
-    p = _fresh(code, NUMBA_CACHE_DIR=str(tmp_path))
+    p = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ikstack: compiling")]
     assert lines == ["ikstack: compiling servo kernels (first run only; cached for later runs)"]
-    q = _fresh(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
+    q = run_python(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
     assert q.returncode == 0 and "compiling" not in q.stderr
 
 
@@ -86,8 +68,7 @@ def test_the_collector_is_paced_while_a_kernel_compiles_and_restored_after(tmp_p
     # live objects frozen, full collections rarer; the second kernel fails to type, and the
     # collector comes back all the same
     code = (
-        "import gc\n"
-        "from numba import njit\n"
+        KERNEL_MAKER + "import gc\n"
         "from numba.core import event\n"
         "import ikstack.spatial\n"  # installs ikstack's listener first
         "seen = []\n"
@@ -96,21 +77,8 @@ def test_the_collector_is_paced_while_a_kernel_compiles_and_restored_after(tmp_p
         "    def on_end(self, ev): pass\n"
         "event.register('numba:compile', L())\n"
         "gc.set_threshold(500, 7, 9)\n"
-        "def make(src, module):\n"
-        "    ns = {'__name__': module}\n"
-        "    exec(src, ns)\n"
-        "    return njit(ns['f'])\n"
-        "ok = 'def f(x):\\n    return 2.0 * x\\n'\n"
-        "bad = 'def f(x):\\n    return x.nope\\n'\n"
         "def now(): return gc.get_threshold(), gc.get_freeze_count()\n"
-        "make(ok, 'ikstack.servo.fake')(1.0)\n"
-        "print(seen[-1], now())\n"
-        "try:\n"
-        "    make(bad, 'ikstack.servo.fake2')(1.0)\n"
-        "except Exception as e:\n"
-        "    print(type(e).__name__, seen[-1], now())\n"
-        "make(ok, 'user_code')(1.0)\n"  # a user's own kernel: left alone
-        "print(seen[-1])\n"
+        "three_compiles(lambda p: print(p + str(seen[-1]), now()))\n"
         "keep = [[] for _ in range(10)]\n"
         "gc.freeze()\n"  # a program that froze its own objects keeps them frozen
         "make(ok, 'ikstack.chunk.fake')(1.0)\n"
@@ -120,13 +88,13 @@ def test_the_collector_is_paced_while_a_kernel_compiles_and_restored_after(tmp_p
         "make(ok, 'ikstack.diffik.fake')(1.0)\n"
         "print(seen[-1], now(), gc.isenabled())\n"
     )
-    p = _fresh(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
+    p = run_python(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
     assert p.returncode == 0, p.stderr
     full = compile_notice.COMPILE_FULL_EVERY
     assert p.stdout.splitlines() == [
         f"((500, 7, {full}), True) ((500, 7, 9), 0)",
         f"TypingError ((500, 7, {full}), True) ((500, 7, 9), 0)",
-        "((500, 7, 9), False)",
+        "((500, 7, 9), False) ((500, 7, 9), 0)",  # a user's own kernel: left alone
         f"(500, 7, {full}) True",
         "((500, 7, 9), False) ((500, 7, 9), 0) False",
     ]

@@ -4,27 +4,15 @@ kernel compilations (also when one fails)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from fresh_process import KERNEL_MAKER, run_python
 
 pytest.importorskip("ikstack._native", reason="the C++ module is not built")
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _run(code: str, **env: str) -> list[str]:
-    p = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        cwd=ROOT,
-        timeout=300,
-    )
+    p = run_python(code, **env)
     assert p.returncode == 0, p.stderr
     return p.stdout.splitlines()
 
@@ -73,8 +61,7 @@ def test_the_cache_is_on_only_while_an_ikstack_kernel_compiles(tmp_path):
     # a listener registered after ikstack's sees the cache inside the compilation; it is off
     # after it, also after a kernel that fails to type; a user's own kernel is left alone
     code = (
-        "from numba import njit\n"
-        "from numba.core import event\n"
+        KERNEL_MAKER + "from numba.core import event\n"
         "import ikstack.spatial\n"  # installs ikstack's listener first
         "from ikstack import _native as n\n"
         "seen = []\n"
@@ -84,23 +71,10 @@ def test_the_cache_is_on_only_while_an_ikstack_kernel_compiles(tmp_path):
         "        seen.append((st['caching'], st['installed']))\n"
         "    def on_end(self, ev): pass\n"
         "event.register('numba:compile', L())\n"
-        "def make(src, module):\n"
-        "    ns = {'__name__': module}\n"
-        "    exec(src, ns)\n"
-        "    return njit(ns['f'])\n"
-        "ok = 'def f(x):\\n    return 2.0 * x\\n'\n"
-        "bad = 'def f(x):\\n    return x.nope\\n'\n"
         "def now():\n"
         "    st = n.frame_cache_state()\n"
         "    return st['caching'], st['installed'], st['kept']\n"
-        "make(ok, 'ikstack.servo.fake')(1.0)\n"
-        "print(seen[-1], now())\n"
-        "try:\n"
-        "    make(bad, 'ikstack.servo.fake2')(1.0)\n"
-        "except Exception as e:\n"
-        "    print(type(e).__name__, seen[-1], now())\n"
-        "make(ok, 'user_code')(1.0)\n"
-        "print(seen[-1], now())\n"
+        "three_compiles(lambda p: print(p + str(seen[-1]), now()))\n"
     )
     out = _run(code, NUMBA_CACHE_DIR=str(tmp_path), IKSTACK_COMPILE_NOTICE="0")
     assert out == [
