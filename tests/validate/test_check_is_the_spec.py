@@ -16,7 +16,7 @@ from scipy.spatial.transform import Rotation
 import ikstack.robots as robots
 from ikstack.cli.main import main
 from ikstack.model import load_urdf
-from ikstack.validate import ChainFK, CheckStatus, check_jacobian_ik
+from ikstack.validate import CallableFK, ChainFK, CheckStatus, check_jacobian_ik
 
 pin = pytest.importorskip("pinocchio")
 
@@ -91,8 +91,40 @@ def test_both_engines_start_from_the_same_neutral_pose_and_agree(file, tip):
     ch = ChainFK(load_urdf(path, tip=mj.end_effector if tip is None else tip))
     np.testing.assert_array_equal(ch.neutral, mj.neutral)
     a, b = check_jacobian_ik(ch, num_targets=6), check_jacobian_ik(mj, num_targets=6)
-    assert a.status == b.status and a.pass_rate == b.pass_rate
-    assert [t.success for t in a.targets] == [t.success for t in b.targets]
+    for t, u in zip(a.targets, b.targets, strict=True):
+        np.testing.assert_array_equal(t.q_sample, u.q_sample)
+    # The two FKs agree to ~1e-15 (different round-off), and the finite-difference Jacobian of
+    # a near-singular start amplifies that: a target whose damped iteration only just converges
+    # can go either way on either engine. Such a target is one whose verdict on the chain itself
+    # flips when its FK is changed by a relative 1e-15; on every other target the engines agree.
+    decided_by_roundoff = _roundoff_decided(ch, a)
+    assert len(decided_by_roundoff) <= 1, decided_by_roundoff  # the comparison is not vacuous
+    for t, u in zip(a.targets, b.targets, strict=True):
+        if t.index not in decided_by_roundoff:
+            assert (t.success, t.iterations) == (u.success, u.iterations), t.index
+    if not decided_by_roundoff:
+        assert a.status == b.status and a.pass_rate == b.pass_rate
+
+
+def _roundoff_decided(ch: ChainFK, report) -> set[int]:
+    """The targets of ``report`` (the check of ``ch``) whose verdict or iteration count changes
+    when the chain's FK positions are scaled by 1 +- 1e-15 (a change of round-off size)."""
+    out: set[int] = set()
+    for s in (1e-15, -1e-15):
+
+        def fk(q, s=s):
+            T = ch.fk(q).copy()
+            T[:3, 3] *= 1.0 + s
+            return T
+
+        model = CallableFK(fk, ch.lower, ch.upper, neutral=ch.neutral)
+        other = check_jacobian_ik(model, num_targets=len(report.targets))
+        out |= {
+            t.index
+            for t, u in zip(report.targets, other.targets, strict=True)
+            if (t.success, t.iterations) != (u.success, u.iterations)
+        }
+    return out
 
 
 def test_the_bundled_grippers_urdf_given_as_a_file_is_skipped(capsys):
